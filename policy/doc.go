@@ -1,3 +1,124 @@
 // Package policy reads and validates atomicheck.toml and answers, for a
 // package import path and a function name, what atomicx should do with it.
+//
+// It reads the policy file and the module line of the go.mod above it, and
+// nothing else: it knows nothing of the go command's invocations (package
+// toolexec) or of Go syntax (package instrument). A bad policy is an
+// ErrorList of "file:line:col: message" lines, never a panic.
+//
+// # The policy file
+//
+// atomicx looks for atomicheck.toml in the directory where the go command
+// runs, then in each parent directory, up to and including the first one
+// that holds a go.work or go.mod file. The environment variable
+// ATOMICX_POLICY overrides the search: it names the policy file (relative
+// to the go command's directory), or is "off" or "none" to build with no
+// policy. Without a policy every package is built as written.
+//
+//	# atomicheck.toml
+//	version = 1                 # optional; any other value is an error
+//
+//	[defaults]                  # optional: options every rule inherits unless it sets them
+//	panics = false              # also inject panics (not only errors)
+//	globals = false             # also watch the package-level variables of the function's package
+//	snapshot_budget = 1000000   # max values copied per call snapshot (> 0)
+//
+//	[[rule]]
+//	packages = ["./...", "github.com/spf13/afero/..."]   # required, non-empty: import-path patterns
+//	mode = "detect"                                      # required: "off" | "detect" | "mask"
+//	functions = ["(*Vector).Alloc", "Transfer"]          # optional include list; default: every function
+//	exclude = ["String", "(*Vector).*"]                  # optional
+//	ignore = ["(*Reader).Read"]                          # optional: intended non-atomic; never injected nor reported
+//	panics = true                                        # optional overrides of [defaults]
+//	globals = true
+//	snapshot_budget = 5000
+//
+// The modes:
+//
+//   - "off": the package is built exactly as written.
+//   - "detect": the package is instrumented so that a campaign can inject
+//     failures and report the functions that are not failure atomic.
+//   - "mask": each selected function rolls its object graph back to its
+//     state at entry when a call fails. A mask build holds no injection
+//     machinery.
+//
+// The options, in [defaults] or in a [[rule]] (the rule's own value wins):
+//
+//   - panics (default false): inject panics as well as errors.
+//   - globals (default false): the object graph of a call also holds the
+//     package-level variables of the function's package.
+//   - snapshot_budget (default 1000000): the most values one call snapshot
+//     may copy; it must be positive.
+//
+// Decoding is strict. A TOML syntax error, an unknown key (keys are case
+// sensitive), a value of the wrong type, an unknown mode, an empty or
+// malformed pattern, a package pattern that appears in more than one rule,
+// and a budget that is not positive are all errors, reported together, each
+// at the key or value that caused it:
+//
+//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, exclude, ignore, panics, globals, snapshot_budget); did you mean "mode"?
+//	atomicheck.toml:13:8: unknown mode "detct" (known modes: off, detect, mask); did you mean "detect"?
+//
+// # Package patterns
+//
+// Each entry of packages is an import path, in which "..." matches any
+// string, slashes included, as in the go command: "github.com/x/..."
+// matches github.com/x and everything below it, "..." matches every
+// package. A pattern that is "." or begins with "./" is relative to the
+// directory of the policy file: atomicx prefixes the import path of that
+// directory, computed from the module line of the nearest go.mod at or
+// above it, so beside go.mod "./..." means every package of the module.
+// "../" patterns and file system paths are errors.
+//
+// A pattern reaches the standard library only when it names it: its first
+// path element has no dot and it does not begin with "...". So "..." and
+// "github.com/..." never match std packages, while "encoding/..." and
+// "strings" do. The standard-library packages that atomicx's own runtime
+// depends on (runtime, sync, reflect, os, io, strings and others; see
+// Instrumentable) and std's internal packages are never instrumented,
+// whatever the policy says.
+//
+// An external test package (vec_test) follows the rule of the package it
+// tests (vec).
+//
+// # Which rule applies
+//
+// A package gets the rule of its most specific matching pattern, wherever
+// the rules stand in the file:
+//
+//  1. an exact import path (no "...") beats every wildcard pattern;
+//  2. among wildcard patterns, the one with more literal bytes before its
+//     first "..." wins: "github.com/x/y/..." beats "github.com/x/...",
+//     which beats "...";
+//  3. between equally specific patterns, the rule that comes first in the
+//     file wins.
+//
+// A package that no pattern matches is built as written.
+//
+// # Function patterns
+//
+// functions, exclude and ignore hold function names as runtime.Func.Name
+// prints them, without the package path:
+//
+//	Transfer            a function
+//	Vector.Len          a method with a value receiver
+//	(*Vector).Alloc     a method with a pointer receiver
+//	(*Stack[...]).Push  a method of a generic type; (*Stack).Push is the same
+//	Map[...]            a generic function; Map is the same
+//
+// A "*" matches any run of characters, except in the "(*" that opens a
+// pointer receiver, where it is the pointer star: "(*Vector).*" is every
+// pointer method of Vector, "Test*" every function whose name begins with
+// Test, "*" every function.
+//
+// A function of a rule's packages is selected (instrumented in "detect",
+// rolled back in "mask") when the rule has no functions list or one of its
+// patterns matches, and no exclude pattern matches. A function matched by
+// ignore is one that is meant not to be failure atomic (a Read that
+// returns the bytes it read along with its error): no fault is injected
+// into it and no verdict about it is reported.
+//
+// Patterns that end up matching nothing are not errors, since the packages
+// of a build vary with build tags and platforms; atomicx reports them as
+// warnings (see Policy.Unused).
 package policy

@@ -1,0 +1,71 @@
+package policy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Hash is a hex SHA-256 of the policy's meaning: the module path, the
+// [defaults], and each rule's mode, resolved package patterns, function
+// patterns and options, in rule order. It is not a hash of the file's
+// bytes, so comments, layout, key order and the order of patterns within a
+// list do not change it; the build cache key includes it, and such edits
+// should not rebuild everything. Rule order is kept because it breaks
+// precedence ties. Empty() and a policy with no rules and no module have
+// the same, fixed hash.
+func (p *Policy) Hash() string {
+	if p == nil {
+		p = Empty()
+	}
+	h := sha256.New()
+	fmt.Fprintf(h, "atomicheck.toml version %d\n", schemaVersion)
+	fmt.Fprintf(h, "module %q\n", p.ModulePath)
+	writeOptions(h, "defaults", p.defaults)
+	for i := range p.Rules {
+		r := &p.Rules[i]
+		fmt.Fprintf(h, "rule %d mode %s\n", i, r.Mode)
+		resolved := make([]string, len(r.packages))
+		for j := range r.packages {
+			resolved[j] = r.packages[j].resolved
+		}
+		writeList(h, "packages", resolved)
+		// A missing functions list (every function) and an empty one
+		// (rejected by Parse) must not hash alike.
+		if r.Functions != nil {
+			writeList(h, "functions", funcTexts(r.functions))
+		}
+		writeList(h, "exclude", funcTexts(r.exclude))
+		writeList(h, "ignore", funcTexts(r.ignore))
+		writeOptions(h, "options", r.Options)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// funcTexts returns the patterns with type parameters dropped, since
+// (*Stack).Push and (*Stack[...]).Push select the same methods.
+func funcTexts(pats []funcPattern) []string {
+	out := make([]string, len(pats))
+	for i := range pats {
+		out[i] = normalizeFuncName(pats[i].written)
+	}
+	return out
+}
+
+func writeOptions(w io.Writer, name string, o Options) {
+	fmt.Fprintf(w, "%s panics=%t globals=%t snapshot_budget=%d\n", name, o.Panics, o.Globals, o.SnapshotBudget)
+}
+
+// writeList writes a sorted copy: the order of a list does not change what
+// it selects.
+func writeList(w io.Writer, name string, list []string) {
+	sorted := slices.Clone(list)
+	slices.Sort(sorted)
+	fmt.Fprintf(w, "%s %d", name, len(sorted))
+	for _, s := range sorted {
+		fmt.Fprintf(w, " %q", s)
+	}
+	fmt.Fprintln(w)
+}

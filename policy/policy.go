@@ -1,0 +1,106 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+)
+
+// Mode says what atomicx does with the functions of a package.
+type Mode uint8
+
+const (
+	// Off leaves the package exactly as written.
+	Off Mode = iota
+	// Detect instruments the package so that a campaign can inject failures
+	// and find the functions that are not failure atomic.
+	Detect
+	// Mask wraps the selected functions so that a failing call rolls its
+	// object graph back to the state it had at entry.
+	Mask
+)
+
+// modeNames is indexed by Mode; parse.go uses it to read the mode key.
+var modeNames = [...]string{Off: "off", Detect: "detect", Mask: "mask"}
+
+func (m Mode) String() string {
+	if int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// Position is a place in a policy file. Line and Col count from 1; Col
+// counts bytes, as the go command and the TOML decoder do.
+type Position struct {
+	File      string
+	Line, Col int
+}
+
+func (p Position) String() string {
+	if p.File == "" {
+		return fmt.Sprintf("%d:%d", p.Line, p.Col)
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, p.Line, p.Col)
+}
+
+// Options are the per-rule settings that [defaults] provides for every rule
+// that does not set them itself.
+type Options struct {
+	Panics         bool // inject panics as well as errors
+	Globals        bool // also snapshot the package-level variables of the function's package
+	SnapshotBudget int  // maximum number of values copied per call snapshot
+}
+
+// builtinDefaults apply when neither [defaults] nor the rule sets an option.
+var builtinDefaults = Options{Panics: false, Globals: false, SnapshotBudget: 1_000_000}
+
+// Policy is a parsed, validated atomicheck.toml. It does not change after
+// Parse, so its methods are safe for concurrent use.
+type Policy struct {
+	Path       string // the file it was read from ("" for the empty policy)
+	ModulePath string // module path used for ./ patterns ("" if none)
+	Rules      []Rule // in file order
+
+	defaults Options // builtinDefaults with [defaults] applied
+}
+
+// Rule is one [[rule]] table.
+type Rule struct {
+	Pos      Position // of the [[rule]] header
+	Packages []string // as written
+	Mode     Mode
+
+	Functions, Exclude, Ignore []string // as written
+
+	Options Options // after applying [defaults]
+
+	index     int          // position in Policy.Rules
+	packages  []pkgPattern // Packages, resolved and compiled, same order
+	functions []funcPattern
+	exclude   []funcPattern
+	ignore    []funcPattern
+}
+
+// Empty returns the policy that applies when there is no policy file:
+// every package is Off.
+func Empty() *Policy {
+	return &Policy{defaults: builtinDefaults}
+}
+
+// Load reads and parses the policy file at path.
+func Load(path string) (*Policy, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		// The *fs.PathError already names the path and the operation; keep
+		// its cause only so that the path is not printed twice.
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, fmt.Errorf("%s: cannot read policy file: %w", path, err)
+	}
+	return Parse(path, data)
+}
