@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+const usage = `atomicx finds Go functions that are not failure atomic: functions that
+return an error or panic after having changed part of the state of their
+receiver or arguments, so that a caller that goes on after the error works
+on a half-updated object.
+
+It works at build time, as a -toolexec program of the go command. The
+packages that atomicheck.toml selects, third-party ones included, are
+rewritten while they are compiled; no file on disk is edited, go.mod and
+go.sum are left alone, and the build cache keeps working.
+
+Usage:
+
+	go build -toolexec atomicx [build flags] [packages]
+	go test  -toolexec atomicx [build and test flags] [packages]
+	atomicx <command> [arguments]
+
+Commands:
+
+	policy check [packages]   show which packages the policy instruments, and how
+	version                   print atomicx's version
+	help [topic]              this text; topics: policy, env
+
+Detecting non-atomic functions by hand:
+
+	Write an atomicheck.toml next to go.mod:
+
+		[[rule]]
+		packages = ["./..."]
+		mode = "detect"
+
+	then run the tests with the event log on:
+
+		ATOMICX_LOG=$PWD/events.jsonl go test -toolexec atomicx ./...
+
+	Every call of an instrumented function that fails (returns a non-nil
+	error, panics or calls runtime.Goexit) is compared with a snapshot of
+	what it could reach at entry, and a verdict is appended to the log:
+	atomic, non-atomic (with the first differing path, e.g. v.size: 0 → 5),
+	or unknown (the graph was larger than the snapshot budget).
+
+	To see what a failure at one place does, arm one injected fault:
+
+		ATOMICX_INJECT='error:1:example.com/m.(*Vector).Alloc#entry' \
+		ATOMICX_LOG=$PWD/events.jsonl go test -toolexec atomicx ./...
+
+	Without ATOMICX_LOG and ATOMICX_INJECT an instrumented program behaves
+	as the original: each instrumented call costs one extra branch.
+
+Run 'atomicx help policy' for the policy file, 'atomicx help env' for the
+environment variables.
+`
+
+const helpPolicy = `atomicheck.toml says which packages atomicx instruments and how.
+
+atomicx looks for it where the go command runs: $ATOMICX_POLICY if set
+("off" disables atomicx), else the first atomicheck.toml found walking up
+from the current directory to the directory holding go.mod or go.work.
+No file means nothing is instrumented.
+
+	version = 1                 # optional
+
+	[defaults]                  # options every rule inherits
+	panics = false              # also inject panics, not only errors
+	globals = false             # also watch the package's package-level variables
+	snapshot_budget = 1000000   # values one call's snapshot may copy
+
+	[[rule]]
+	packages = ["./...", "github.com/spf13/afero/..."]
+	mode = "detect"             # "off", "detect" or "mask"
+	functions = ["(*Vector).Alloc", "Transfer"]   # default: every function
+	exclude = ["String", "(*Vector).*"]
+	ignore = ["(*Reader).Read"] # non-atomic on purpose: never injected nor reported
+	panics = true               # overrides [defaults]
+
+Package patterns are import paths with ... wildcards; ./ is the module
+that holds the policy. The most specific pattern wins: an exact path
+beats any wildcard, a longer literal prefix beats a shorter one, and the
+earlier rule wins a tie. The standard library is only instrumented when a
+pattern names it (strings, encoding/...), never through ... alone.
+
+Function patterns use runtime.Func.Name() form relative to the package:
+F, T.M, (*T).M, (*Stack[...]).Push (also written (*Stack).Push). A * is a
+wildcard, except in the literal "(*" of a pointer receiver.
+
+Any mistake in the file (unknown key, wrong type, unknown mode) stops the
+build with file:line:col and what to do. 'atomicx policy check' shows the
+effective mode of each package and the patterns that match nothing.
+`
+
+const helpEnv = `Environment variables read by atomicx and by instrumented programs:
+
+	ATOMICX_POLICY   path of the policy file; "off" disables atomicx
+	ATOMICX_CACHE    where atomicx keeps the runtime it builds
+	                 (default: atomicx/ in the user cache directory)
+	ATOMICX_LOG      event log of an instrumented program: verdicts and
+	                 injections are appended, one JSON object per line
+	ATOMICX_INJECT   arm one fault: FAULT:OCCURRENCE:SITE, FAULT being
+	                 error or panic, SITE e.g. example.com/m.(*T).M#entry
+`
+
+func help(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stdout, usage)
+		return 0
+	}
+	switch args[0] {
+	case "policy":
+		fmt.Fprint(stdout, helpPolicy)
+	case "env":
+		fmt.Fprint(stdout, helpEnv)
+	default:
+		fmt.Fprintf(stderr, "atomicx help: unknown topic %q (topics: policy, env)\n", args[0])
+		return 2
+	}
+	return 0
+}

@@ -1,0 +1,258 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path"
+	"strconv"
+	"strings"
+)
+
+// funcEdits rewrites one function declaration:
+//
+//   - unnamed and blank receivers, parameters and results get names, so
+//     that the prologue can refer to them (a signature change on the same
+//     lines, invisible to callers);
+//   - a prologue after the opening brace asks the runtime whether to inject
+//     a fault, and defers the comparison of the call's object graph;
+//   - every return statement of the function itself (not of function
+//     literals inside it) records that the call completes normally before
+//     the deferred functions run. A call that ends without passing a
+//     return — a panic or runtime.Goexit — is a failure even when no
+//     recover is ever called, so the panic keeps its value and its stack.
+type funcEdits struct {
+	p    *pkgRewriter
+	tf   *token.File
+	src  []byte
+	decl *ast.FuncDecl
+	name string
+
+	roots       []string // receiver and parameter identifiers, in order
+	rootNames   []string // their display names
+	results     []string // result identifiers after naming
+	userResults bool     // results were named by the user
+	errResult   string   // identifier of the error result, or ""
+}
+
+func (fe *funcEdits) off(pos token.Pos) int { return fe.tf.Offset(pos) }
+
+func (fe *funcEdits) rewrite(edits *editList) error {
+	fd := fe.decl
+	var local editList
+	fe.nameFields(&local)
+
+	siteIdx := len(fe.p.sites)
+	pkgPath := fe.p.opts.ImportPath
+	pos := fe.p.fset.Position(fd.Name.Pos())
+	ignored := fe.p.opts.Ignored != nil && fe.p.opts.Ignored(fe.name)
+	st := site{
+		id:       pkgPath + "." + fe.name + "#entry",
+		fn:       pkgPath + "." + fe.name,
+		pos:      path.Join(fe.p.sourcePath(), path.Base(pos.Filename)) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
+		roots:    strings.Join(fe.rootNames, ","),
+		canError: fe.errResult != "",
+		ignored:  ignored,
+	}
+
+	// Prologue, on the line of the opening brace.
+	siteRef := fmt.Sprintf("&%s[%d]", sitesName, siteIdx)
+	var b strings.Builder
+	fmt.Fprintf(&b, " var %s bool; if %s.Enabled() { ", doneName, rtName)
+	switch {
+	case ignored:
+	case fe.errResult != "":
+		fmt.Fprintf(&b, "if _atx_e := %s.Inject(%s); _atx_e != nil { %s = _atx_e; return }; ", rtName, siteRef, fe.errResult)
+	case fe.p.opts.Panics:
+		fmt.Fprintf(&b, "%s.Inject(%s); ", rtName, siteRef)
+	}
+	errArg := "nil"
+	if fe.errResult != "" {
+		errArg = "&" + fe.errResult
+	}
+	enterArgs := append([]string{siteRef}, fe.roots...)
+	fmt.Fprintf(&b, "defer %s.Enter(%s).Exit(&%s, %s) }; ", rtName, strings.Join(enterArgs, ", "), doneName, errArg)
+	if fe.userResults && fe.hasValuedReturn() {
+		// Temporaries of the result types, declared where no result is
+		// shadowed: a valued return assigns them, then returns them.
+		fmt.Fprintf(&b, "%s := %s; ", strings.Join(fe.temps(), ", "), strings.Join(fe.results, ", "))
+	}
+	lbrace := fe.off(fd.Body.Lbrace) + 1
+	b.WriteString(lineDirective(fe.p.fset, fe.tf, lbrace))
+	// The prologue is inserted before the return rewrites so that, at the
+	// same offset ("{return}"), it comes first.
+	local.insert(lbrace, b.String())
+	if err := fe.rewriteReturns(&local); err != nil {
+		return err
+	}
+
+	// A function without results can also end by running off its body.
+	if fd.Type.Results == nil || len(fd.Type.Results.List) == 0 {
+		local.insert(fe.off(fd.Body.Rbrace), "; "+doneName+" = true; ")
+	}
+	edits.edits = append(edits.edits, local.edits...)
+	fe.p.sites = append(fe.p.sites, st)
+	return nil
+}
+
+// nameFields names unnamed or blank receivers, parameters and results.
+func (fe *funcEdits) nameFields(edits *editList) {
+	fd := fe.decl
+	if fd.Recv != nil && len(fd.Recv.List) > 0 {
+		id := fe.nameField(edits, fd.Recv.List[0], "_atx_recv", 0)
+		fe.roots = append(fe.roots, id[0])
+		fe.rootNames = append(fe.rootNames, displayName(id[0], "recv"))
+	}
+	n := 0
+	for _, field := range fd.Type.Params.List {
+		for i, id := range fe.nameField(edits, field, "_atx_p", n) {
+			fe.roots = append(fe.roots, id)
+			fe.rootNames = append(fe.rootNames, displayName(id, "arg"+strconv.Itoa(n+i)))
+		}
+		n += max(1, len(field.Names))
+	}
+	res := fd.Type.Results
+	if res == nil || len(res.List) == 0 {
+		return
+	}
+	fe.userResults = len(res.List[0].Names) > 0
+	if res.Opening == token.NoPos {
+		// A single unparenthesized result type: "error" becomes "(_atx_r0 error)".
+		t := res.List[0].Type
+		edits.insert(fe.off(t.Pos()), "(_atx_r0 ")
+		edits.insert(fe.off(t.End()), ")")
+		fe.results = []string{"_atx_r0"}
+	} else {
+		n = 0
+		for _, field := range res.List {
+			ids := fe.nameField(edits, field, "_atx_r", n)
+			fe.results = append(fe.results, ids...)
+			n += len(ids)
+		}
+	}
+	// Blank result names are renamed, but the user's other names stay.
+	last := res.List[len(res.List)-1]
+	if tv, ok := fe.p.info.Types[last.Type]; ok && types.Identical(tv.Type, errorType) {
+		fe.errResult = fe.results[len(fe.results)-1]
+	}
+	if fe.userResults {
+		for _, r := range fe.results {
+			if !strings.HasPrefix(r, "_atx_r") {
+				return
+			}
+		}
+		fe.userResults = false // every name was blank: all are ours now
+	}
+}
+
+// nameField gives a field names where it has none or blank ones, and
+// returns the identifiers of its entries.
+func (fe *funcEdits) nameField(edits *editList, field *ast.Field, prefix string, first int) []string {
+	synth := func(i int) string {
+		if prefix == "_atx_recv" {
+			return prefix
+		}
+		return prefix + strconv.Itoa(first+i)
+	}
+	if len(field.Names) == 0 {
+		id := synth(0)
+		edits.insert(fe.off(field.Type.Pos()), id+" ")
+		return []string{id}
+	}
+	ids := make([]string, len(field.Names))
+	for i, n := range field.Names {
+		if n.Name == "_" {
+			ids[i] = synth(i)
+			edits.replace(fe.off(n.Pos()), fe.off(n.End()), ids[i])
+		} else {
+			ids[i] = n.Name
+		}
+	}
+	return ids
+}
+
+func displayName(id, synthetic string) string {
+	if strings.HasPrefix(id, "_atx_") {
+		return synthetic
+	}
+	return id
+}
+
+func (fe *funcEdits) temps() []string {
+	t := make([]string, len(fe.results))
+	for i := range t {
+		t[i] = "_atx_t" + strconv.Itoa(i)
+	}
+	return t
+}
+
+func (fe *funcEdits) hasValuedReturn() bool {
+	found := false
+	inspectOwnReturns(fe.decl.Body, func(r *ast.ReturnStmt) {
+		if len(r.Results) > 0 {
+			found = true
+		}
+	})
+	return found
+}
+
+// rewriteReturns makes each return of the function record normal
+// completion after its results are evaluated and before it returns:
+//
+//	return a, b   →   { r0, r1 = a, b; done = true; return }            (results named by atomicx)
+//	return a, b   →   { t0, t1 = a, b; done = true; return t0, t1 }     (results named by the user)
+//	return        →   { done = true; return }
+//
+// Assigning first keeps the evaluation order, and a panic while the
+// results are evaluated still counts as a failure.
+func (fe *funcEdits) rewriteReturns(edits *editList) error {
+	var err error
+	inspectOwnReturns(fe.decl.Body, func(r *ast.ReturnStmt) {
+		if err != nil {
+			return
+		}
+		start, end := fe.off(r.Pos()), fe.off(r.End())
+		after := lineDirective(fe.p.fset, fe.tf, end)
+		if len(r.Results) == 0 {
+			edits.insert(start, "{ "+doneName+" = true; "+lineDirective(fe.p.fset, fe.tf, start))
+			edits.insert(end, " }"+after)
+			return
+		}
+		first := fe.off(r.Results[0].Pos())
+		if strings.ContainsAny(string(fe.src[start:first]), "\n\r") {
+			err = errNewline
+			return
+		}
+		targets, tail := fe.results, "return"
+		if fe.userResults {
+			targets = fe.temps()
+			tail = "return " + strings.Join(targets, ", ")
+		}
+		edits.replace(start, first, "{ "+strings.Join(targets, ", ")+" = "+lineDirective(fe.p.fset, fe.tf, first))
+		edits.insert(end, "; "+doneName+" = true; "+tail+" }"+after)
+	})
+	return err
+}
+
+// inspectOwnReturns calls fn for each return statement of body that
+// returns from the function itself, not from a function literal in it.
+func inspectOwnReturns(body *ast.BlockStmt, fn func(*ast.ReturnStmt)) {
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			fn(n)
+		}
+		return true
+	})
+}
+
+// sourcePath is the import path that positions are given in.
+func (p *pkgRewriter) sourcePath() string {
+	if p.opts.SourcePath != "" {
+		return p.opts.SourcePath
+	}
+	return p.opts.ImportPath
+}

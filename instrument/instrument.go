@@ -1,0 +1,335 @@
+package instrument
+
+import (
+	"errors"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Options says how to instrument one package.
+type Options struct {
+	ImportPath  string         // the package's path as the linker knows it (compile -p; "main" for commands)
+	SourcePath  string         // its import path, for positions; "" means ImportPath
+	GoVersion   string         // language version (compile -lang); "" means the newest
+	Importer    types.Importer // export data of the package's imports
+	Sizes       types.Sizes    // of the target; nil means gc/amd64
+	RuntimePath string         // import path of the atomicx runtime
+
+	// Selects reports whether a function, named as runtime.Func.Name()
+	// does relative to its package ("(*Vector).Alloc"), is instrumented.
+	// nil selects every function.
+	Selects func(name string) bool
+	// Ignored functions are instrumented but never injected into nor
+	// reported: they are known to be non-atomic on purpose.
+	Ignored func(name string) bool
+
+	Panics         bool // may inject panics, not only errors
+	Globals        bool // snapshots include the package-level variables
+	SnapshotBudget int  // values a snapshot may copy; 0 means the runtime's default
+}
+
+// File is a Go source file of the package.
+type File struct {
+	Name string // the name the compiler knows it by (an absolute path)
+	Src  []byte
+}
+
+// Function is an instrumented function.
+type Function struct {
+	Name string         // relative runtime.Func.Name() form: (*Vector).Alloc
+	Pos  token.Position // of its name, in user terms
+}
+
+// Skipped is a function that was selected but is left as it is.
+type Skipped struct {
+	Name   string
+	Pos    token.Position
+	Reason string
+}
+
+// Result is the instrumented package.
+type Result struct {
+	Files     []File // in input order; rewritten ones have new Src and Changed set
+	Changed   []bool
+	Generated *File // the site table and helpers; nil when nothing was instrumented
+	Functions []Function
+	Skipped   []Skipped
+}
+
+// TypeError means the package does not type-check. atomicx then compiles
+// it unchanged, so that the user sees the compiler's own message.
+type TypeError struct{ Errors []error }
+
+func (e *TypeError) Error() string {
+	if len(e.Errors) == 0 {
+		return "type errors"
+	}
+	return e.Errors[0].Error()
+}
+
+// Package instruments the functions of a package that opts selects.
+func Package(files []File, opts Options) (*Result, error) {
+	fset := token.NewFileSet()
+	parsed := make([]*ast.File, len(files))
+	for i, f := range files {
+		af, err := parser.ParseFile(fset, f.Name, f.Src, parser.ParseComments|parser.SkipObjectResolution)
+		if err != nil {
+			return nil, &TypeError{Errors: []error{err}}
+		}
+		parsed[i] = af
+	}
+	info := &types.Info{
+		Types:  map[ast.Expr]types.TypeAndValue{},
+		Defs:   map[*ast.Ident]types.Object{},
+		Uses:   map[*ast.Ident]types.Object{},
+		Scopes: map[ast.Node]*types.Scope{},
+	}
+	var typeErrs []error
+	conf := types.Config{
+		Importer:  opts.Importer,
+		Sizes:     opts.Sizes,
+		GoVersion: opts.GoVersion,
+		Error:     func(err error) { typeErrs = append(typeErrs, err) },
+		// cgo output declares functions that are implemented in C or
+		// assembly and linked by name.
+		IgnoreFuncBodies: false,
+	}
+	pkg, _ := conf.Check(opts.ImportPath, fset, parsed, info)
+	if len(typeErrs) > 0 {
+		return nil, &TypeError{Errors: typeErrs}
+	}
+
+	p := &pkgRewriter{opts: opts, fset: fset, info: info, pkg: pkg}
+	res := &Result{Files: make([]File, len(files)), Changed: make([]bool, len(files))}
+	for i, f := range files {
+		res.Files[i] = f
+		if skipFile(f.Name) {
+			continue
+		}
+		src, changed := p.file(parsed[i], f.Src)
+		if changed {
+			res.Files[i] = File{Name: f.Name, Src: src}
+			res.Changed[i] = true
+		}
+	}
+	res.Functions, res.Skipped = p.functions, p.skipped
+	if len(p.sites) > 0 {
+		res.Generated = p.generated(parsed)
+	}
+	return res, nil
+}
+
+// skipFile reports files whose functions are never instrumented: tests
+// (the workload, not the subject) and cgo's own glue.
+func skipFile(name string) bool {
+	base := filepath.Base(name)
+	return strings.HasSuffix(base, "_test.go") || strings.HasPrefix(base, "_cgo_") || base == "_testmain.go"
+}
+
+// Identifiers the rewrite introduces. The prefix keeps them apart from
+// user identifiers.
+const (
+	rtName    = "_atxrt"
+	sitesName = "_atx_sites"
+	doneName  = "_atx_done"
+)
+
+// site is one entry of the generated site table.
+type site struct {
+	id, fn, pos, roots string
+	canError           bool
+	ignored            bool
+}
+
+type pkgRewriter struct {
+	opts      Options
+	fset      *token.FileSet
+	info      *types.Info
+	pkg       *types.Package
+	sites     []site
+	functions []Function
+	skipped   []Skipped
+}
+
+// file rewrites one file; changed is false when it has nothing to instrument.
+func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool) {
+	var edits editList
+	tf := p.fset.File(f.Pos())
+	for _, d := range f.Decls {
+		fd, ok := d.(*ast.FuncDecl)
+		if !ok || fd.Body == nil {
+			continue
+		}
+		name := FuncName(fd)
+		pos := p.fset.Position(fd.Name.Pos())
+		if fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "_") {
+			continue
+		}
+		if p.opts.Selects != nil && !p.opts.Selects(name) {
+			continue
+		}
+		if reason := unsupported(fd); reason != "" {
+			p.skipped = append(p.skipped, Skipped{Name: name, Pos: pos, Reason: reason})
+			continue
+		}
+		fe := funcEdits{p: p, tf: tf, src: src, decl: fd, name: name}
+		if err := fe.rewrite(&edits); err != nil {
+			p.skipped = append(p.skipped, Skipped{Name: name, Pos: pos, Reason: err.Error()})
+			continue
+		}
+		p.functions = append(p.functions, Function{Name: name, Pos: pos})
+	}
+	if edits.empty() {
+		return src, false
+	}
+	// The runtime import goes on the package clause's line, so no line moves.
+	edits.insert(tf.Offset(f.Name.End()), fmt.Sprintf("; import %s %q", rtName, p.opts.RuntimePath))
+	header := fmt.Sprintf("//line %s:1:1\n", tf.Name())
+	return append([]byte(header), edits.apply(src)...), true
+}
+
+// unsupported says why a function cannot be instrumented, or "".
+func unsupported(fd *ast.FuncDecl) string {
+	if fd.Doc == nil {
+		return ""
+	}
+	for _, c := range fd.Doc.List {
+		text := c.Text
+		if !strings.HasPrefix(text, "//go:") {
+			continue
+		}
+		directive, _, _ := strings.Cut(strings.TrimPrefix(text, "//"), " ")
+		switch directive {
+		case "go:noinline", "go:fix", "go:inline":
+		default:
+			// nosplit, norace, nocheckptr, linkname, uintptrescapes,
+			// systemstack...: the function makes promises about its
+			// stack or its code that added calls would break.
+			return "has a //" + directive + " directive"
+		}
+	}
+	return ""
+}
+
+// FuncName returns the name of a declared function in the form
+// runtime.Func.Name() gives relative to its package: F, F[...], T.M,
+// (*T).M, (*T[...]).M.
+func FuncName(fd *ast.FuncDecl) string {
+	if fd.Recv == nil || len(fd.Recv.List) == 0 {
+		if fd.Type.TypeParams != nil && len(fd.Type.TypeParams.List) > 0 {
+			return fd.Name.Name + "[...]"
+		}
+		return fd.Name.Name
+	}
+	t := fd.Recv.List[0].Type
+	ptr := false
+	if st, ok := t.(*ast.StarExpr); ok {
+		ptr, t = true, st.X
+	}
+	if pe, ok := t.(*ast.ParenExpr); ok {
+		t = pe.X
+	}
+	generic := false
+	switch x := t.(type) {
+	case *ast.IndexExpr:
+		t, generic = x.X, true
+	case *ast.IndexListExpr:
+		t, generic = x.X, true
+	}
+	recv := "?"
+	if id, ok := t.(*ast.Ident); ok {
+		recv = id.Name
+	}
+	if generic {
+		recv += "[...]"
+	}
+	if ptr {
+		return "(*" + recv + ")." + fd.Name.Name
+	}
+	return recv + "." + fd.Name.Name
+}
+
+// generated returns the file holding the site table.
+func (p *pkgRewriter) generated(files []*ast.File) *File {
+	var b strings.Builder
+	fmt.Fprintf(&b, "// Code generated by atomicx. DO NOT EDIT.\n\npackage %s\n\n", files[0].Name.Name)
+	fmt.Fprintf(&b, "import %s %q\n\n", rtName, p.opts.RuntimePath)
+	fmt.Fprintf(&b, "var %s = [%d]%s.Site{\n", sitesName, len(p.sites), rtName)
+	for _, s := range p.sites {
+		faults := []string{}
+		if s.canError {
+			faults = append(faults, rtName+".FaultError")
+		}
+		if p.opts.Panics {
+			faults = append(faults, rtName+".FaultPanic")
+		}
+		if s.ignored {
+			faults = nil
+		}
+		fault := "0"
+		if len(faults) > 0 {
+			fault = strings.Join(faults, "|")
+		}
+		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.EntrySite, Faults: %s, Budget: %d, Ignored: %t},\n",
+			s.id, s.fn, s.pos, s.roots, rtName, fault, p.opts.SnapshotBudget, s.ignored)
+	}
+	b.WriteString("}\n")
+	if p.opts.Globals {
+		p.writeGlobals(&b, files)
+	}
+	return &File{Name: "_atomicx_sites.go", Src: []byte(b.String())}
+}
+
+// writeGlobals adds the package-level variables to every site, from an
+// init function: a package variable initializer may call an instrumented
+// function, and referring to the variables from the site table itself
+// would make an initialization cycle.
+func (p *pkgRewriter) writeGlobals(b *strings.Builder, files []*ast.File) {
+	var names []string
+	for _, f := range files {
+		for _, d := range f.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				for _, n := range spec.(*ast.ValueSpec).Names {
+					if n.Name != "_" {
+						names = append(names, n.Name)
+					}
+				}
+			}
+		}
+	}
+	sort.Strings(names)
+	if len(names) == 0 {
+		return
+	}
+	display := make([]string, len(names))
+	addrs := make([]string, len(names))
+	for i, n := range names {
+		display[i] = p.pkg.Name() + "." + n
+		addrs[i] = "&" + n
+	}
+	fmt.Fprintf(b, "\nfunc init() {\n\tg := &%s.Globals{Names: %q, Addrs: func() []any { return []any{%s} }}\n", rtName, strings.Join(display, ","), strings.Join(addrs, ", "))
+	fmt.Fprintf(b, "\tfor i := range %s {\n\t\t%s[i].Globals = g\n\t}\n}\n", sitesName, sitesName)
+}
+
+// errorType is the predeclared error interface.
+var errorType = types.Universe.Lookup("error").Type()
+
+// lineDirective returns a /*line*/ comment that gives the text following
+// it the position that offset off has in the user's file.
+func lineDirective(fset *token.FileSet, tf *token.File, off int) string {
+	pos := fset.Position(tf.Pos(off))
+	return "/*line " + pos.Filename + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column) + "*/"
+}
+
+var errNewline = errors.New("a return statement spans lines between its keyword and its first result")

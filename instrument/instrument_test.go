@@ -1,0 +1,70 @@
+package instrument
+
+import (
+	"flag"
+	"go/importer"
+	"go/token"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// TestRewriteGolden instruments each testdata/rewrite/*.go as a package of
+// its own and compares the result with the .golden file beside it.
+func TestRewriteGolden(t *testing.T) {
+	inputs, err := filepath.Glob("testdata/rewrite/*.go")
+	if err != nil || len(inputs) == 0 {
+		t.Fatalf("no inputs: %v", err)
+	}
+	for _, in := range inputs {
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			src, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			name := "/src/example.com/m/" + filepath.Base(in)
+			res, err := Package([]File{{Name: name, Src: src}}, testOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got strings.Builder
+			got.Write(res.Files[0].Src)
+			got.WriteString("\n-- generated --\n")
+			if res.Generated != nil {
+				got.Write(res.Generated.Src)
+			}
+			got.WriteString("-- skipped --\n")
+			for _, s := range res.Skipped {
+				got.WriteString(s.Name + ": " + s.Reason + "\n")
+			}
+			golden := strings.TrimSuffix(in, ".go") + ".golden"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got.String()), 0o666); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -update to create it)", err)
+			}
+			if diff := cmp.Diff(string(want), got.String()); diff != "" {
+				t.Errorf("rewrite of %s differs from %s (-want +got):\n%s", in, golden, diff)
+			}
+		})
+	}
+}
+
+func testOptions() Options {
+	return Options{
+		ImportPath:  "example.com/m",
+		Importer:    importer.ForCompiler(token.NewFileSet(), "source", nil),
+		RuntimePath: "atomicx/rt",
+		Panics:      true,
+	}
+}

@@ -1,0 +1,90 @@
+package rt
+
+import (
+	"errors"
+	"runtime"
+	"strconv"
+	"sync"
+)
+
+// A failure chain is one failure as it propagates outwards: the call (or
+// injection) where it started, then every enclosing call on the same
+// goroutine that fails in turn. The first call in a chain found
+// non-atomic is the candidate for "pure"; the ones after it may be
+// non-atomic only because of it ("dependent").
+type chainState struct {
+	id         uint64
+	lastSeq    uint64 // entry sequence of the latest failed call in the chain
+	injected   bool   // the chain started with an injected fault
+	nonAtomics int    // non-atomic calls found so far
+}
+
+var chains struct {
+	sync.Mutex
+	next  uint64
+	byGID map[uint64]*chainState // latest chain of each goroutine
+}
+
+// joinChain places a failing call that was entered at seq into a chain:
+// the latest chain of its goroutine if that chain's last failure happened
+// inside this call (it was entered after this call was), else a new one.
+func joinChain(seq uint64, nonAtomic bool, err error) (id uint64, injected, first bool) {
+	gid := goroutineID()
+	chains.Lock()
+	defer chains.Unlock()
+	c := chains.byGID[gid]
+	if c == nil || c.lastSeq <= seq {
+		c = newChainLocked(gid)
+		var f *InjectedFault
+		c.injected = errors.As(err, &f)
+	}
+	c.lastSeq = seq
+	if nonAtomic {
+		c.nonAtomics++
+	}
+	return c.id, c.injected, nonAtomic && c.nonAtomics == 1
+}
+
+// recordInjection starts the chain of an injected fault: the call that
+// would have run is the innermost failure.
+func recordInjection(s *Site, f *InjectedFault) {
+	gid := goroutineID()
+	seq := callSeq.Add(1)
+	chains.Lock()
+	c := newChainLocked(gid)
+	c.injected, c.lastSeq = true, seq
+	id := c.id
+	chains.Unlock()
+	writeInjection(s, f, id)
+}
+
+func newChainLocked(gid uint64) *chainState {
+	if chains.byGID == nil || len(chains.byGID) > 4096 {
+		// Goroutines come and go; forgetting old chains only risks
+		// starting a new chain where an old one would have continued.
+		chains.byGID = map[uint64]*chainState{}
+	}
+	chains.next++
+	c := &chainState{id: chains.next}
+	chains.byGID[gid] = c
+	return c
+}
+
+// goroutineID returns the current goroutine's number, from the header of
+// its stack trace ("goroutine 18 [running]:"). Only failures pay for it.
+func goroutineID() uint64 {
+	var buf [64]byte
+	n := runtime.Stack(buf[:], false)
+	b := buf[:n]
+	const prefix = "goroutine "
+	if len(b) < len(prefix) {
+		return 0
+	}
+	b = b[len(prefix):]
+	end := 0
+	for end < len(b) && b[end] >= '0' && b[end] <= '9' {
+		end++
+	}
+	id, _ := strconv.ParseUint(string(b[:end]), 10, 64)
+	return id
+}

@@ -1,0 +1,64 @@
+package rt
+
+import "strconv"
+
+// InjectedFault is the error (or panic value) of an injected fault. Code
+// that cannot import this package recognises it through its method
+// AtomicxInjected, e.g. with errors.As and an interface type.
+type InjectedFault struct {
+	Site       string // site ID
+	Pos        string // position of the site
+	Occurrence uint64 // which reach of the site
+	Panic      bool   // injected as a panic rather than returned
+}
+
+func (f *InjectedFault) Error() string {
+	kind := "error"
+	if f.Panic {
+		kind = "panic"
+	}
+	return "atomicx: injected " + kind + " at " + f.Site + " (" + f.Pos + "), occurrence " + strconv.FormatUint(f.Occurrence, 10)
+}
+
+// AtomicxInjected marks the type; it returns the site ID.
+func (f *InjectedFault) AtomicxInjected() string { return f.Site }
+
+// Inject counts a reach of s and, when s is the armed site and this is the
+// armed occurrence, makes the fault: it returns the injected error or
+// panics with it. Otherwise it returns nil.
+func Inject(s *Site) error {
+	if !config.enabled {
+		return nil
+	}
+	n := s.hits.Add(1)
+	if !isArmed(s) || n != config.armedOcc {
+		return nil
+	}
+	panicking := !config.armedErr
+	if panicking && s.Faults&FaultPanic == 0 || !panicking && s.Faults&FaultError == 0 {
+		return nil // the policy does not allow this fault here
+	}
+	f := &InjectedFault{Site: s.ID, Pos: s.Pos, Occurrence: n, Panic: panicking}
+	recordInjection(s, f)
+	if panicking {
+		panic(f)
+	}
+	return f
+}
+
+// isArmed reports whether s is the armed site, comparing IDs only the
+// first time a site is reached.
+func isArmed(s *Site) bool {
+	switch s.armed.Load() {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	if config.armedID == "" || s.ID != config.armedID {
+		s.armed.Store(1)
+		return false
+	}
+	s.armed.Store(2)
+	return true
+}

@@ -1,0 +1,163 @@
+package rt
+
+import (
+	"os"
+	"strconv"
+	"sync"
+	"unicode/utf8"
+)
+
+// The event log is shared by every process of a campaign: each event is
+// one line written with one write call on a file opened for appending, so
+// lines from concurrent processes never interleave, and a process killed
+// mid-run loses nothing it had logged.
+var eventLog struct {
+	sync.Mutex
+	f      *os.File
+	failed bool
+}
+
+func writeLine(b []byte) {
+	eventLog.Lock()
+	defer eventLog.Unlock()
+	if eventLog.failed || config.logPath == "" {
+		return
+	}
+	if eventLog.f == nil {
+		f, err := os.OpenFile(config.logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+		if err != nil {
+			eventLog.failed = true
+			os.Stderr.WriteString("atomicx: cannot open the event log: " + err.Error() + "\n")
+			return
+		}
+		eventLog.f = f
+		if config.problem != "" {
+			f.Write(event("problem").str("message", config.problem).end())
+		}
+	}
+	eventLog.f.Write(b)
+}
+
+// verdictEvent is the outcome of one failed call.
+type verdictEvent struct {
+	site     *Site
+	verdict  string // atomic, non-atomic, unknown
+	reason   string // why unknown
+	diff     difference
+	failure  string // error or panic
+	err      error
+	chain    uint64
+	injected bool
+	first    bool // the first non-atomic call of its chain
+}
+
+func writeVerdict(v *verdictEvent) {
+	e := event("verdict").
+		str("site", v.site.ID).str("func", v.site.Func).str("pos", v.site.Pos).
+		str("verdict", v.verdict).str("failure", v.failure)
+	if v.reason != "" {
+		e.str("reason", v.reason)
+	}
+	if v.verdict == "non-atomic" {
+		e.str("path", v.diff.Path).str("before", v.diff.Before).str("after", v.diff.After)
+	}
+	if v.err != nil {
+		e.str("error", truncate(v.err.Error(), 200))
+	}
+	e.boolean("injected", v.injected).num("chain", v.chain).boolean("first", v.first)
+	writeLine(e.end())
+}
+
+func writeInjection(s *Site, f *InjectedFault, chain uint64) {
+	fault := "error"
+	if f.Panic {
+		fault = "panic"
+	}
+	writeLine(event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).
+		str("fault", fault).num("occurrence", f.Occurrence).num("chain", chain).end())
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// jsonLine builds one JSON object by hand: encoding/json would pull a
+// large part of the standard library into every instrumented program.
+type jsonLine struct{ b []byte }
+
+func event(kind string) *jsonLine {
+	l := &jsonLine{b: make([]byte, 0, 256)}
+	l.b = append(l.b, `{"event":`...)
+	l.b = appendJSONString(l.b, kind)
+	l.b = append(l.b, `,"pid":`...)
+	l.b = strconv.AppendInt(l.b, int64(os.Getpid()), 10)
+	return l
+}
+
+func (l *jsonLine) key(k string) {
+	l.b = append(l.b, ',')
+	l.b = appendJSONString(l.b, k)
+	l.b = append(l.b, ':')
+}
+
+func (l *jsonLine) str(k, v string) *jsonLine {
+	l.key(k)
+	l.b = appendJSONString(l.b, v)
+	return l
+}
+
+func (l *jsonLine) num(k string, v uint64) *jsonLine {
+	l.key(k)
+	l.b = strconv.AppendUint(l.b, v, 10)
+	return l
+}
+
+func (l *jsonLine) boolean(k string, v bool) *jsonLine {
+	l.key(k)
+	l.b = strconv.AppendBool(l.b, v)
+	return l
+}
+
+func (l *jsonLine) end() []byte { return append(l.b, '}', '\n') }
+
+// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes
+// U+FFFD, as encoding/json does.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				b = append(b, '\\', c)
+			case c == '\n':
+				b = append(b, '\\', 'n')
+			case c == '\t':
+				b = append(b, '\\', 't')
+			case c == '\r':
+				b = append(b, '\\', 'r')
+			case c < 0x20 || c == 0x7f:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				b = append(b, c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, `\ufffd`...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return append(b, '"')
+}

@@ -1,0 +1,62 @@
+package rt
+
+import (
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Environment variables that drive the runtime. They are read once, when
+// the program starts; a program started without them runs the original
+// code plus one branch per instrumented call.
+const (
+	// EnvLog names the event log: a file that verdict and injection events
+	// are appended to, one JSON object per line. Setting it turns on
+	// snapshots and verdicts.
+	EnvLog = "ATOMICX_LOG"
+	// EnvInject arms one injection: "FAULT:OCCURRENCE:SITE", for example
+	// "error:3:example.com/m.(*Vector).Alloc#entry" makes the third call
+	// of Alloc fail with an injected error. FAULT is error or panic.
+	EnvInject = "ATOMICX_INJECT"
+)
+
+// settings is what the environment asked for. It is written once, before
+// main runs, and only read afterwards.
+type settings struct {
+	enabled  bool   // anything at all to do
+	logPath  string // event log; "" means no verdicts
+	armedID  string // site ID of the armed injection; "" means none
+	armedOcc uint64 // 1-based occurrence of the armed injection
+	armedErr bool   // inject an error (else a panic)
+	problem  string // a malformed setting, reported in the log
+}
+
+var config settings
+
+func init() {
+	config = parseSettings(os.Getenv(EnvLog), os.Getenv(EnvInject))
+}
+
+func parseSettings(logPath, inject string) settings {
+	s := settings{logPath: logPath}
+	if inject != "" {
+		fault, rest, ok1 := strings.Cut(inject, ":")
+		occ, id, ok2 := strings.Cut(rest, ":")
+		n, err := strconv.ParseUint(occ, 10, 64)
+		switch {
+		case !ok1 || !ok2 || err != nil || n == 0 || id == "":
+			s.problem = EnvInject + "=" + inject + ": want FAULT:OCCURRENCE:SITE, e.g. error:1:example.com/m.F#entry"
+		case fault != "error" && fault != "panic":
+			s.problem = EnvInject + "=" + inject + ": fault must be error or panic"
+		default:
+			s.armedID, s.armedOcc, s.armedErr = id, n, fault == "error"
+		}
+	}
+	s.enabled = s.logPath != "" || s.armedID != ""
+	return s
+}
+
+// Enabled reports whether instrumented functions should call into the
+// runtime at all. It is the only cost of instrumentation while atomicx is
+// not driving the program, and is small enough to be inlined.
+func Enabled() bool { return config.enabled }

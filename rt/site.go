@@ -1,0 +1,47 @@
+package rt
+
+import "sync/atomic"
+
+// SiteKind says what an injection point is.
+type SiteKind uint8
+
+const (
+	// EntrySite is the entry of an instrumented function: an injected
+	// fault makes the call fail without running the function.
+	EntrySite SiteKind = iota + 1
+	// CallSite is a call, in instrumented code, of a function that returns
+	// an error: an injected fault replaces the call.
+	CallSite
+)
+
+// Faults is the set of faults that may be injected at a site.
+type Faults uint8
+
+const (
+	FaultError Faults = 1 << iota // return an error (the last result is error)
+	FaultPanic                    // panic (only where the policy asks for it)
+)
+
+// Site is one instrumented function or injection point. The instrumented
+// package declares its sites as a package-level array; the runtime keeps
+// its per-site state in the unexported fields.
+type Site struct {
+	ID      string   // stable identity: "example.com/m.(*T).M#entry"
+	Func    string   // the function, as runtime.Func.Name() names it
+	Pos     string   // "example.com/m/file.go:12:6"
+	Roots   string   // display names of the receiver and parameters, comma-separated
+	Kind    SiteKind //
+	Faults  Faults   // faults that may be injected here
+	Budget  int      // values one snapshot may copy; 0 means the default
+	Ignored bool     // known non-atomic on purpose: never injected nor reported
+	Globals *Globals // package-level variables to watch, or nil
+
+	hits  atomic.Uint64 // times reached while the runtime is enabled
+	armed atomic.Uint32 // 0: not yet resolved, 1: not the armed site, 2: the armed site
+}
+
+// Globals are the package-level variables of the package a site is in.
+type Globals struct {
+	Names string       // comma-separated display names: "pkg.a,pkg.b"
+	Addrs func() []any // their addresses, in the same order
+}

@@ -1,0 +1,124 @@
+package toolexec
+
+import (
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+)
+
+// Build flags that change how the standard library is compiled must be the
+// same in the nested build of the atomicx runtime as in the user's build:
+// otherwise the runtime's export data names std packages with other
+// fingerprints than the ones the linker gets, and the link fails with
+// "fingerprint mismatch". The go command passes its effective GOFLAGS and
+// GOOS/GOARCH/GOEXPERIMENT/CGO_ENABLED to tools in the environment (the
+// nested go command inherits them), but flags given on its command line
+// reach no tool; on Linux they are read from the parent process.
+
+// mirroredBoolFlags are go build flags without a value that affect std.
+var mirroredBoolFlags = map[string]bool{
+	"-race": true, "-msan": true, "-asan": true, "-trimpath": true, "-linkshared": true,
+}
+
+// mirroredValueFlags are go build flags with a value that affect std.
+var mirroredValueFlags = map[string]bool{
+	"-tags": true, "-gcflags": true, "-asmflags": true, "-buildmode": true,
+	"-installsuffix": true, "-pgo": true, "-compiler": true, "-gccgoflags": true,
+}
+
+// goFlagsWithValue lists the go command's flags (build and test) that take
+// a separate value, so that parsing a command line does not mistake a
+// value for a flag or a package.
+var goFlagsWithValue = map[string]bool{
+	"-C": true, "-o": true, "-p": true, "-mod": true, "-modfile": true, "-overlay": true,
+	"-toolexec": true, "-exec": true, "-coverpkg": true, "-covermode": true,
+	"-ldflags": true, "-pkgdir": true, "-vettool": true,
+	"-run": true, "-bench": true, "-benchtime": true, "-count": true, "-cpu": true,
+	"-parallel": true, "-timeout": true, "-list": true, "-skip": true, "-shuffle": true,
+	"-fuzz": true, "-fuzztime": true, "-fuzzminimizetime": true, "-outputdir": true,
+	"-coverprofile": true, "-cpuprofile": true, "-memprofile": true, "-memprofilerate": true,
+	"-blockprofile": true, "-blockprofilerate": true, "-mutexprofile": true,
+	"-mutexprofilefraction": true, "-trace": true, "-vet": true,
+}
+
+// BuildFlags returns the flags of a go command line that must be mirrored
+// in a nested build, in a canonical "-name=value" form, in order.
+func BuildFlags(goArgs []string) []string {
+	var out []string
+	for i := 0; i < len(goArgs); i++ {
+		a := goArgs[i]
+		if a == "--" || a == "-args" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") {
+			continue
+		}
+		name, value, hasValue := strings.Cut(a, "=")
+		name = "-" + strings.TrimLeft(name, "-")
+		switch {
+		case mirroredBoolFlags[name]:
+			if !hasValue {
+				value = "true"
+			}
+			if b, err := strconv.ParseBool(value); err == nil && b {
+				out = append(out, name)
+			}
+		case mirroredValueFlags[name]:
+			if !hasValue && i+1 < len(goArgs) {
+				i++
+				value = goArgs[i]
+			}
+			out = append(out, name+"="+value)
+		case goFlagsWithValue[name] && !hasValue:
+			i++ // skip the value
+		}
+	}
+	return out
+}
+
+// parentGoArgs returns the command line of the go command that runs this
+// tool, without the program name, or nil where it cannot be known.
+func parentGoArgs() []string {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(os.Getppid()) + "/cmdline")
+	if err != nil || len(data) == 0 {
+		return nil
+	}
+	args := strings.Split(strings.TrimSuffix(string(data), "\x00"), "\x00")
+	if len(args) < 2 {
+		return nil
+	}
+	return args[1:]
+}
+
+// compileImpliedFlags returns the go build flags that a compile invocation
+// shows it was built with. They complete what the parent's command line
+// says on systems where it cannot be read.
+func compileImpliedFlags(compileArgs []string) []string {
+	var out []string
+	for _, a := range compileArgs {
+		switch a {
+		case "-race", "-msan", "-asan":
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// mergeFlags appends to base the flags of extra that it lacks.
+func mergeFlags(base, extra []string) []string {
+	have := map[string]bool{}
+	for _, f := range base {
+		have[f] = true
+	}
+	for _, f := range extra {
+		if !have[f] {
+			base = append(base, f)
+			have[f] = true
+		}
+	}
+	return base
+}

@@ -1,0 +1,31 @@
+//go:build unix
+
+package toolexec
+
+import (
+	"os"
+	"syscall"
+)
+
+// lockFile takes an exclusive lock on path, waiting for it as long as
+// another process holds it. The lock goes with the process if it dies.
+func lockFile(path string) (unlock func(), err error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX)
+		if err != syscall.EINTR {
+			break
+		}
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}

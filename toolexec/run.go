@@ -1,0 +1,409 @@
+package toolexec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"go/importer"
+	"go/token"
+	"go/types"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"github.com/atomicx/atomicx/instrument"
+	"github.com/atomicx/atomicx/policy"
+)
+
+// Config is what the atomicx binary tells the toolexec layer about itself.
+type Config struct {
+	// Identity returns atomicx's version and a hash of its binary. It is
+	// only needed to answer -V=full.
+	Identity      func() (string, error)
+	RuntimeSource fs.FS // the runtime's source files
+	Stdout        io.Writer
+	Stderr        io.Writer
+}
+
+// Run carries out one tool invocation and returns the exit code to use.
+func Run(cfg Config, cmd Command) int {
+	r := &runner{cfg: cfg, cmd: cmd}
+	code, err := r.run()
+	if err != nil {
+		fmt.Fprintf(cfg.Stderr, "atomicx: %v\n", err)
+		if code == 0 {
+			code = 2
+		}
+	}
+	return code
+}
+
+type runner struct {
+	cfg Config
+	cmd Command
+	pol *policy.Policy
+}
+
+func (r *runner) run() (int, error) {
+	switch {
+	case r.cmd.Tool != ToolCompile && r.cmd.Tool != ToolLink:
+		return r.exec(r.cmd.Args)
+	case r.cmd.IsVersionQuery():
+		return r.version()
+	}
+	if err := r.loadPolicy(); err != nil {
+		return 2, err
+	}
+	if r.cmd.Tool == ToolCompile {
+		return r.compile()
+	}
+	return r.link()
+}
+
+// loadPolicy finds the policy the way the go command's working directory
+// implies: every tool run of one build finds the same file.
+func (r *runner) loadPolicy() error {
+	wd, err := os.Getwd()
+	if err != nil {
+		return err
+	}
+	path, err := policy.Find(wd, os.Getenv)
+	if err != nil {
+		return err
+	}
+	if path == "" {
+		r.pol = policy.Empty()
+		return nil
+	}
+	r.pol, err = policy.Load(path)
+	return err
+}
+
+// version answers -V=full with the real tool's line plus atomicx's
+// identity and the policy's hash.
+func (r *runner) version() (int, error) {
+	var out bytes.Buffer
+	c := exec.Command(r.cmd.ToolPath, r.cmd.Args...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, &out, r.cfg.Stderr
+	if err := c.Run(); err != nil {
+		return exitCode(err), nil
+	}
+	if err := r.loadPolicy(); err != nil {
+		return 2, err
+	}
+	id, err := r.cfg.Identity()
+	if err != nil {
+		return 2, err
+	}
+	line, err := VersionLine(out.String(), id+"+policy:"+r.pol.Hash()[:16])
+	if err != nil {
+		return 2, err
+	}
+	io.WriteString(r.cfg.Stdout, line)
+	return 0, nil
+}
+
+// compile instruments the package when the policy selects it, and runs
+// the compiler.
+func (r *runner) compile() (int, error) {
+	cc := ParseCompile(r.cmd)
+	if cc.Package == "" || len(cc.GoFiles) == 0 || cc.Output == "" || cc.ImportCfg == "" {
+		return r.exec(r.cmd.Args)
+	}
+	importPath := packageImportPath(cc)
+	match := r.pol.ForPackage(importPath, cc.Std)
+	switch match.Mode {
+	case policy.Off:
+		return r.exec(r.cmd.Args)
+	case policy.Mask:
+		return 2, fmt.Errorf("package %s: mode \"mask\" (from %s) is not supported by this version of atomicx; use mode = \"detect\" or \"off\"", importPath, match.Rule.Pos)
+	}
+	if isTestMain(cc) {
+		return r.exec(r.cmd.Args)
+	}
+
+	archives, err := r.runtime()
+	if err != nil {
+		return 2, err
+	}
+	icfg, err := ReadImportConfig(cc.ImportCfg)
+	if err != nil {
+		return 2, err
+	}
+	files, err := readFiles(cc.Files())
+	if err != nil {
+		return 2, err
+	}
+	res, err := instrument.Package(files, instrument.Options{
+		ImportPath:     cc.Package,
+		SourcePath:     importPath,
+		GoVersion:      cc.Lang,
+		Importer:       newImporter(icfg),
+		Sizes:          types.SizesFor("gc", goarch()),
+		RuntimePath:    RuntimeImportPath,
+		Selects:        match.Selects,
+		Ignored:        match.Ignores,
+		Panics:         match.Options.Panics,
+		Globals:        match.Options.Globals,
+		SnapshotBudget: match.Options.SnapshotBudget,
+	})
+	var typeErr *instrument.TypeError
+	if errors.As(err, &typeErr) {
+		// Let the compiler say what is wrong, in its own words.
+		return r.exec(r.cmd.Args)
+	}
+	if err != nil {
+		return 2, fmt.Errorf("instrumenting %s: %w", cc.Package, err)
+	}
+	if res.Generated == nil {
+		return r.exec(r.cmd.Args) // nothing selected in this package
+	}
+
+	dir := filepath.Join(filepath.Dir(cc.Output), "atomicx")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return 2, err
+	}
+	names := make([]string, len(res.Files))
+	used := map[string]bool{}
+	for i, f := range res.Files {
+		names[i] = f.Name
+		if !res.Changed[i] {
+			continue
+		}
+		names[i] = uniqueName(dir, filepath.Base(f.Name), used)
+		if err := os.WriteFile(names[i], f.Src, 0o666); err != nil {
+			return 2, err
+		}
+	}
+	gen := uniqueName(dir, res.Generated.Name, used)
+	if err := os.WriteFile(gen, res.Generated.Src, 0o666); err != nil {
+		return 2, err
+	}
+	icfg.AddMissing(archives)
+	cfgPath := filepath.Join(dir, "importcfg")
+	if err := os.WriteFile(cfgPath, icfg.Bytes(), 0o666); err != nil {
+		return 2, err
+	}
+	args := cc.WithFiles(names, []string{gen}, cfgPath)
+
+	var stderr bytes.Buffer
+	code, err := r.execCapture(args, &stderr)
+	if code == 0 || err != nil {
+		r.cfg.Stderr.Write(stderr.Bytes())
+		return code, err
+	}
+	// The instrumented package does not compile. If the original does
+	// not either, the user sees the compiler on the original; else it is
+	// atomicx's fault, and the user needs to know how to get past it.
+	if code, err := r.execCapture(r.cmd.Args, io.Discard); code != 0 || err != nil {
+		return r.exec(r.cmd.Args)
+	}
+	fmt.Fprintf(r.cfg.Stderr, "atomicx: instrumenting package %s produced code that does not compile:\n%s", cc.Package, stderr.Bytes())
+	fmt.Fprintf(r.cfg.Stderr, "atomicx: %s\n", blameHint(cc.Package, res.Functions, stderr.String()))
+	return code, nil
+}
+
+// blameHint names the functions that compiler errors point into, and how
+// to leave them out.
+func blameHint(pkg string, fns []instrument.Function, compilerOut string) string {
+	var blamed []string
+	for _, fn := range fns {
+		if strings.Contains(compilerOut, fmt.Sprintf("%s:%d:", fn.Pos.Filename, fn.Pos.Line)) ||
+			strings.Contains(compilerOut, fmt.Sprintf("%s:%d:", filepath.Base(fn.Pos.Filename), fn.Pos.Line)) {
+			blamed = append(blamed, fn.Name)
+		}
+	}
+	what := "the function at the positions above"
+	example := "(*T).Method"
+	if len(blamed) > 0 {
+		what = strings.Join(blamed, ", ")
+		example = blamed[0]
+	}
+	return fmt.Sprintf("this is a bug in atomicx; please report it. To build anyway, leave %s out: add exclude = [%q] to the rule for %s in atomicheck.toml", what, example, pkg)
+}
+
+// link adds the runtime to the link's import configuration when the
+// policy instruments anything.
+func (r *runner) link() (int, error) {
+	l := ParseLink(r.cmd)
+	if !instrumentsAnything(r.pol) || l.ImportCfg == "" {
+		return r.exec(r.cmd.Args)
+	}
+	archives, err := r.runtime()
+	if err != nil {
+		return 2, err
+	}
+	icfg, err := ReadImportConfig(l.ImportCfg)
+	if err != nil {
+		return 2, err
+	}
+	if icfg.AddMissing(archives) == 0 {
+		return r.exec(r.cmd.Args)
+	}
+	cfgPath := l.ImportCfg + ".atomicx"
+	if err := os.WriteFile(cfgPath, icfg.Bytes(), 0o666); err != nil {
+		return 2, err
+	}
+	var stderr bytes.Buffer
+	code, err := r.execCapture(l.WithImportCfg(cfgPath), &stderr)
+	r.cfg.Stderr.Write(stderr.Bytes())
+	if code != 0 && strings.Contains(stderr.String(), "fingerprint mismatch") {
+		fmt.Fprintf(r.cfg.Stderr, "atomicx: the runtime was built with other flags than this build's packages; "+
+			"pass build flags (-race, -gcflags=all=..., -tags, -trimpath) on the go command line or in GOFLAGS, and report this if they are there\n")
+	}
+	return code, err
+}
+
+// runtime returns the archives of the atomicx runtime for this build.
+func (r *runner) runtime() (runtimeArchives, error) {
+	flags := BuildFlags(strings.Fields(os.Getenv("GOFLAGS")))
+	flags = mergeFlags(flags, BuildFlags(parentGoArgs()))
+	flags = mergeFlags(flags, compileImpliedFlags(r.cmd.Args))
+	cache, err := cacheDir()
+	if err != nil {
+		return nil, err
+	}
+	rb := runtimeBuild{
+		source:   r.cfg.RuntimeSource,
+		goroot:   r.cmd.GOROOT(),
+		flags:    flags,
+		cacheDir: cache,
+		env:      os.Environ(),
+	}
+	return rb.ensure()
+}
+
+// cacheDir is where atomicx keeps what it builds: $ATOMICX_CACHE, or
+// atomicx/ in the user's cache directory.
+func cacheDir() (string, error) {
+	if d := os.Getenv("ATOMICX_CACHE"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory (%v); set ATOMICX_CACHE", err)
+	}
+	return filepath.Join(d, "atomicx"), nil
+}
+
+// instrumentsAnything reports whether some rule of the policy turns
+// instrumentation on, so that a link may need the runtime.
+func instrumentsAnything(p *policy.Policy) bool {
+	for _, rule := range p.Rules {
+		if rule.Mode != policy.Off {
+			return true
+		}
+	}
+	return false
+}
+
+// packageImportPath returns the import path of the package being
+// compiled. The compiler's -p is "main" for every main package, so the go
+// command's TOOLEXEC_IMPORTPATH is used where it is set; for test builds
+// it reads "p [p.test]".
+func packageImportPath(cc Compile) string {
+	if p := os.Getenv("TOOLEXEC_IMPORTPATH"); p != "" {
+		p, _, _ = strings.Cut(p, " ")
+		return p
+	}
+	return cc.Package
+}
+
+func isTestMain(cc Compile) bool {
+	for _, f := range cc.Files() {
+		switch filepath.Base(f) {
+		case "_testmain.go", "_testmain.cover.go":
+			return true
+		}
+	}
+	return false
+}
+
+func readFiles(names []string) ([]instrument.File, error) {
+	files := make([]instrument.File, len(names))
+	for i, n := range names {
+		abs, err := filepath.Abs(n)
+		if err != nil {
+			return nil, err
+		}
+		src, err := os.ReadFile(n)
+		if err != nil {
+			return nil, err
+		}
+		files[i] = instrument.File{Name: abs, Src: src}
+	}
+	return files, nil
+}
+
+func uniqueName(dir, base string, used map[string]bool) string {
+	name := base
+	for i := 1; used[name]; i++ {
+		name = fmt.Sprintf("%d_%s", i, base)
+	}
+	used[name] = true
+	return filepath.Join(dir, name)
+}
+
+func goarch() string {
+	if a := os.Getenv("GOARCH"); a != "" {
+		return a
+	}
+	return "amd64"
+}
+
+// newImporter reads the export data of the packages an importcfg lists.
+func newImporter(cfg *ImportConfig) types.Importer {
+	lookup := func(path string) (io.ReadCloser, error) {
+		file, ok := cfg.PackageFile[path]
+		if !ok {
+			return nil, fmt.Errorf("package %s is not in the import configuration", path)
+		}
+		return os.Open(file)
+	}
+	return mappedImporter{imp: importer.ForCompiler(token.NewFileSet(), "gc", lookup), importMap: cfg.ImportMap}
+}
+
+// mappedImporter applies the importcfg's importmap (vendored packages)
+// before importing.
+type mappedImporter struct {
+	imp       types.Importer
+	importMap map[string]string
+}
+
+func (m mappedImporter) Import(path string) (*types.Package, error) {
+	if actual, ok := m.importMap[path]; ok {
+		path = actual
+	}
+	return m.imp.Import(path)
+}
+
+func (r *runner) exec(args []string) (int, error) {
+	return r.execCapture(args, r.cfg.Stderr)
+}
+
+func (r *runner) execCapture(args []string, stderr io.Writer) (int, error) {
+	c := exec.Command(r.cmd.ToolPath, args...)
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, r.cfg.Stdout, stderr
+	err := c.Run()
+	if err == nil {
+		return 0, nil
+	}
+	if code := exitCode(err); code > 0 {
+		return code, nil
+	}
+	return 2, fmt.Errorf("running %s: %w", r.cmd.Tool, err)
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		if c := ee.ExitCode(); c > 0 {
+			return c
+		}
+		return 1
+	}
+	return -1
+}

@@ -1,0 +1,249 @@
+package toolexec
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+)
+
+// RuntimeImportPath is the import path under which the atomicx runtime is
+// built and imported by instrumented code. It is deliberately outside any
+// real module so that it can never clash with a package of the user's build,
+// not even atomicx's own rt package when atomicx instruments itself.
+const RuntimeImportPath = "atomicx/rt"
+
+// runtimeBuild describes how to build the runtime for one user build.
+type runtimeBuild struct {
+	source   fs.FS    // the runtime's .go files (package rt), without tests
+	goroot   string   // GOROOT of the wrapped tool
+	flags    []string // mirrored go build flags
+	cacheDir string   // atomicx's own cache root
+	env      []string // environment of the go command's tool run
+}
+
+// runtimeArchives maps import paths to archives: the runtime and every
+// package of its dependency closure, built exactly as the user's build
+// builds them.
+type runtimeArchives map[string]string
+
+// key identifies a runtime build: the same key means the same archives.
+func (rb runtimeBuild) key() (string, error) {
+	h := sha256.New()
+	fmt.Fprintf(h, "atomicx runtime build v1\n")
+	if err := hashFS(h, rb.source); err != nil {
+		return "", err
+	}
+	fmt.Fprintf(h, "goroot %s\n", rb.goroot)
+	if v, err := os.ReadFile(filepath.Join(rb.goroot, "VERSION")); err == nil {
+		h.Write(v)
+	}
+	if fi, err := os.Stat(goTool(rb.goroot)); err == nil {
+		fmt.Fprintf(h, "go %d %d\n", fi.Size(), fi.ModTime().UnixNano())
+	}
+	for _, name := range buildEnvVars {
+		fmt.Fprintf(h, "%s=%s\n", name, lookupEnv(rb.env, name))
+	}
+	for _, f := range rb.flags {
+		fmt.Fprintf(h, "flag %s\n", f)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:32], nil
+}
+
+// buildEnvVars are the environment variables that change how std compiles.
+var buildEnvVars = []string{
+	"GOOS", "GOARCH", "GOEXPERIMENT", "CGO_ENABLED", "GOAMD64", "GOARM", "GOARM64",
+	"GO386", "GOMIPS", "GOMIPS64", "GOPPC64", "GORISCV64", "GOWASM", "GOFIPS140",
+	"GOFLAGS", "CC", "CGO_CFLAGS", "CGO_LDFLAGS", "GODEBUG",
+}
+
+// ensure returns the runtime archives, building them on first use. Builds
+// that run at the same time (the go command compiles packages in parallel,
+// and several go commands may share a cache) build once: the first takes a
+// lock, the others wait for it and read its manifest.
+func (rb runtimeBuild) ensure() (runtimeArchives, error) {
+	key, err := rb.key()
+	if err != nil {
+		return nil, err
+	}
+	dir := filepath.Join(rb.cacheDir, "rt", key)
+	manifest := filepath.Join(dir, "manifest")
+	if a, err := readManifest(manifest); err == nil {
+		return a, nil
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("atomicx runtime cache: %w", err)
+	}
+	unlock, err := lockFile(filepath.Join(dir, "lock"))
+	if err != nil {
+		return nil, fmt.Errorf("atomicx runtime cache: %w", err)
+	}
+	defer unlock()
+	if a, err := readManifest(manifest); err == nil {
+		return a, nil // built by another process while we waited
+	}
+	archives, err := rb.build(filepath.Join(dir, "src"))
+	if err != nil {
+		return nil, err
+	}
+	if err := writeManifest(manifest, archives); err != nil {
+		return nil, err
+	}
+	return archives, nil
+}
+
+// build writes the runtime's source as a throwaway module and asks the go
+// command of the wrapped toolchain to build it and its std dependencies
+// with the user's flags. Its std packages come out of the shared build
+// cache when the user's build already compiled them.
+func (rb runtimeBuild) build(src string) (runtimeArchives, error) {
+	if err := os.RemoveAll(src); err != nil {
+		return nil, err
+	}
+	pkgDir := filepath.Join(src, filepath.FromSlash(strings.TrimPrefix(RuntimeImportPath, "atomicx/")))
+	if err := os.MkdirAll(pkgDir, 0o777); err != nil {
+		return nil, err
+	}
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module atomicx\n\ngo 1.21\n"), 0o666); err != nil {
+		return nil, err
+	}
+	err := fs.WalkDir(rb.source, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !isRuntimeSource(path) {
+			return err
+		}
+		data, err := fs.ReadFile(rb.source, path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(pkgDir, filepath.Base(path)), data, 0o666)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("writing the atomicx runtime source: %w", err)
+	}
+
+	args := []string{"list", "-export", "-deps", "-toolexec=", "-mod=mod",
+		"-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}
+	args = append(args, rb.flags...)
+	args = append(args, RuntimeImportPath)
+	cmd := exec.Command(goTool(rb.goroot), args...)
+	cmd.Dir = src
+	cmd.Env = nestedEnv(rb.env, rb.goroot)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("building the atomicx runtime (go %s): %v\n%s", strings.Join(args, " "), err, stderr.Bytes())
+	}
+	archives := runtimeArchives{}
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		if path, file, ok := strings.Cut(line, "="); ok {
+			archives[path] = file
+		}
+	}
+	if archives[RuntimeImportPath] == "" {
+		return nil, fmt.Errorf("building the atomicx runtime: go list gave no archive for %s:\n%s", RuntimeImportPath, stdout.Bytes())
+	}
+	return archives, nil
+}
+
+func isRuntimeSource(path string) bool {
+	return strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go")
+}
+
+// nestedEnv is the environment of the nested go command: the user's, minus
+// what would make it recurse into atomicx or look at the user's module.
+func nestedEnv(env []string, goroot string) []string {
+	var out []string
+	for _, kv := range env {
+		name, _, _ := strings.Cut(kv, "=")
+		switch name {
+		case "GOFLAGS", "GOWORK", "GOTOOLCHAIN", "GOROOT", "TOOLEXEC_IMPORTPATH", "GO111MODULE", "GOPROXY", "PWD":
+			continue
+		}
+		out = append(out, kv)
+	}
+	// Flags from GOFLAGS that matter are passed on the command line; the
+	// rest (-mod=vendor, -modfile, -toolexec) would break the nested build.
+	// A non-empty GOFLAGS also stops the go env file's GOFLAGS from applying.
+	return append(out, "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local",
+		"GOROOT="+goroot, "GO111MODULE=on", "GOPROXY=off")
+}
+
+func goTool(goroot string) string {
+	exe := "go"
+	if runtime.GOOS == "windows" {
+		exe = "go.exe"
+	}
+	return filepath.Join(goroot, "bin", exe)
+}
+
+func readManifest(path string) (runtimeArchives, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	a := runtimeArchives{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		k, v, ok := strings.Cut(line, "=")
+		if !ok {
+			return nil, fmt.Errorf("%s: malformed line %q", path, line)
+		}
+		// The go command trims its cache of files unused for days: an
+		// archive that is gone means the manifest is stale.
+		if _, err := os.Stat(v); err != nil {
+			return nil, err
+		}
+		a[k] = v
+	}
+	if a[RuntimeImportPath] == "" {
+		return nil, fmt.Errorf("%s: no runtime archive", path)
+	}
+	return a, nil
+}
+
+func writeManifest(path string, a runtimeArchives) error {
+	keys := make([]string, 0, len(a))
+	for k := range a {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b bytes.Buffer
+	for _, k := range keys {
+		fmt.Fprintf(&b, "%s=%s\n", k, a[k])
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b.Bytes(), 0o666); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
+}
+
+func hashFS(h interface{ Write([]byte) (int, error) }, fsys fs.FS) error {
+	return fs.WalkDir(fsys, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !isRuntimeSource(path) {
+			return err
+		}
+		data, err := fs.ReadFile(fsys, path)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(h, "file %s %d\n", path, len(data))
+		h.Write(data)
+		return nil
+	})
+}
+
+func lookupEnv(env []string, name string) string {
+	for i := len(env) - 1; i >= 0; i-- {
+		if k, v, ok := strings.Cut(env[i], "="); ok && k == name {
+			return v
+		}
+	}
+	return ""
+}
