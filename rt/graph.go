@@ -1,0 +1,460 @@
+package rt
+
+import (
+	"math"
+	"reflect"
+	"unsafe"
+)
+
+// This file takes snapshots of object graphs; graph_compare.go compares a
+// snapshot with the graph as it is now, graph_render.go prints paths and
+// values for the event log.
+//
+// Everything is walked through addresses: a value is an unsafe.Pointer to
+// memory of a known type, read with reflect.NewAt(t, p).Elem(). Such values
+// are addressable and never carry reflect's read-only mark, so unexported
+// fields can be read and copied without touching reflect's internals.
+// Values that are not addressable (interface contents, map entries) are
+// first copied into memory of our own.
+
+// defaultSnapshotBudget is the budget takeSnapshot uses when it is given 0:
+// about 8 MB of copied memory, far more than a method's receiver and
+// arguments usually reach, small enough to keep a runaway graph from
+// stalling the program under test.
+const defaultSnapshotBudget = 1_000_000
+
+// snapshot is the object graph that a call can reach from its roots, as it
+// was at call entry: "the world at entry".
+//
+// Identity is kept. Every pointed-to object, every slice's backing array
+// (the part up to len) and every map is stored under its original address
+// and type, next to a copy of its contents. The copies still hold the
+// original pointers, slices and maps, so a pointer in a copy is followed by
+// looking its target up in these tables. Comparison walks the world at
+// entry and the world now side by side. A restore in place can write each
+// copy back at its original address (skipping the fields of sync and
+// sync/atomic types, which the copies leave zero, see copyValue) and
+// refill each map from its entries: every object gets its old contents
+// back and every reference to it stays valid.
+//
+// A snapshot is not safe for concurrent use: comparison extends the type
+// plans it holds.
+type snapshot struct {
+	// roots are the call's roots as they were passed in: pointers, or
+	// values boxed at call entry, whose boxes Go never changes.
+	roots []any
+
+	// objects maps an original pointed-to object to the address of its copy.
+	objects map[objectKey]unsafe.Pointer
+	// arrays maps the first len elements of a slice's backing array to the
+	// address of the copy of those elements.
+	arrays map[arrayKey]unsafe.Pointer
+	// maps maps a map (its runtime pointer and type) to copies of its entries.
+	maps map[objectKey]*savedMap
+
+	// plans describes every type met so far; see typePlan.
+	plans map[reflect.Type]*typePlan
+
+	// Used while the snapshot is taken only.
+	budget, used int
+	pending      []savedRun
+}
+
+// objectKey names an object by its original address and type: a struct and
+// its first field share an address but are different objects.
+type objectKey struct {
+	addr unsafe.Pointer
+	plan *typePlan
+}
+
+// arrayKey names the elements of a backing array that one slice shows.
+// Two slices of the same array with other lengths are saved apart, which
+// is consistent because both copies are taken at the same moment.
+type arrayKey struct {
+	data unsafe.Pointer
+	elem *typePlan
+	len  int
+}
+
+// savedMap holds copies of a map's keys and values at entry, in the map's
+// iteration order: keys[i] belongs to vals[i].
+type savedMap struct {
+	keys, vals unsafe.Pointer // backing arrays of a []K and a []V
+	n          int
+}
+
+// savedRun is n consecutive values of one type in copied memory whose
+// references still have to be followed.
+type savedRun struct {
+	p    unsafe.Pointer
+	plan *typePlan
+	n    int
+}
+
+// typePlan is what the walks need to know about a type, computed once per
+// snapshot: sizes, the struct fields worth visiting, and which shortcuts
+// are allowed.
+type typePlan struct {
+	typ  reflect.Type
+	kind reflect.Kind
+	size uintptr
+
+	// ignored marks types of the sync and sync/atomic packages: neither
+	// copied nor compared (a lock taken and released is not a change, and
+	// reading them while other goroutines use them atomically would be a
+	// data race).
+	ignored bool
+	// reaches says that a value holds pointers, slices, maps or interfaces
+	// outside ignored fields: there is more of the graph behind it.
+	reaches bool
+	// hasIgnored says that the value contains ignored parts, so it must be
+	// copied field by field.
+	hasIgnored bool
+	// flat values are fully described by their bytes: equal bytes mean
+	// equal values (strings, funcs and channels are immutable or compared
+	// by identity), and nothing is reachable from them.
+	flat bool
+
+	length int         // arrays
+	fields []fieldPlan // structs: fields with state, blank fields left out
+	// elem is the element type of arrays (set at once), pointers, slices
+	// and maps (set on first use, as recursive types need).
+	elem *typePlan
+	key  *typePlan // maps, set on first use
+}
+
+// fieldPlan is one struct field.
+type fieldPlan struct {
+	name   string
+	offset uintptr
+	plan   *typePlan
+}
+
+// takeSnapshot copies the object graph reachable from roots (each root is
+// an interface value: a pointer, or a value boxed at call entry). budget
+// is the maximum number of values it may copy (0, or less, means
+// defaultSnapshotBudget). ok is false when the graph is larger than the
+// budget; the partial copy is dropped.
+//
+// The budget counts words of copied memory, 8 bytes each and at least one
+// per copied object, slice, map entry or interface content: a word is
+// about one scalar value, so a slice of a thousand ints costs a thousand,
+// a slice of a thousand bytes 125, and a pointed-to struct of three ints
+// three. Counting memory
+// rather than objects keeps a single huge array from passing as one value.
+//
+// takeSnapshot never panics: a graph it cannot walk is reported as too
+// large, because a panic here would crash the program under test.
+func takeSnapshot(roots []any, budget int) (s *snapshot, ok bool) {
+	defer func() {
+		if recover() != nil {
+			s, ok = nil, false
+		}
+	}()
+	return snapshotGraph(roots, budget)
+}
+
+// snapshotGraph is takeSnapshot without the guard against panics, so that
+// tests see them.
+func snapshotGraph(roots []any, budget int) (*snapshot, bool) {
+	if budget <= 0 {
+		budget = defaultSnapshotBudget
+	}
+	s := &snapshot{
+		roots:   append([]any(nil), roots...),
+		objects: make(map[objectKey]unsafe.Pointer),
+		arrays:  make(map[arrayKey]unsafe.Pointer),
+		maps:    make(map[objectKey]*savedMap),
+		plans:   make(map[reflect.Type]*typePlan),
+		budget:  budget,
+	}
+	anyPlan := s.plan(reflect.TypeFor[any]())
+	for i := range s.roots {
+		if !s.walk(unsafe.Pointer(&s.roots[i]), anyPlan) {
+			return nil, false
+		}
+		for len(s.pending) > 0 {
+			r := s.pending[len(s.pending)-1]
+			s.pending = s.pending[:len(s.pending)-1]
+			for k := range r.n {
+				if !s.walk(unsafe.Add(r.p, uintptr(k)*r.plan.size), r.plan) {
+					return nil, false
+				}
+			}
+		}
+	}
+	s.pending = nil
+	return s, true
+}
+
+// charge takes words from the budget, and reports false once it is spent.
+func (s *snapshot) charge(words int) bool {
+	if words > s.budget-s.used {
+		s.used = s.budget
+		return false
+	}
+	s.used += words
+	return true
+}
+
+// wordsOf is the budget cost of copying n values of size bytes each in one
+// go: their size in words, at least 1. Values that hold references are a
+// word or more each, so the walk that follows them costs no more than the
+// copy was charged.
+func wordsOf(n int, size uintptr) int {
+	if n > 0 && size != 0 && uintptr(n) > (math.MaxInt-7)/size {
+		return math.MaxInt
+	}
+	return max(1, int((uintptr(max(n, 0))*size+7)/8))
+}
+
+// walk follows the references held by the value at p (copied memory) and
+// saves what they lead to. It reports false when the budget is spent.
+// Struct fields and array elements are walked here; what lies behind a
+// pointer, slice, map or interface is queued in s.pending, so the Go stack
+// stays shallow however long a list is.
+func (s *snapshot) walk(p unsafe.Pointer, pl *typePlan) bool {
+	if !pl.reaches {
+		return true
+	}
+	switch pl.kind {
+	case reflect.Pointer:
+		return s.savePointee(*(*unsafe.Pointer)(p), s.elemPlan(pl))
+	case reflect.Slice:
+		return s.saveSlice(reflect.NewAt(pl.typ, p).Elem(), pl)
+	case reflect.Map:
+		return s.saveMap(reflect.NewAt(pl.typ, p).Elem(), pl)
+	case reflect.Interface:
+		return s.saveInterface(reflect.NewAt(pl.typ, p).Elem())
+	case reflect.Array:
+		for i := range pl.length {
+			if !s.walk(unsafe.Add(p, uintptr(i)*pl.elem.size), pl.elem) {
+				return false
+			}
+		}
+	case reflect.Struct:
+		for i := range pl.fields {
+			f := &pl.fields[i]
+			if f.plan.reaches && !s.walk(unsafe.Add(p, f.offset), f.plan) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// savePointee saves the object of type elem at target, once.
+func (s *snapshot) savePointee(target unsafe.Pointer, elem *typePlan) bool {
+	if target == nil || elem.ignored || elem.size == 0 {
+		return true
+	}
+	key := objectKey{target, elem}
+	if _, seen := s.objects[key]; seen {
+		return true
+	}
+	if !s.charge(wordsOf(1, elem.size)) {
+		return false
+	}
+	c := reflect.New(elem.typ).UnsafePointer()
+	copyValue(c, target, elem)
+	s.objects[key] = c
+	if elem.reaches {
+		s.pending = append(s.pending, savedRun{c, elem, 1})
+	}
+	return true
+}
+
+// saveSlice saves the elements of v up to its length, once per backing
+// array and length. The capacity beyond len is not part of the graph.
+func (s *snapshot) saveSlice(v reflect.Value, pl *typePlan) bool {
+	n := v.Len()
+	elem := s.elemPlan(pl)
+	if n == 0 || elem.ignored || elem.size == 0 {
+		return true
+	}
+	key := arrayKey{v.UnsafePointer(), elem, n}
+	if _, seen := s.arrays[key]; seen {
+		return true
+	}
+	if !s.charge(wordsOf(n, elem.size)) {
+		return false
+	}
+	c := reflect.MakeSlice(pl.typ, n, n)
+	cp := c.UnsafePointer()
+	if elem.hasIgnored {
+		src := v.UnsafePointer()
+		for i := range n {
+			off := uintptr(i) * elem.size
+			copyValue(unsafe.Add(cp, off), unsafe.Add(src, off), elem)
+		}
+	} else {
+		reflect.Copy(c, v)
+	}
+	s.arrays[key] = cp
+	if elem.reaches {
+		s.pending = append(s.pending, savedRun{cp, elem, n})
+	}
+	return true
+}
+
+// saveMap saves the entries of map v, once per map.
+func (s *snapshot) saveMap(v reflect.Value, pl *typePlan) bool {
+	if v.IsNil() {
+		return true
+	}
+	key := objectKey{v.UnsafePointer(), pl}
+	if _, seen := s.maps[key]; seen {
+		return true
+	}
+	kp, vp := s.keyPlan(pl), s.elemPlan(pl)
+	n := v.Len()
+	perEntry := wordsOf(1, kp.size+vp.size)
+	if n > 0 && perEntry > math.MaxInt/n || !s.charge(max(1, n*perEntry)) {
+		s.used = s.budget
+		return false
+	}
+	sm := &savedMap{}
+	sm.keys, sm.vals, sm.n = copyEntries(v, kp, vp, n)
+	s.maps[key] = sm
+	if kp.reaches {
+		s.pending = append(s.pending, savedRun{sm.keys, kp, sm.n})
+	}
+	if vp.reaches {
+		s.pending = append(s.pending, savedRun{sm.vals, vp, sm.n})
+	}
+	return true
+}
+
+// copyEntries copies the first n entries of map m, in iteration order,
+// into new arrays of keys and of values. Map entries cannot be locked or
+// updated atomically in place, so copying whole values is safe even when
+// they contain sync types.
+func copyEntries(m reflect.Value, kp, vp *typePlan, n int) (keys, vals unsafe.Pointer, count int) {
+	ks := reflect.MakeSlice(reflect.SliceOf(kp.typ), n, n)
+	vs := reflect.MakeSlice(reflect.SliceOf(vp.typ), n, n)
+	it := m.MapRange()
+	for count < n && it.Next() {
+		ks.Index(count).SetIterKey(it)
+		vs.Index(count).SetIterValue(it)
+		count++
+	}
+	return ks.UnsafePointer(), vs.UnsafePointer(), count
+}
+
+// saveInterface follows the dynamic value of interface v. The boxed value
+// itself never changes, so only what it references is saved.
+func (s *snapshot) saveInterface(v reflect.Value) bool {
+	if v.IsNil() {
+		return true
+	}
+	e := v.Elem()
+	dp := s.plan(e.Type())
+	if !dp.reaches {
+		return true
+	}
+	if dp.kind == reflect.Pointer {
+		return s.savePointee(e.UnsafePointer(), s.elemPlan(dp))
+	}
+	if !s.charge(wordsOf(1, dp.size)) {
+		return false
+	}
+	c := reflect.New(dp.typ)
+	c.Elem().Set(e)
+	s.pending = append(s.pending, savedRun{c.UnsafePointer(), dp, 1})
+	return true
+}
+
+// copyValue copies the value of type pl at src to dst, leaving the fields
+// of ignored types zero in dst: they must not be read (another goroutine
+// may be using them atomically) and must not come back on restore.
+func copyValue(dst, src unsafe.Pointer, pl *typePlan) {
+	if pl.size == 0 || pl.ignored {
+		return
+	}
+	if !pl.hasIgnored {
+		reflect.NewAt(pl.typ, dst).Elem().Set(reflect.NewAt(pl.typ, src).Elem())
+		return
+	}
+	switch pl.kind {
+	case reflect.Struct:
+		for i := range pl.fields {
+			f := &pl.fields[i]
+			copyValue(unsafe.Add(dst, f.offset), unsafe.Add(src, f.offset), f.plan)
+		}
+	case reflect.Array:
+		for i := range pl.length {
+			off := uintptr(i) * pl.elem.size
+			copyValue(unsafe.Add(dst, off), unsafe.Add(src, off), pl.elem)
+		}
+	}
+}
+
+// plan returns the plan of type t, building it on first use. Struct fields
+// and array elements are planned at once (a type cannot contain itself
+// inline); the targets of pointers, slices and maps are planned when first
+// needed, which lets recursive types terminate.
+func (s *snapshot) plan(t reflect.Type) *typePlan {
+	if pl, ok := s.plans[t]; ok {
+		return pl
+	}
+	pl := &typePlan{typ: t, kind: t.Kind(), size: t.Size()}
+	s.plans[t] = pl
+	switch {
+	case pl.size == 0:
+		// No state at all: nothing to copy or compare.
+	case isSyncType(t):
+		pl.ignored, pl.hasIgnored = true, true
+	default:
+		switch pl.kind {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+			pl.reaches = true
+		case reflect.Array:
+			pl.length = t.Len()
+			pl.elem = s.plan(t.Elem())
+			pl.reaches, pl.hasIgnored = pl.elem.reaches, pl.elem.hasIgnored
+		case reflect.Struct:
+			for i := range t.NumField() {
+				f := t.Field(i)
+				fp := s.plan(f.Type)
+				if f.Name == "_" || fp.size == 0 {
+					continue // blank fields are padding or markers; Go's == skips them too
+				}
+				pl.fields = append(pl.fields, fieldPlan{name: f.Name, offset: f.Offset, plan: fp})
+				pl.reaches = pl.reaches || fp.reaches
+				pl.hasIgnored = pl.hasIgnored || fp.hasIgnored
+			}
+		}
+	}
+	pl.flat = !pl.reaches && !pl.hasIgnored
+	return pl
+}
+
+// elemPlan is the plan of the element type of a pointer, slice or map.
+func (s *snapshot) elemPlan(pl *typePlan) *typePlan {
+	if pl.elem == nil {
+		pl.elem = s.plan(pl.typ.Elem())
+	}
+	return pl.elem
+}
+
+// keyPlan is the plan of a map type's key type.
+func (s *snapshot) keyPlan(pl *typePlan) *typePlan {
+	if pl.key == nil {
+		pl.key = s.plan(pl.typ.Key())
+	}
+	return pl.key
+}
+
+// isSyncType reports whether t is a type of the packages that implement
+// locks and atomics. internal/sync holds the state of sync.Mutex and
+// sync.Map since Go 1.24, so a type defined in user code on a lock (type
+// myMutex sync.Mutex) is ignored through its fields as well; one defined
+// on an atomic type (type counter atomic.Int64) is not, as its counter is
+// a plain int64 field.
+func isSyncType(t reflect.Type) bool {
+	switch t.PkgPath() {
+	case "sync", "sync/atomic", "internal/sync", "internal/runtime/atomic":
+		return true
+	}
+	return false
+}
