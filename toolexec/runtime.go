@@ -111,7 +111,7 @@ func (rb runtimeBuild) build(src string) (runtimeArchives, error) {
 	if err := os.MkdirAll(pkgDir, 0o777); err != nil {
 		return nil, err
 	}
-	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module atomicx\n\ngo 1.21\n"), 0o666); err != nil {
+	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module atomicx\n\ngo 1.22\n"), 0o666); err != nil {
 		return nil, err
 	}
 	err := fs.WalkDir(rb.source, ".", func(path string, d fs.DirEntry, err error) error {

@@ -51,7 +51,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("GOWORK", "off")
 			env.Setenv("CGO_ENABLED", os.Getenv("CGO_ENABLED"))
 			env.Setenv("GOROOT_FINAL", "")
-			env.Setenv("GOVERSION", strings.TrimPrefix(runtime.Version(), "go"))
+			env.Setenv("TOOLDIR", shared.toolDir) // where compile and link are
 			return nil
 		},
 		Condition: func(cond string) (bool, error) {
@@ -75,21 +75,21 @@ func TestScripts(t *testing.T) {
 	})
 }
 
-type sharedCaches struct{ gocache, modcache, atomicxCache string }
+type sharedCaches struct{ gocache, modcache, toolDir, atomicxCache string }
 
 // sharedDirs returns the caches the scripts share. The go build cache is
 // the user's own, as for any go command; atomicx's cache is private to
 // this test run so that it starts cold.
 func sharedDirs(t *testing.T) sharedCaches {
-	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOTOOLDIR").Output()
 	if err != nil {
 		t.Fatalf("go env: %v", err)
 	}
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	if len(lines) != 2 {
+	if len(lines) != 3 {
 		t.Fatalf("go env printed %q", out)
 	}
-	return sharedCaches{gocache: lines[0], modcache: lines[1], atomicxCache: t.TempDir()}
+	return sharedCaches{gocache: lines[0], modcache: lines[1], toolDir: lines[2], atomicxCache: t.TempDir()}
 }
 
 // treehash NAME DIR records a hash of every file under DIR in $NAME;
