@@ -63,6 +63,7 @@ func (c *Call) Exit(done *bool, errp *error) {
 	case errp != nil && *errp != nil:
 		failure, err = "error", *errp
 	default:
+		c.checkAbsorbed()
 		return // a normal return: nothing to compare
 	}
 	v := verdictEvent{site: c.site, failure: failure, err: err}

@@ -55,6 +55,7 @@ func recordInjection(s *Site, f *InjectedFault) {
 	c.injected, c.lastSeq = true, seq
 	id := c.id
 	chains.Unlock()
+	noteInjection(seq, gid)
 	writeInjection(s, f, id)
 }
 

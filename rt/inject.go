@@ -31,6 +31,9 @@ func Inject(s *Site) error {
 		return nil
 	}
 	n := s.hits.Add(1)
+	if n <= campaign.profile {
+		writeReach(s, n)
+	}
 	if !isArmed(s) || n != config.armedOcc {
 		return nil
 	}

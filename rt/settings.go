@@ -31,10 +31,21 @@ type settings struct {
 	problem  string // a malformed setting, reported in the log
 }
 
-var config settings
+var (
+	config   settings
+	campaign campaignSettings
+)
 
 func init() {
 	config = parseSettings(os.Getenv(EnvLog), os.Getenv(EnvInject))
+	var problem string
+	campaign, problem = parseCampaignSettings(os.Getenv(EnvProfile), os.Getenv(EnvStop))
+	if problem != "" && config.problem == "" {
+		config.problem = problem
+	}
+	if campaign.profile > 0 && config.logPath != "" {
+		config.enabled = true
+	}
 }
 
 func parseSettings(logPath, inject string) settings {

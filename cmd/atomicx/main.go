@@ -40,6 +40,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return versionCmd(stdout)
 	case "policy":
 		return policyCmd(args[1:], stdout, stderr)
+	case "detect":
+		return detectCmd(args[1:], stdout, stderr)
+	case "report":
+		return reportCmd(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "atomicx: unknown command %q\nRun 'atomicx help' for usage.\n", args[0])
 	return 2

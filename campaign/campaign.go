@@ -1,0 +1,443 @@
+package campaign
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Config is what a campaign does.
+type Config struct {
+	Patterns  []string      // packages whose tests are the workload
+	Dir       string        // where the go command runs
+	Journal   string        // directory holding the journal and the test binaries
+	Atomicx   string        // the atomicx binary, for -toolexec
+	Policy    string        // policy file to build with ("" : the one the go command finds)
+	Jobs      int           // experiments run at once
+	Timeout   time.Duration // per run
+	MaxOccur  int           // occurrences per point and test that get an experiment
+	EarlyStop bool          // end an experiment when the failure is absorbed
+	Resume    bool          // skip work the journal has
+	BuildArgs []string      // extra go build flags (-tags, -race, ...)
+	Progress  io.Writer     // progress lines; nil for none
+}
+
+// Package is a package of the workload.
+type Package struct {
+	ImportPath string
+	Dir        string
+	Binary     string
+	Tests      []string
+}
+
+// Result is what a campaign did.
+type Result struct {
+	Packages    []*Package
+	Records     []*Record // everything in the journal, resumed work included
+	Problems    []Problem
+	Experiments int // experiments run now
+	Skipped     int // experiments the journal already had
+	Elapsed     time.Duration
+}
+
+// Run carries out the campaign.
+func Run(ctx context.Context, cfg Config) (*Result, error) {
+	start := time.Now()
+	if cfg.Jobs <= 0 {
+		cfg.Jobs = 1
+	}
+	if cfg.MaxOccur <= 0 {
+		cfg.MaxOccur = 3
+	}
+	if err := os.MkdirAll(filepath.Join(cfg.Journal, "bin"), 0o777); err != nil {
+		return nil, err
+	}
+	journalPath := filepath.Join(cfg.Journal, "journal.jsonl")
+	if !cfg.Resume {
+		if err := os.Remove(journalPath); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return nil, err
+		}
+	}
+	old, problems, err := ReadJournal(journalPath)
+	if err != nil {
+		return nil, err
+	}
+	done := map[string]*Record{}
+	for _, r := range old {
+		done[r.Key()] = r
+	}
+	j, err := OpenJournal(journalPath)
+	if err != nil {
+		return nil, err
+	}
+	defer j.Close()
+
+	pkgs, err := listPackages(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	res := &Result{Packages: pkgs, Problems: problems}
+	c := &runner{cfg: cfg, journal: j, done: done, res: res}
+	for _, p := range pkgs {
+		if err := c.build(ctx, p); err != nil {
+			return nil, err
+		}
+	}
+	var plan []*Record
+	for _, p := range pkgs {
+		for _, t := range p.Tests {
+			prof, err := c.profile(ctx, p, t)
+			if err != nil {
+				return nil, err
+			}
+			if prof.Status != "pass" {
+				c.logf("%s %s: %s in the profile run; no experiments for it", p.ImportPath, t, prof.Status)
+				continue
+			}
+			plan = append(plan, experimentsOf(prof, cfg.MaxOccur)...)
+		}
+	}
+	if err := c.experiments(ctx, plan); err != nil {
+		return nil, err
+	}
+	res.Records, res.Problems, err = ReadJournal(journalPath)
+	res.Problems = append(problems, res.Problems...)
+	res.Elapsed = time.Since(start)
+	return res, err
+}
+
+type runner struct {
+	cfg     Config
+	journal *Journal
+	done    map[string]*Record
+	res     *Result
+	mu      sync.Mutex
+}
+
+func (c *runner) logf(format string, args ...any) {
+	if c.cfg.Progress != nil {
+		fmt.Fprintf(c.cfg.Progress, format+"\n", args...)
+	}
+}
+
+// listPackages lists the workload's packages that have tests.
+func listPackages(ctx context.Context, cfg Config) ([]*Package, error) {
+	args := append([]string{"list", "-json=ImportPath,Dir,TestGoFiles,XTestGoFiles,Error"}, cfg.BuildArgs...)
+	args = append(append(args, "--"), cfg.Patterns...)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = cfg.Dir
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("go list %s: %v\n%s", strings.Join(cfg.Patterns, " "), err, stderr.Bytes())
+	}
+	var pkgs []*Package
+	dec := json.NewDecoder(&stdout)
+	for {
+		var p struct {
+			ImportPath, Dir           string
+			TestGoFiles, XTestGoFiles []string
+			Error                     *struct{ Err string }
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			return nil, fmt.Errorf("reading go list output: %w", err)
+		}
+		if p.Error != nil {
+			return nil, fmt.Errorf("package %s: %s", p.ImportPath, p.Error.Err)
+		}
+		if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
+			continue
+		}
+		pkgs = append(pkgs, &Package{ImportPath: p.ImportPath, Dir: p.Dir})
+	}
+	return pkgs, nil
+}
+
+// build compiles the package's test binary once, instrumented, and lists
+// its tests.
+func (c *runner) build(ctx context.Context, p *Package) error {
+	p.Binary = filepath.Join(c.cfg.Journal, "bin", binaryName(p.ImportPath))
+	c.logf("building %s", p.ImportPath)
+	args := append([]string{"test", "-c", "-o", p.Binary, "-toolexec", c.cfg.Atomicx}, c.cfg.BuildArgs...)
+	args = append(args, p.ImportPath)
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir = c.cfg.Dir
+	cmd.Env = c.buildEnv()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Errorf("building the tests of %s: %v\n%s", p.ImportPath, err, out)
+	}
+	cmd = exec.CommandContext(ctx, p.Binary, "-test.list", ".")
+	cmd.Dir = p.Dir
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("listing the tests of %s: %v", p.ImportPath, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		name := strings.TrimSpace(sc.Text())
+		if strings.HasPrefix(name, "Test") || strings.HasPrefix(name, "Example") || strings.HasPrefix(name, "Fuzz") {
+			p.Tests = append(p.Tests, name)
+		}
+	}
+	return nil
+}
+
+func (c *runner) buildEnv() []string {
+	env := os.Environ()
+	if c.cfg.Policy != "" {
+		env = append(env, "ATOMICX_POLICY="+c.cfg.Policy)
+	}
+	return env
+}
+
+var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
+
+func binaryName(importPath string) string {
+	return unsafeChars.ReplaceAllString(importPath, "_") + ".test"
+}
+
+// profile runs one test with no fault armed, logging the points it
+// reaches and its natural failures.
+func (c *runner) profile(ctx context.Context, p *Package, test string) (*Record, error) {
+	rec := &Record{Kind: "profile", Package: p.ImportPath, Test: test}
+	if r, ok := c.done[rec.Key()]; ok {
+		return r, nil
+	}
+	env := []string{fmt.Sprintf("ATOMICX_PROFILE=%d", c.cfg.MaxOccur)}
+	c.runTest(ctx, p, test, env, rec)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	if err := c.journal.Append(rec); err != nil {
+		return nil, err
+	}
+	c.logf("profiled %s %s: %s, %d points reached", p.ImportPath, test, rec.Status, len(reaches(rec)))
+	return rec, nil
+}
+
+// experimentsOf plans one experiment per point, occurrence and fault that
+// the profile run reached.
+func experimentsOf(prof *Record, maxOccur int) []*Record {
+	var plan []*Record
+	for _, r := range reaches(prof) {
+		if r.Occurrence > uint64(maxOccur) {
+			continue
+		}
+		for _, fault := range r.faults() {
+			plan = append(plan, &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
+				Site: r.Site, Occurrence: r.Occurrence, Fault: fault})
+		}
+	}
+	return plan
+}
+
+// reach is a "reach" event of the runtime.
+type reach struct {
+	Event      string `json:"event"`
+	Site       string `json:"site"`
+	Occurrence uint64 `json:"occurrence"`
+	Faults     uint64 `json:"faults"`
+}
+
+// The runtime's fault bits (rt.FaultError, rt.FaultPanic).
+const (
+	faultError = 1 << iota
+	faultPanic
+)
+
+func (r reach) faults() []string {
+	var f []string
+	if r.Faults&faultError != 0 {
+		f = append(f, "error")
+	}
+	if r.Faults&faultPanic != 0 {
+		f = append(f, "panic")
+	}
+	return f
+}
+
+func reaches(rec *Record) []reach {
+	var out []reach
+	seen := map[string]bool{}
+	for _, raw := range rec.Events {
+		var r reach
+		if json.Unmarshal(raw, &r) != nil || r.Event != "reach" {
+			continue
+		}
+		k := fmt.Sprintf("%s#%d", r.Site, r.Occurrence)
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Site != out[j].Site {
+			return out[i].Site < out[j].Site
+		}
+		return out[i].Occurrence < out[j].Occurrence
+	})
+	return out
+}
+
+// experiments runs the planned experiments on cfg.Jobs workers.
+func (c *runner) experiments(ctx context.Context, plan []*Record) error {
+	var todo []*Record
+	for _, e := range plan {
+		if _, ok := c.done[e.Key()]; ok {
+			c.res.Skipped++
+			continue
+		}
+		todo = append(todo, e)
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	pkgs := map[string]*Package{}
+	for _, p := range c.res.Packages {
+		pkgs[p.ImportPath] = p
+	}
+	prog := newProgress(c.cfg.Progress, len(todo))
+	work := make(chan *Record)
+	var wg sync.WaitGroup
+	var firstErr error
+	var errOnce sync.Once
+	for range c.cfg.Jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for e := range work {
+				env := []string{fmt.Sprintf("ATOMICX_INJECT=%s:%d:%s", e.Fault, e.Occurrence, e.Site)}
+				if c.cfg.EarlyStop {
+					env = append(env, "ATOMICX_STOP=absorbed")
+				}
+				c.runTest(ctx, pkgs[e.Package], e.Test, env, e)
+				if ctx.Err() != nil {
+					continue // interrupted: not finished, so not journaled; a resume runs it
+				}
+				if err := c.journal.Append(e); err != nil {
+					errOnce.Do(func() { firstErr = err })
+				}
+				c.mu.Lock()
+				c.res.Experiments++
+				c.mu.Unlock()
+				prog.step()
+			}
+		}()
+	}
+	for _, e := range todo {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- e
+	}
+	close(work)
+	wg.Wait()
+	prog.finish()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+// runTest runs one test of a package's binary with extra environment
+// and fills in rec's outcome and events.
+func (c *runner) runTest(ctx context.Context, p *Package, test string, env []string, rec *Record) {
+	tmp, err := os.MkdirTemp(c.cfg.Journal, "run-")
+	if err != nil {
+		rec.Status, rec.Output = "error", err.Error()
+		return
+	}
+	defer os.RemoveAll(tmp)
+	logPath := filepath.Join(tmp, "events.jsonl")
+	timeout := c.cfg.Timeout
+	if timeout <= 0 {
+		timeout = time.Minute
+	}
+	rctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	cmd := exec.CommandContext(rctx, p.Binary, "-test.run=^"+regexp.QuoteMeta(test)+"$", "-test.count=1",
+		"-test.timeout="+(timeout+10*time.Second).String())
+	cmd.Dir = p.Dir
+	cmd.Env = append(os.Environ(), append(env, "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp)...)
+	cmd.WaitDelay = 5 * time.Second
+	var out tailBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	began := time.Now()
+	runErr := cmd.Run()
+	rec.Millis = time.Since(began).Milliseconds()
+	rec.Events = readEvents(logPath)
+	switch {
+	case rctx.Err() == context.DeadlineExceeded:
+		rec.Status = "timeout"
+	case hasEvent(rec.Events, "absorbed"):
+		rec.Status = "absorbed"
+	case runErr == nil:
+		rec.Status = "pass"
+	default:
+		rec.Status = "fail"
+	}
+	rec.Fired = hasEvent(rec.Events, "inject")
+	if rec.Status != "pass" && rec.Status != "absorbed" && rec.Kind == "profile" {
+		rec.Output = out.String()
+	}
+}
+
+func readEvents(path string) []json.RawMessage {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil
+	}
+	var evs []json.RawMessage
+	for _, line := range bytes.Split(data, []byte("\n")) {
+		if json.Valid(line) {
+			evs = append(evs, json.RawMessage(append([]byte(nil), line...)))
+		}
+	}
+	return evs
+}
+
+func hasEvent(evs []json.RawMessage, kind string) bool {
+	needle := []byte(`"event":"` + kind + `"`)
+	for _, e := range evs {
+		if bytes.Contains(e, needle) {
+			return true
+		}
+	}
+	return false
+}
+
+// tailBuffer keeps the last 4 KiB written to it.
+type tailBuffer struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (t *tailBuffer) Write(p []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 4096 {
+		t.buf = t.buf[len(t.buf)-4096:]
+	}
+	return len(p), nil
+}
+
+func (t *tailBuffer) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return string(t.buf)
+}

@@ -1,0 +1,123 @@
+package campaign
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+)
+
+// JournalVersion is the version of the journal's record format.
+const JournalVersion = 1
+
+// Record is one line of the journal: a finished profile run or experiment.
+type Record struct {
+	V          int               `json:"v"`
+	Kind       string            `json:"kind"` // "profile" or "experiment"
+	Package    string            `json:"pkg"`
+	Test       string            `json:"test"`
+	Site       string            `json:"site,omitempty"`       // experiments: the armed point
+	Occurrence uint64            `json:"occurrence,omitempty"` // experiments: which reach of it
+	Fault      string            `json:"fault,omitempty"`      // experiments: error or panic
+	Status     string            `json:"status"`               // pass, fail, timeout, absorbed, error
+	Fired      bool              `json:"fired,omitempty"`      // the armed fault was injected
+	Millis     int64             `json:"ms"`
+	Output     string            `json:"output,omitempty"` // the end of the output of a run that went wrong
+	Events     []json.RawMessage `json:"events,omitempty"`
+}
+
+// Key identifies the work a record stands for, so that a resumed campaign
+// skips it.
+func (r *Record) Key() string {
+	if r.Kind == "profile" {
+		return "profile\x00" + r.Package + "\x00" + r.Test
+	}
+	return fmt.Sprintf("experiment\x00%s\x00%s\x00%s\x00%d\x00%s", r.Package, r.Test, r.Site, r.Occurrence, r.Fault)
+}
+
+// Journal appends records to a file, one JSON line each, each written
+// with one call so that a kill never leaves half a record behind another.
+type Journal struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+}
+
+// OpenJournal opens (creating if needed) the journal at path for appending.
+func OpenJournal(path string) (*Journal, error) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o666)
+	if err != nil {
+		return nil, err
+	}
+	return &Journal{f: f, path: path}, nil
+}
+
+// Append writes one record.
+func (j *Journal) Append(r *Record) error {
+	r.V = JournalVersion
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if _, err := j.f.Write(b); err != nil {
+		return fmt.Errorf("writing the journal %s: %w", j.path, err)
+	}
+	return nil
+}
+
+// Close closes the journal.
+func (j *Journal) Close() error { return j.f.Close() }
+
+// Problem is a journal line that could not be read.
+type Problem struct {
+	Path string
+	Line int
+	Err  error
+}
+
+func (p Problem) String() string {
+	return fmt.Sprintf("%s:%d: skipped: %v", p.Path, p.Line, p.Err)
+}
+
+// ReadJournal reads every record of a journal. Lines that are not valid
+// records (a truncated last line after a kill, an edit by hand) are
+// reported as problems and skipped; a missing journal has no records.
+func ReadJournal(path string) ([]*Record, []Problem, error) {
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var recs []*Record
+	var problems []Problem
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		if len(sc.Bytes()) == 0 {
+			continue
+		}
+		var r Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			problems = append(problems, Problem{Path: path, Line: line, Err: err})
+			continue
+		}
+		if r.V != JournalVersion || (r.Kind != "profile" && r.Kind != "experiment") {
+			problems = append(problems, Problem{Path: path, Line: line, Err: fmt.Errorf("not a version %d record", JournalVersion)})
+			continue
+		}
+		recs = append(recs, &r)
+	}
+	if err := sc.Err(); err != nil {
+		return recs, problems, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return recs, problems, nil
+}

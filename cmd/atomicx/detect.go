@@ -1,0 +1,267 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/policy"
+	"github.com/atomicx/atomicx/report"
+)
+
+func detectCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("detect", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	jobs := fs.Int("jobs", runtime.NumCPU(), "experiments run at once")
+	timeout := fs.Duration("timeout", time.Minute, "time limit of one test run; a run over it is recorded as a hang")
+	maxOccur := fs.Int("max-occurrences", 3, "occurrences of each injection point per test that get an experiment")
+	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
+	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
+	noStop := fs.Bool("no-early-stop", false, "run each experiment's test to its end, even after the failure was absorbed")
+	format := fs.String("format", "text", "report format: text or json")
+	tags := fs.String("tags", "", "build tags, as for go build")
+	race := fs.Bool("race", false, "build with the race detector")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: atomicx detect [flags] [packages]\n\n"+
+			"Runs the packages' tests as the workload of a detection campaign: a profile\n"+
+			"run per test, then one run per reached injection point and occurrence with\n"+
+			"that one fault injected, and reports each function's verdict.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *format != "text" && *format != "json" {
+		fmt.Fprintf(stderr, "atomicx detect: -format must be text or json\n")
+		return 2
+	}
+	patterns := fs.Args()
+	if len(patterns) == 0 {
+		patterns = []string{"./..."}
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	dir := *journal
+	if dir == "" {
+		if dir, err = defaultJournal(wd, patterns); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+	}
+	var buildArgs []string
+	if *tags != "" {
+		buildArgs = append(buildArgs, "-tags="+*tags)
+	}
+	if *race {
+		buildArgs = append(buildArgs, "-race")
+	}
+	pol, err := campaignPolicy(wd, dir, patterns, buildArgs)
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "journal: %s\n", dir)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := campaign.Run(ctx, campaign.Config{
+		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Policy: pol,
+		Jobs: *jobs, Timeout: *timeout, MaxOccur: *maxOccur, EarlyStop: !*noStop,
+		Resume: *resume, BuildArgs: buildArgs, Progress: stderr,
+	})
+	interrupted := errors.Is(err, context.Canceled)
+	if err != nil && !interrupted {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	if interrupted {
+		fmt.Fprintf(stderr, "atomicx: interrupted; what finished is in the journal, and 'atomicx detect -resume' goes on from there\n")
+		recs, problems, rerr := campaign.ReadJournal(filepath.Join(dir, "journal.jsonl"))
+		if rerr != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", rerr)
+			return 1
+		}
+		res = &campaign.Result{Records: recs, Problems: problems}
+	} else {
+		fmt.Fprintf(stderr, "%d experiments run, %d resumed from the journal, in %s\n", res.Experiments, res.Skipped, res.Elapsed.Round(time.Millisecond))
+	}
+	rep := report.Classify(res.Records, res.Problems)
+	if err := writeReport(stdout, rep, *format, wd); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	if interrupted {
+		return 130
+	}
+	return 0
+}
+
+func reportCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("report", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	format := fs.String("format", "text", "text or json")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: atomicx report [-format text|json] [journal]\n\n"+
+			"Prints the report of a campaign from its journal (a directory given to\n"+
+			"detect -journal, or its journal.jsonl); default: the campaign of ./... here.\n")
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	wd, _ := os.Getwd()
+	var path string
+	switch fs.NArg() {
+	case 0:
+		dir, err := defaultJournal(wd, []string{"./..."})
+		if err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+		path = dir
+	case 1:
+		path = fs.Arg(0)
+	default:
+		fs.Usage()
+		return 2
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		path = filepath.Join(path, "journal.jsonl")
+	}
+	if _, err := os.Stat(path); err != nil {
+		fmt.Fprintf(stderr, "atomicx: no journal: %v\n", err)
+		return 1
+	}
+	recs, problems, err := campaign.ReadJournal(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "%s\n", p)
+	}
+	if err := writeReport(stdout, report.Classify(recs, problems), *format, wd); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func writeReport(w io.Writer, rep *report.Report, format, wd string) error {
+	if format == "json" {
+		return report.WriteJSON(w, rep)
+	}
+	report.WriteText(w, rep, newLocator(wd, rep), isTerminal(w))
+	return nil
+}
+
+// defaultJournal is the campaign directory for a working directory and
+// patterns, in the user cache, so that -resume finds it again.
+func defaultJournal(wd string, patterns []string) (string, error) {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no user cache directory (%v): give -journal DIR", err)
+	}
+	sum := sha256.Sum256([]byte(wd + "\x00" + strings.Join(patterns, "\x00")))
+	return filepath.Join(cache, "atomicx", "campaigns", hex.EncodeToString(sum[:8])), nil
+}
+
+// campaignPolicy returns the policy file a campaign builds with: "" when
+// the go command finds one by itself; else a policy written into the
+// campaign directory that detects in the named packages, not in their
+// dependencies.
+func campaignPolicy(wd, dir string, patterns, buildArgs []string) (string, error) {
+	found, err := policy.Find(wd, os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	if found != "" {
+		if _, err := policy.Load(found); err != nil {
+			return "", err
+		}
+		return "", nil
+	}
+	args := append(append([]string{"list", "-f", "{{.ImportPath}}"}, buildArgs...), "--")
+	out, err := exec.Command("go", append(args, patterns...)...).Output()
+	if err != nil {
+		return "", fmt.Errorf("go list %s: %v", strings.Join(patterns, " "), err)
+	}
+	var b strings.Builder
+	b.WriteString("# Written by atomicx detect: no atomicheck.toml applies, so the named packages are instrumented.\n[[rule]]\nmode = \"detect\"\npackages = [\n")
+	for _, p := range strings.Fields(string(out)) {
+		fmt.Fprintf(&b, "\t%q,\n", p)
+	}
+	b.WriteString("]\n")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return "", err
+	}
+	path := filepath.Join(dir, "atomicheck.toml")
+	return path, os.WriteFile(path, []byte(b.String()), 0o666)
+}
+
+// newLocator maps import-path positions to file paths relative to wd.
+func newLocator(wd string, rep *report.Report) report.Locator {
+	pkgs := map[string]bool{}
+	for _, f := range rep.Functions {
+		if f.Pos != "" {
+			pkgs[path.Dir(strings.SplitN(f.Pos, ":", 2)[0])] = true
+		}
+	}
+	dirs := map[string]string{}
+	if len(pkgs) > 0 {
+		args := []string{"list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}", "--"}
+		for p := range pkgs {
+			args = append(args, p)
+		}
+		cmd := exec.Command("go", args...)
+		cmd.Dir = wd
+		out, _ := cmd.Output()
+		for _, line := range strings.Split(string(bytes.TrimSpace(out)), "\n") {
+			if ip, d, ok := strings.Cut(line, "\t"); ok && d != "" {
+				dirs[ip] = d
+			}
+		}
+	}
+	return func(pos string) string {
+		file, rest, _ := strings.Cut(pos, ":")
+		d, ok := dirs[path.Dir(file)]
+		if !ok {
+			return pos
+		}
+		p := filepath.Join(d, path.Base(file))
+		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+			p = r
+		}
+		return p + ":" + rest
+	}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

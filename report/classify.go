@@ -1,0 +1,297 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/atomicx/atomicx/campaign"
+)
+
+// Verdicts of functions and types.
+const (
+	Pure      = "pure non-atomic"
+	Dependent = "dependent non-atomic"
+	Atomic    = "atomic"
+	Unknown   = "unknown" // never seen failing, or only with graphs over budget
+)
+
+// Evidence is one failed call that shows a function non-atomic: the first
+// path that differs, and how to make it happen again.
+type Evidence struct {
+	Path      string `json:"path"`
+	Before    string `json:"before"`
+	After     string `json:"after"`
+	Failure   string `json:"failure"`             // error or panic
+	Error     string `json:"error,omitempty"`     // the error's text
+	Package   string `json:"package"`             // the test's package
+	Test      string `json:"test"`                // the test that showed it
+	Injection string `json:"injection,omitempty"` // FAULT:OCCURRENCE:SITE armed, "" for a natural failure
+	Reproduce string `json:"reproduce"`           // one command that shows it again
+}
+
+// Function is what the campaign learnt about one function.
+type Function struct {
+	Name    string `json:"-"`   // runtime.Func.Name() form
+	Pos     string `json:"pos"` // import path/file.go:line:col
+	Verdict string `json:"verdict"`
+
+	Reached          int `json:"reached"`           // profile runs that reached its entry
+	Failures         int `json:"failures"`          // failed calls seen
+	NaturalFailures  int `json:"natural_failures"`  // in runs of failures that were not injected
+	InjectedFailures int `json:"injected_failures"` // propagating an injected fault
+	NonAtomic        int `json:"non_atomic"`        // failed calls that changed the graph
+	FirstInChain     int `json:"first_in_chain"`    // times it was the first non-atomic call of a failure's propagation
+	TooLarge         int `json:"too_large"`         // failed calls whose graph was over the snapshot budget
+
+	// InjectionsInto counts experiments whose fault was injected at its
+	// entry (its callers then fail without it running).
+	InjectionsInto int `json:"injections_into"`
+	// FalseNegatives counts, for a non-atomic function, the failed calls
+	// that still compared equal: the paper's false negatives, failures
+	// that did not expose the function's non-atomicity.
+	FalseNegatives int       `json:"false_negatives"`
+	Evidence       *Evidence `json:"evidence,omitempty"`
+}
+
+// Type is the verdict of a type, from those of its methods.
+type Type struct {
+	Name      string   `json:"-"`
+	Verdict   string   `json:"verdict"`
+	Methods   []string `json:"methods"`
+	Pure      int      `json:"pure"`
+	Dependent int      `json:"dependent"`
+	Atomic    int      `json:"atomic"`
+}
+
+// Summary counts what a campaign did.
+type Summary struct {
+	Packages      int   `json:"packages"`
+	Tests         int   `json:"tests"`
+	ProfileRuns   int   `json:"profile_runs"`
+	Experiments   int   `json:"experiments"`
+	Fired         int   `json:"fired"`    // experiments in which the armed fault was injected
+	Absorbed      int   `json:"absorbed"` // experiments ended early: the failure stopped propagating
+	Timeouts      int   `json:"timeouts"`
+	Crashed       int   `json:"crashed"` // experiments whose test binary failed (an injected panic included)
+	ExperimentsMs int64 `json:"experiments_ms"`
+}
+
+// Report is the classification of a campaign.
+type Report struct {
+	Functions map[string]*Function `json:"functions"`
+	Types     map[string]*Type     `json:"types"`
+	Summary   Summary              `json:"summary"`
+	Problems  []string             `json:"problems,omitempty"`
+}
+
+// event is the part of the runtime's events the report reads.
+type event struct {
+	Event    string `json:"event"`
+	Site     string `json:"site"`
+	Func     string `json:"func"`
+	Pos      string `json:"pos"`
+	Verdict  string `json:"verdict"`
+	Reason   string `json:"reason"`
+	Failure  string `json:"failure"`
+	Path     string `json:"path"`
+	Before   string `json:"before"`
+	After    string `json:"after"`
+	Error    string `json:"error"`
+	Injected bool   `json:"injected"`
+	First    bool   `json:"first"`
+}
+
+// Classify builds the report of a campaign's records.
+func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
+	r := &Report{Functions: map[string]*Function{}, Types: map[string]*Type{}}
+	for _, p := range problems {
+		r.Problems = append(r.Problems, p.String())
+	}
+	pkgs, tests := map[string]bool{}, map[string]bool{}
+	for _, rec := range recs {
+		pkgs[rec.Package] = true
+		tests[rec.Package+"\x00"+rec.Test] = true
+		if rec.Kind == "profile" {
+			r.Summary.ProfileRuns++
+		} else {
+			r.countExperiment(rec)
+		}
+		reached := map[string]bool{}
+		for _, raw := range rec.Events {
+			var e event
+			if json.Unmarshal(raw, &e) != nil || e.Func == "" {
+				continue
+			}
+			f := r.function(e.Func, e.Pos)
+			switch e.Event {
+			case "reach":
+				if rec.Kind == "profile" && !reached[e.Func] {
+					reached[e.Func] = true
+					f.Reached++
+				}
+			case "inject":
+				f.InjectionsInto++
+			case "verdict":
+				r.addVerdict(f, e, rec)
+			}
+		}
+	}
+	r.Summary.Packages, r.Summary.Tests = len(pkgs), len(tests)
+	for _, f := range r.Functions {
+		if f.NonAtomic > 0 {
+			f.FalseNegatives = f.Failures - f.NonAtomic - f.TooLarge
+		}
+		switch {
+		case f.NonAtomic > 0 && f.FirstInChain > 0:
+			f.Verdict = Pure
+		case f.NonAtomic > 0:
+			f.Verdict = Dependent
+		case f.Failures > f.TooLarge:
+			f.Verdict = Atomic
+		default:
+			f.Verdict = Unknown
+		}
+	}
+	r.classifyTypes()
+	return r
+}
+
+func (r *Report) countExperiment(rec *campaign.Record) {
+	s := &r.Summary
+	s.Experiments++
+	s.ExperimentsMs += rec.Millis
+	if rec.Fired {
+		s.Fired++
+	}
+	switch rec.Status {
+	case "absorbed":
+		s.Absorbed++
+	case "timeout":
+		s.Timeouts++
+	case "fail", "error":
+		s.Crashed++
+	}
+}
+
+func (r *Report) function(name, pos string) *Function {
+	f := r.Functions[name]
+	if f == nil {
+		f = &Function{Name: name}
+		r.Functions[name] = f
+	}
+	if f.Pos == "" {
+		f.Pos = pos
+	}
+	return f
+}
+
+func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
+	f.Failures++
+	if e.Injected {
+		f.InjectedFailures++
+	} else {
+		f.NaturalFailures++
+	}
+	switch e.Verdict {
+	case "unknown":
+		f.TooLarge++
+	case "non-atomic":
+		f.NonAtomic++
+		if e.First {
+			f.FirstInChain++
+		}
+		ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Failure: e.Failure, Error: e.Error,
+			Package: rec.Package, Test: rec.Test}
+		if rec.Kind == "experiment" {
+			ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
+		}
+		ev.Reproduce = reproduce(ev)
+		// Keep the evidence that is easiest to act on: a first-in-chain
+		// one, natural before injected, and the shortest path.
+		if f.Evidence == nil || betterEvidence(e.First, ev, f) {
+			f.Evidence = ev
+		}
+	}
+}
+
+func betterEvidence(first bool, ev *Evidence, f *Function) bool {
+	old := f.Evidence
+	if (ev.Injection == "") != (old.Injection == "") {
+		return ev.Injection == ""
+	}
+	return first && len(ev.Path) < len(old.Path)
+}
+
+// reproduce is the command that runs the test again with the same fault.
+func reproduce(ev *Evidence) string {
+	inject := ""
+	if ev.Injection != "" {
+		inject = "ATOMICX_INJECT='" + ev.Injection + "' "
+	}
+	return fmt.Sprintf("%sATOMICX_LOG=events.jsonl go test -count=1 -toolexec atomicx -run '^%s$' %s",
+		inject, ev.Test, ev.Package)
+}
+
+// classifyTypes gives each receiver type the worst verdict of its methods.
+func (r *Report) classifyTypes() {
+	for name, f := range r.Functions {
+		tn := typeOf(name)
+		if tn == "" {
+			continue
+		}
+		t := r.Types[tn]
+		if t == nil {
+			t = &Type{Name: tn}
+			r.Types[tn] = t
+		}
+		t.Methods = append(t.Methods, name)
+		switch f.Verdict {
+		case Pure:
+			t.Pure++
+		case Dependent:
+			t.Dependent++
+		case Atomic:
+			t.Atomic++
+		}
+	}
+	for _, t := range r.Types {
+		sort.Strings(t.Methods)
+		switch {
+		case t.Pure > 0:
+			t.Verdict = Pure
+		case t.Dependent > 0:
+			t.Verdict = Dependent
+		case t.Atomic > 0:
+			t.Verdict = Atomic
+		default:
+			t.Verdict = Unknown
+		}
+	}
+}
+
+// typeOf returns "pkg.T" for a method name "pkg.(*T).M" or "pkg.T.M", and
+// "" for a plain function.
+func typeOf(fn string) string {
+	slash := strings.LastIndex(fn, "/")
+	pkg, rest := fn[:slash+1], fn[slash+1:]
+	dot := strings.Index(rest, ".")
+	if dot < 0 {
+		return ""
+	}
+	pkg, rest = pkg+rest[:dot], rest[dot+1:]
+	if strings.HasPrefix(rest, "(*") {
+		end := strings.Index(rest, ").")
+		if end < 0 {
+			return ""
+		}
+		return pkg + "." + rest[2:end]
+	}
+	// T.M, or a plain function F (no dot after it) or F.func1 (a closure).
+	i := strings.LastIndex(rest, ".")
+	if i < 0 || strings.Contains(rest[i:], "func") {
+		return ""
+	}
+	return pkg + "." + rest[:i]
+}

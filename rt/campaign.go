@@ -1,0 +1,81 @@
+package rt
+
+import (
+	"os"
+	"strconv"
+	"sync/atomic"
+)
+
+// Settings that only a detection campaign uses.
+const (
+	// EnvProfile turns on the profile run of a campaign: the first N
+	// occurrences of each injection point are logged as "reach" events, so
+	// that the campaign knows which experiments exist. N is the campaign's
+	// cap on occurrences per point and test.
+	EnvProfile = "ATOMICX_PROFILE"
+	// EnvStop set to "absorbed" ends the program (exit status 0) as soon
+	// as an injected failure has stopped propagating: a call that was on
+	// the stack when the fault was injected returns without failing. What
+	// follows cannot change a verdict, and skipping it keeps a campaign's
+	// cost proportional to the number of points, not to their product
+	// with the length of the workload.
+	EnvStop = "ATOMICX_STOP"
+)
+
+// campaignSettings complete settings with what the campaign asked for.
+type campaignSettings struct {
+	profile      uint64 // occurrences per point to log as reached; 0: no profile
+	stopAbsorbed bool
+}
+
+func parseCampaignSettings(profile, stop string) (campaignSettings, string) {
+	var c campaignSettings
+	var problem string
+	if profile != "" {
+		n, err := strconv.ParseUint(profile, 10, 32)
+		if err != nil || n == 0 {
+			problem = EnvProfile + "=" + profile + ": want a positive number of occurrences"
+		}
+		c.profile = n
+	}
+	switch stop {
+	case "":
+	case "absorbed":
+		c.stopAbsorbed = true
+	default:
+		problem = EnvStop + "=" + stop + ": the only value is \"absorbed\""
+	}
+	return c, problem
+}
+
+// injected is where the armed fault fired: the call sequence number at
+// that moment and the goroutine. Calls entered before it on that goroutine
+// were on the stack.
+var injected struct {
+	fired atomic.Bool
+	seq   uint64
+	gid   uint64
+}
+
+func noteInjection(seq, gid uint64) {
+	injected.seq, injected.gid = seq, gid
+	injected.fired.Store(true) // publishes seq and gid
+}
+
+// checkAbsorbed ends the program when c, a call that returns normally,
+// was on the stack of the goroutine where the fault was injected.
+func (c *Call) checkAbsorbed() {
+	if !campaign.stopAbsorbed || !injected.fired.Load() || c.seq >= injected.seq {
+		return
+	}
+	if goroutineID() != injected.gid {
+		return
+	}
+	writeLine(event("absorbed").str("site", c.site.ID).str("func", c.site.Func).end())
+	os.Exit(0)
+}
+
+func writeReach(s *Site, occurrence uint64) {
+	writeLine(event("reach").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).
+		num("occurrence", occurrence).num("faults", uint64(s.Faults)).end())
+}
