@@ -48,7 +48,9 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 		if len(fns) == 0 {
 			continue
 		}
-		sort.Slice(fns, func(i, j int) bool { return fns[i].Pos < fns[j].Pos || fns[i].Pos == fns[j].Pos && fns[i].Name < fns[j].Name })
+		sort.Slice(fns, func(i, j int) bool {
+			return fns[i].Pos < fns[j].Pos || fns[i].Pos == fns[j].Pos && fns[i].Name < fns[j].Name
+		})
 		fmt.Fprintf(w, "%s (%d):\n", paint(v, color), len(fns))
 		for _, f := range fns {
 			fmt.Fprintf(w, "%s: %s: %s\n", locate(f.Pos), shortName(f.Name), describe(f))
