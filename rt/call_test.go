@@ -1,0 +1,552 @@
+package rt
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// funcName is the runtime.Func.Name() of a function value.
+func funcName(fn any) string {
+	return runtime.FuncForPC(reflect.ValueOf(fn).Pointer()).Name()
+}
+
+// unwindSubject defers a check of unwinding for itself, then does what
+// body does; the check's result is stored in *got.
+//
+//go:noinline
+func unwindSubject(got *bool, body func()) {
+	defer func() { *got = unwinding(funcName(unwindSubject)) }()
+	body()
+}
+
+// unwindRecovering is unwindSubject with a deferred recover registered
+// after the check, so that it runs before it.
+//
+//go:noinline
+func unwindRecovering(got *bool, body func()) {
+	defer func() { *got = unwinding(funcName(unwindRecovering)) }()
+	defer func() { recover() }()
+	body()
+}
+
+func deepPanic(n int) {
+	if n == 0 {
+		panic("deep")
+	}
+	deepPanic(n - 1)
+}
+
+func TestUnwinding(t *testing.T) {
+	tests := []struct {
+		name    string
+		subject func(*bool, func())
+		body    func()
+		want    bool
+	}{
+		{"normal return", unwindSubject, func() {}, false},
+		{"panic", unwindSubject, func() { panic("boom") }, true},
+		{"panic from deep below", unwindSubject, func() { deepPanic(100) }, true},
+		{"panic with an error value", unwindSubject, func() { panic(errors.New("boom")) }, true},
+		{"runtime.Goexit", unwindSubject, runtime.Goexit, true},
+		{"return after a recover in a later deferred call", unwindRecovering, func() { panic("boom") }, false},
+		{"normal return with a deferred recover", unwindRecovering, func() {}, false},
+		{"runtime error", unwindSubject, func() {
+			var m map[string]int
+			m["x"] = 1
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got bool
+			var wg sync.WaitGroup
+			wg.Add(1)
+			// A goroutine of its own, so that Goexit and panics end there.
+			go func() {
+				defer wg.Done()
+				defer func() { recover() }()
+				tt.subject(&got, tt.body)
+			}()
+			wg.Wait()
+			if got != tt.want {
+				t.Errorf("unwinding = %v, want %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// siteSpec holds the exported fields of a Site: a Site itself must not be
+// copied.
+type siteSpec struct {
+	ID, Func, Pos string
+	Faults        Faults
+	Ignored       bool
+}
+
+func TestInjectOccurrence(t *testing.T) {
+	const id = "example.com/m.(*T).M#entry"
+	tests := []struct {
+		name      string
+		armed     settings
+		site      siteSpec
+		calls     int
+		wantFire  int  // 1-based call that fails; 0: none
+		wantPanic bool // the fault is a panic
+	}{
+		{
+			name:     "third occurrence, error",
+			armed:    settings{enabled: true, armedID: id, armedOcc: 3, armedErr: true},
+			site:     siteSpec{ID: id, Func: "example.com/m.(*T).M", Pos: "example.com/m/t.go:10:14", Faults: FaultError | FaultPanic},
+			calls:    10,
+			wantFire: 3,
+		},
+		{
+			name:     "first occurrence",
+			armed:    settings{enabled: true, armedID: id, armedOcc: 1, armedErr: true},
+			site:     siteSpec{ID: id, Pos: "p", Faults: FaultError},
+			calls:    4,
+			wantFire: 1,
+		},
+		{
+			name:  "occurrence never reached",
+			armed: settings{enabled: true, armedID: id, armedOcc: 11, armedErr: true},
+			site:  siteSpec{ID: id, Faults: FaultError},
+			calls: 10,
+		},
+		{
+			name:  "another site",
+			armed: settings{enabled: true, armedID: id, armedOcc: 1, armedErr: true},
+			site:  siteSpec{ID: id + "x", Faults: FaultError | FaultPanic},
+			calls: 5,
+		},
+		{
+			name:  "error armed where only panics are allowed",
+			armed: settings{enabled: true, armedID: id, armedOcc: 2, armedErr: true},
+			site:  siteSpec{ID: id, Faults: FaultPanic},
+			calls: 5,
+		},
+		{
+			name:  "panic armed where only errors are allowed",
+			armed: settings{enabled: true, armedID: id, armedOcc: 2},
+			site:  siteSpec{ID: id, Faults: FaultError},
+			calls: 5,
+		},
+		{
+			name:  "ignored site: no faults",
+			armed: settings{enabled: true, armedID: id, armedOcc: 1, armedErr: true},
+			site:  siteSpec{ID: id, Faults: 0, Ignored: true},
+			calls: 3,
+		},
+		{
+			name:      "panic",
+			armed:     settings{enabled: true, armedID: id, armedOcc: 2},
+			site:      siteSpec{ID: id, Func: "example.com/m.(*T).M", Pos: "example.com/m/t.go:10:14", Faults: FaultError | FaultPanic},
+			calls:     4,
+			wantFire:  2,
+			wantPanic: true,
+		},
+		{
+			name:  "disabled",
+			armed: settings{armedID: id, armedOcc: 1, armedErr: true},
+			site:  siteSpec{ID: id, Faults: FaultError | FaultPanic},
+			calls: 3,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			useSettings(t, tt.armed)
+			s := &Site{ID: tt.site.ID, Func: tt.site.Func, Pos: tt.site.Pos, Faults: tt.site.Faults, Ignored: tt.site.Ignored, Kind: EntrySite}
+			fired := 0
+			for i := 1; i <= tt.calls; i++ {
+				err, panicked := callInject(s)
+				if err == nil && panicked == nil {
+					continue
+				}
+				fired++
+				if i != tt.wantFire {
+					t.Errorf("call %d failed (%v, panic %v), want call %d to", i, err, panicked, tt.wantFire)
+					continue
+				}
+				f := checkFault(t, err, panicked, tt.wantPanic)
+				if f == nil {
+					continue
+				}
+				if f.Site != s.ID || f.Pos != s.Pos || f.Occurrence != uint64(i) || f.Panic != tt.wantPanic {
+					t.Errorf("fault = %+v, want site %q pos %q occurrence %d panic %v", f, s.ID, s.Pos, i, tt.wantPanic)
+				}
+				if !strings.Contains(f.Error(), s.ID) {
+					t.Errorf("message %q does not name the site %q", f.Error(), s.ID)
+				}
+				var marker interface{ AtomicxInjected() string }
+				if !errors.As(error(f), &marker) || marker.AtomicxInjected() != s.ID {
+					t.Errorf("the fault is not recognisable through AtomicxInjected")
+				}
+			}
+			want := 0
+			if tt.wantFire != 0 {
+				want = 1
+			}
+			if fired != want {
+				t.Errorf("%d calls failed, want %d", fired, want)
+			}
+			if tt.armed.enabled && s.hits.Load() != uint64(tt.calls) {
+				t.Errorf("the site counted %d reaches, want %d", s.hits.Load(), tt.calls)
+			}
+		})
+	}
+}
+
+func callInject(s *Site) (err error, panicked any) {
+	defer func() { panicked = recover() }()
+	return Inject(s), nil
+}
+
+func checkFault(t *testing.T, err error, panicked any, wantPanic bool) *InjectedFault {
+	t.Helper()
+	if wantPanic {
+		if err != nil {
+			t.Errorf("Inject returned %v, want a panic", err)
+		}
+		f, ok := panicked.(*InjectedFault)
+		if !ok {
+			t.Errorf("Inject panicked with %#v, want an *InjectedFault", panicked)
+		}
+		return f
+	}
+	if panicked != nil {
+		t.Errorf("Inject panicked with %v, want an error", panicked)
+		return nil
+	}
+	var f *InjectedFault
+	if !errors.As(err, &f) {
+		t.Errorf("Inject returned %#v, want an *InjectedFault", err)
+	}
+	return f
+}
+
+// The functions below are written the way the rewriter instruments them.
+
+var errFull = errors.New("full")
+
+type eeVec struct {
+	size int
+	data []int
+}
+
+var eeSites = [...]Site{
+	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Alloc#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Alloc", Pos: "rt/call_test.go:1:1", Roots: "v,n", Kind: EntrySite, Faults: FaultError | FaultPanic},
+	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Check#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Check", Pos: "rt/call_test.go:2:1", Roots: "v,n", Kind: EntrySite, Faults: FaultError},
+	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Grow#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Grow", Pos: "rt/call_test.go:3:1", Roots: "v,n", Kind: EntrySite, Faults: FaultPanic},
+	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Safe#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Safe", Pos: "rt/call_test.go:4:1", Roots: "v", Kind: EntrySite, Faults: FaultError},
+	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Push#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Push", Pos: "rt/call_test.go:5:1", Roots: "v,x", Kind: EntrySite, Faults: FaultError},
+}
+
+// Alloc adds n to the size before it checks the capacity: not atomic.
+func (v *eeVec) Alloc(n int) (_atx_r0 []int, _atx_r1 error) {
+	var _atx_done bool
+	if Enabled() {
+		if e := Inject(&eeSites[0]); e != nil {
+			_atx_r1 = e
+			return
+		}
+		defer Enter(&eeSites[0], v, n).Exit(&_atx_done, &_atx_r1)
+	}
+	v.size += n
+	if v.size > 10 {
+		_atx_r0, _atx_r1 = nil, errFull
+		_atx_done = true
+		return
+	}
+	v.data = append(v.data, make([]int, n)...)
+	_atx_r0, _atx_r1 = v.data[v.size-n:], nil
+	_atx_done = true
+	return
+}
+
+// Check fails before it changes anything: atomic.
+func (v *eeVec) Check(n int) (_atx_r0 error) {
+	var _atx_done bool
+	if Enabled() {
+		if e := Inject(&eeSites[1]); e != nil {
+			_atx_r0 = e
+			return
+		}
+		defer Enter(&eeSites[1], v, n).Exit(&_atx_done, &_atx_r0)
+	}
+	if v.size+n > 10 {
+		_atx_r0 = errFull
+		_atx_done = true
+		return
+	}
+	_atx_r0 = nil
+	_atx_done = true
+	return
+}
+
+// Grow panics halfway.
+func (v *eeVec) Grow(n int) {
+	var _atx_done bool
+	if Enabled() {
+		Inject(&eeSites[2])
+		defer Enter(&eeSites[2], v, n).Exit(&_atx_done, nil)
+	}
+	v.size += n
+	if v.size > 10 {
+		panic("too big")
+	}
+	_atx_done = true
+}
+
+// Safe recovers from its own panic and returns normally.
+func (v *eeVec) Safe() {
+	var _atx_done bool
+	if Enabled() {
+		Inject(&eeSites[3])
+		defer Enter(&eeSites[3], v).Exit(&_atx_done, nil)
+	}
+	defer func() { recover() }()
+	v.size++
+	panic("recovered")
+}
+
+// Push calls Alloc after it has changed the receiver.
+func (v *eeVec) Push(x int) (_atx_r0 error) {
+	var _atx_done bool
+	if Enabled() {
+		if e := Inject(&eeSites[4]); e != nil {
+			_atx_r0 = e
+			return
+		}
+		defer Enter(&eeSites[4], v, x).Exit(&_atx_done, &_atx_r0)
+	}
+	v.data = append(v.data, -1)
+	s, err := v.Alloc(1)
+	if err != nil {
+		_atx_r0 = err
+		_atx_done = true
+		return
+	}
+	s[0] = x
+	_atx_r0 = nil
+	_atx_done = true
+	return
+}
+
+func TestSiteFuncNames(t *testing.T) {
+	for i, fn := range []any{(*eeVec).Alloc, (*eeVec).Check, (*eeVec).Grow, (*eeVec).Safe, (*eeVec).Push} {
+		if got := funcName(fn); got != eeSites[i].Func {
+			t.Errorf("site %d: Func = %q, but runtime.Func.Name() is %q", i, eeSites[i].Func, got)
+		}
+	}
+}
+
+// readEvents returns the events of the log, each parsed as a JSON object.
+func readEvents(t *testing.T, path string) []map[string]any {
+	t.Helper()
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var events []map[string]any
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		var e map[string]any
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatalf("event log line %q: %v", sc.Text(), err)
+		}
+		events = append(events, e)
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return events
+}
+
+func TestEnterExitVerdicts(t *testing.T) {
+	tests := []struct {
+		name   string
+		inject string // ATOMICX_INJECT, or ""
+		budget int    // for every site
+		size   int    // of the vector at the start; 0 means 5
+		run    func(v *eeVec)
+		want   []map[string]any // expected fields of each event, in order
+	}{
+		{
+			name: "mutate then return an error: non-atomic",
+			run:  func(v *eeVec) { v.Alloc(8) },
+			want: []map[string]any{{
+				"event": "verdict", "site": eeSites[0].ID, "func": eeSites[0].Func, "pos": eeSites[0].Pos,
+				"verdict": "non-atomic", "failure": "error", "error": "full",
+				"path": "v.size", "before": "5", "after": "13",
+				"injected": false, "first": true,
+			}},
+		},
+		{
+			name: "fail before any change: atomic",
+			run:  func(v *eeVec) { v.Check(8) },
+			want: []map[string]any{{
+				"event": "verdict", "site": eeSites[1].ID, "verdict": "atomic", "failure": "error", "error": "full",
+				"path": nil, "before": nil, "after": nil, "injected": false, "first": false,
+			}},
+		},
+		{
+			name: "success: no event",
+			run: func(v *eeVec) {
+				v.Alloc(1)
+				v.Check(1)
+				v.Push(3)
+			},
+		},
+		{
+			name:   "budget of 1: unknown",
+			budget: 1,
+			run:    func(v *eeVec) { v.Alloc(8) },
+			want: []map[string]any{{
+				"event": "verdict", "site": eeSites[0].ID, "verdict": "unknown", "reason": "graph too large",
+				"failure": "error", "path": nil, "first": false,
+			}},
+		},
+		{
+			name: "panic halfway: non-atomic panic",
+			run: func(v *eeVec) {
+				defer func() { recover() }()
+				v.Grow(8)
+			},
+			want: []map[string]any{{
+				"event": "verdict", "site": eeSites[2].ID, "verdict": "non-atomic", "failure": "panic",
+				"path": "v.size", "before": "5", "after": "13", "error": nil,
+			}},
+		},
+		{
+			name: "a panic the function recovers from itself: no event",
+			run:  func(v *eeVec) { v.Safe() },
+		},
+		{
+			name: "the failure propagates: one chain, the innermost non-atomic call first",
+			size: 10, // Alloc(1) overflows
+			run:  func(v *eeVec) { v.Push(1) },
+			want: []map[string]any{
+				{"event": "verdict", "site": eeSites[0].ID, "verdict": "non-atomic", "path": "v.size", "first": true, "chain": "A"},
+				{"event": "verdict", "site": eeSites[4].ID, "verdict": "non-atomic", "first": false, "chain": "A"},
+			},
+		},
+		{
+			name:   "an injected entry fault: the caller's verdict is in the injected chain",
+			inject: "error:1:" + eeSites[0].ID,
+			run:    func(v *eeVec) { v.Push(1) },
+			want: []map[string]any{
+				{"event": "inject", "site": eeSites[0].ID, "fault": "error", "occurrence": 1.0, "chain": "A"},
+				{"event": "verdict", "site": eeSites[4].ID, "verdict": "non-atomic", "failure": "error",
+					"path": "v.data", "before": "len=5", "after": "len=6", "injected": true, "first": true, "chain": "A"},
+			},
+		},
+		{
+			name:   "an injected panic: the caller fails by panic in the injected chain",
+			inject: "panic:2:" + eeSites[0].ID,
+			run: func(v *eeVec) {
+				defer func() { recover() }()
+				v.Push(1)
+				v.Push(2)
+			},
+			want: []map[string]any{
+				{"event": "inject", "site": eeSites[0].ID, "fault": "panic", "occurrence": 2.0, "chain": "A"},
+				{"event": "verdict", "site": eeSites[4].ID, "verdict": "non-atomic", "failure": "panic",
+					"path": "v.data", "before": "len=7", "after": "len=8", "injected": true, "first": true, "chain": "A", "error": nil},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logPath := filepath.Join(t.TempDir(), "events.jsonl")
+			useSettings(t, parseSettings(logPath, tt.inject))
+			t.Cleanup(func() {
+				for i := range eeSites {
+					eeSites[i].Budget = 0
+				}
+			})
+			for i := range eeSites {
+				eeSites[i].Budget = tt.budget
+				eeSites[i].hits.Store(0)
+				eeSites[i].armed.Store(0)
+			}
+
+			size := 5
+			if tt.size != 0 {
+				size = tt.size
+			}
+			v := &eeVec{size: size, data: make([]int, 5)}
+			tt.run(v)
+			resetEventLog()
+
+			got := readEvents(t, logPath)
+			if len(got) != len(tt.want) {
+				t.Fatalf("%d events, want %d: %v", len(got), len(tt.want), got)
+			}
+			chainNames := map[string]float64{}
+			for i, want := range tt.want {
+				for k, w := range want {
+					g, present := got[i][k]
+					if k == "chain" {
+						id, ok := g.(float64)
+						if !ok || id == 0 {
+							t.Errorf("event %d: chain = %#v, want a chain number", i, g)
+							continue
+						}
+						if prev, seen := chainNames[w.(string)]; seen && prev != id {
+							t.Errorf("event %d: chain %v, want the chain of an earlier event (%v)", i, id, prev)
+						}
+						chainNames[w.(string)] = id
+						continue
+					}
+					if w == nil {
+						if present {
+							t.Errorf("event %d: unexpected %s = %#v", i, k, g)
+						}
+						continue
+					}
+					if g != w {
+						t.Errorf("event %d: %s = %#v, want %#v\n(event: %v)", i, k, g, w, got[i])
+					}
+				}
+				if got[i]["pid"] != float64(os.Getpid()) {
+					t.Errorf("event %d: pid = %v, want %d", i, got[i]["pid"], os.Getpid())
+				}
+			}
+		})
+	}
+}
+
+// TestProblemEvent checks that a malformed setting is reported in the log,
+// once, before the first event.
+func TestProblemEvent(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, "error:x:"+eeSites[0].ID))
+	v := &eeVec{size: 5}
+	v.Alloc(8)
+	v.Alloc(8)
+	resetEventLog()
+	got := readEvents(t, logPath)
+	if len(got) != 3 {
+		t.Fatalf("%d events, want a problem and two verdicts: %v", len(got), got)
+	}
+	msg, _ := got[0]["message"].(string)
+	if got[0]["event"] != "problem" || !strings.Contains(msg, EnvInject+"=error:x:") {
+		t.Errorf("first event = %v, want a problem naming %s", got[0], EnvInject)
+	}
+	for _, e := range got[1:] {
+		if e["event"] != "verdict" {
+			t.Errorf("event %v, want a verdict", e)
+		}
+	}
+}

@@ -1,0 +1,204 @@
+package rt
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"testing"
+)
+
+func TestGoroutineID(t *testing.T) {
+	here := goroutineID()
+	if here == 0 {
+		t.Fatal("goroutineID() = 0")
+	}
+	if again := goroutineID(); again != here {
+		t.Errorf("goroutineID() changed within one goroutine: %d, then %d", here, again)
+	}
+	const n = 8
+	ids := make([]uint64, n)
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ids[i] = goroutineID()
+		}()
+	}
+	wg.Wait()
+	seen := map[uint64]bool{here: true}
+	for _, id := range ids {
+		if id == 0 {
+			t.Fatal("goroutineID() = 0 in a new goroutine")
+		}
+		if seen[id] {
+			t.Errorf("goroutineID() = %d in two live goroutines", id)
+		}
+		seen[id] = true
+	}
+}
+
+// chainStep is one event on a goroutine: a call entered (enter names it),
+// or a call that fails (fail names a call entered earlier).
+type chainStep struct {
+	enter     string
+	fail      string
+	nonAtomic bool
+	err       error
+	inject    bool // an injected fault (recordInjection) instead of a call
+
+	// Expected for a failure: the chain (by the name of the step that
+	// started it), whether it is injected, and whether this call is the
+	// first non-atomic one of its chain.
+	chain    string
+	injected bool
+	first    bool
+}
+
+func TestJoinChain(t *testing.T) {
+	plain := errors.New("plain")
+	fault := &InjectedFault{Site: "m.F#entry", Pos: "m/f.go:1:6", Occurrence: 1}
+	tests := []struct {
+		name  string
+		steps []chainStep
+	}{
+		{
+			name: "failure inside an enclosing call joins its chain",
+			steps: []chainStep{
+				{enter: "outer"},
+				{enter: "inner"},
+				{fail: "inner", nonAtomic: true, err: plain, chain: "inner", first: true},
+				{fail: "outer", nonAtomic: true, err: plain, chain: "inner", first: false},
+			},
+		},
+		{
+			name: "atomic innermost call: the first non-atomic call is the enclosing one",
+			steps: []chainStep{
+				{enter: "a"},
+				{enter: "b"},
+				{enter: "c"},
+				{fail: "c", err: plain, chain: "c"},
+				{fail: "b", nonAtomic: true, err: plain, chain: "c", first: true},
+				{fail: "a", nonAtomic: true, err: plain, chain: "c"},
+			},
+		},
+		{
+			name: "a later unrelated failure starts a new chain",
+			steps: []chainStep{
+				{enter: "first"},
+				{fail: "first", nonAtomic: true, err: plain, chain: "first", first: true},
+				{enter: "second"},
+				{fail: "second", nonAtomic: true, err: plain, chain: "second", first: true},
+			},
+		},
+		{
+			name: "two failing callees of one call: the enclosing call joins the latest",
+			steps: []chainStep{
+				{enter: "outer"},
+				{enter: "callee1"},
+				{fail: "callee1", nonAtomic: true, err: plain, chain: "callee1", first: true},
+				{enter: "callee2"},
+				{fail: "callee2", err: plain, chain: "callee2"},
+				{fail: "outer", nonAtomic: true, err: plain, chain: "callee2", first: true},
+			},
+		},
+		{
+			name: "a failure whose enclosing calls succeeded does not extend to a sibling",
+			steps: []chainStep{
+				{enter: "parent"},
+				{enter: "child"},
+				{fail: "child", nonAtomic: true, err: plain, chain: "child", first: true},
+				// parent absorbs the error and returns normally.
+				{enter: "sibling"},
+				{fail: "sibling", nonAtomic: true, err: plain, chain: "sibling", first: true},
+			},
+		},
+		{
+			name: "a chain started by an injected error is injected",
+			steps: []chainStep{
+				{enter: "outer"},
+				{enter: "inner"},
+				{fail: "inner", nonAtomic: true, err: fmt.Errorf("wrapped: %w", fault), chain: "inner", injected: true, first: true},
+				{fail: "outer", nonAtomic: true, err: plain, chain: "inner", injected: true},
+				{enter: "later"},
+				{fail: "later", err: plain, chain: "later"},
+			},
+		},
+		{
+			name: "a chain started by recordInjection",
+			steps: []chainStep{
+				{enter: "caller"},
+				{enter: "point", inject: true},
+				{fail: "caller", nonAtomic: true, err: fault, chain: "point", injected: true, first: true},
+			},
+		},
+		{
+			name: "an injected error that does not start the chain does not mark it",
+			steps: []chainStep{
+				{enter: "outer"},
+				{enter: "inner"},
+				{fail: "inner", err: plain, chain: "inner"},
+				{fail: "outer", err: fault, chain: "inner"},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			useSettings(t, settings{})
+			seqs := map[string]uint64{}
+			ids := map[uint64]string{} // chain -> the step that started it
+			for i, st := range tt.steps {
+				switch {
+				case st.inject:
+					s := &Site{ID: st.enter, Func: "m.F", Pos: "m/f.go:1:6", Kind: EntrySite, Faults: FaultError}
+					recordInjection(s, fault)
+					chains.Lock()
+					id := chains.byGID[goroutineID()].id
+					chains.Unlock()
+					ids[id] = st.enter
+				case st.enter != "":
+					seqs[st.enter] = callSeq.Add(1)
+				default:
+					seq, ok := seqs[st.fail]
+					if !ok {
+						t.Fatalf("step %d: %s was not entered", i, st.fail)
+					}
+					id, injected, first := joinChain(seq, st.nonAtomic, st.err)
+					if _, ok := ids[id]; !ok {
+						ids[id] = st.fail // a new chain
+					}
+					if got := ids[id]; got != st.chain {
+						t.Errorf("step %d: %s failed in the chain of %s, want the chain of %s", i, st.fail, got, st.chain)
+					}
+					if injected != st.injected {
+						t.Errorf("step %d: %s: injected = %v, want %v", i, st.fail, injected, st.injected)
+					}
+					if first != st.first {
+						t.Errorf("step %d: %s: first = %v, want %v", i, st.fail, first, st.first)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestJoinChainPerGoroutine(t *testing.T) {
+	useSettings(t, settings{})
+	plain := errors.New("plain")
+	outer := callSeq.Add(1)
+	var otherID uint64
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		inner := callSeq.Add(1) // entered after outer, on another goroutine
+		otherID, _, _ = joinChain(inner, true, plain)
+	}()
+	<-done
+	id, _, first := joinChain(outer, true, plain)
+	if id == otherID {
+		t.Errorf("a failure on another goroutine joined the chain %d", id)
+	}
+	if !first {
+		t.Error("the first non-atomic call of a goroutine's chain is not first")
+	}
+}

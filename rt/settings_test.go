@@ -1,0 +1,74 @@
+package rt
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseSettings(t *testing.T) {
+	tests := []struct {
+		name    string
+		logPath string
+		inject  string
+		want    settings
+		problem string // substring of the problem text; "" means none
+	}{
+		{name: "nothing", want: settings{}},
+		{
+			name:    "log only",
+			logPath: "/tmp/events.jsonl",
+			want:    settings{enabled: true, logPath: "/tmp/events.jsonl"},
+		},
+		{
+			name:   "error injection only",
+			inject: "error:3:example.com/m.(*Vector).Alloc#entry",
+			want:   settings{enabled: true, armedID: "example.com/m.(*Vector).Alloc#entry", armedOcc: 3, armedErr: true},
+		},
+		{
+			name:    "panic injection and log",
+			logPath: "l",
+			inject:  "panic:1:example.com/m.F#entry",
+			want:    settings{enabled: true, logPath: "l", armedID: "example.com/m.F#entry", armedOcc: 1},
+		},
+		{
+			name:   "site ID with colons",
+			inject: "error:12:example.com/m.F#call:example.com/m/f.go:10:3",
+			want:   settings{enabled: true, armedID: "example.com/m.F#call:example.com/m/f.go:10:3", armedOcc: 12, armedErr: true},
+		},
+		{name: "missing occurrence and site", inject: "error", problem: "want FAULT:OCCURRENCE:SITE"},
+		{name: "missing site", inject: "error:1", problem: "want FAULT:OCCURRENCE:SITE"},
+		{name: "empty site", inject: "error:1:", problem: "want FAULT:OCCURRENCE:SITE"},
+		{name: "occurrence zero", inject: "error:0:m.F#entry", problem: "want FAULT:OCCURRENCE:SITE"},
+		{name: "negative occurrence", inject: "error:-1:m.F#entry", problem: "want FAULT:OCCURRENCE:SITE"},
+		{name: "occurrence not a number", inject: "error:x:m.F#entry", problem: "want FAULT:OCCURRENCE:SITE"},
+		{name: "unknown fault", inject: "exit:1:m.F#entry", problem: "fault must be error or panic"},
+		{name: "fault in capitals", inject: "ERROR:1:m.F#entry", problem: "fault must be error or panic"},
+		{
+			name:    "malformed injection with a log: enabled for the log only",
+			logPath: "l",
+			inject:  "error:x:m.F#entry",
+			want:    settings{enabled: true, logPath: "l"},
+			problem: "want FAULT:OCCURRENCE:SITE",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := parseSettings(tt.logPath, tt.inject)
+			if tt.problem == "" && got.problem != "" {
+				t.Errorf("unexpected problem %q", got.problem)
+			}
+			if tt.problem != "" {
+				if !strings.Contains(got.problem, tt.problem) {
+					t.Errorf("problem = %q, want it to contain %q", got.problem, tt.problem)
+				}
+				if !strings.Contains(got.problem, EnvInject+"="+tt.inject) {
+					t.Errorf("problem %q does not quote the setting", got.problem)
+				}
+			}
+			got.problem = ""
+			if got != tt.want {
+				t.Errorf("parseSettings(%q, %q) = %+v, want %+v", tt.logPath, tt.inject, got, tt.want)
+			}
+		})
+	}
+}
