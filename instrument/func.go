@@ -50,7 +50,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	st := site{
 		id:       pkgPath + "." + fe.name + "#entry",
 		fn:       pkgPath + "." + fe.name,
-		pos:      path.Join(fe.p.sourcePath(), path.Base(pos.Filename)) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
+		pos:      fe.p.sitePos(pos),
 		roots:    strings.Join(fe.rootNames, ","),
 		canError: fe.errResult != "",
 		ignored:  ignored,
@@ -86,6 +86,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	if err := fe.rewriteReturns(&local); err != nil {
 		return err
 	}
+	callSites := fe.rewriteCalls(&local, siteIdx+1)
 
 	// A function without results can also end by running off its body.
 	if fd.Type.Results == nil || len(fd.Type.Results.List) == 0 {
@@ -93,6 +94,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	}
 	edits.edits = append(edits.edits, local.edits...)
 	fe.p.sites = append(fe.p.sites, st)
+	fe.p.sites = append(fe.p.sites, callSites...)
 	return nil
 }
 
@@ -255,4 +257,10 @@ func (p *pkgRewriter) sourcePath() string {
 		return p.opts.SourcePath
 	}
 	return p.opts.ImportPath
+}
+
+// sitePos is a position as sites give it: import path/file.go:line:col,
+// which -trimpath builds can carry and reports can map back to files.
+func (p *pkgRewriter) sitePos(pos token.Position) string {
+	return path.Join(p.sourcePath(), path.Base(pos.Filename)) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column)
 }

@@ -30,6 +30,12 @@ type Options struct {
 	// reported: they are known to be non-atomic on purpose.
 	Ignored func(name string) bool
 
+	// Instrumented reports whether a function of another package (named
+	// by its package path and relative name) is instrumented, so that a
+	// call of it needs no call-site injection point: its entry is one.
+	// nil means none is.
+	Instrumented func(pkgPath, name string) bool
+
 	Panics         bool // may inject panics, not only errors
 	Globals        bool // snapshots include the package-level variables
 	SnapshotBudget int  // values a snapshot may copy; 0 means the runtime's default
@@ -144,12 +150,14 @@ const (
 // site is one entry of the generated site table.
 type site struct {
 	id, fn, pos, roots string
+	call               bool // a call site, not a function entry
 	canError           bool
 	ignored            bool
 }
 
 type pkgRewriter struct {
-	opts      Options
+	opts        Options
+	callHelpers map[callShape]bool // generic helpers the call sites use
 	fset      *token.FileSet
 	info      *types.Info
 	pkg       *types.Package
@@ -267,7 +275,7 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 		if s.canError {
 			faults = append(faults, rtName+".FaultError")
 		}
-		if p.opts.Panics {
+		if p.opts.Panics && !s.call {
 			faults = append(faults, rtName+".FaultPanic")
 		}
 		if s.ignored {
@@ -277,10 +285,15 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 		if len(faults) > 0 {
 			fault = strings.Join(faults, "|")
 		}
-		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.EntrySite, Faults: %s, Budget: %d, Ignored: %t},\n",
-			s.id, s.fn, s.pos, s.roots, rtName, fault, p.opts.SnapshotBudget, s.ignored)
+		kind := "EntrySite"
+		if s.call {
+			kind = "CallSite"
+		}
+		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t},\n",
+			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored)
 	}
 	b.WriteString("}\n")
+	p.writeCallHelpers(&b)
 	if p.opts.Globals {
 		p.writeGlobals(&b, files)
 	}

@@ -89,6 +89,7 @@ type Report struct {
 // event is the part of the runtime's events the report reads.
 type event struct {
 	Event    string `json:"event"`
+	Kind     string `json:"kind"` // of an injection point: entry or call
 	Site     string `json:"site"`
 	Func     string `json:"func"`
 	Pos      string `json:"pos"`
@@ -132,7 +133,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 					f.Reached++
 				}
 			case "inject":
-				f.InjectionsInto++
+				if e.Kind == "entry" {
+					f.InjectionsInto++
+				}
 			case "verdict":
 				r.addVerdict(f, e, rec)
 			}

@@ -73,7 +73,11 @@ func writeInjection(s *Site, f *InjectedFault, chain uint64) {
 	if f.Panic {
 		fault = "panic"
 	}
-	writeLine(event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).
+	kind := "entry"
+	if s.Kind == CallSite {
+		kind = "call"
+	}
+	writeLine(event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).str("kind", kind).
 		str("fault", fault).num("occurrence", f.Occurrence).num("chain", chain).end())
 }
 
