@@ -70,6 +70,15 @@ func (r *runner) loadPolicy() error {
 	if err != nil {
 		return err
 	}
+	if r.cmd.Tool == ToolLink && linksInOutputDir(ParseLink(r.cmd)) {
+		// For -buildmode=c-shared and plugin the go command runs the link
+		// in its output directory under $WORK, not in its own directory
+		// like every other tool (and the -V=full query): from there no
+		// policy is found and the runtime would be left out of the link.
+		if d := parentGoDir(); d != "" {
+			wd = d
+		}
+	}
 	path, err := policy.Find(wd, os.Getenv)
 	if err != nil {
 		return err
@@ -146,6 +155,7 @@ func (r *runner) compile() (int, error) {
 		RuntimePath:    RuntimeImportPath,
 		Selects:        match.Selects,
 		Ignored:        match.Ignores,
+		Instrumented:   r.instrumented,
 		Panics:         match.Options.Panics,
 		Globals:        match.Options.Globals,
 		SnapshotBudget: match.Options.SnapshotBudget,
@@ -257,11 +267,26 @@ func (r *runner) link() (int, error) {
 	return code, err
 }
 
+// linksInOutputDir reports whether the go command runs this link in the
+// directory of its output, which it does when -o is a bare file name.
+func linksInOutputDir(l Link) bool {
+	return l.Output != "" && filepath.Base(l.Output) == l.Output
+}
+
 // runtime returns the archives of the atomicx runtime for this build.
 func (r *runner) runtime() (runtimeArchives, error) {
 	flags := BuildFlags(strings.Fields(os.Getenv("GOFLAGS")))
 	flags = mergeFlags(flags, BuildFlags(parentGoArgs()))
 	flags = mergeFlags(flags, compileImpliedFlags(r.cmd.Args))
+	// A relative -pgo file is relative to the go command's directory, and
+	// the nested build runs elsewhere: without this it silently builds the
+	// runtime's std dependencies without the profile, and the link fails
+	// with a fingerprint mismatch.
+	goDir := parentGoDir()
+	if goDir == "" {
+		goDir, _ = os.Getwd()
+	}
+	flags = absPGOFlag(flags, goDir)
 	cache, err := cacheDir()
 	if err != nil {
 		return nil, err
@@ -287,6 +312,15 @@ func cacheDir() (string, error) {
 		return "", fmt.Errorf("no cache directory (%v); set ATOMICX_CACHE", err)
 	}
 	return filepath.Join(d, "atomicx"), nil
+}
+
+// instrumented reports whether the policy instruments a function of
+// another package, whose entry is then an injection point of its own.
+func (r *runner) instrumented(pkgPath, name string) bool {
+	// Standard library paths have no dot in their first element.
+	first, _, _ := strings.Cut(pkgPath, "/")
+	m := r.pol.ForPackage(pkgPath, !strings.Contains(first, "."))
+	return m.Mode == policy.Detect && m.Selects(name)
 }
 
 // instrumentsAnything reports whether some rule of the policy turns
