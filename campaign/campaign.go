@@ -29,6 +29,7 @@ type Config struct {
 	Timeout   time.Duration // per run
 	MaxOccur  int           // occurrences per point and test that get an experiment
 	EarlyStop bool          // end an experiment when the failure is absorbed
+	AllSnaps  bool          // snapshot every call of an experiment, also those entered after the fault
 	Resume    bool          // skip work the journal has
 	BuildArgs []string      // extra go build flags (-tags, -race, ...)
 	Progress  io.Writer     // progress lines; nil for none
@@ -323,6 +324,9 @@ func (c *runner) experiments(ctx context.Context, plan []*Record) error {
 				env := []string{fmt.Sprintf("ATOMICX_INJECT=%s:%d:%s", e.Fault, e.Occurrence, e.Site)}
 				if c.cfg.EarlyStop {
 					env = append(env, "ATOMICX_STOP=absorbed")
+				}
+				if !c.cfg.AllSnaps {
+					env = append(env, "ATOMICX_SNAPSHOTS=before-fault")
 				}
 				c.runTest(ctx, pkgs[e.Package], e.Test, env, e)
 				if ctx.Err() != nil {

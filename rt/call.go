@@ -26,7 +26,7 @@ var callSeq atomic.Uint64
 // site asks for it, from the package-level variables. It returns nil when
 // no verdict is wanted; Exit accepts nil.
 func Enter(s *Site, roots ...any) *Call {
-	if config.logPath == "" || s.Ignored {
+	if config.logPath == "" || s.Ignored || campaign.beforeFault && injected.fired.Load() {
 		return nil
 	}
 	c := &Call{site: s, roots: roots, seq: callSeq.Add(1)}

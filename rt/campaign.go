@@ -20,15 +20,23 @@ const (
 	// cost proportional to the number of points, not to their product
 	// with the length of the workload.
 	EnvStop = "ATOMICX_STOP"
+	// EnvSnapshots set to "before-fault" makes an experiment snapshot only
+	// calls entered before the armed fault fires: a call entered later
+	// was not on the stack when the fault was injected, so it cannot be
+	// part of the failure's propagation, and its own failures were
+	// already seen by the profile run. Most calls of a long test come
+	// after the fault; snapshotting them is most of an experiment's cost.
+	EnvSnapshots = "ATOMICX_SNAPSHOTS"
 )
 
 // campaignSettings complete settings with what the campaign asked for.
 type campaignSettings struct {
 	profile      uint64 // occurrences per point to log as reached; 0: no profile
 	stopAbsorbed bool
+	beforeFault  bool // no snapshot for calls entered after the fault fired
 }
 
-func parseCampaignSettings(profile, stop string) (campaignSettings, string) {
+func parseCampaignSettings(profile, stop, snapshots string) (campaignSettings, string) {
 	var c campaignSettings
 	var problem string
 	if profile != "" {
@@ -44,6 +52,13 @@ func parseCampaignSettings(profile, stop string) (campaignSettings, string) {
 		c.stopAbsorbed = true
 	default:
 		problem = EnvStop + "=" + stop + ": the only value is \"absorbed\""
+	}
+	switch snapshots {
+	case "", "all":
+	case "before-fault":
+		c.beforeFault = true
+	default:
+		problem = EnvSnapshots + "=" + snapshots + ": want all or before-fault"
 	}
 	return c, problem
 }

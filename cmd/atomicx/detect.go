@@ -32,6 +32,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
 	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
 	noStop := fs.Bool("no-early-stop", false, "run each experiment's test to its end, even after the failure was absorbed")
+	allSnaps := fs.Bool("all-snapshots", false, "in experiments, snapshot also the calls entered after the fault fired (slower; for comparison)")
 	format := fs.String("format", "text", "report format: text or json")
 	tags := fs.String("tags", "", "build tags, as for go build")
 	race := fs.Bool("race", false, "build with the race detector")
@@ -88,7 +89,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	res, err := campaign.Run(ctx, campaign.Config{
 		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Policy: pol,
-		Jobs: *jobs, Timeout: *timeout, MaxOccur: *maxOccur, EarlyStop: !*noStop,
+		Jobs: *jobs, Timeout: *timeout, MaxOccur: *maxOccur, EarlyStop: !*noStop, AllSnaps: *allSnaps,
 		Resume: *resume, BuildArgs: buildArgs, Progress: stderr,
 	})
 	interrupted := errors.Is(err, context.Canceled)
