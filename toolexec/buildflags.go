@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -92,6 +93,32 @@ func parentGoArgs() []string {
 		return nil
 	}
 	return args[1:]
+}
+
+// parentGoDir returns the working directory of the go command that runs
+// this tool, or "" where it cannot be known.
+func parentGoDir() string {
+	if runtime.GOOS != "linux" {
+		return ""
+	}
+	d, err := os.Readlink("/proc/" + strconv.Itoa(os.Getppid()) + "/cwd")
+	if err != nil || !filepath.IsAbs(d) {
+		return ""
+	}
+	return d
+}
+
+// absPGOFlag makes the file of a -pgo flag absolute, relative to dir.
+// "auto" and "off" are not files.
+func absPGOFlag(flags []string, dir string) []string {
+	out := make([]string, len(flags))
+	for i, f := range flags {
+		if v, ok := strings.CutPrefix(f, "-pgo="); ok && v != "" && v != "auto" && v != "off" && !filepath.IsAbs(v) && dir != "" {
+			f = "-pgo=" + filepath.Join(dir, v)
+		}
+		out[i] = f
+	}
+	return out
 }
 
 // compileImpliedFlags returns the go build flags that a compile invocation
