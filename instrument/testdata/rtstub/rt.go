@@ -1,0 +1,46 @@
+// Package rt declares the API of the atomicx runtime that instrumented
+// code uses, without its implementation, so that rewritten files can be
+// type-checked without building the runtime. TestRuntimeStub checks that
+// these declarations match the real package.
+package rt
+
+type SiteKind uint8
+
+const (
+	EntrySite SiteKind = iota + 1
+	CallSite
+)
+
+type Faults uint8
+
+const (
+	FaultError Faults = 1 << iota
+	FaultPanic
+)
+
+type Site struct {
+	ID      string
+	Func    string
+	Pos     string
+	Roots   string
+	Kind    SiteKind
+	Faults  Faults
+	Budget  int
+	Ignored bool
+	Globals *Globals
+}
+
+type Globals struct {
+	Names string
+	Addrs func() []any
+}
+
+type Call struct{}
+
+func Enabled() bool { return false }
+
+func Inject(s *Site) error { return nil }
+
+func Enter(s *Site, roots ...any) *Call { return nil }
+
+func (c *Call) Exit(done *bool, errp *error) {}
