@@ -32,6 +32,11 @@ type Config struct {
 	AllSnaps  bool          // snapshot every call of an experiment, also those entered after the fault
 	Resume    bool          // skip work the journal has
 	BuildArgs []string      // extra go build flags (-tags, -race, ...)
+	// Exec, when set, is a program workload: the one main package named by
+	// Patterns is built instrumented, and Exec (a script or program) runs
+	// once per run with the binary's path in $ATOMICX_BINARY; exit status
+	// 0 means pass. Otherwise the packages' tests are the workload.
+	Exec string
 	Progress  io.Writer     // progress lines; nil for none
 }
 
@@ -104,7 +109,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 				return nil, err
 			}
 			if prof.Status != "pass" {
-				c.logf("%s %s: %s in the profile run; no experiments for it", p.ImportPath, t, prof.Status)
+				c.logf("%s %s: %s in the profile run; no experiments for it. Its output ended with:\n%s",
+					p.ImportPath, t, prof.Status, indent(lastLines(prof.Output, 10)))
 				continue
 			}
 			plan = append(plan, experimentsOf(prof, cfg.MaxOccur)...)
@@ -160,26 +166,41 @@ func listPackages(ctx context.Context, cfg Config) ([]*Package, error) {
 		if p.Error != nil {
 			return nil, fmt.Errorf("package %s: %s", p.ImportPath, p.Error.Err)
 		}
-		if len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
+		if cfg.Exec == "" && len(p.TestGoFiles)+len(p.XTestGoFiles) == 0 {
 			continue
 		}
 		pkgs = append(pkgs, &Package{ImportPath: p.ImportPath, Dir: p.Dir})
 	}
+	if cfg.Exec != "" && len(pkgs) != 1 {
+		return nil, fmt.Errorf("-exec runs one program: name exactly one main package (got %d packages)", len(pkgs))
+	}
 	return pkgs, nil
 }
+
+// execWorkload is the name a program workload's runs are journaled under.
+const execWorkload = "exec"
 
 // build compiles the package's test binary once, instrumented, and lists
 // its tests.
 func (c *runner) build(ctx context.Context, p *Package) error {
 	p.Binary = filepath.Join(c.cfg.Journal, "bin", binaryName(p.ImportPath))
 	c.logf("building %s", p.ImportPath)
-	args := append([]string{"test", "-c", "-o", p.Binary, "-toolexec", c.cfg.Atomicx}, c.cfg.BuildArgs...)
+	verb := []string{"test", "-c"}
+	if c.cfg.Exec != "" {
+		verb = []string{"build"}
+		p.Binary = strings.TrimSuffix(p.Binary, ".test")
+		p.Tests = []string{execWorkload}
+	}
+	args := append(append(verb, "-o", p.Binary, "-toolexec", c.cfg.Atomicx), c.cfg.BuildArgs...)
 	args = append(args, p.ImportPath)
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = c.cfg.Dir
 	cmd.Env = c.buildEnv()
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("building the tests of %s: %v\n%s", p.ImportPath, err, out)
+		return fmt.Errorf("building %s: %v\n%s", p.ImportPath, err, out)
+	}
+	if c.cfg.Exec != "" {
+		return nil
 	}
 	cmd = exec.CommandContext(ctx, p.Binary, "-test.list", ".")
 	cmd.Dir = p.Dir
@@ -373,9 +394,17 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	}
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	cmd := exec.CommandContext(rctx, p.Binary, "-test.run=^"+regexp.QuoteMeta(test)+"$", "-test.count=1",
-		"-test.timeout="+(timeout+10*time.Second).String())
-	cmd.Dir = p.Dir
+	var cmd *exec.Cmd
+	if c.cfg.Exec != "" {
+		rec.Exec, rec.Binary = c.cfg.Exec, p.Binary
+		cmd = exec.CommandContext(rctx, c.cfg.Exec)
+		cmd.Dir = c.cfg.Dir
+		env = append(env, "ATOMICX_BINARY="+p.Binary)
+	} else {
+		cmd = exec.CommandContext(rctx, p.Binary, "-test.run=^"+regexp.QuoteMeta(test)+"$", "-test.count=1",
+			"-test.timeout="+(timeout+10*time.Second).String())
+		cmd.Dir = p.Dir
+	}
 	cmd.Env = append(os.Environ(), append(env, "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp)...)
 	cmd.WaitDelay = 5 * time.Second
 	var out tailBuffer
@@ -444,4 +473,16 @@ func (t *tailBuffer) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(t.buf)
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func indent(s string) string {
+	return "\t" + strings.ReplaceAll(s, "\n", "\n\t")
 }

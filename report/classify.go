@@ -26,7 +26,9 @@ type Evidence struct {
 	Failure   string `json:"failure"`             // error or panic
 	Error     string `json:"error,omitempty"`     // the error's text
 	Package   string `json:"package"`             // the test's package
-	Test      string `json:"test"`                // the test that showed it
+	Test      string `json:"test"`                // the test that showed it ("exec" for a program workload)
+	Exec      string `json:"exec,omitempty"`      // the program workload's script
+	Binary    string `json:"binary,omitempty"`    // the program workload's instrumented binary
 	Injection string `json:"injection,omitempty"` // FAULT:OCCURRENCE:SITE armed, "" for a natural failure
 	Reproduce string `json:"reproduce"`           // one command that shows it again
 }
@@ -206,7 +208,7 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 			f.FirstInChain++
 		}
 		ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Failure: e.Failure, Error: e.Error,
-			Package: rec.Package, Test: rec.Test}
+			Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary}
 		if rec.Kind == "experiment" {
 			ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
 		}
@@ -232,6 +234,9 @@ func reproduce(ev *Evidence) string {
 	inject := ""
 	if ev.Injection != "" {
 		inject = "ATOMICX_INJECT='" + ev.Injection + "' "
+	}
+	if ev.Exec != "" {
+		return fmt.Sprintf("%sATOMICX_LOG=events.jsonl ATOMICX_BINARY=%s %s", inject, ev.Binary, ev.Exec)
 	}
 	return fmt.Sprintf("%sATOMICX_LOG=events.jsonl go test -count=1 -toolexec atomicx -run '^%s$' %s",
 		inject, ev.Test, ev.Package)

@@ -36,6 +36,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "report format: text or json")
 	tags := fs.String("tags", "", "build tags, as for go build")
 	race := fs.Bool("race", false, "build with the race detector")
+	execScript := fs.String("exec", "", "program workload: build the one main package named, and run this script once per run with the binary's path in $ATOMICX_BINARY (exit status 0 is a pass)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx detect [flags] [packages]\n\n"+
 			"Runs the packages' tests as the workload of a detection campaign: a profile\n"+
@@ -90,7 +91,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	res, err := campaign.Run(ctx, campaign.Config{
 		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Policy: pol,
 		Jobs: *jobs, Timeout: *timeout, MaxOccur: *maxOccur, EarlyStop: !*noStop, AllSnaps: *allSnaps,
-		Resume: *resume, BuildArgs: buildArgs, Progress: stderr,
+		Resume: *resume, BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, *execScript),
 	})
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
@@ -265,4 +266,18 @@ func isTerminal(w io.Writer) bool {
 	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// absExec makes a workload script's path absolute: it runs from the
+// working directory, but a bare name would be looked up in PATH.
+func absExec(wd, script string) string {
+	if script == "" || filepath.IsAbs(script) {
+		return script
+	}
+	if !strings.Contains(script, string(filepath.Separator)) && !strings.Contains(script, "/") {
+		if p, err := exec.LookPath(script); err == nil {
+			return p
+		}
+	}
+	return filepath.Join(wd, script)
 }
