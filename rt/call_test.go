@@ -37,6 +37,15 @@ func unwindRecovering(got *bool, body func()) {
 	body()
 }
 
+// unwindGeneric is unwindSubject as a generic function, named the way the
+// rewriter names it in Site.Func.
+//
+//go:noinline
+func unwindGeneric[T any](got *bool, body func()) {
+	defer func() { *got = unwinding("github.com/atomicx/atomicx/rt.unwindGeneric[...]") }()
+	body()
+}
+
 func deepPanic(n int) {
 	if n == 0 {
 		panic("deep")
@@ -58,6 +67,8 @@ func TestUnwinding(t *testing.T) {
 		{"runtime.Goexit", unwindSubject, runtime.Goexit, true},
 		{"return after a recover in a later deferred call", unwindRecovering, func() { panic("boom") }, false},
 		{"normal return with a deferred recover", unwindRecovering, func() {}, false},
+		{"generic function, normal return", unwindGeneric[int], func() {}, false},
+		{"generic function, panic", unwindGeneric[string], func() { panic("boom") }, true},
 		{"runtime error", unwindSubject, func() {
 			var m map[string]int
 			m["x"] = 1
