@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/goproxytest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -34,6 +35,9 @@ func TestScripts(t *testing.T) {
 		t.Skip("no go command on PATH")
 	}
 	shared := sharedDirs(t)
+	// Third-party modules (testdata/mod) come from a local module proxy;
+	// a script that needs one sets GOPROXY=$GOPROXYURL for the download.
+	proxy := goproxytest.NewTestServer(t, "testdata/mod", "")
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		RequireExplicitExec: true,
@@ -46,6 +50,7 @@ func TestScripts(t *testing.T) {
 			env.Setenv("ATOMICX_CACHE", shared.atomicxCache)
 			env.Setenv("GOPATH", filepath.Join(env.WorkDir, "gopath"))
 			env.Setenv("GOPROXY", "off")
+			env.Setenv("GOPROXYURL", proxy.URL)
 			env.Setenv("GOFLAGS", "")
 			env.Setenv("GOTOOLCHAIN", "local")
 			env.Setenv("GOWORK", "off")
@@ -65,14 +70,48 @@ func TestScripts(t *testing.T) {
 				return err == nil, nil
 			case "race":
 				return runtime.GOOS == "linux" && runtime.GOARCH == "amd64", nil
+			case "asan":
+				return asanWorks(), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"treehash":   cmdTreeHash,
 			"copybinary": cmdCopyBinary,
+			"verdicts":   cmdVerdicts,
 		},
 	})
+}
+
+// asanWorks reports whether go build -asan can work here: the go command
+// supports it on linux/amd64 and linux/arm64 with cgo, and the C compiler
+// must be able to link a program with AddressSanitizer.
+func asanWorks() bool {
+	if runtime.GOOS != "linux" || (runtime.GOARCH != "amd64" && runtime.GOARCH != "arm64") {
+		return false
+	}
+	out, err := exec.Command("go", "env", "CGO_ENABLED", "CC").Output()
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 2 || f[0] != "1" {
+		return false
+	}
+	dir, err := os.MkdirTemp("", "atomicx-asan")
+	if err != nil {
+		return false
+	}
+	defer os.RemoveAll(dir)
+	src := filepath.Join(dir, "a.c")
+	if err := os.WriteFile(src, []byte("int main(void) { return 0; }\n"), 0o666); err != nil {
+		return false
+	}
+	exe := filepath.Join(dir, "a.out")
+	if err := exec.Command(f[1], "-fsanitize=address", "-o", exe, src).Run(); err != nil {
+		return false
+	}
+	return exec.Command(exe).Run() == nil
 }
 
 type sharedCaches struct{ gocache, modcache, toolDir, atomicxCache string }
