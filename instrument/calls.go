@@ -116,6 +116,9 @@ func (fe *funcEdits) callPoint(call *ast.CallExpr) (callShape, string, bool) {
 			return callShape{}, "", false // its entry is an injection point already
 		}
 	}
+	if fn, ok := obj.(*types.Func); ok && constructsErrors(fn) {
+		return callShape{}, "", false
+	}
 	shape := callShape{params: sig.Params().Len(), results: sig.Results().Len(), variadic: sig.Variadic()}
 	return shape, calleeName(fe.p.fset, obj, call.Fun), true
 }
@@ -161,7 +164,25 @@ func calleeName(fset *token.FileSet, obj types.Object, fun ast.Expr) string {
 		}
 		return fn.Name()
 	}
-	return types.ExprString(fun)
+	if _, ok := ast.Unparen(fun).(*ast.FuncLit); ok {
+		return "func-literal"
+	}
+	return strings.ReplaceAll(types.ExprString(fun), " ", "")
+}
+
+// constructsErrors reports functions whose error result is what they
+// make, not a failure (errors.New, fmt.Errorf): injecting there gives the
+// caller an error where it already gets one, an experiment that can show
+// nothing.
+func constructsErrors(fn *types.Func) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	switch fn.Pkg().Path() + "." + fn.Name() {
+	case "errors.New", "errors.Join", "fmt.Errorf":
+		return true
+	}
+	return false
 }
 
 // isInstrumented reports whether fn's entry is itself an injection point.

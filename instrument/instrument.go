@@ -342,6 +342,11 @@ var errorType = types.Universe.Lookup("error").Type()
 // it the position that offset off has in the user's file.
 func lineDirective(fset *token.FileSet, tf *token.File, off int) string {
 	pos := fset.Position(tf.Pos(off))
+	if pos.Column == 0 {
+		// After a //line directive without a column (as goyacc writes)
+		// columns are unknown, and a directive may not say column 0.
+		return "/*line " + pos.Filename + ":" + strconv.Itoa(pos.Line) + "*/"
+	}
 	return "/*line " + pos.Filename + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column) + "*/"
 }
 

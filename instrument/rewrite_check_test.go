@@ -17,9 +17,7 @@ import (
 
 // Golden files whose rewrite is known to be wrong: the checks below skip
 // them with this reason.
-var knownBadRewrites = map[string]string{
-	"linedirective.golden": "BUG: a //line directive without a column (//line parser.y:10, as goyacc writes) makes the rewrite insert /*line FILE:N:0*/, which go/scanner and the compiler reject: invalid column number",
-}
+var knownBadRewrites = map[string]string{}
 
 // goldenParts splits a golden file into the rewritten source file and the
 // generated file ("" when nothing was instrumented).
