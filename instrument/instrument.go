@@ -158,12 +158,12 @@ type site struct {
 type pkgRewriter struct {
 	opts        Options
 	callHelpers map[callShape]bool // generic helpers the call sites use
-	fset      *token.FileSet
-	info      *types.Info
-	pkg       *types.Package
-	sites     []site
-	functions []Function
-	skipped   []Skipped
+	fset        *token.FileSet
+	info        *types.Info
+	pkg         *types.Package
+	sites       []site
+	functions   []Function
+	skipped     []Skipped
 }
 
 // file rewrites one file; changed is false when it has nothing to instrument.
