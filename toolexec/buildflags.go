@@ -121,6 +121,74 @@ func absPGOFlag(flags []string, dir string) []string {
 	return out
 }
 
+// autoPGOFile returns the profile that -pgo=auto, the default, gives the
+// build: default.pgo in the directory of its main package. The main
+// package must be named by directory (".", the default, or ./cmd/app, or
+// its .go files); for import paths, patterns with ... or several main
+// packages with profiles it returns "", and the link may then fail with a
+// fingerprint mismatch (the hint says to pass -pgo=FILE explicitly).
+func autoPGOFile(goArgs []string, goDir string) string {
+	pkgs := goPackageArgs(goArgs)
+	if len(pkgs) == 0 {
+		pkgs = []string{"."}
+	}
+	found := ""
+	for _, p := range pkgs {
+		if strings.Contains(p, "...") {
+			return ""
+		}
+		isDir := p == "." || p == ".." || strings.HasPrefix(p, "./") || strings.HasPrefix(p, "../") || filepath.IsAbs(p)
+		if strings.HasSuffix(p, ".go") {
+			p, isDir = filepath.Dir(p), true // go run x.go: the files' directory
+		}
+		if !isDir {
+			continue // an import path: its directory is not known here
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(goDir, p)
+		}
+		f := filepath.Join(p, "default.pgo")
+		if fi, err := os.Stat(f); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if found != "" && found != f {
+			return ""
+		}
+		found = f
+	}
+	return found
+}
+
+// goPackageArgs returns the package arguments of a go command line, after
+// its subcommand (for go run, only the first).
+func goPackageArgs(goArgs []string) []string {
+	var out []string
+	sub := ""
+	for i := 0; i < len(goArgs); i++ {
+		a := goArgs[i]
+		if a == "--" || a == "-args" {
+			break
+		}
+		if strings.HasPrefix(a, "-") {
+			name, _, hasValue := strings.Cut(a, "=")
+			name = "-" + strings.TrimLeft(name, "-")
+			if !hasValue && (mirroredValueFlags[name] || goFlagsWithValue[name]) {
+				i++
+			}
+			continue
+		}
+		if sub == "" {
+			sub = a
+			continue
+		}
+		out = append(out, a)
+		if sub == "run" && !strings.HasSuffix(a, ".go") {
+			break
+		}
+	}
+	return out
+}
+
 // compileImpliedFlags returns the go build flags that a compile invocation
 // shows it was built with. They complete what the parent's command line
 // says on systems where it cannot be read.

@@ -53,6 +53,13 @@ func (rb runtimeBuild) key() (string, error) {
 	}
 	for _, f := range rb.flags {
 		fmt.Fprintf(h, "flag %s\n", f)
+		// A profile edited in place keeps its name but changes how std is
+		// compiled: key on its content too, or a stale runtime is reused.
+		if p, ok := strings.CutPrefix(f, "-pgo="); ok && filepath.IsAbs(p) {
+			if data, err := os.ReadFile(p); err == nil {
+				fmt.Fprintf(h, "pgo %x\n", sha256.Sum256(data))
+			}
+		}
 	}
 	return hex.EncodeToString(h.Sum(nil))[:32], nil
 }

@@ -1,0 +1,97 @@
+package toolexec
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"testing/fstest"
+)
+
+func TestAbsPGOFlag(t *testing.T) {
+	in := []string{"-race", "-pgo=cpu.pprof", "-pgo=auto", "-pgo=off", "-pgo=/abs/p.pprof", "-tags=x"}
+	want := []string{"-race", "-pgo=" + filepath.Join("/work/m", "cpu.pprof"), "-pgo=auto", "-pgo=off", "-pgo=/abs/p.pprof", "-tags=x"}
+	if got := absPGOFlag(in, "/work/m"); !reflect.DeepEqual(got, want) {
+		t.Errorf("absPGOFlag = %q, want %q", got, want)
+	}
+}
+
+func TestGoPackageArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"build", "-o", "app", "."}, []string{"."}},
+		{[]string{"-C", "sub", "build", "-pgo", "x.pprof", "./cmd/a", "./cmd/b"}, []string{"./cmd/a", "./cmd/b"}},
+		{[]string{"test", "-run", "TestX", "-count=1", "./lib", "-args", "-v"}, []string{"./lib"}},
+		{[]string{"run", ".", "arg1"}, []string{"."}},
+		{[]string{"run", "a.go", "b.go", "arg1"}, []string{"a.go", "b.go", "arg1"}},
+		{[]string{"build"}, nil},
+	} {
+		if got := goPackageArgs(tc.args); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("goPackageArgs(%q) = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+}
+
+func TestAutoPGOFile(t *testing.T) {
+	dir := t.TempDir()
+	for _, d := range []string{"cmd/a", "cmd/b", "lib"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o777); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, f := range []string{"default.pgo", "cmd/a/default.pgo", "cmd/b/default.pgo"} {
+		if err := os.WriteFile(filepath.Join(dir, f), []byte("profile"), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"build"}, "default.pgo"},
+		{[]string{"build", "-o", "x", "."}, "default.pgo"},
+		{[]string{"build", "./cmd/a"}, "cmd/a/default.pgo"},
+		{[]string{"build", "./lib"}, ""},
+		{[]string{"build", "./cmd/a", "./cmd/b"}, ""}, // two profiles: the go command forks
+		{[]string{"build", "./..."}, ""},
+		{[]string{"build", "example.com/m/cmd/a"}, ""},
+		{[]string{"run", "./cmd/a/main.go"}, "cmd/a/default.pgo"},
+	} {
+		want := tc.want
+		if want != "" {
+			want = filepath.Join(dir, want)
+		}
+		if got := autoPGOFile(tc.args, dir); got != want {
+			t.Errorf("autoPGOFile(%q) = %q, want %q", tc.args, got, want)
+		}
+	}
+}
+
+// TestRuntimeKeyProfileContent: a profile rewritten under the same name
+// gives another runtime build.
+func TestRuntimeKeyProfileContent(t *testing.T) {
+	prof := filepath.Join(t.TempDir(), "cpu.pprof")
+	rb := runtimeBuild{
+		source: fstest.MapFS{"rt.go": {Data: []byte("package rt\n")}},
+		goroot: t.TempDir(),
+		flags:  []string{"-pgo=" + prof},
+	}
+	key := func() string {
+		k, err := rb.key()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	os.WriteFile(prof, []byte("one"), 0o666)
+	k1 := key()
+	if k := key(); k != k1 {
+		t.Fatalf("key not stable: %s, %s", k1, k)
+	}
+	os.WriteFile(prof, []byte("two"), 0o666)
+	if k := key(); k == k1 {
+		t.Errorf("key %s did not change with the profile's content", k)
+	}
+}
