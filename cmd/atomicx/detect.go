@@ -33,7 +33,8 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
 	noStop := fs.Bool("no-early-stop", false, "run each experiment's test to its end, even after the failure was absorbed")
 	allSnaps := fs.Bool("all-snapshots", false, "in experiments, snapshot also the calls entered after the fault fired (slower; for comparison)")
-	format := fs.String("format", "text", "report format: text or json")
+	format := fs.String("format", "text", "report format: text, json, html or sarif")
+	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	tags := fs.String("tags", "", "build tags, as for go build")
 	race := fs.Bool("race", false, "build with the race detector")
 	execScript := fs.String("exec", "", "program workload: build the one main package named, and run this script once per run with the binary's path in $ATOMICX_BINARY (exit status 0 is a pass)")
@@ -47,8 +48,8 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *format != "text" && *format != "json" {
-		fmt.Fprintf(stderr, "atomicx detect: -format must be text or json\n")
+	if !reportFormats[*format] {
+		fmt.Fprintf(stderr, "atomicx detect: -format must be text, json, html or sarif\n")
 		return 2
 	}
 	patterns := fs.Args()
@@ -110,7 +111,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%d experiments run, %d resumed from the journal, in %s\n", res.Experiments, res.Skipped, res.Elapsed.Round(time.Millisecond))
 	}
 	rep := report.Classify(res.Records, res.Problems)
-	if err := writeReport(stdout, rep, *format, wd); err != nil {
+	if err := writeReport(stdout, *outFile, rep, *format, wd); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
@@ -123,13 +124,18 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "text or json")
+	format := fs.String("format", "text", "text, json, html or sarif")
+	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx report [-format text|json] [journal]\n\n"+
+		fmt.Fprintf(stderr, "usage: atomicx report [-format text|json|html|sarif] [-o file] [journal]\n\n"+
 			"Prints the report of a campaign from its journal (a directory given to\n"+
 			"detect -journal, or its journal.jsonl); default: the campaign of ./... here.\n")
 	}
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if !reportFormats[*format] {
+		fmt.Fprintf(stderr, "atomicx report: -format must be text, json, html or sarif\n")
 		return 2
 	}
 	wd, _ := os.Getwd()
@@ -163,18 +169,42 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "%s\n", p)
 	}
-	if err := writeReport(stdout, report.Classify(recs, problems), *format, wd); err != nil {
+	if err := writeReport(stdout, *outFile, report.Classify(recs, problems), *format, wd); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
 	return 0
 }
 
-func writeReport(w io.Writer, rep *report.Report, format, wd string) error {
-	if format == "json" {
-		return report.WriteJSON(w, rep)
+// reportFormats are the values of -format.
+var reportFormats = map[string]bool{"text": true, "json": true, "html": true, "sarif": true}
+
+// writeReport renders the report to stdout, or to file when it is not "".
+// Positions are made relative to wd: for SARIF, run from the repository's
+// root so that code scanning finds the files.
+func writeReport(stdout io.Writer, file string, rep *report.Report, format, wd string) error {
+	w := stdout
+	var buf bytes.Buffer
+	if file != "" {
+		w = &buf
 	}
-	report.WriteText(w, rep, newLocator(wd, rep), isTerminal(w))
+	var err error
+	switch format {
+	case "json":
+		err = report.WriteJSON(w, rep)
+	case "html":
+		err = report.WriteHTML(w, rep, report.SourceFiles(newLocator(wd, rep)))
+	case "sarif":
+		err = report.WriteSARIF(w, rep, newLocator(wd, rep))
+	default:
+		report.WriteText(w, rep, newLocator(wd, rep), isTerminal(w))
+	}
+	if err != nil || file == "" {
+		return err
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o666); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
 	return nil
 }
 

@@ -23,9 +23,46 @@ Usage:
 
 Commands:
 
-	policy check [packages]   show which packages the policy instruments, and how
-	version                   print atomicx's version
-	help [topic]              this text; topics: policy, env
+	detect [flags] [packages]   run a detection campaign over the packages' tests
+	                            and report each function's verdict
+	report [-format f] [-o file] [journal]
+	                            report a campaign again from its journal
+	policy check [packages]     show which packages the policy instruments, and how
+	policy suggest [report]     print the policy rules that mask the pure
+	                            non-atomic functions a campaign found
+	version                     print atomicx's version
+	help [topic]                this text; topics: policy, env
+
+Detection campaigns:
+
+	atomicx detect [-jobs N] [-timeout 1m] [-max-occurrences 3] [-journal DIR]
+	               [-resume] [-format text|json|html|sarif] [-o FILE] [packages]
+	atomicx report [-format text|json|html|sarif] [-o FILE] [journal]
+
+	detect builds the packages' tests instrumented, runs each test once to
+	learn which injection points it reaches, then once per point with that
+	one fault injected, and reports the functions as pure non-atomic (fix
+	or mask them), dependent non-atomic (atomic once their callees are),
+	atomic or unknown. Every run is appended to a journal as it ends;
+	-resume goes on from there, and report renders it again.
+
+	-format text prints file:line:col lines; json writes a versioned
+	document; html writes one self-contained page with sortable tables and
+	the source of each non-atomic function; sarif writes a SARIF 2.1.0 log
+	for GitHub code scanning (run it from the repository's root, so that
+	paths are relative to it):
+
+		atomicx detect -format sarif -o atomicx.sarif ./...
+		atomicx report -format html -o report.html
+
+	-o FILE writes the report to FILE instead of standard output.
+
+	atomicx policy suggest [journal-or-report] reads a journal (or a report
+	written with -format json) and prints one [[rule]] with mode = "mask"
+	per package, listing its pure non-atomic functions, each under a comment
+	with its evidence; add them to atomicheck.toml:
+
+		atomicx policy suggest >> atomicheck.toml
 
 Detecting non-atomic functions by hand:
 
@@ -92,6 +129,8 @@ wildcard, except in the literal "(*" of a pointer receiver.
 Any mistake in the file (unknown key, wrong type, unknown mode) stops the
 build with file:line:col and what to do. 'atomicx policy check' shows the
 effective mode of each package and the patterns that match nothing.
+'atomicx policy suggest' prints the mask rules for the pure non-atomic
+functions a detection campaign found.
 `
 
 const helpEnv = `Environment variables read by atomicx and by instrumented programs:

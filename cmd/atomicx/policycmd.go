@@ -20,8 +20,11 @@ import (
 )
 
 func policyCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "suggest" {
+		return policySuggestCmd(args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] != "check" {
-		fmt.Fprintf(stderr, "usage: atomicx policy check [packages]\n")
+		fmt.Fprintf(stderr, "usage: atomicx policy check [packages]\n       atomicx policy suggest [journal-or-report]\n")
 		return 2
 	}
 	fs := flag.NewFlagSet("policy check", flag.ContinueOnError)

@@ -1,0 +1,269 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/report"
+)
+
+const suggestUsage = `usage: atomicx policy suggest [journal-or-report]
+
+Prints the atomicheck.toml rules that mask the pure non-atomic functions a
+campaign found: one [[rule]] with mode = "mask" per package, its functions
+each under a comment with the evidence. Dependent non-atomic functions are
+only named in comments: they become atomic once their callees are masked.
+
+The argument is a campaign's journal (a directory given to detect -journal,
+or its journal.jsonl) or a report written by 'atomicx report -format json';
+default: the campaign of ./... here.
+`
+
+func policySuggestCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("policy suggest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, suggestUsage) }
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	var src string
+	switch fs.NArg() {
+	case 0:
+		wd, err := os.Getwd()
+		if err == nil {
+			src, err = defaultJournal(wd, []string{"./..."})
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+	case 1:
+		src = fs.Arg(0)
+	default:
+		fs.Usage()
+		return 2
+	}
+	rep, err := loadReport(src, stderr)
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	fmt.Fprint(stdout, suggestPolicy(rep, filepath.ToSlash(src)))
+	return 0
+}
+
+// loadReport reads the report of a campaign from its journal (a directory
+// or a journal.jsonl file; the journal's problems go to stderr) or from a
+// JSON report, told apart by the report's "schema" field.
+func loadReport(src string, stderr io.Writer) (*report.Report, error) {
+	if fi, err := os.Stat(src); err == nil && fi.IsDir() {
+		src = filepath.Join(src, "journal.jsonl")
+	}
+	data, err := os.ReadFile(src)
+	if err != nil {
+		return nil, fmt.Errorf("no journal or report: %w", err)
+	}
+	var head struct {
+		Schema *string `json:"schema"`
+	}
+	if json.NewDecoder(bytes.NewReader(data)).Decode(&head) == nil && head.Schema != nil {
+		if *head.Schema != report.Schema {
+			return nil, fmt.Errorf("%s: report schema %q is not %q, the one this atomicx reads: write it again with 'atomicx report -format json'", src, *head.Schema, report.Schema)
+		}
+		var rep report.Report
+		if err := json.Unmarshal(data, &rep); err != nil {
+			return nil, fmt.Errorf("reading the report %s: %w", src, err)
+		}
+		// The names are the maps' keys.
+		for name, f := range rep.Functions {
+			f.Name = name
+		}
+		for name, t := range rep.Types {
+			t.Name = name
+		}
+		return &rep, nil
+	}
+	recs, problems, err := campaign.ReadJournal(src)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range problems {
+		fmt.Fprintf(stderr, "%s\n", p)
+	}
+	return report.Classify(recs, problems), nil
+}
+
+const suggestHeader = `# mode = "mask" makes a failing call of each function listed roll back what it
+# changed, so that its callers see the state they had before the call.
+# Add these rules to atomicheck.toml. An exact package path beats a pattern
+# such as "./...", so the other packages keep their rule; a package may
+# appear in one rule only. This version of atomicx reads mask rules but
+# cannot build them yet.
+#
+# A function that is non-atomic on purpose should not be masked: an
+# io.Reader's Read that consumes input before it returns io.EOF, say. Move
+# it from functions to the rule's ignore list, e.g.
+#   ignore = ["(*Reader).Read"]
+# and atomicx neither injects faults into it nor reports it.
+`
+
+// suggestPolicy writes the rules that mask the report's pure non-atomic
+// functions, one per package, as TOML that policy.Parse reads.
+func suggestPolicy(rep *report.Report, src string) string {
+	type pkgFuncs struct{ pure, dependent []*report.Function }
+	byPkg := map[string]*pkgFuncs{}
+	npure, npkgs := 0, 0
+	for _, f := range rep.Functions {
+		if f.Verdict != report.Pure && f.Verdict != report.Dependent {
+			continue
+		}
+		pkg := funcPackage(f)
+		p := byPkg[pkg]
+		if p == nil {
+			p = &pkgFuncs{}
+			byPkg[pkg] = p
+		}
+		if f.Verdict == report.Pure {
+			if len(p.pure) == 0 {
+				npkgs++
+			}
+			p.pure = append(p.pure, f)
+			npure++
+		} else {
+			p.dependent = append(p.dependent, f)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "# Written by 'atomicx policy suggest %s'.\n", tomlComment(src))
+	if npure == 0 {
+		b.WriteString("# The campaign found no pure non-atomic function: there is nothing to mask.\n")
+	} else {
+		fmt.Fprintf(&b, "# It found %s in %s.\n#\n", plural(npure, "pure non-atomic function"), plural(npkgs, "package"))
+		b.WriteString(suggestHeader)
+	}
+	pkgs := make([]string, 0, len(byPkg))
+	for pkg := range byPkg {
+		pkgs = append(pkgs, pkg)
+	}
+	sort.Strings(pkgs)
+	for _, pkg := range pkgs {
+		p := byPkg[pkg]
+		byName := func(fns []*report.Function) {
+			sort.Slice(fns, func(i, j int) bool { return relName(fns[i].Name) < relName(fns[j].Name) })
+		}
+		byName(p.pure)
+		byName(p.dependent)
+		b.WriteString("\n")
+		if len(p.pure) > 0 {
+			fmt.Fprintf(&b, "[[rule]]\npackages = [%s]\nmode = \"mask\"\nfunctions = [\n", tomlString(pkg))
+			for _, f := range p.pure {
+				fmt.Fprintf(&b, "\t# %s\n\t%s,\n", evidenceComment(f), tomlString(relName(f.Name)))
+			}
+			b.WriteString("]\n")
+		} else {
+			fmt.Fprintf(&b, "# %s: no pure non-atomic function, no rule.\n", tomlComment(pkg))
+		}
+		for _, f := range p.dependent {
+			fmt.Fprintf(&b, "# dependent: atomic once its callees are masked; not masked: %s\n#   %s\n",
+				tomlComment(relName(f.Name)), evidenceComment(f))
+		}
+		if len(p.pure) > 0 {
+			b.WriteString("ignore = [] # functions non-atomic on purpose (see above)\n")
+		}
+	}
+	return b.String()
+}
+
+// funcPackage is the import path of a function's package: the directory
+// of its position, else the part of its name before the first dot after
+// the last slash.
+func funcPackage(f *report.Function) string {
+	if file, _, ok := strings.Cut(f.Pos, ":"); ok && strings.Contains(file, "/") {
+		return path.Dir(file)
+	}
+	slash := strings.LastIndex(f.Name, "/")
+	if dot := strings.Index(f.Name[slash+1:], "."); dot >= 0 {
+		return f.Name[:slash+1+dot]
+	}
+	return f.Name
+}
+
+// relName is a function's name relative to its package, as policy
+// function patterns write it: example.com/m.(*T).M → (*T).M.
+func relName(name string) string {
+	slash := strings.LastIndex(name, "/")
+	if dot := strings.Index(name[slash+1:], "."); dot >= 0 {
+		return name[slash+1+dot+1:]
+	}
+	return name
+}
+
+// evidenceComment says why a function is listed: its first differing
+// path, before → after, and the failure that showed it.
+func evidenceComment(f *report.Function) string {
+	e := f.Evidence
+	if e == nil {
+		return fmt.Sprintf("%s: %d of %d failed calls changed the state", f.Verdict, f.NonAtomic, f.Failures)
+	}
+	how := "natural " + e.Failure
+	if e.Injection != "" {
+		how = "injected " + e.Injection
+	}
+	return tomlComment(fmt.Sprintf("%s: %s → %s (%s in %s; %d of %d failed calls)",
+		e.Path, clip(e.Before), clip(e.After), how, e.Test, f.NonAtomic, f.Failures))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func clip(s string) string {
+	const most = 60
+	if r := []rune(s); len(r) > most {
+		return string(r[:most]) + "…"
+	}
+	return s
+}
+
+// tomlComment makes s fit on one comment line: TOML allows no control
+// characters there.
+func tomlComment(s string) string {
+	return strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) {
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// tomlString quotes s as a TOML basic string.
+func tomlString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, "\\u%04X", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
