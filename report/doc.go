@@ -7,4 +7,7 @@
 // non-atomic is pure, and a non-atomic function that is never first is
 // dependent (it would be atomic if its callees were). A type is pure
 // non-atomic when one of its methods is.
+//
+// The renderings are text (file:line:col lines grouped by verdict), JSON
+// (a versioned schema), one self-contained HTML page, and SARIF 2.1.0.
 package report
