@@ -1,5 +1,5 @@
 // Package report turns the records of a detection campaign into verdicts
-// per function and per type, and renders them as text or JSON.
+// per function and per type, and renders them.
 //
 // Classification follows Fetzer, Högstedt and Felber: a function is
 // non-atomic when some failing call of it left its object graph changed;
