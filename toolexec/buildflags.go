@@ -43,16 +43,33 @@ var goFlagsWithValue = map[string]bool{
 	"-mutexprofilefraction": true, "-trace": true, "-vet": true,
 }
 
+// goSubcommands are the go command's subcommands that build.
+var goSubcommands = map[string]bool{
+	"build": true, "install": true, "run": true, "test": true, "vet": true, "list": true, "generate": true,
+}
+
 // BuildFlags returns the flags of a go command line that must be mirrored
 // in a nested build, in a canonical "-name=value" form, in order.
 func BuildFlags(goArgs []string) []string {
 	var out []string
+	sub, sawGoFile := "", false
 	for i := 0; i < len(goArgs); i++ {
 		a := goArgs[i]
-		if a == "--" || a == "-args" {
-			break
+		if a == "--" || a == "-args" || a == "--args" {
+			break // the test binary's arguments follow
+		}
+		if sub == "run" && sawGoFile && !strings.HasSuffix(a, ".go") {
+			break // go run files... arguments: the program's arguments follow
 		}
 		if !strings.HasPrefix(a, "-") {
+			switch {
+			case sub == "" && goSubcommands[a]:
+				sub = a
+			case sub == "run" && strings.HasSuffix(a, ".go"):
+				sawGoFile = true
+			case sub == "run":
+				return out // go run package arguments: the rest is the program's
+			}
 			continue
 		}
 		name, value, hasValue := strings.Cut(a, "=")

@@ -71,14 +71,16 @@ func TestBuildFlags(t *testing.T) {
 			name: "go test --args stops, like -args",
 			args: "test ./pkg --args -race",
 			want: nil,
-			bug:  "BUG: BuildFlags stops at -args but not at --args, which the go command's test flag parser also accepts; the test binary's -race is mirrored",
 		},
 		{
 			name: "go run: arguments after the package belong to the program",
 			args: "run . -race -tags x",
 			want: nil,
-			bug:  "BUG: BuildFlags reads the program's arguments of go run (after the package) as build flags",
 		},
+		{
+			name: "go run with files: arguments after the files belong to the program",
+			args: "run -tags x main.go util.go -race",
+			want: []string{"-tags=x"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -494,13 +494,21 @@ func (m mappedImporter) Import(path string) (*types.Package, error) {
 	return m.imp.Import(path)
 }
 
+// exec runs the real tool with the go command's standard streams.
 func (r *runner) exec(args []string) (int, error) {
-	return r.execCapture(args, r.cfg.Stderr)
+	return r.runTool(args, r.cfg.Stdout, r.cfg.Stderr)
 }
 
-func (r *runner) execCapture(args []string, stderr io.Writer) (int, error) {
+// execCapture runs the real tool with both its output streams going to
+// out: the compiler prints its diagnostics on standard output, and the go
+// command shows the two together anyway.
+func (r *runner) execCapture(args []string, out io.Writer) (int, error) {
+	return r.runTool(args, out, out)
+}
+
+func (r *runner) runTool(args []string, stdout, stderr io.Writer) (int, error) {
 	c := exec.Command(r.cmd.ToolPath, args...)
-	c.Stdin, c.Stdout, c.Stderr = os.Stdin, r.cfg.Stdout, stderr
+	c.Stdin, c.Stdout, c.Stderr = os.Stdin, stdout, stderr
 	err := c.Run()
 	if err == nil {
 		return 0, nil
