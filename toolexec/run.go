@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"github.com/atomicx/atomicx/instrument"
@@ -272,126 +271,6 @@ func (r *runner) link() (int, error) {
 // directory of its output, which it does when -o is a bare file name.
 func linksInOutputDir(l Link) bool {
 	return l.Output != "" && filepath.Base(l.Output) == l.Output
-}
-
-// runtime returns the archives of the atomicx runtime for this build.
-func (r *runner) runtime() (runtimeArchives, error) {
-	goArgs := parentGoArgs()
-	flags := BuildFlags(strings.Fields(os.Getenv("GOFLAGS")))
-	flags = mergeFlags(flags, BuildFlags(goArgs))
-	flags = mergeFlags(flags, compileImpliedFlags(r.cmd.Args))
-	// A relative -pgo file is relative to the go command's directory, and
-	// the nested build runs elsewhere: without this it silently builds the
-	// runtime's std dependencies without the profile, and the link fails
-	// with a fingerprint mismatch.
-	goDir := parentGoDir()
-	if goDir == "" {
-		goDir, _ = os.Getwd()
-	}
-	flags = absPGOFlag(flags, goDir)
-	// Without -pgo (or with -pgo=auto) the go command compiles the main
-	// package and all its dependencies, std included, with the main
-	// package's default.pgo; the runtime's std dependencies must be too.
-	if v := lastPGOFlag(flags); (v == "" || v == "auto") && r.usesPGO() {
-		if f := r.linkPGOFile(); f != "" {
-			flags = append(flags, "-pgo="+f)
-		} else if f := autoPGOFile(goArgs, goDir); f != "" {
-			flags = append(flags, "-pgo="+f)
-		}
-	}
-	cache, err := cacheDir()
-	if err != nil {
-		return nil, err
-	}
-	rb := runtimeBuild{
-		source:   r.cfg.RuntimeSource,
-		goroot:   r.cmd.GOROOT(),
-		flags:    flags,
-		cacheDir: cache,
-		env:      os.Environ(),
-	}
-	return rb.ensure()
-}
-
-// lastPGOFlag returns the value of the last -pgo flag, or "".
-func lastPGOFlag(flags []string) string {
-	v := ""
-	for _, f := range flags {
-		if p, ok := strings.CutPrefix(f, "-pgo="); ok {
-			v = p
-		}
-	}
-	return v
-}
-
-// usesPGO reports whether this compile or link belongs to a build with a
-// profile: the compiler gets -pgoprofile, the link's build info (modinfo
-// in its importcfg) records -pgo.
-func (r *runner) usesPGO() bool {
-	if r.cmd.Tool == ToolLink {
-		_, ok := r.linkPGOSetting()
-		return ok
-	}
-	for _, a := range r.cmd.Args {
-		if a == "-pgoprofile" || strings.HasPrefix(a, "-pgoprofile=") {
-			return true
-		}
-	}
-	return false
-}
-
-// linkPGOFile returns the profile a link's build info names, when it is
-// an absolute path (with -trimpath it is only the file name).
-func (r *runner) linkPGOFile() string {
-	if f, ok := r.linkPGOSetting(); ok && filepath.IsAbs(f) {
-		return f
-	}
-	return ""
-}
-
-// linkPGOSetting returns the -pgo setting of the build info that the go
-// command gives the link.
-func (r *runner) linkPGOSetting() (string, bool) {
-	if r.cmd.Tool != ToolLink {
-		return "", false
-	}
-	l := ParseLink(r.cmd)
-	if l.ImportCfg == "" {
-		return "", false
-	}
-	icfg, err := ReadImportConfig(l.ImportCfg)
-	if err != nil {
-		return "", false
-	}
-	for _, line := range icfg.Extras {
-		q, ok := strings.CutPrefix(strings.TrimSpace(line), "modinfo ")
-		if !ok {
-			continue
-		}
-		info, err := strconv.Unquote(q)
-		if err != nil {
-			continue
-		}
-		for _, setting := range strings.Split(info, "\n") {
-			if f, ok := strings.CutPrefix(setting, "build\t-pgo="); ok {
-				return f, true
-			}
-		}
-	}
-	return "", false
-}
-
-// cacheDir is where atomicx keeps what it builds: $ATOMICX_CACHE, or
-// atomicx/ in the user's cache directory.
-func cacheDir() (string, error) {
-	if d := os.Getenv("ATOMICX_CACHE"); d != "" {
-		return d, nil
-	}
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return "", fmt.Errorf("no cache directory (%v); set ATOMICX_CACHE", err)
-	}
-	return filepath.Join(d, "atomicx"), nil
 }
 
 // instrumented reports whether the policy instruments a function of

@@ -254,3 +254,55 @@ func lookupEnv(env []string, name string) string {
 	}
 	return ""
 }
+
+// runtime returns the archives of the atomicx runtime for this build.
+func (r *runner) runtime() (runtimeArchives, error) {
+	goArgs := parentGoArgs()
+	flags := BuildFlags(strings.Fields(os.Getenv("GOFLAGS")))
+	flags = mergeFlags(flags, BuildFlags(goArgs))
+	flags = mergeFlags(flags, compileImpliedFlags(r.cmd.Args))
+	// A relative -pgo file is relative to the go command's directory, and
+	// the nested build runs elsewhere: without this it silently builds the
+	// runtime's std dependencies without the profile, and the link fails
+	// with a fingerprint mismatch.
+	goDir := parentGoDir()
+	if goDir == "" {
+		goDir, _ = os.Getwd()
+	}
+	flags = absPGOFlag(flags, goDir)
+	// Without -pgo (or with -pgo=auto) the go command compiles the main
+	// package and all its dependencies, std included, with the main
+	// package's default.pgo; the runtime's std dependencies must be too.
+	if v := lastPGOFlag(flags); (v == "" || v == "auto") && r.usesPGO() {
+		if f := r.linkPGOFile(); f != "" {
+			flags = append(flags, "-pgo="+f)
+		} else if f := autoPGOFile(goArgs, goDir); f != "" {
+			flags = append(flags, "-pgo="+f)
+		}
+	}
+	cache, err := cacheDir()
+	if err != nil {
+		return nil, err
+	}
+	rb := runtimeBuild{
+		source:   r.cfg.RuntimeSource,
+		goroot:   r.cmd.GOROOT(),
+		flags:    flags,
+		cacheDir: cache,
+		env:      os.Environ(),
+	}
+	return rb.ensure()
+}
+
+// cacheDir is where atomicx keeps what it builds: $ATOMICX_CACHE, or
+// atomicx/ in the user's cache directory.
+func cacheDir() (string, error) {
+	if d := os.Getenv("ATOMICX_CACHE"); d != "" {
+		return d, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("no cache directory (%v); set ATOMICX_CACHE", err)
+	}
+	return filepath.Join(d, "atomicx"), nil
+}
