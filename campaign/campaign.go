@@ -101,13 +101,14 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			return nil, err
 		}
 	}
+	profiles, err := c.profiles(ctx, pkgs)
+	if err != nil {
+		return nil, err
+	}
 	var plan []*Record
 	for _, p := range pkgs {
 		for _, t := range p.Tests {
-			prof, err := c.profile(ctx, p, t)
-			if err != nil {
-				return nil, err
-			}
+			prof := profiles[p.ImportPath+"\x00"+t]
 			if prof.Status != "pass" {
 				c.logf("%s %s: %s in the profile run; no experiments for it. Its output ended with:\n%s",
 					p.ImportPath, t, prof.Status, indent(lastLines(prof.Output, 10)))
@@ -230,6 +231,55 @@ var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9_.-]+`)
 
 func binaryName(importPath string) string {
 	return unsafeChars.ReplaceAllString(importPath, "_") + ".test"
+}
+
+// profiles runs the profile run of every test on cfg.Jobs workers and
+// returns the records by package and test.
+func (c *runner) profiles(ctx context.Context, pkgs []*Package) (map[string]*Record, error) {
+	type job struct {
+		p    *Package
+		test string
+	}
+	var jobs []job
+	for _, p := range pkgs {
+		for _, t := range p.Tests {
+			jobs = append(jobs, job{p, t})
+		}
+	}
+	out := map[string]*Record{}
+	var mu sync.Mutex
+	var firstErr error
+	work := make(chan job)
+	var wg sync.WaitGroup
+	for range c.cfg.Jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range work {
+				rec, err := c.profile(ctx, j.p, j.test)
+				mu.Lock()
+				if err != nil && firstErr == nil {
+					firstErr = err
+				}
+				if rec != nil {
+					out[j.p.ImportPath+"\x00"+j.test] = rec
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+	for _, j := range jobs {
+		if ctx.Err() != nil {
+			break
+		}
+		work <- j
+	}
+	close(work)
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return out, ctx.Err()
 }
 
 // profile runs one test with no fault armed, logging the points it
