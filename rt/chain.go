@@ -30,13 +30,15 @@ var chains struct {
 // inside this call (it was entered after this call was), else a new one.
 func joinChain(seq uint64, nonAtomic bool, err error) (id uint64, injected, first bool) {
 	gid := goroutineID()
+	// errors.As calls the error's Unwrap and As methods: user code, which
+	// may be instrumented and come back here. Never with the lock held.
+	isInjected := wrapsInjected(err)
 	chains.Lock()
 	defer chains.Unlock()
 	c := chains.byGID[gid]
 	if c == nil || c.lastSeq <= seq {
 		c = newChainLocked(gid)
-		var f *InjectedFault
-		c.injected = errors.As(err, &f)
+		c.injected = isInjected
 	}
 	c.lastSeq = seq
 	if nonAtomic {
@@ -88,4 +90,33 @@ func goroutineID() uint64 {
 	}
 	id, _ := strconv.ParseUint(string(b[:end]), 10, 64)
 	return id
+}
+
+// wrapsInjected reports whether err is or wraps an injected fault. A
+// panic in the error's own methods counts as no.
+func wrapsInjected(err error) (yes bool) {
+	if err == nil {
+		return false
+	}
+	defer func() {
+		// Only a panic raised by the methods called here is recovered: a
+		// recover in a function deferred by a normal return cannot stop
+		// a panic that the failing call is going through.
+		if recover() != nil {
+			yes = false
+		}
+	}()
+	var f *InjectedFault
+	return errors.As(err, &f)
+}
+
+// errorText returns err.Error(), or a placeholder when that panics: a
+// panic in the runtime would replace the user's own.
+func errorText(err error) (s string) {
+	defer func() {
+		if recover() != nil {
+			s = "(Error method panicked)"
+		}
+	}()
+	return err.Error()
 }

@@ -62,7 +62,7 @@ func writeVerdict(v *verdictEvent) {
 		e.str("path", v.diff.Path).str("before", v.diff.Before).str("after", v.diff.After)
 	}
 	if v.err != nil {
-		e.str("error", truncate(v.err.Error(), 200))
+		e.str("error", truncate(errorText(v.err), 200))
 	}
 	e.boolean("injected", v.injected).num("chain", v.chain).boolean("first", v.first)
 	writeLine(e.end())
