@@ -135,7 +135,7 @@ func (fe *funcEdits) nameFields(edits *editList) {
 	}
 	// Blank result names are renamed, but the user's other names stay.
 	last := res.List[len(res.List)-1]
-	if tv, ok := fe.p.info.Types[last.Type]; ok && types.Identical(tv.Type, errorType) {
+	if tv, ok := fe.p.info.Types[last.Type]; ok && types.Identical(tv.Type, errorType) && !errorAccessor(fd) {
 		fe.errResult = fe.results[len(fe.results)-1]
 	}
 	if fe.userResults {
@@ -263,4 +263,18 @@ func (p *pkgRewriter) sourcePath() string {
 // which -trimpath builds can carry and reports can map back to files.
 func (p *pkgRewriter) sitePos(pos token.Position) string {
 	return path.Join(p.sourcePath(), path.Base(pos.Filename)) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column)
+}
+
+// errorAccessor reports methods that return an error as data, not as a
+// failure: Unwrap() error, Err() error, Cause() error. A non-nil result
+// of theirs is no failure, and injecting one would test nothing.
+func errorAccessor(fd *ast.FuncDecl) bool {
+	if fd.Recv == nil || len(fd.Type.Params.List) != 0 || len(fd.Type.Results.List) != 1 {
+		return false
+	}
+	switch fd.Name.Name {
+	case "Unwrap", "Err", "Cause":
+		return true
+	}
+	return false
 }

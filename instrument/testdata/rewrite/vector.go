@@ -66,3 +66,10 @@ func single() error {
 }
 
 func pair() (a, _ int) { return 1, 2 }
+
+type wrapErr struct{ cause error }
+
+func (w *wrapErr) Error() string { return "wrapped" }
+
+// Unwrap returns its error as data: no failure, no injection point.
+func (w *wrapErr) Unwrap() error { return w.cause }
