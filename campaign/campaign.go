@@ -36,8 +36,8 @@ type Config struct {
 	// Patterns is built instrumented, and Exec (a script or program) runs
 	// once per run with the binary's path in $ATOMICX_BINARY; exit status
 	// 0 means pass. Otherwise the packages' tests are the workload.
-	Exec string
-	Progress  io.Writer     // progress lines; nil for none
+	Exec     string
+	Progress io.Writer // progress lines; nil for none
 }
 
 // Package is a package of the workload.

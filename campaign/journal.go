@@ -19,8 +19,8 @@ type Record struct {
 	Kind       string            `json:"kind"` // "profile" or "experiment"
 	Package    string            `json:"pkg"`
 	Test       string            `json:"test"`
-	Exec       string            `json:"exec,omitempty"`   // program workload: the script that ran
-	Binary     string            `json:"binary,omitempty"` // program workload: the instrumented binary
+	Exec       string            `json:"exec,omitempty"`       // program workload: the script that ran
+	Binary     string            `json:"binary,omitempty"`     // program workload: the instrumented binary
 	Site       string            `json:"site,omitempty"`       // experiments: the armed point
 	Occurrence uint64            `json:"occurrence,omitempty"` // experiments: which reach of it
 	Fault      string            `json:"fault,omitempty"`      // experiments: error or panic

@@ -32,7 +32,7 @@ func TestJournalRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.WriteString(`{"v":1,"kind":"experiment","pkg":"example.com/m","test":"TestA","site":"x#entry","occ` + "\n") // cut short by a kill
-	f.WriteString(`{"v":7,"kind":"profile"}` + "\n")                                                             // another version
+	f.WriteString(`{"v":7,"kind":"profile"}` + "\n")                                                              // another version
 	f.WriteString("\n")
 	f.WriteString(`{"v":1,"kind":"profile","pkg":"example.com/m","test":"TestB","status":"pass","ms":3}` + "\n")
 	f.Close()
