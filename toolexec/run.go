@@ -189,7 +189,7 @@ func (r *runner) compile() (int, error) {
 		}
 	}
 	gen := uniqueName(dir, res.Generated.Name, used)
-	if err := os.WriteFile(gen, res.Generated.Src, 0o666); err != nil {
+	if err := os.WriteFile(gen, generatedSource(res.Generated.Src, res.Files, filepath.Dir(cc.Output)), 0o666); err != nil {
 		return 2, err
 	}
 	icfg.AddMissing(archives)
@@ -214,6 +214,26 @@ func (r *runner) compile() (int, error) {
 	fmt.Fprintf(r.cfg.Stderr, "atomicx: instrumenting package %s produced code that does not compile:\n%s", cc.Package, stderr.Bytes())
 	fmt.Fprintf(r.cfg.Stderr, "atomicx: %s\n", blameHint(cc.Package, res.Functions, stderr.String()))
 	return code, nil
+}
+
+// generatedSource returns the generated file's source, headed by a //line
+// directive that places it in the package's directory. Its real path is in
+// the object directory under $WORK, which -trimpath only strips when it is
+// not inside the package's directory: when it is (TMPDIR under the module,
+// as in testscript), the random go-build directory name ended up in the
+// binary and -trimpath builds were not reproducible. The package's
+// directory is taken from its first file outside objdir (cgo output lives
+// in objdir); without one the file is left as it is.
+func generatedSource(src []byte, files []instrument.File, objdir string) []byte {
+	for _, f := range files {
+		dir := filepath.Dir(f.Name)
+		if rel, err := filepath.Rel(objdir, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			continue // in objdir
+		}
+		line := "//line " + filepath.Join(dir, "_atomicx_sites.go") + ":1\n"
+		return append([]byte(line), src...)
+	}
+	return src
 }
 
 // blameHint names the functions that compiler errors point into, and how
