@@ -9,8 +9,9 @@
 // # The policy file
 //
 // atomicx looks for atomicheck.toml in the directory where the go command
-// runs, then in each parent directory, up to and including the first one
-// that holds a go.work or go.mod file. The environment variable
+// runs, then in each parent directory, up to and including the one that
+// holds go.mod, or, inside a workspace (a go.work above, GOWORK not off),
+// the one that holds go.work. The environment variable
 // ATOMICX_POLICY overrides the search: it names the policy file (relative
 // to the go command's directory), or is "off" or "none" to build with no
 // policy. Without a policy every package is built as written.

@@ -18,8 +18,9 @@ const (
 // Find returns the policy file that applies to a go command running in dir:
 // $ATOMICX_POLICY if set (relative to dir; "off" or "none" means no policy:
 // return "", nil), else the first atomicheck.toml found walking up from
-// dir, stopping after the directory that holds go.work or go.mod (the
-// first of those met), so that a build never picks up the policy of an
+// dir, stopping after the directory that holds go.mod, or, when the go
+// command uses a workspace (a go.work above, GOWORK not off), after the
+// one that holds go.work; so that a build never picks up the policy of an
 // unrelated project further up. It returns "" and nil when there is none.
 // getenv is os.Getenv when nil.
 func Find(dir string, getenv func(string) string) (string, error) {
@@ -33,6 +34,10 @@ func Find(dir string, getenv func(string) string) (string, error) {
 	if v := getenv(EnvVar); v != "" {
 		return fromEnv(abs, v)
 	}
+	// Inside a module of a workspace, the go command builds for the whole
+	// workspace: the walk then goes on past the module's go.mod, up to
+	// the go.work that the go command uses (none with GOWORK=off).
+	inWorkspace := workspaceAbove(abs, getenv)
 	for d := abs; ; {
 		policy := filepath.Join(d, FileName)
 		switch ok, err := isFile(policy); {
@@ -41,10 +46,11 @@ func Find(dir string, getenv func(string) string) (string, error) {
 		case ok:
 			return policy, nil
 		}
-		for _, root := range []string{"go.work", "go.mod"} {
-			if ok, _ := isFile(filepath.Join(d, root)); ok {
-				return "", nil
-			}
+		if ok, _ := isFile(filepath.Join(d, "go.work")); ok {
+			return "", nil
+		}
+		if ok, _ := isFile(filepath.Join(d, "go.mod")); ok && !inWorkspace {
+			return "", nil
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -84,4 +90,27 @@ func isFile(path string) (bool, error) {
 		return false, err
 	}
 	return fi.Mode().IsRegular(), nil
+}
+
+// workspaceAbove reports whether the go command running in dir uses a
+// go.work file: GOWORK names one, or (GOWORK unset) there is one in dir
+// or above.
+func workspaceAbove(dir string, getenv func(string) string) bool {
+	switch w := getenv("GOWORK"); w {
+	case "off":
+		return false
+	case "":
+	default:
+		return true
+	}
+	for d := dir; ; {
+		if ok, _ := isFile(filepath.Join(d, "go.work")); ok {
+			return true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return false
+		}
+		d = parent
+	}
 }

@@ -50,7 +50,7 @@ func TestFind(t *testing.T) {
 		{"beside go.mod", "mod", nil, "mod/atomicheck.toml"},
 		{"walk up", "mod/a/b", nil, "mod/atomicheck.toml"},
 		{"stop at a nested go.mod", "mod/nested/c", nil, ""},
-		{"go.mod before go.work", "ws/m/p", nil, ""},
+		{"module inside a workspace: the workspace policy", "ws/m/p", nil, "ws/atomicheck.toml"},
 		{"go.work", "ws/q", nil, "ws/atomicheck.toml"},
 		{"own module policy", "ws/own", nil, "ws/own/atomicheck.toml"},
 		{"a directory is not a policy", "mod/dirpolicy", nil, "mod/atomicheck.toml"},

@@ -98,7 +98,8 @@ const helpPolicy = `atomicheck.toml says which packages atomicx instruments and 
 
 atomicx looks for it where the go command runs: $ATOMICX_POLICY if set
 ("off" disables atomicx), else the first atomicheck.toml found walking up
-from the current directory to the directory holding go.mod or go.work.
+from the current directory to the directory holding go.mod (inside a
+workspace: go.work, unless GOWORK=off).
 No file means nothing is instrumented.
 
 	version = 1                 # optional
