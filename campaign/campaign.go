@@ -29,9 +29,12 @@ type Config struct {
 	Timeout   time.Duration // per run
 	MaxOccur  int           // occurrences per point and test that get an experiment
 	EarlyStop bool          // end an experiment when the failure is absorbed
-	AllSnaps  bool          // snapshot every call of an experiment, also those entered after the fault
-	Resume    bool          // skip work the journal has
-	BuildArgs []string      // extra go build flags (-tags, -race, ...)
+	// AllSnaps snapshots every call of every run. By default a profile
+	// run snapshots nothing, and an experiment only the calls that the
+	// profile run saw on the stack where the fault is injected.
+	AllSnaps  bool
+	Resume    bool     // skip work the journal has
+	BuildArgs []string // extra go build flags (-tags, -race, ...)
 	// Exec, when set, is a program workload: the one main package named by
 	// Patterns is built instrumented, and Exec (a script or program) runs
 	// once per run with the binary's path in $ATOMICX_BINARY; exit status
@@ -114,7 +117,10 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 					p.ImportPath, t, prof.Status, indent(lastLines(prof.Output, 10)))
 				continue
 			}
-			plan = append(plan, experimentsOf(prof, cfg.MaxOccur)...)
+			if n := naturalRunOf(prof, cfg.MaxOccur); n != nil {
+				plan = append(plan, n)
+			}
+			plan = append(plan, experimentsOf(prof, cfg.MaxOccur, !cfg.AllSnaps)...)
 		}
 	}
 	if err := c.experiments(ctx, plan); err != nil {
@@ -290,6 +296,9 @@ func (c *runner) profile(ctx context.Context, p *Package, test string) (*Record,
 		return r, nil
 	}
 	env := []string{fmt.Sprintf("ATOMICX_PROFILE=%d", c.cfg.MaxOccur)}
+	if !c.cfg.AllSnaps {
+		env = append(env, "ATOMICX_SNAPSHOTS=none")
+	}
 	c.runTest(ctx, p, test, env, rec)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -302,19 +311,64 @@ func (c *runner) profile(ctx context.Context, p *Package, test string) (*Record,
 }
 
 // experimentsOf plans one experiment per point, occurrence and fault that
-// the profile run reached.
-func experimentsOf(prof *Record, maxOccur int) []*Record {
+// the profile run reached; targeted ones snapshot only the calls that the
+// profile run saw on the stack there.
+func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
 	var plan []*Record
 	for _, r := range reaches(prof) {
 		if r.Occurrence > uint64(maxOccur) {
 			continue
 		}
 		for _, fault := range r.faults() {
-			plan = append(plan, &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-				Site: r.Site, Occurrence: r.Occurrence, Fault: fault})
+			e := &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
+				Site: r.Site, Occurrence: r.Occurrence, Fault: fault}
+			if targeted {
+				e.Snapshot = snapshotList(r.Stack)
+			}
+			plan = append(plan, e)
 		}
 	}
 	return plan
+}
+
+// snapshotList is the value of ATOMICX_SNAPSHOT_CALLS for a list of
+// calls; ";" stands for none, as an empty variable would mean "all".
+func snapshotList(calls string) string {
+	if calls == "" {
+		return ";"
+	}
+	return calls
+}
+
+// naturalRunOf plans the run that gets the verdicts of the profile run's
+// natural failures: the test runs again, snapshotting only the calls
+// that failed (the first maxOccur of each function). It returns nil when
+// the profile run saw no failure, or snapshotted everything itself.
+func naturalRunOf(prof *Record, maxOccur int) *Record {
+	var calls []string
+	perSite := map[string]int{}
+	seen := map[string]bool{}
+	for _, raw := range prof.Events {
+		var f struct {
+			Event string `json:"event"`
+			Site  string `json:"site"`
+			Call  uint64 `json:"call"`
+		}
+		if json.Unmarshal(raw, &f) != nil || f.Event != "fail" || f.Call == 0 {
+			continue
+		}
+		call := fmt.Sprintf("%d@%s", f.Call, f.Site)
+		if seen[call] || perSite[f.Site] >= maxOccur {
+			continue
+		}
+		seen[call] = true
+		perSite[f.Site]++
+		calls = append(calls, call)
+	}
+	if len(calls) == 0 {
+		return nil
+	}
+	return &Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Snapshot: strings.Join(calls, ";")}
 }
 
 // reach is a "reach" event of the runtime.
@@ -323,6 +377,7 @@ type reach struct {
 	Site       string `json:"site"`
 	Occurrence uint64 `json:"occurrence"`
 	Faults     uint64 `json:"faults"`
+	Stack      string `json:"stack"` // calls in progress on the stack: "N@SITE;..."
 }
 
 // The runtime's fault bits (rt.FaultError, rt.FaultPanic).
@@ -392,12 +447,18 @@ func (c *runner) experiments(ctx context.Context, plan []*Record) error {
 		go func() {
 			defer wg.Done()
 			for e := range work {
-				env := []string{fmt.Sprintf("ATOMICX_INJECT=%s:%d:%s", e.Fault, e.Occurrence, e.Site)}
-				if c.cfg.EarlyStop {
-					env = append(env, "ATOMICX_STOP=absorbed")
+				var env []string
+				if e.Kind == "experiment" {
+					env = append(env, fmt.Sprintf("ATOMICX_INJECT=%s:%d:%s", e.Fault, e.Occurrence, e.Site))
+					if c.cfg.EarlyStop {
+						env = append(env, "ATOMICX_STOP=absorbed")
+					}
+					if !c.cfg.AllSnaps {
+						env = append(env, "ATOMICX_SNAPSHOTS=before-fault")
+					}
 				}
-				if !c.cfg.AllSnaps {
-					env = append(env, "ATOMICX_SNAPSHOTS=before-fault")
+				if e.Snapshot != "" {
+					env = append(env, "ATOMICX_SNAPSHOT_CALLS="+e.Snapshot)
 				}
 				c.runTest(ctx, pkgs[e.Package], e.Test, env, e)
 				if ctx.Err() != nil {

@@ -10,13 +10,15 @@ import (
 	"sync"
 )
 
-// JournalVersion is the version of the journal's record format.
-const JournalVersion = 1
+// JournalVersion is the version of the journal's record format. Version
+// 2 added the calls in progress to profile runs' reach events: an
+// experiment planned from a version 1 profile would snapshot nothing.
+const JournalVersion = 2
 
 // Record is one line of the journal: a finished profile run or experiment.
 type Record struct {
 	V          int               `json:"v"`
-	Kind       string            `json:"kind"` // "profile" or "experiment"
+	Kind       string            `json:"kind"` // "profile", "natural" (verdicts of the profile's failures) or "experiment"
 	Package    string            `json:"pkg"`
 	Test       string            `json:"test"`
 	Exec       string            `json:"exec,omitempty"`       // program workload: the script that ran
@@ -24,6 +26,7 @@ type Record struct {
 	Site       string            `json:"site,omitempty"`       // experiments: the armed point
 	Occurrence uint64            `json:"occurrence,omitempty"` // experiments: which reach of it
 	Fault      string            `json:"fault,omitempty"`      // experiments: error or panic
+	Snapshot   string            `json:"snapshot,omitempty"`   // the only calls snapshotted (ATOMICX_SNAPSHOT_CALLS)
 	Status     string            `json:"status"`               // pass, fail, timeout, absorbed, error
 	Fired      bool              `json:"fired,omitempty"`      // the armed fault was injected
 	Millis     int64             `json:"ms"`
@@ -34,8 +37,8 @@ type Record struct {
 // Key identifies the work a record stands for, so that a resumed campaign
 // skips it.
 func (r *Record) Key() string {
-	if r.Kind == "profile" {
-		return "profile\x00" + r.Package + "\x00" + r.Test
+	if r.Kind == "profile" || r.Kind == "natural" {
+		return r.Kind + "\x00" + r.Package + "\x00" + r.Test
 	}
 	return fmt.Sprintf("experiment\x00%s\x00%s\x00%s\x00%d\x00%s", r.Package, r.Test, r.Site, r.Occurrence, r.Fault)
 }
@@ -112,7 +115,7 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 			problems = append(problems, Problem{Path: path, Line: line, Err: err})
 			continue
 		}
-		if r.V != JournalVersion || (r.Kind != "profile" && r.Kind != "experiment") {
+		if r.V != JournalVersion || (r.Kind != "profile" && r.Kind != "natural" && r.Kind != "experiment") {
 			problems = append(problems, Problem{Path: path, Line: line, Err: fmt.Errorf("not a version %d record", JournalVersion)})
 			continue
 		}

@@ -31,10 +31,10 @@ func TestJournalRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(`{"v":1,"kind":"experiment","pkg":"example.com/m","test":"TestA","site":"x#entry","occ` + "\n") // cut short by a kill
+	f.WriteString(`{"v":2,"kind":"experiment","pkg":"example.com/m","test":"TestA","site":"x#entry","occ` + "\n") // cut short by a kill
 	f.WriteString(`{"v":7,"kind":"profile"}` + "\n")                                                              // another version
 	f.WriteString("\n")
-	f.WriteString(`{"v":1,"kind":"profile","pkg":"example.com/m","test":"TestB","status":"pass","ms":3}` + "\n")
+	f.WriteString(`{"v":2,"kind":"profile","pkg":"example.com/m","test":"TestB","status":"pass","ms":3}` + "\n")
 	f.Close()
 
 	got, problems, err := ReadJournal(path)
@@ -51,7 +51,7 @@ func TestJournalRoundTrip(t *testing.T) {
 	for _, p := range problems {
 		lines = append(lines, p.String())
 	}
-	want := []string{path + ":3: skipped: ", path + ":4: skipped: not a version 1 record"}
+	want := []string{path + ":3: skipped: ", path + ":4: skipped: not a version 2 record"}
 	if len(lines) != len(want) {
 		t.Fatalf("problems %q, want %d", lines, len(want))
 	}
@@ -79,20 +79,41 @@ func TestExperimentsOf(t *testing.T) {
 		ev(`{"event":"reach","site":"p.F#entry","occurrence":2,"faults":3}`),
 		ev(`{"event":"reach","site":"p.F#entry","occurrence":2,"faults":3}`),
 		ev(`{"event":"reach","site":"p.F#entry","occurrence":3,"faults":3}`),
-		ev(`{"event":"reach","site":"p.G#call:os.Open#1","occurrence":1,"faults":1}`),
+		ev(`{"event":"reach","site":"p.G#call:os.Open#1","occurrence":1,"faults":1,"stack":"4@p.G#entry"}`),
 		ev(`{"event":"verdict","site":"p.F#entry","func":"p.F"}`),
 		ev(`not json`),
 	}}
 	var got []string
-	for _, e := range experimentsOf(prof, 2) {
-		got = append(got, e.Fault+":"+strings.TrimPrefix(e.Key(), "experiment\x00p\x00T\x00"))
+	for _, e := range experimentsOf(prof, 2, true) {
+		got = append(got, e.Fault+":"+strings.TrimPrefix(e.Key(), "experiment\x00p\x00T\x00")+":"+e.Snapshot)
 	}
 	want := []string{
-		"error:p.F#entry\x001\x00error", "panic:p.F#entry\x001\x00panic",
-		"error:p.F#entry\x002\x00error", "panic:p.F#entry\x002\x00panic",
-		"error:p.G#call:os.Open#1\x001\x00error",
+		"error:p.F#entry\x001\x00error:;", "panic:p.F#entry\x001\x00panic:;",
+		"error:p.F#entry\x002\x00error:;", "panic:p.F#entry\x002\x00panic:;",
+		"error:p.G#call:os.Open#1\x001\x00error:4@p.G#entry",
 	}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("plan:\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestNaturalRunOf checks the rerun planned for a profile run's natural
+// failures: each failed call once, at most the cap per function.
+func TestNaturalRunOf(t *testing.T) {
+	ev := func(s string) json.RawMessage { return json.RawMessage(s) }
+	prof := &Record{Kind: "profile", Package: "p", Test: "T", Events: []json.RawMessage{
+		ev(`{"event":"fail","site":"p.F#entry","call":3}`),
+		ev(`{"event":"fail","site":"p.G#entry","call":1}`),
+		ev(`{"event":"fail","site":"p.F#entry","call":3}`),
+		ev(`{"event":"fail","site":"p.F#entry","call":7}`),
+		ev(`{"event":"fail","site":"p.F#entry","call":9}`),
+		ev(`{"event":"reach","site":"p.F#entry","occurrence":1}`),
+	}}
+	got := naturalRunOf(prof, 2)
+	if got == nil || got.Kind != "natural" || got.Snapshot != "3@p.F#entry;1@p.G#entry;7@p.F#entry" {
+		t.Errorf("natural run = %+v, want the calls 3@p.F, 1@p.G, 7@p.F", got)
+	}
+	if n := naturalRunOf(&Record{Kind: "profile", Events: prof.Events[5:]}, 2); n != nil {
+		t.Errorf("natural run %+v for a profile run without failures", n)
 	}
 }

@@ -14,7 +14,7 @@ const (
 	Pure      = "pure non-atomic"
 	Dependent = "dependent non-atomic"
 	Atomic    = "atomic"
-	Unknown   = "unknown" // never seen failing, or only with graphs over budget
+	Unknown   = "unknown" // never seen failing, or only with graphs over budget or not snapshotted
 )
 
 // Evidence is one failed call that shows a function non-atomic: the first
@@ -46,6 +46,7 @@ type Function struct {
 	NonAtomic        int `json:"non_atomic"`        // failed calls that changed the graph
 	FirstInChain     int `json:"first_in_chain"`    // times it was the first non-atomic call of a failure's propagation
 	TooLarge         int `json:"too_large"`         // failed calls whose graph was over the snapshot budget
+	NotSnapshotted   int `json:"not_snapshotted"`   // failed calls the profile run did not foresee on the stack
 
 	// InjectionsInto counts experiments whose fault was injected at its
 	// entry (its callers then fail without it running).
@@ -72,6 +73,7 @@ type Summary struct {
 	Packages      int   `json:"packages"`
 	Tests         int   `json:"tests"`
 	ProfileRuns   int   `json:"profile_runs"`
+	NaturalRuns   int   `json:"natural_runs"` // reruns of a test to snapshot the failures its profile run saw
 	Experiments   int   `json:"experiments"`
 	Fired         int   `json:"fired"`    // experiments in which the armed fault was injected
 	Absorbed      int   `json:"absorbed"` // experiments ended early: the failure stopped propagating
@@ -116,9 +118,12 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	for _, rec := range recs {
 		pkgs[rec.Package] = true
 		tests[rec.Package+"\x00"+rec.Test] = true
-		if rec.Kind == "profile" {
+		switch rec.Kind {
+		case "profile":
 			r.Summary.ProfileRuns++
-		} else {
+		case "natural":
+			r.Summary.NaturalRuns++
+		default:
 			r.countExperiment(rec)
 		}
 		reached := map[string]bool{}
@@ -145,15 +150,16 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	}
 	r.Summary.Packages, r.Summary.Tests = len(pkgs), len(tests)
 	for _, f := range r.Functions {
+		compared := f.Failures - f.TooLarge - f.NotSnapshotted
 		if f.NonAtomic > 0 {
-			f.FalseNegatives = f.Failures - f.NonAtomic - f.TooLarge
+			f.FalseNegatives = compared - f.NonAtomic
 		}
 		switch {
 		case f.NonAtomic > 0 && f.FirstInChain > 0:
 			f.Verdict = Pure
 		case f.NonAtomic > 0:
 			f.Verdict = Dependent
-		case f.Failures > f.TooLarge:
+		case compared > 0:
 			f.Verdict = Atomic
 		default:
 			f.Verdict = Unknown
@@ -201,7 +207,11 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 	}
 	switch e.Verdict {
 	case "unknown":
-		f.TooLarge++
+		if e.Reason == "not snapshotted" {
+			f.NotSnapshotted++
+		} else {
+			f.TooLarge++
+		}
 	case "non-atomic":
 		f.NonAtomic++
 		if e.First {

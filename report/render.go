@@ -62,8 +62,12 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 	}
 	writeTypes(w, r)
 	s := r.Summary
-	fmt.Fprintf(w, "campaign: %d packages, %d tests, %d experiments (%d faults injected, %d stopped early when the failure was absorbed, %d timed out)\n",
+	fmt.Fprintf(w, "campaign: %d packages, %d tests, %d experiments (%d faults injected, %d stopped early when the failure was absorbed, %d timed out)",
 		s.Packages, s.Tests, s.Experiments, s.Fired, s.Absorbed, s.Timeouts)
+	if s.NaturalRuns > 0 {
+		fmt.Fprintf(w, ", %d reruns for natural failures", s.NaturalRuns)
+	}
+	fmt.Fprintln(w)
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
@@ -85,8 +89,12 @@ func describe(f *Function) string {
 	case Atomic:
 		return fmt.Sprintf("atomic (%d failed calls: %d natural, %d injected)", f.Failures, f.NaturalFailures, f.InjectedFailures)
 	}
-	if f.Failures > 0 {
+	switch {
+	case f.Failures > 0 && f.NotSnapshotted == 0:
 		return fmt.Sprintf("unknown: %d failed calls, every graph over the snapshot budget", f.Failures)
+	case f.Failures > 0:
+		return fmt.Sprintf("unknown: %d failed calls, %d over the snapshot budget, %d not snapshotted (the run took another path than its profile run)",
+			f.Failures, f.TooLarge, f.NotSnapshotted)
 	}
 	return "unknown: never seen failing"
 }

@@ -15,6 +15,10 @@ type Call struct {
 	snap     *snapshot
 	tooLarge bool
 	seq      uint64 // order of entry among all calls
+	num      uint64 // which call of its function this is
+	// unsnapped says the campaign asked for no snapshot of this call.
+	unsnapped bool
+	tracked   bool // listed among the calls in progress (profile runs)
 }
 
 // callSeq numbers calls in the order they are entered. Failure chains use
@@ -29,7 +33,15 @@ func Enter(s *Site, roots ...any) *Call {
 	if config.logPath == "" || s.Ignored || campaign.beforeFault && injected.fired.Load() {
 		return nil
 	}
-	c := &Call{site: s, roots: roots, seq: callSeq.Add(1)}
+	c := &Call{site: s, roots: roots, seq: callSeq.Add(1), num: s.calls.Add(1)}
+	if campaign.profile > 0 {
+		pushActive(s, c.num)
+		c.tracked = true
+	}
+	if !snapshotWanted(s, c.num) {
+		c.unsnapped = true
+		return c
+	}
 	if s.Roots != "" {
 		c.names = strings.Split(s.Roots, ",")
 	}
@@ -55,6 +67,9 @@ func (c *Call) Exit(done *bool, errp *error) {
 	if c == nil {
 		return
 	}
+	if c.tracked {
+		popActive(c.site, c.num)
+	}
 	var failure string
 	var err error
 	switch {
@@ -67,6 +82,10 @@ func (c *Call) Exit(done *bool, errp *error) {
 		return // a normal return: nothing to compare
 	}
 	v := verdictEvent{site: c.site, failure: failure, err: err}
+	if c.unsnapped {
+		c.exitUnsnapped(&v)
+		return
+	}
 	if c.tooLarge {
 		v.verdict = "unknown"
 		v.reason = "graph too large"
@@ -77,6 +96,40 @@ func (c *Call) Exit(done *bool, errp *error) {
 	}
 	v.chain, v.injected, v.first = joinChain(c.seq, v.verdict == "non-atomic", err)
 	writeVerdict(&v)
+}
+
+// snapshotWanted reports whether the campaign wants the nth call of s
+// snapshotted.
+func snapshotWanted(s *Site, n uint64) bool {
+	switch {
+	case campaign.noSnapshots:
+		return false
+	case campaign.targets == nil:
+		return true
+	}
+	for _, t := range campaign.targets[s.ID] {
+		if t == n {
+			return true
+		}
+	}
+	return false
+}
+
+// exitUnsnapped reports the failure of a call that was not snapshotted.
+// In a profile run it is a "fail" event, for a later run to snapshot. In
+// an experiment it matters only inside the injected failure's
+// propagation, where it is a call the profile run did not see on the
+// stack: the run took another path.
+func (c *Call) exitUnsnapped(v *verdictEvent) {
+	if campaign.noSnapshots {
+		writeFail(c, v.failure)
+		return
+	}
+	v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
+	if v.injected {
+		v.verdict, v.reason = "unknown", "not snapshotted"
+		writeVerdict(v)
+	}
 }
 
 // unwinding reports whether the caller of Exit runs because the goroutine

@@ -388,10 +388,12 @@ func TestEnterExitVerdicts(t *testing.T) {
 	tests := []struct {
 		name   string
 		inject string // ATOMICX_INJECT, or ""
-		budget int    // for every site
-		size   int    // of the vector at the start; 0 means 5
-		run    func(v *eeVec)
-		want   []map[string]any // expected fields of each event, in order
+		// ATOMICX_PROFILE, ATOMICX_SNAPSHOTS and ATOMICX_SNAPSHOT_CALLS
+		profile, snapshots, calls string
+		budget                    int // for every site
+		size                      int // of the vector at the start; 0 means 5
+		run                       func(v *eeVec)
+		want                      []map[string]any // expected fields of each event, in order
 	}{
 		{
 			name: "mutate then return an error: non-atomic",
@@ -476,11 +478,73 @@ func TestEnterExitVerdicts(t *testing.T) {
 					"path": "v.data", "before": "len=7", "after": "len=8", "injected": true, "first": true, "chain": "A", "error": nil},
 			},
 		},
+		{
+			name:      "profile run: reaches log the calls on the stack, failures are not snapshotted",
+			profile:   "1",
+			snapshots: "none",
+			size:      10, // Alloc(1) overflows
+			run: func(v *eeVec) {
+				v.Check(1)
+				v.Push(1)
+			},
+			want: []map[string]any{
+				{"event": "reach", "site": eeSites[1].ID, "occurrence": 1.0, "stack": nil},
+				{"event": "fail", "site": eeSites[1].ID, "call": 1.0, "failure": "error"},
+				{"event": "reach", "site": eeSites[4].ID, "occurrence": 1.0, "stack": nil},
+				{"event": "reach", "site": eeSites[0].ID, "occurrence": 1.0, "stack": "1@" + eeSites[4].ID},
+				{"event": "fail", "site": eeSites[0].ID, "call": 1.0, "failure": "error"},
+				{"event": "fail", "site": eeSites[4].ID, "call": 1.0, "failure": "error"},
+			},
+		},
+		{
+			name:   "experiment snapshotting only the listed call",
+			inject: "error:2:" + eeSites[0].ID,
+			calls:  "2@" + eeSites[4].ID,
+			run: func(v *eeVec) {
+				v.Push(1)
+				v.Push(2)
+			},
+			want: []map[string]any{
+				{"event": "inject", "site": eeSites[0].ID, "occurrence": 2.0, "chain": "A"},
+				{"event": "verdict", "site": eeSites[4].ID, "verdict": "non-atomic", "path": "v.data",
+					"before": "len=7", "after": "len=8", "injected": true, "first": true, "chain": "A"},
+			},
+		},
+		{
+			name:   "experiment whose listed call is not the one on the stack: unknown",
+			inject: "error:2:" + eeSites[0].ID,
+			calls:  "1@" + eeSites[4].ID,
+			run: func(v *eeVec) {
+				v.Push(1)
+				v.Push(2)
+			},
+			want: []map[string]any{
+				{"event": "inject", "site": eeSites[0].ID, "occurrence": 2.0, "chain": "A"},
+				{"event": "verdict", "site": eeSites[4].ID, "verdict": "unknown", "reason": "not snapshotted",
+					"path": nil, "injected": true, "chain": "A"},
+			},
+		},
+		{
+			name:   "a natural failure outside the injected chain of a targeted run: no event",
+			calls:  "5@" + eeSites[4].ID,
+			size:   10,
+			run:    func(v *eeVec) { v.Push(1) },
+			want:   nil,
+			inject: "",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			logPath := filepath.Join(t.TempDir(), "events.jsonl")
 			useSettings(t, parseSettings(logPath, tt.inject))
+			var problem string
+			campaign, problem = parseCampaignSettings(tt.profile, "", tt.snapshots, tt.calls)
+			if problem != "" {
+				t.Fatal(problem)
+			}
+			if campaign.profile > 0 {
+				config.enabled = true
+			}
 			t.Cleanup(func() {
 				for i := range eeSites {
 					eeSites[i].Budget = 0
@@ -489,6 +553,7 @@ func TestEnterExitVerdicts(t *testing.T) {
 			for i := range eeSites {
 				eeSites[i].Budget = tt.budget
 				eeSites[i].hits.Store(0)
+				eeSites[i].calls.Store(0)
 				eeSites[i].armed.Store(0)
 			}
 

@@ -3,6 +3,7 @@ package rt
 import (
 	"os"
 	"strconv"
+	"strings"
 	"sync/atomic"
 )
 
@@ -26,7 +27,21 @@ const (
 	// part of the failure's propagation, and its own failures were
 	// already seen by the profile run. Most calls of a long test come
 	// after the fault; snapshotting them is most of an experiment's cost.
+	//
+	// Set to "none", calls are never snapshotted: a profile run uses it,
+	// and logs each failed call as a "fail" event (with its call number)
+	// instead of a verdict, so that a later run can snapshot just those.
 	EnvSnapshots = "ATOMICX_SNAPSHOTS"
+	// EnvSnapshotCalls names the only calls to snapshot, as
+	// "N@SITE;N@SITE": the Nth call of the function whose entry site is
+	// SITE. A profile run logs, with each point it reaches, the calls on
+	// the stack at that moment; the experiment that injects there
+	// snapshots those and nothing else, so its cost does not grow with
+	// the number of calls the test makes before the fault. A failure of
+	// another call inside the injected failure's propagation (the run
+	// took another path than the profile run) gets the verdict "unknown:
+	// not snapshotted".
+	EnvSnapshotCalls = "ATOMICX_SNAPSHOT_CALLS"
 )
 
 // campaignSettings complete settings with what the campaign asked for.
@@ -34,9 +49,13 @@ type campaignSettings struct {
 	profile      uint64 // occurrences per point to log as reached; 0: no profile
 	stopAbsorbed bool
 	beforeFault  bool // no snapshot for calls entered after the fault fired
+	noSnapshots  bool // no snapshot at all: failures are logged as "fail" events
+	// targets, when not nil, are the only calls to snapshot: by entry
+	// site ID, the call numbers.
+	targets map[string][]uint64
 }
 
-func parseCampaignSettings(profile, stop, snapshots string) (campaignSettings, string) {
+func parseCampaignSettings(profile, stop, snapshots, calls string) (campaignSettings, string) {
 	var c campaignSettings
 	var problem string
 	if profile != "" {
@@ -57,10 +76,38 @@ func parseCampaignSettings(profile, stop, snapshots string) (campaignSettings, s
 	case "", "all":
 	case "before-fault":
 		c.beforeFault = true
+	case "none":
+		c.noSnapshots = true
 	default:
-		problem = EnvSnapshots + "=" + snapshots + ": want all or before-fault"
+		problem = EnvSnapshots + "=" + snapshots + ": want all, before-fault or none"
+	}
+	if calls != "" {
+		targets, err := parseTargets(calls)
+		if err != "" {
+			problem = EnvSnapshotCalls + ": " + err
+		}
+		c.targets = targets
 	}
 	return c, problem
+}
+
+// parseTargets parses "N@SITE;N@SITE". A malformed list snapshots
+// nothing rather than everything: the experiment's cost stays bounded,
+// and the problem is logged.
+func parseTargets(list string) (map[string][]uint64, string) {
+	targets := map[string][]uint64{}
+	for _, t := range strings.Split(list, ";") {
+		if t == "" {
+			continue
+		}
+		num, id, ok := strings.Cut(t, "@")
+		n, err := strconv.ParseUint(num, 10, 64)
+		if !ok || err != nil || n == 0 || id == "" {
+			return map[string][]uint64{}, "malformed call " + strconv.Quote(t) + ": want N@SITE"
+		}
+		targets[id] = append(targets[id], n)
+	}
+	return targets, ""
 }
 
 // injected is where the armed fault fired: the call sequence number at
@@ -90,7 +137,11 @@ func (c *Call) checkAbsorbed() {
 	os.Exit(0)
 }
 
-func writeReach(s *Site, occurrence uint64) {
-	writeLine(event("reach").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).
-		num("occurrence", occurrence).num("faults", uint64(s.Faults)).end())
+func writeReach(s *Site, occurrence uint64, stack string) {
+	e := event("reach").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).
+		num("occurrence", occurrence).num("faults", uint64(s.Faults))
+	if stack != "" {
+		e.str("stack", stack)
+	}
+	writeLine(e.end())
 }

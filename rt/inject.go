@@ -32,7 +32,7 @@ func Inject(s *Site) error {
 	}
 	n := s.hits.Add(1)
 	if n <= campaign.profile {
-		writeReach(s, n)
+		writeReach(s, n, activeStack())
 	}
 	if !isArmed(s) || n != config.armedOcc {
 		return nil

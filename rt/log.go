@@ -68,6 +68,13 @@ func writeVerdict(v *verdictEvent) {
 	writeLine(e.end())
 }
 
+// writeFail logs a failed call that was not snapshotted: which call of
+// its function it was, for a later run to snapshot.
+func writeFail(c *Call, failure string) {
+	writeLine(event("fail").str("site", c.site.ID).str("func", c.site.Func).str("pos", c.site.Pos).
+		num("call", c.num).str("failure", failure).end())
+}
+
 func writeInjection(s *Site, f *InjectedFault, chain uint64) {
 	fault := "error"
 	if f.Panic {

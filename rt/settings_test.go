@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -68,6 +69,55 @@ func TestParseSettings(t *testing.T) {
 			got.problem = ""
 			if got != tt.want {
 				t.Errorf("parseSettings(%q, %q) = %+v, want %+v", tt.logPath, tt.inject, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseCampaignSettings(t *testing.T) {
+	const a, b = "example.com/m.(*T).M#entry", "example.com/m.F#entry"
+	tests := []struct {
+		name                            string
+		profile, stop, snapshots, calls string
+		want                            campaignSettings
+		problem                         string // substring; "" means none
+	}{
+		{name: "nothing"},
+		{name: "profile", profile: "3", snapshots: "none", want: campaignSettings{profile: 3, noSnapshots: true}},
+		{name: "experiment", stop: "absorbed", snapshots: "before-fault", want: campaignSettings{stopAbsorbed: true, beforeFault: true}},
+		{
+			name:  "listed calls",
+			calls: "2@" + a + ";1@" + b + ";5@" + a,
+			want:  campaignSettings{targets: map[string][]uint64{a: {2, 5}, b: {1}}},
+		},
+		{name: "empty list snapshots nothing", calls: ";", want: campaignSettings{targets: map[string][]uint64{}}},
+		{name: "bad profile", profile: "0", problem: EnvProfile},
+		{name: "bad stop", stop: "never", problem: EnvStop},
+		{name: "bad snapshots", snapshots: "some", problem: "want all, before-fault or none"},
+		{
+			name:    "malformed call: snapshots nothing",
+			calls:   "2@" + a + ";x@" + b,
+			want:    campaignSettings{targets: map[string][]uint64{}},
+			problem: `malformed call "x@` + b + `"`,
+		},
+		{name: "call 0", calls: "0@" + a, want: campaignSettings{targets: map[string][]uint64{}}, problem: "want N@SITE"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, problem := parseCampaignSettings(tt.profile, tt.stop, tt.snapshots, tt.calls)
+			if tt.problem == "" && problem != "" || !strings.Contains(problem, tt.problem) {
+				t.Fatalf("problem = %q, want %q", problem, tt.problem)
+			}
+			if tt.problem != "" {
+				// A malformed setting still leaves a usable one: only
+				// the list of calls is checked then.
+				if tt.want.targets != nil && !reflect.DeepEqual(got.targets, tt.want.targets) {
+					t.Errorf("targets = %v, want %v", got.targets, tt.want.targets)
+				}
+				return
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
 	}

@@ -37,6 +37,7 @@ type Site struct {
 	Globals *Globals // package-level variables to watch, or nil
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
+	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)
 	armed atomic.Uint32 // 0: not yet resolved, 1: not the armed site, 2: the armed site
 }
 

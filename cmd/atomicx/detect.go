@@ -32,7 +32,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
 	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
 	noStop := fs.Bool("no-early-stop", false, "run each experiment's test to its end, even after the failure was absorbed")
-	allSnaps := fs.Bool("all-snapshots", false, "in experiments, snapshot also the calls entered after the fault fired (slower; for comparison)")
+	allSnaps := fs.Bool("all-snapshots", false, "snapshot every call of every run, not only those the profile run saw on the stack at the fault (slower; for comparison)")
 	format := fs.String("format", "text", "report format: text, json, html or sarif")
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	tags := fs.String("tags", "", "build tags, as for go build")

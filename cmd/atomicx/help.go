@@ -143,6 +143,20 @@ const helpEnv = `Environment variables read by atomicx and by instrumented progr
 	                 injections are appended, one JSON object per line
 	ATOMICX_INJECT   arm one fault: FAULT:OCCURRENCE:SITE, FAULT being
 	                 error or panic, SITE e.g. example.com/m.(*T).M#entry
+
+Set by 'atomicx detect' for the runs of a campaign:
+
+	ATOMICX_PROFILE  log the first N reaches of each point, with the calls
+	                 in progress on the stack
+	ATOMICX_STOP     "absorbed": exit 0 once the injected failure stops
+	                 propagating
+	ATOMICX_SNAPSHOTS
+	                 all (default), before-fault (none after the fault
+	                 fired), or none (failed calls are logged for a rerun)
+	ATOMICX_SNAPSHOT_CALLS
+	                 the only calls to snapshot: N@SITE;N@SITE, the Nth
+	                 call of the function whose entry site is SITE
+	ATOMICX_BINARY   program workloads: the instrumented binary
 `
 
 func help(args []string, stdout, stderr io.Writer) int {
