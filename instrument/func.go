@@ -56,8 +56,17 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		ignored:  ignored,
 	}
 
-	// Prologue, on the line of the opening brace.
 	siteRef := fmt.Sprintf("&%s[%d]", sitesName, siteIdx)
+	if fe.p.opts.Mask {
+		if err := fe.rewriteMasked(&local, siteRef); err != nil {
+			return err
+		}
+		edits.edits = append(edits.edits, local.edits...)
+		fe.p.sites = append(fe.p.sites, st)
+		return nil
+	}
+
+	// Prologue, on the line of the opening brace.
 	var b strings.Builder
 	fmt.Fprintf(&b, " var %s bool; if %s.Enabled() { ", doneName, rtName)
 	switch {

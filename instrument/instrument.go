@@ -36,6 +36,12 @@ type Options struct {
 	// nil means none is.
 	Instrumented func(pkgPath, name string) bool
 
+	// Mask wraps the selected functions so that a failing call rolls its
+	// object graph back (release builds), instead of instrumenting them
+	// for detection: no injection point, no event, no call into the
+	// runtime but the checkpoint and the rollback.
+	Mask bool
+
 	Panics         bool // may inject panics, not only errors
 	Globals        bool // snapshots include the package-level variables
 	SnapshotBudget int  // values a snapshot may copy; 0 means the runtime's default
@@ -53,6 +59,14 @@ type Function struct {
 	Pos  token.Position // of its name, in user terms
 }
 
+// Note is something the user should know about how a function was
+// rewritten, reported at build time.
+type Note struct {
+	Name    string
+	Pos     token.Position
+	Message string
+}
+
 // Skipped is a function that was selected but is left as it is.
 type Skipped struct {
 	Name   string
@@ -67,6 +81,10 @@ type Result struct {
 	Generated *File // the site table and helpers; nil when nothing was instrumented
 	Functions []Function
 	Skipped   []Skipped
+	Notes     []Note
+	// Declared names every function and method declared in the package's
+	// non-test files, instrumented or not ("(*Vector).Alloc").
+	Declared []string
 }
 
 // TypeError means the package does not type-check. atomicx then compiles
@@ -125,7 +143,7 @@ func Package(files []File, opts Options) (*Result, error) {
 			res.Changed[i] = true
 		}
 	}
-	res.Functions, res.Skipped = p.functions, p.skipped
+	res.Functions, res.Skipped, res.Notes, res.Declared = p.functions, p.skipped, p.notes, p.declared
 	if len(p.sites) > 0 {
 		res.Generated = p.generated(parsed)
 	}
@@ -164,6 +182,8 @@ type pkgRewriter struct {
 	sites       []site
 	functions   []Function
 	skipped     []Skipped
+	notes       []Note
+	declared    []string
 }
 
 // file rewrites one file; changed is false when it has nothing to instrument.
@@ -172,10 +192,14 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool) {
 	tf := p.fset.File(f.Pos())
 	for _, d := range f.Decls {
 		fd, ok := d.(*ast.FuncDecl)
-		if !ok || fd.Body == nil {
+		if !ok {
 			continue
 		}
 		name := FuncName(fd)
+		p.declared = append(p.declared, name)
+		if fd.Body == nil {
+			continue // implemented in assembly or C
+		}
 		pos := p.fset.Position(fd.Name.Pos())
 		if fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "_") {
 			continue
@@ -278,7 +302,7 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 		if p.opts.Panics && !s.call {
 			faults = append(faults, rtName+".FaultPanic")
 		}
-		if s.ignored {
+		if s.ignored || p.opts.Mask {
 			faults = nil
 		}
 		fault := "0"

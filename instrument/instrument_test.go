@@ -28,7 +28,9 @@ func TestRewriteGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			name := "/src/example.com/m/" + filepath.Base(in)
-			res, err := Package([]File{{Name: name, Src: src}}, testOptions())
+			opts := testOptions()
+			opts.Mask = strings.HasPrefix(filepath.Base(in), "mask_")
+			res, err := Package([]File{{Name: name, Src: src}}, opts)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -41,6 +43,9 @@ func TestRewriteGolden(t *testing.T) {
 			got.WriteString("-- skipped --\n")
 			for _, s := range res.Skipped {
 				got.WriteString(s.Name + ": " + s.Reason + "\n")
+			}
+			for _, n := range res.Notes {
+				got.WriteString(n.Name + ": note: " + n.Message + "\n")
 			}
 			golden := strings.TrimSuffix(in, ".go") + ".golden"
 			if *update {

@@ -57,7 +57,7 @@
 // and a budget that is not positive are all errors, reported together, each
 // at the key or value that caused it:
 //
-//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, exclude, ignore, panics, globals, snapshot_budget); did you mean "mode"?
+//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget); did you mean "mode"?
 //	atomicheck.toml:13:8: unknown mode "detct" (known modes: off, detect, mask); did you mean "detect"?
 //
 // # Package patterns

@@ -37,6 +37,11 @@ func (p *Policy) Hash() string {
 		if r.Functions != nil {
 			writeList(h, "functions", funcTexts(r.functions))
 		}
+		if r.reported != nil {
+			// What the report says, not its path: a new campaign that
+			// finds the same functions keeps the build cache.
+			writeList(h, "from_report", r.reportedNames())
+		}
 		writeList(h, "exclude", funcTexts(r.exclude))
 		writeList(h, "ignore", funcTexts(r.ignore))
 		writeOptions(h, "options", r.Options)

@@ -1,9 +1,13 @@
 package policy
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // Match is what the policy says about one package.
 type Match struct {
+	Package string  // the import path matched, test variants mapped to the package
 	Rule    *Rule   // nil when no rule matched
 	Mode    Mode    // Off when no rule matched or the package is not Instrumentable
 	Options Options // the rule's options; the [defaults] when no rule matched
@@ -21,7 +25,7 @@ func (p *Policy) ForPackage(importPath string, std bool) Match {
 		p = Empty()
 	}
 	path := matchPath(importPath)
-	m := Match{Options: p.defaults}
+	m := Match{Package: path, Options: p.defaults}
 	ri, _ := p.bestRule(path, std)
 	if ri < 0 {
 		return m
@@ -90,10 +94,53 @@ func (m Match) Selects(funcName string) bool {
 		return false
 	}
 	name := normalizeFuncName(funcName)
-	if len(m.Rule.functions) > 0 && !anyMatches(m.Rule.functions, name) {
+	r := m.Rule
+	listed := r.reported[m.Package][name] || len(r.functions) > 0 && anyMatches(r.functions, name)
+	if (r.reported != nil || len(r.functions) > 0) && !listed {
 		return false
 	}
-	return !anyMatches(m.Rule.exclude, name)
+	return !anyMatches(r.exclude, name)
+}
+
+// MissingFunctions checks a mask rule's functions list against the
+// functions the package declares: a name without wildcard that is not
+// among them is a mistake (a typo, or a function since renamed) that
+// would leave the function unmasked without a word. It returns one
+// "file:line:col: message" per such name. Only a rule whose package
+// patterns are all exact import paths is checked: a name missing from
+// one package of a wildcard rule may be in another.
+func (m Match) MissingFunctions(declared []string) []string {
+	if m.Rule == nil || m.Mode != Mask {
+		return nil
+	}
+	for i := range m.Rule.packages {
+		if !m.Rule.packages[i].exact {
+			return nil
+		}
+	}
+	names := make([]string, len(declared))
+	for i, d := range declared {
+		names[i] = normalizeFuncName(d)
+	}
+	var errs []string
+	for i := range m.Rule.functions {
+		pat := &m.Rule.functions[i]
+		if strings.Contains(pat.written, "*") && !strings.HasPrefix(pat.written, "(*") || strings.Count(pat.written, "*") > 1 {
+			continue // a wildcard may match nothing here on purpose
+		}
+		found := false
+		for _, n := range names {
+			if pat.matches(n) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			msg := didYouMean(fmt.Sprintf("function %q is not declared in package %s, so it is not masked", pat.written, m.Package), normalizeFuncName(pat.written), names)
+			errs = append(errs, pat.pos.String()+": "+msg)
+		}
+	}
+	return errs
 }
 
 // Ignores reports whether the rule's ignore list names the function: it is

@@ -98,7 +98,7 @@ func TestForPackagePrecedence(t *testing.T) {
 func TestForPackageNoRule(t *testing.T) {
 	p := mustParse(t, "[defaults]\nglobals = true\n[[rule]]\npackages = [\"example.com/a\"]\nmode = \"detect\"\n")
 	m := p.ForPackage("example.com/b", false)
-	want := Match{Options: Options{Globals: true, SnapshotBudget: 1_000_000}}
+	want := Match{Package: "example.com/b", Options: Options{Globals: true, SnapshotBudget: 1_000_000}}
 	if m != want {
 		t.Errorf("ForPackage(unmatched) = %+v, want %+v", m, want)
 	}

@@ -16,7 +16,7 @@ import (
 var (
 	topKeys    = []string{"version", "defaults", "rule"}
 	optionKeys = []string{"panics", "globals", "snapshot_budget"}
-	ruleKeys   = []string{"packages", "mode", "functions", "exclude", "ignore", "panics", "globals", "snapshot_budget"}
+	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", "panics", "globals", "snapshot_budget"}
 )
 
 // schemaVersion is the only version this package reads.
@@ -248,6 +248,10 @@ func (ps *parser) rule(t map[string]any, at tomlPath) {
 		case "ignore":
 			r.Ignore, r.ignore = list, pats
 		}
+	}
+
+	if v, ok := t["from_report"]; ok {
+		ps.fromReport(&r, v, at.child("from_report"))
 	}
 
 	r.Options = ps.options(t, at, ps.policy.defaults)

@@ -32,10 +32,10 @@ func TestParseErrors(t *testing.T) {
 			`9:1: unknown key "snapshot-budget" in [defaults] (known keys: panics, globals, snapshot_budget); did you mean "snapshot_budget"?`,
 			`10:1: unknown key "functions" in [defaults]: it belongs in a [[rule]] table`,
 			`12:1: [[rule]] has no mode: add mode = "detect" (or "mask", or "off")`,
-			`14:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, exclude, ignore, panics, globals, snapshot_budget); did you mean "mode"?`,
-			`15:1: unknown key "Mode" in [[rule]] (known keys: packages, mode, functions, exclude, ignore, panics, globals, snapshot_budget); did you mean "mode"?`,
-			`16:1: unknown key "fuctions" in [[rule]] (known keys: packages, mode, functions, exclude, ignore, panics, globals, snapshot_budget); did you mean "functions"?`,
-			`17:1: unknown key "options" in [[rule]] (known keys: packages, mode, functions, exclude, ignore, panics, globals, snapshot_budget)`,
+			`14:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget); did you mean "mode"?`,
+			`15:1: unknown key "Mode" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget); did you mean "mode"?`,
+			`16:1: unknown key "fuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget); did you mean "functions"?`,
+			`17:1: unknown key "options" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget)`,
 			`19:1: unknown key "rules" at top level (known keys: version, defaults, rule); did you mean "rule"?`,
 		}},
 		{"types.toml", []string{
@@ -120,7 +120,7 @@ func TestParseErrors(t *testing.T) {
 			`2:12: defaults must be a table ([defaults]), not a boolean`,
 		}},
 		{"inline.toml", []string{
-			`3:50: unknown key "fnuctions" in [[rule]] (known keys: packages, mode, functions, exclude, ignore, panics, globals, snapshot_budget); did you mean "functions"?`,
+			`3:50: unknown key "fnuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget); did you mean "functions"?`,
 			`4:42: unknown mode "masked" (known modes: off, detect, mask)`,
 			`5:3: each rule must be a table, not a string`,
 			`7:23: panics must be true or false, not a string`,

@@ -74,6 +74,9 @@ type Rule struct {
 	Mode     Mode
 
 	Functions, Exclude, Ignore []string // as written
+	// FromReport is the detection report whose pure non-atomic functions
+	// the rule masks, as written (relative to the policy's directory).
+	FromReport string
 
 	Options Options // after applying [defaults]
 
@@ -82,6 +85,9 @@ type Rule struct {
 	functions []funcPattern
 	exclude   []funcPattern
 	ignore    []funcPattern
+	// reported holds FromReport's pure non-atomic functions: by package
+	// path, their normalized names relative to it.
+	reported map[string]map[string]bool
 }
 
 // Empty returns the policy that applies when there is no policy file:

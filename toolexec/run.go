@@ -127,8 +127,6 @@ func (r *runner) compile() (int, error) {
 	switch match.Mode {
 	case policy.Off:
 		return r.exec(r.cmd.Args)
-	case policy.Mask:
-		return 2, fmt.Errorf("package %s: mode \"mask\" (from %s) is not supported by this version of atomicx; use mode = \"detect\" or \"off\"", importPath, match.Rule.Pos)
 	}
 	if isTestMain(cc) {
 		return r.exec(r.cmd.Args)
@@ -156,6 +154,7 @@ func (r *runner) compile() (int, error) {
 		Selects:        match.Selects,
 		Ignored:        match.Ignores,
 		Instrumented:   r.instrumented,
+		Mask:           match.Mode == policy.Mask,
 		Panics:         match.Options.Panics,
 		Globals:        match.Options.Globals,
 		SnapshotBudget: match.Options.SnapshotBudget,
@@ -167,6 +166,12 @@ func (r *runner) compile() (int, error) {
 	}
 	if err != nil {
 		return 2, fmt.Errorf("instrumenting %s: %w", cc.Package, err)
+	}
+	if match.Mode == policy.Mask {
+		if errs := match.MissingFunctions(res.Declared); len(errs) > 0 {
+			return 2, errors.New(strings.Join(errs, "\n"))
+		}
+		r.reportMasking(res)
 	}
 	if res.Generated == nil {
 		return r.exec(r.cmd.Args) // nothing selected in this package
@@ -214,6 +219,18 @@ func (r *runner) compile() (int, error) {
 	fmt.Fprintf(r.cfg.Stderr, "atomicx: instrumenting package %s produced code that does not compile:\n%s", cc.Package, stderr.Bytes())
 	fmt.Fprintf(r.cfg.Stderr, "atomicx: %s\n", blameHint(cc.Package, res.Functions, stderr.String()))
 	return code, nil
+}
+
+// reportMasking tells the user, at build time, what masking could not do
+// for the functions the policy selects: skipped ones, functions that can
+// only fail by panicking, and shapes the rollback handles partly.
+func (r *runner) reportMasking(res *instrument.Result) {
+	for _, s := range res.Skipped {
+		fmt.Fprintf(r.cfg.Stderr, "%s: atomicx: warning: %s is not masked: it %s\n", s.Pos, s.Name, s.Reason)
+	}
+	for _, n := range res.Notes {
+		fmt.Fprintf(r.cfg.Stderr, "%s: atomicx: warning: %s\n", n.Pos, n.Message)
+	}
 }
 
 // generatedSource returns the generated file's source, headed by a //line

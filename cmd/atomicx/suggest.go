@@ -107,8 +107,9 @@ const suggestHeader = `# mode = "mask" makes a failing call of each function lis
 # changed, so that its callers see the state they had before the call.
 # Add these rules to atomicheck.toml. An exact package path beats a pattern
 # such as "./...", so the other packages keep their rule; a package may
-# appear in one rule only. This version of atomicx reads mask rules but
-# cannot build them yet.
+# appear in one rule only. Instead of listing the functions, a rule may
+# name the report itself: from_report = "report.json" (written with
+# atomicx report -format json -o report.json).
 #
 # A function that is non-atomic on purpose should not be masked: an
 # io.Reader's Read that consumes input before it returns io.EOF, say. Move

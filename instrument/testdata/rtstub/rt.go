@@ -44,3 +44,11 @@ func Inject(s *Site) error { return nil }
 func Enter(s *Site, roots ...any) *Call { return nil }
 
 func (c *Call) Exit(done *bool, errp *error) {}
+
+type Checkpoint struct{}
+
+func Mask(s *Site, roots ...any) *Checkpoint { return nil }
+
+func (c *Checkpoint) Rollback(done *bool, errp *error) {}
+
+func Unwinding(fn string) bool { return false }

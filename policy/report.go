@@ -1,0 +1,98 @@
+package policy
+
+import (
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+)
+
+// reportSchema is the schema of the JSON reports that from_report reads
+// (written by atomicx detect -format json and atomicx report -format json).
+const reportSchema = "atomicx.report/v1"
+
+// pureVerdict is the verdict of the functions a mask rule takes from a
+// report. Dependent ones need no mask: they become atomic once their
+// non-atomic callees are.
+const pureVerdict = "pure non-atomic"
+
+// fromReport reads the report named by a rule's from_report key and keeps
+// its pure non-atomic functions.
+func (ps *parser) fromReport(r *Rule, v any, at tomlPath) {
+	pos := ps.src.valuePos(at)
+	name, ok := v.(string)
+	if !ok {
+		ps.errorf(pos, "from_report must be a string (the path of a JSON report of atomicx detect), not %s", typeName(v))
+		return
+	}
+	if r.Mode != Mask {
+		ps.errorf(pos, `from_report selects functions to mask: it needs mode = "mask"`)
+		return
+	}
+	if name == "" {
+		ps.errorf(pos, "from_report is empty: name a JSON report written by atomicx detect -format json -o FILE")
+		return
+	}
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(filepath.Dir(ps.file), path)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		ps.errorf(pos, "from_report %q: cannot read %s: %v", name, path, err)
+		return
+	}
+	var doc struct {
+		Schema    string `json:"schema"`
+		Functions map[string]struct {
+			Verdict string `json:"verdict"`
+		} `json:"functions"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil || doc.Schema != reportSchema {
+		ps.errorf(pos, "from_report %q: not a JSON report of atomicx detect (schema %s): write one with atomicx report -format json -o %s", name, reportSchema, name)
+		return
+	}
+	r.FromReport = name
+	r.reported = map[string]map[string]bool{}
+	for fn, f := range doc.Functions {
+		if f.Verdict != pureVerdict {
+			continue
+		}
+		pkg, rel := splitFuncName(fn)
+		if r.reported[pkg] == nil {
+			r.reported[pkg] = map[string]bool{}
+		}
+		r.reported[pkg][normalizeFuncName(rel)] = true
+	}
+}
+
+// splitFuncName splits a runtime.Func.Name() into the package path and
+// the name relative to it: "example.com/m/store.(*Store).Add" gives
+// "example.com/m/store" and "(*Store).Add".
+func splitFuncName(fn string) (pkg, rel string) {
+	slash := strings.LastIndex(fn, "/")
+	dot := strings.Index(fn[slash+1:], ".")
+	if dot < 0 {
+		return "", fn
+	}
+	return fn[:slash+1+dot], fn[slash+1+dot+1:]
+}
+
+// reportedNames lists the rule's reported functions, for the hash.
+func (r *Rule) reportedNames() []string {
+	var names []string
+	for pkg, fns := range r.reported {
+		for fn := range fns {
+			names = append(names, pkg+"."+fn)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
