@@ -184,6 +184,8 @@ type pkgRewriter struct {
 	skipped     []Skipped
 	notes       []Note
 	declared    []string
+	savers      map[string][]string // generated checkpoint code: type name -> field paths
+	wholeSaver  bool                // the generic whole-value checkpoint is used
 }
 
 // file rewrites one file; changed is false when it has nothing to instrument.
@@ -318,6 +320,7 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 	}
 	b.WriteString("}\n")
 	p.writeCallHelpers(&b)
+	p.writeSavers(&b)
 	if p.opts.Globals {
 		p.writeGlobals(&b, files)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"go/ast"
 	"go/token"
+	gotypes "go/types"
 	"strings"
 )
 
@@ -27,12 +28,7 @@ import (
 // elsewhere gets a note: its rollback runs outside the lock.
 func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	fd := fe.decl
-	errArg := "nil"
-	if fe.errResult != "" {
-		errArg = "&" + fe.errResult
-	}
-	args := append([]string{siteRef}, fe.roots...)
-	wrap := fmt.Sprintf("defer %s.Mask(%s).Rollback(&%s, %s); ", rtName, strings.Join(args, ", "), doneName, errArg)
+	wrap := fe.maskWrap(siteRef)
 
 	var b strings.Builder
 	fmt.Fprintf(&b, " var %s bool; ", doneName)
@@ -61,6 +57,81 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		edits.insert(fe.off(fd.Body.Rbrace), "; "+doneName+" = true; ")
 	}
 	return nil
+}
+
+// maskWrap returns the checkpoint and the deferred rollback. Roots that
+// generated code can copy get it (see maskgen.go); the others go to the
+// runtime's reflective checkpoint:
+//
+//	_atx_g0, _atx_a0 := _atx_save_T(v), v
+//	defer func() { if err != nil || !done && rt.Unwinding(site.Func) { _atx_restore_T(_atx_a0, &_atx_g0) } }()
+//	defer rt.Mask(site, m).Rollback(&done, &err)
+func (fe *funcEdits) maskWrap(siteRef string) string {
+	errArg := "nil"
+	if fe.errResult != "" {
+		errArg = "&" + fe.errResult
+	}
+	types := fe.rootTypes()
+	var saves, restores, reflected []string
+	for i, root := range fe.roots {
+		kind := rootReflected
+		if types != nil && !fe.p.opts.Globals {
+			kind = fe.p.classifyRoot(types[i])
+		}
+		g, a := fmt.Sprintf("_atx_g%d", i), fmt.Sprintf("_atx_a%d", i)
+		switch kind {
+		case rootNothing:
+		case rootWhole:
+			fe.p.wholeSaver = true
+			saves = append(saves, fmt.Sprintf("%s, %s := _atx_save(%s), %s; ", g, a, root, root))
+			restores = append(restores, fmt.Sprintf("_atx_restore(%s, &%s); ", a, g))
+		case rootFields:
+			save, restore := fe.p.typeSaver(types[i].Underlying().(*gotypes.Pointer).Elem())
+			saves = append(saves, fmt.Sprintf("%s, %s := %s(%s), %s; ", g, a, save, root, root))
+			restores = append(restores, fmt.Sprintf("%s(%s, &%s); ", restore, a, g))
+		default:
+			reflected = append(reflected, root)
+		}
+		if types != nil && reachesChan(types[i], map[gotypes.Type]bool{}) {
+			fe.p.notes = append(fe.p.notes, Note{Name: fe.name, Pos: fe.p.fset.Position(fe.decl.Name.Pos()),
+				Message: fe.name + " can reach a channel through " + displayName(root, "an argument") + ": a rollback restores which channel a field holds, not what the channel holds"})
+		}
+	}
+	var b strings.Builder
+	if len(saves) > 0 {
+		failed := "!" + doneName + " && " + rtName + ".Unwinding(" + strings.TrimPrefix(siteRef, "&") + ".Func)"
+		if fe.errResult != "" {
+			failed = fe.errResult + " != nil || " + failed
+		}
+		b.WriteString(strings.Join(saves, ""))
+		fmt.Fprintf(&b, "defer func() { if %s { %s} }(); ", failed, strings.Join(restores, ""))
+	}
+	if len(reflected) > 0 || fe.p.opts.Globals {
+		args := append([]string{siteRef}, reflected...)
+		fmt.Fprintf(&b, "defer %s.Mask(%s).Rollback(&%s, %s); ", rtName, strings.Join(args, ", "), doneName, errArg)
+	}
+	return b.String()
+}
+
+// rootTypes returns the types of the function's roots (receiver, then
+// parameters), in the order of fe.roots, or nil if they are not known.
+func (fe *funcEdits) rootTypes() []gotypes.Type {
+	fn, ok := fe.p.info.Defs[fe.decl.Name].(*gotypes.Func)
+	if !ok {
+		return nil
+	}
+	sig := fn.Type().(*gotypes.Signature)
+	var ts []gotypes.Type
+	if sig.Recv() != nil {
+		ts = append(ts, sig.Recv().Type())
+	}
+	for i := range sig.Params().Len() {
+		ts = append(ts, sig.Params().At(i).Type())
+	}
+	if len(ts) != len(fe.roots) {
+		return nil
+	}
+	return ts
 }
 
 // lockIdiom returns the deferred unlock when body opens with

@@ -1,0 +1,65 @@
+package m
+
+import (
+	"errors"
+	"sync"
+	"sync/atomic"
+)
+
+var errBad = errors.New("bad")
+
+// Counter holds plain values only: copied whole.
+type Counter struct {
+	n    int
+	name string
+	last [4]int
+}
+
+func (c *Counter) Add(k int, p *int) error {
+	c.n += k
+	*p = k
+	if c.n > 10 {
+		return errBad
+	}
+	return nil
+}
+
+// Account has locks: copied field by field around them.
+type Account struct {
+	mu    sync.Mutex
+	bal   int
+	hist  [3]int
+	calls atomic.Int64
+	inner struct {
+		mu sync.RWMutex
+		x  int
+	}
+}
+
+func (a *Account) Withdraw(n int, opts Counter) error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.bal -= n
+	if a.bal < 0 {
+		return errBad
+	}
+	return nil
+}
+
+// Merge reaches a map: the runtime checkpoints it.
+func (c *Counter) Merge(m map[string]int) error {
+	m["x"] = c.n
+	return errBad
+}
+
+// Pipe holds a channel: a note says what a rollback cannot undo.
+type Pipe struct {
+	ch chan int
+	n  int
+}
+
+func (p *Pipe) Send(x int) error {
+	p.n++
+	p.ch <- x
+	return nil
+}
