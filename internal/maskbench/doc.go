@@ -1,0 +1,20 @@
+// Package maskbench measures what masking costs, in the set-ups of
+// Fetzer, Högstedt and Felber's Figs. 13 and 14: a method that does a
+// fixed amount of work and one whose work grows with its object, on
+// objects of 8 bytes to 64 KiB, with a share of 0 to 100 % of the calls
+// masked. Each method exists four ways: plain, masked by the policy
+// (atomicheck.toml at the repository's root masks the Masked* methods
+// when the package is built with -toolexec atomicx), under the runtime's
+// reflective checkpoint, and written failure atomic by hand (work on a
+// copy, swap it in on success). Run all four side by side with
+//
+//	go test -toolexec atomicx -run '^$' -bench . ./internal/maskbench
+//
+// Built without atomicx, the Masked* methods are plain ones.
+package maskbench
+
+import "errors"
+
+//go:generate go run gen.go
+
+var errFailed = errors.New("failed")
