@@ -28,6 +28,7 @@
 //	packages = ["./...", "github.com/spf13/afero/..."]   # required, non-empty: import-path patterns
 //	mode = "detect"                                      # required: "off" | "detect" | "mask"
 //	functions = ["(*Vector).Alloc", "Transfer"]          # optional include list; default: every function
+//	from_report = "report.json"                          # mask rules only: also the report's pure non-atomic functions
 //	exclude = ["String", "(*Vector).*"]                  # optional
 //	ignore = ["(*Reader).Read"]                          # optional: intended non-atomic; never injected nor reported
 //	panics = true                                        # optional overrides of [defaults]
@@ -41,7 +42,12 @@
 //     failures and report the functions that are not failure atomic.
 //   - "mask": each selected function rolls its object graph back to its
 //     state at entry when a call fails. A mask build holds no injection
-//     machinery.
+//     machinery. A rule may select functions with from_report, the path
+//     (relative to the policy file) of a JSON report of atomicx detect:
+//     its pure non-atomic functions are selected, in addition to those of
+//     the functions list if there is one. In a rule whose packages are all
+//     exact import paths, a functions entry without wildcard that names no
+//     function of the package is an error (see Match.MissingFunctions).
 //
 // The options, in [defaults] or in a [[rule]] (the rule's own value wins):
 //
@@ -113,8 +119,8 @@
 // Test, "*" every function.
 //
 // A function of a rule's packages is selected (instrumented in "detect",
-// rolled back in "mask") when the rule has no functions list or one of its
-// patterns matches, and no exclude pattern matches. A function matched by
+// rolled back in "mask") when the rule has neither a functions list nor a
+// from_report, or one of them names it, and no exclude pattern matches. A function matched by
 // ignore is one that is meant not to be failure atomic (a Read that
 // returns the bytes it read along with its error): no fault is injected
 // into it and no verdict about it is reported.

@@ -113,6 +113,7 @@ No file means nothing is instrumented.
 	packages = ["./...", "github.com/spf13/afero/..."]
 	mode = "detect"             # "off", "detect" or "mask"
 	functions = ["(*Vector).Alloc", "Transfer"]   # default: every function
+	from_report = "report.json" # mask: also the report's pure non-atomic functions
 	exclude = ["String", "(*Vector).*"]
 	ignore = ["(*Reader).Read"] # non-atomic on purpose: never injected nor reported
 	panics = true               # overrides [defaults]
