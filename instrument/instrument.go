@@ -184,8 +184,9 @@ type pkgRewriter struct {
 	skipped     []Skipped
 	notes       []Note
 	declared    []string
-	savers      map[string][]string // generated checkpoint code: type name -> field paths
-	wholeSaver  bool                // the generic whole-value checkpoint is used
+	savers      map[string][]fieldCopy // generated checkpoint code, by type name
+	wholeSaver  bool                   // the generic whole-value checkpoint is used
+	copyKinds   uint8                  // bit k: a per-type checkpoint copies a field of copyKind k
 }
 
 // file rewrites one file; changed is false when it has nothing to instrument.

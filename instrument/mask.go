@@ -87,8 +87,9 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 			restores = append(restores, fmt.Sprintf("_atx_restore(%s, &%s); ", a, g))
 		case rootFields:
 			save, restore := fe.p.typeSaver(types[i].Underlying().(*gotypes.Pointer).Elem())
-			saves = append(saves, fmt.Sprintf("%s, %s := %s(%s), %s; ", g, a, save, root, root))
-			restores = append(restores, fmt.Sprintf("%s(%s, &%s); ", restore, a, g))
+			c := fmt.Sprintf("_atx_c%d", i)
+			saves = append(saves, fmt.Sprintf("%s, %s := %s(%s); %s := %s; ", g, c, save, root, a, root))
+			restores = append(restores, fmt.Sprintf("%s(%s, &%s, &%s); ", restore, a, g, c))
 		default:
 			reflected = append(reflected, root)
 		}

@@ -33,12 +33,10 @@ func (p *pkgRewriter) classifyRoot(t types.Type) rootKind {
 	}
 	if ptr, ok := t.Underlying().(*types.Pointer); ok && !isNamedPointer(t) {
 		elem := ptr.Elem()
-		switch plain, locks := plainType(elem); {
-		case !plain:
-			return rootReflected
-		case !locks:
+		if plain, locks := plainType(elem); plain && !locks {
 			return rootWhole
-		case p.fieldCopyable(elem):
+		}
+		if p.fieldCopyable(elem) {
 			return rootFields
 		}
 		return rootReflected
@@ -94,23 +92,44 @@ func isLockType(t types.Type) bool {
 	return false
 }
 
-// fieldCopyable reports whether generated code in this package can copy
-// a value of type t field by field around its locks: t is a struct type
-// declared at package level here, and every field on the way to a lock
-// can be named from here.
+// fieldCopyable reports whether generated code in this package can
+// checkpoint a value of type t field by field: t is a struct type declared
+// at package level here, and each of its fields (and of its inline
+// structs) is a plain value, a lock, or a slice, map or pointer of plain
+// values, reachable by names this package can write.
 func (p *pkgRewriter) fieldCopyable(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	if !ok || n.Obj().Pkg() != p.pkg || n.Obj().Parent() != p.pkg.Scope() || n.TypeParams().Len() > 0 {
 		return false
 	}
-	_, ok = p.fieldPaths(n.Underlying().(*types.Struct), "")
+	st, ok := n.Underlying().(*types.Struct)
+	if !ok {
+		return false
+	}
+	_, ok = p.fieldCopies(st, "")
 	return ok
 }
 
-// fieldPaths lists the selector paths (".a", ".b.c") to copy a struct by,
-// leaving out locks and blank fields; ok is false when a field holding a
-// lock belongs to another package and is unexported.
-func (p *pkgRewriter) fieldPaths(st *types.Struct, prefix string) (paths []string, ok bool) {
+// copyKind is how one field is checkpointed.
+type copyKind uint8
+
+const (
+	copyValue   copyKind = iota // s.f = p.f
+	copySlice                   // and the elements up to len
+	copyMap                     // and the entries
+	copyPointee                 // and the pointed-to value
+)
+
+// fieldCopy is one field of a per-type checkpoint.
+type fieldCopy struct {
+	path string // selector path from the struct: ".a", ".b.c"
+	kind copyKind
+}
+
+// fieldCopies lists how to checkpoint the fields of a struct, locks and
+// blank fields left out; ok is false when a field is out of reach of
+// generated code (see fieldCopyable).
+func (p *pkgRewriter) fieldCopies(st *types.Struct, prefix string) (copies []fieldCopy, ok bool) {
 	for i := range st.NumFields() {
 		f := st.Field(i)
 		if f.Name() == "_" || isLockType(f.Type()) {
@@ -120,23 +139,43 @@ func (p *pkgRewriter) fieldPaths(st *types.Struct, prefix string) (paths []strin
 			return nil, false
 		}
 		path := prefix + "." + f.Name()
-		_, locks := plainType(f.Type())
-		inner, isStruct := f.Type().Underlying().(*types.Struct)
-		if !locks {
-			paths = append(paths, path)
+		t := f.Type()
+		if plain, locks := plainType(t); plain && !locks {
+			copies = append(copies, fieldCopy{path, copyValue})
 			continue
 		}
-		if !isStruct {
-			// An array of structs with locks: not worth generating.
-			return nil, false
+		switch u := t.Underlying().(type) {
+		case *types.Struct:
+			sub, ok := p.fieldCopies(u, path)
+			if !ok {
+				return nil, false
+			}
+			copies = append(copies, sub...)
+			continue
+		case *types.Slice:
+			if plainNoLocks(u.Elem()) {
+				copies = append(copies, fieldCopy{path, copySlice})
+				continue
+			}
+		case *types.Map:
+			if plainNoLocks(u.Key()) && plainNoLocks(u.Elem()) {
+				copies = append(copies, fieldCopy{path, copyMap})
+				continue
+			}
+		case *types.Pointer:
+			if !isNamedPointer(t) && plainNoLocks(u.Elem()) {
+				copies = append(copies, fieldCopy{path, copyPointee})
+				continue
+			}
 		}
-		sub, ok := p.fieldPaths(inner, path)
-		if !ok {
-			return nil, false
-		}
-		paths = append(paths, sub...)
+		return nil, false
 	}
-	return paths, true
+	return copies, true
+}
+
+func plainNoLocks(t types.Type) bool {
+	plain, locks := plainType(t)
+	return plain && !locks && !hasTypeParam(t)
 }
 
 // hasTypeParam reports whether t mentions a type parameter.
@@ -207,21 +246,84 @@ func (p *pkgRewriter) typeSaver(t types.Type) (save, restore string) {
 	n := types.Unalias(t).(*types.Named)
 	name := n.Obj().Name()
 	if p.savers == nil {
-		p.savers = map[string][]string{}
+		p.savers = map[string][]fieldCopy{}
 	}
 	if _, done := p.savers[name]; !done {
-		paths, _ := p.fieldPaths(n.Underlying().(*types.Struct), "")
-		p.savers[name] = paths
+		copies, _ := p.fieldCopies(n.Underlying().(*types.Struct), "")
+		p.savers[name] = copies
+		for _, c := range copies {
+			p.copyKinds |= 1 << c.kind
+		}
 	}
 	return "_atx_save_" + name, "_atx_restore_" + name
 }
 
+// Generic helpers of the generated checkpoints, by the copy kind that
+// needs them. They are written out only when used: the generated file
+// imports nothing but the runtime.
+var copyHelpers = map[copyKind]string{
+	copySlice: `
+func _atx_cloneSlice[S ~[]E, E any](s S) S {
+	if s == nil {
+		return nil
+	}
+	c := make(S, len(s))
+	copy(c, s)
+	return c
+}
+`,
+	copyMap: `
+func _atx_cloneMap[M ~map[K]V, K comparable, V any](m M) M {
+	if m == nil {
+		return nil
+	}
+	c := make(M, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
+
+func _atx_refillMap[M ~map[K]V, K comparable, V any](m, saved M) {
+	if m == nil {
+		return
+	}
+	clear(m)
+	for k, v := range saved {
+		m[k] = v
+	}
+}
+`,
+	copyPointee: `
+func _atx_clonePtr[E any](p *E) *E {
+	if p == nil {
+		return nil
+	}
+	c := *p
+	return &c
+}
+
+func _atx_restorePtr[E any](p, saved *E) {
+	if p != nil {
+		*p = *saved
+	}
+}
+`,
+}
+
 // writeSavers writes the generated checkpoint code: the generic whole-value
-// copy and the per-type field copies.
+// copy and the per-type field copies. A per-type save returns two values
+// of the type: s holds the fields as they were, c the copies of what the
+// slices, maps and pointers among them referred to.
 func (p *pkgRewriter) writeSavers(b *strings.Builder) {
 	if p.wholeSaver {
 		b.WriteString("\nfunc _atx_save[T any](p *T) (s T) {\n\tif p != nil {\n\t\ts = *p\n\t}\n\treturn\n}\n")
 		b.WriteString("\nfunc _atx_restore[T any](p *T, s *T) {\n\tif p != nil {\n\t\t*p = *s\n\t}\n}\n")
+	}
+	for _, k := range []copyKind{copySlice, copyMap, copyPointee} {
+		if p.copyKinds&(1<<k) != 0 {
+			b.WriteString(copyHelpers[k])
+		}
 	}
 	names := make([]string, 0, len(p.savers))
 	for n := range p.savers {
@@ -229,14 +331,30 @@ func (p *pkgRewriter) writeSavers(b *strings.Builder) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		paths := p.savers[n]
-		fmt.Fprintf(b, "\n// _atx_save_%s copies the fields of a %s that are not locks.\nfunc _atx_save_%s(p *%s) (s %s) {\n\tif p != nil {\n", n, n, n, n, n)
-		for _, path := range paths {
-			fmt.Fprintf(b, "\t\ts%s = p%s\n", path, path)
+		copies := p.savers[n]
+		fmt.Fprintf(b, "\nfunc _atx_save_%s(p *%s) (s, c %s) {\n\tif p != nil {\n", n, n, n)
+		for _, f := range copies {
+			fmt.Fprintf(b, "\t\ts%s = p%s\n", f.path, f.path)
+			switch f.kind {
+			case copySlice:
+				fmt.Fprintf(b, "\t\tc%s = _atx_cloneSlice(p%s)\n", f.path, f.path)
+			case copyMap:
+				fmt.Fprintf(b, "\t\tc%s = _atx_cloneMap(p%s)\n", f.path, f.path)
+			case copyPointee:
+				fmt.Fprintf(b, "\t\tc%s = _atx_clonePtr(p%s)\n", f.path, f.path)
+			}
 		}
-		fmt.Fprintf(b, "\t}\n\treturn\n}\n\nfunc _atx_restore_%s(p *%s, s *%s) {\n\tif p != nil {\n", n, n, n)
-		for _, path := range paths {
-			fmt.Fprintf(b, "\t\tp%s = s%s\n", path, path)
+		fmt.Fprintf(b, "\t}\n\treturn\n}\n\nfunc _atx_restore_%s(p, s, c *%s) {\n\tif p != nil {\n", n, n)
+		for _, f := range copies {
+			fmt.Fprintf(b, "\t\tp%s = s%s\n", f.path, f.path)
+			switch f.kind {
+			case copySlice:
+				fmt.Fprintf(b, "\t\tcopy(s%s, c%s)\n", f.path, f.path)
+			case copyMap:
+				fmt.Fprintf(b, "\t\t_atx_refillMap(s%s, c%s)\n", f.path, f.path)
+			case copyPointee:
+				fmt.Fprintf(b, "\t\t_atx_restorePtr(s%s, c%s)\n", f.path, f.path)
+			}
 		}
 		b.WriteString("\t}\n}\n")
 	}

@@ -63,3 +63,42 @@ func (p *Pipe) Send(x int) error {
 	p.ch <- x
 	return nil
 }
+
+type Pos struct{ x, y int }
+
+type Ints []int
+
+// Table reaches slices, maps and pointers of plain values: generated.
+type Table struct {
+	mu   sync.Mutex
+	rows map[string]int
+	cur  *Pos
+	hist Ints
+	meta struct {
+		tags []string
+		n    int
+	}
+}
+
+func (t *Table) Put(k string, v int) error {
+	t.rows[k] = v
+	t.hist = append(t.hist, v)
+	if v < 0 {
+		return errBad
+	}
+	return nil
+}
+
+// Tree reaches pointers to structs that reach further: reflective.
+type Tree struct {
+	root *node
+}
+
+type node struct {
+	kids []*node
+}
+
+func (t *Tree) Grow() error {
+	t.root = &node{}
+	return errBad
+}
