@@ -29,6 +29,10 @@ import (
 func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	fd := fe.decl
 	wrap := fe.maskWrap(siteRef)
+	if fe.errResult == "" {
+		fe.p.notes = append(fe.p.notes, Note{Name: fe.name, Pos: fe.p.fset.Position(fd.Name.Pos()),
+			Message: fe.name + " returns no error: only a panic or runtime.Goexit rolls it back"})
+	}
 
 	var b strings.Builder
 	fmt.Fprintf(&b, " var %s bool; ", doneName)
