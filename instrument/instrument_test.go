@@ -30,6 +30,9 @@ func TestRewriteGolden(t *testing.T) {
 			name := "/src/example.com/m/" + filepath.Base(in)
 			opts := testOptions()
 			opts.Mask = strings.HasPrefix(filepath.Base(in), "mask_")
+			if strings.Contains(in, "_go112") {
+				opts.GoVersion = "go1.12"
+			}
 			res, err := Package([]File{{Name: name, Src: src}}, opts)
 			if err != nil {
 				t.Fatal(err)

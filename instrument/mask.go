@@ -79,7 +79,9 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 	var saves, restores, reflected []string
 	for i, root := range fe.roots {
 		kind := rootReflected
-		if types != nil && !fe.p.opts.Globals {
+		// The generated checkpoints are generic; a package whose language
+		// version predates generics gets the reflective one.
+		if types != nil && !fe.p.opts.Globals && fe.p.genericsAllowed() {
 			kind = fe.p.classifyRoot(types[i])
 		}
 		g, a := fmt.Sprintf("_atx_g%d", i), fmt.Sprintf("_atx_a%d", i)
