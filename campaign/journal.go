@@ -18,7 +18,7 @@ const JournalVersion = 2
 // Record is one line of the journal: a finished profile run or experiment.
 type Record struct {
 	V          int               `json:"v"`
-	Kind       string            `json:"kind"` // "profile", "natural" (verdicts of the profile's failures) or "experiment"
+	Kind       string            `json:"kind"` // "profile", "natural" (verdicts of the profile's failures), "experiment" or "recheck"
 	Package    string            `json:"pkg"`
 	Test       string            `json:"test"`
 	Exec       string            `json:"exec,omitempty"`       // program workload: the script that ran
@@ -27,6 +27,7 @@ type Record struct {
 	Occurrence uint64            `json:"occurrence,omitempty"` // experiments: which reach of it
 	Fault      string            `json:"fault,omitempty"`      // experiments: error or panic
 	Snapshot   string            `json:"snapshot,omitempty"`   // the only calls snapshotted (ATOMICX_SNAPSHOT_CALLS)
+	Mask       string            `json:"mask,omitempty"`       // rechecks: functions rolled back (ATOMICX_MASK)
 	Status     string            `json:"status"`               // pass, fail, timeout, absorbed, error
 	Fired      bool              `json:"fired,omitempty"`      // the armed fault was injected
 	Millis     int64             `json:"ms"`
@@ -40,7 +41,11 @@ func (r *Record) Key() string {
 	if r.Kind == "profile" || r.Kind == "natural" {
 		return r.Kind + "\x00" + r.Package + "\x00" + r.Test
 	}
-	return fmt.Sprintf("experiment\x00%s\x00%s\x00%s\x00%d\x00%s", r.Package, r.Test, r.Site, r.Occurrence, r.Fault)
+	key := fmt.Sprintf("experiment\x00%s\x00%s\x00%s\x00%d\x00%s", r.Package, r.Test, r.Site, r.Occurrence, r.Fault)
+	if r.Kind == "recheck" {
+		key = "recheck" + key[len("experiment"):] + "\x00" + r.Mask
+	}
+	return key
 }
 
 // Journal appends records to a file, one JSON line each, each written
@@ -115,7 +120,7 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 			problems = append(problems, Problem{Path: path, Line: line, Err: err})
 			continue
 		}
-		if r.V != JournalVersion || (r.Kind != "profile" && r.Kind != "natural" && r.Kind != "experiment") {
+		if r.V != JournalVersion || (r.Kind != "profile" && r.Kind != "natural" && r.Kind != "experiment" && r.Kind != "recheck") {
 			problems = append(problems, Problem{Path: path, Line: line, Err: fmt.Errorf("not a version %d record", JournalVersion)})
 			continue
 		}

@@ -30,6 +30,7 @@ type Evidence struct {
 	Exec      string `json:"exec,omitempty"`      // the program workload's script
 	Binary    string `json:"binary,omitempty"`    // the program workload's instrumented binary
 	Injection string `json:"injection,omitempty"` // FAULT:OCCURRENCE:SITE armed, "" for a natural failure
+	Mask      string `json:"mask,omitempty"`      // functions rolled back in the replay that showed it (ATOMICX_MASK)
 	Reproduce string `json:"reproduce"`           // one command that shows it again
 }
 
@@ -45,6 +46,10 @@ type Function struct {
 	InjectedFailures int `json:"injected_failures"` // propagating an injected fault
 	NonAtomic        int `json:"non_atomic"`        // failed calls that changed the graph
 	FirstInChain     int `json:"first_in_chain"`    // times it was the first non-atomic call of a failure's propagation
+	// PureWhenMasked counts rechecks in which it was still non-atomic
+	// with the non-atomic functions it called masked: non-atomic by
+	// itself, so pure although never first in a plain run.
+	PureWhenMasked int `json:"pure_when_masked"`
 	TooLarge         int `json:"too_large"`         // failed calls whose graph was over the snapshot budget
 	NotSnapshotted   int `json:"not_snapshotted"`   // failed calls the profile run did not foresee on the stack
 
@@ -74,6 +79,7 @@ type Summary struct {
 	Tests         int   `json:"tests"`
 	ProfileRuns   int   `json:"profile_runs"`
 	NaturalRuns   int   `json:"natural_runs"` // reruns of a test to snapshot the failures its profile run saw
+	Rechecks      int   `json:"rechecks"`     // replays of a failure with its first non-atomic function masked
 	Experiments   int   `json:"experiments"`
 	Fired         int   `json:"fired"`    // experiments in which the armed fault was injected
 	Absorbed      int   `json:"absorbed"` // experiments ended early: the failure stopped propagating
@@ -106,6 +112,7 @@ type event struct {
 	Error    string `json:"error"`
 	Injected bool   `json:"injected"`
 	First    bool   `json:"first"`
+	Masked   bool   `json:"masked"`
 }
 
 // Classify builds the report of a campaign's records.
@@ -123,6 +130,10 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			r.Summary.ProfileRuns++
 		case "natural":
 			r.Summary.NaturalRuns++
+		case "recheck":
+			r.Summary.Rechecks++
+			r.addRecheck(rec)
+			continue
 		default:
 			r.countExperiment(rec)
 		}
@@ -155,7 +166,7 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			f.FalseNegatives = compared - f.NonAtomic
 		}
 		switch {
-		case f.NonAtomic > 0 && f.FirstInChain > 0:
+		case f.NonAtomic > 0 && (f.FirstInChain > 0 || f.PureWhenMasked > 0):
 			f.Verdict = Pure
 		case f.NonAtomic > 0:
 			f.Verdict = Dependent
@@ -167,6 +178,29 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	}
 	r.classifyTypes()
 	return r
+}
+
+// addRecheck reads a replay of a failure with non-atomic callees masked:
+// a function that is the first non-atomic call of the replay is pure.
+// Nothing else is counted again.
+func (r *Report) addRecheck(rec *campaign.Record) {
+	for _, raw := range rec.Events {
+		var e event
+		if json.Unmarshal(raw, &e) != nil || e.Event != "verdict" || e.Masked || !e.Injected || !e.First || e.Verdict != "non-atomic" {
+			continue
+		}
+		f := r.function(e.Func, e.Pos)
+		f.PureWhenMasked++
+		// For a function never first in a plain run, the recheck is the
+		// evidence that shows it non-atomic by itself.
+		if f.FirstInChain == 0 && (f.Evidence == nil || f.Evidence.Mask == "") {
+			ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Failure: e.Failure, Error: e.Error,
+				Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary,
+				Injection: fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site), Mask: rec.Mask}
+			ev.Reproduce = reproduce(ev)
+			f.Evidence = ev
+		}
+	}
 }
 
 func (r *Report) countExperiment(rec *campaign.Record) {
@@ -244,6 +278,9 @@ func reproduce(ev *Evidence) string {
 	inject := ""
 	if ev.Injection != "" {
 		inject = "ATOMICX_INJECT='" + ev.Injection + "' "
+	}
+	if ev.Mask != "" {
+		inject += "ATOMICX_MASK='" + ev.Mask + "' "
 	}
 	if ev.Exec != "" {
 		return fmt.Sprintf("%sATOMICX_LOG=events.jsonl ATOMICX_BINARY=%s %s", inject, ev.Binary, ev.Exec)

@@ -67,6 +67,9 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 	if s.NaturalRuns > 0 {
 		fmt.Fprintf(w, ", %d reruns for natural failures", s.NaturalRuns)
 	}
+	if s.Rechecks > 0 {
+		fmt.Fprintf(w, ", %d rechecks with non-atomic callees masked", s.Rechecks)
+	}
 	fmt.Fprintln(w)
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
@@ -80,6 +83,9 @@ func describe(f *Function) string {
 		how := "natural " + e.Failure
 		if e.Injection != "" {
 			how = "injected " + e.Injection
+		}
+		if e.Mask != "" {
+			how += " with " + maskedNames(e.Mask) + " masked"
 		}
 		s := fmt.Sprintf("%s: %s: %s → %s (%d of %d failed calls; %s in %s)", f.Verdict, e.Path, e.Before, e.After, f.NonAtomic, f.Failures, how, e.Test)
 		if f.Verdict == Dependent {
@@ -114,6 +120,16 @@ func writeTypes(w io.Writer, r *Report) {
 	}
 	fmt.Fprintf(w, "functions: %d pure, %d dependent, %d atomic, %d unknown\n", fns[Pure], fns[Dependent], fns[Atomic], fns[Unknown])
 	fmt.Fprintf(w, "types:     %d pure, %d dependent, %d atomic, %d unknown\n", counts[Pure], counts[Dependent], counts[Atomic], counts[Unknown])
+}
+
+// maskedNames turns an ATOMICX_MASK list of entry sites into short
+// function names.
+func maskedNames(mask string) string {
+	var names []string
+	for _, id := range strings.Split(mask, ";") {
+		names = append(names, shortName(strings.TrimSuffix(id, "#entry")))
+	}
+	return strings.Join(names, ", ")
 }
 
 // shortName drops the package path: example.com/m.(*T).M → (*T).M.

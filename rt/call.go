@@ -94,8 +94,14 @@ func (c *Call) Exit(done *bool, errp *error) {
 	} else {
 		v.verdict, v.diff = "non-atomic", d
 	}
-	v.chain, v.injected, v.first = joinChain(c.seq, v.verdict == "non-atomic", err)
+	// A masked call is rolled back: for the calls around it, it failed
+	// atomically.
+	v.masked = campaign.masks[c.site.ID] && c.snap != nil
+	v.chain, v.injected, v.first = joinChain(c.seq, v.verdict == "non-atomic" && !v.masked, err)
 	writeVerdict(&v)
+	if v.masked && v.verdict == "non-atomic" {
+		c.snap.restore()
+	}
 }
 
 // snapshotWanted reports whether the campaign wants the nth call of s

@@ -388,12 +388,12 @@ func TestEnterExitVerdicts(t *testing.T) {
 	tests := []struct {
 		name   string
 		inject string // ATOMICX_INJECT, or ""
-		// ATOMICX_PROFILE, ATOMICX_SNAPSHOTS and ATOMICX_SNAPSHOT_CALLS
-		profile, snapshots, calls string
-		budget                    int // for every site
-		size                      int // of the vector at the start; 0 means 5
-		run                       func(v *eeVec)
-		want                      []map[string]any // expected fields of each event, in order
+		// ATOMICX_PROFILE, ATOMICX_SNAPSHOTS, ATOMICX_SNAPSHOT_CALLS and ATOMICX_MASK
+		profile, snapshots, calls, masks string
+		budget                           int // for every site
+		size                             int // of the vector at the start; 0 means 5
+		run                              func(v *eeVec)
+		want                             []map[string]any // expected fields of each event, in order
 	}{
 		{
 			name: "mutate then return an error: non-atomic",
@@ -525,6 +525,21 @@ func TestEnterExitVerdicts(t *testing.T) {
 			},
 		},
 		{
+			name:  "a masked call is rolled back: the caller is the first non-atomic call of the chain",
+			masks: eeSites[0].ID,
+			size:  10, // Alloc(1) overflows
+			run: func(v *eeVec) {
+				v.Push(1)
+				if v.size != 10 {
+					panic("Alloc was not rolled back")
+				}
+			},
+			want: []map[string]any{
+				{"event": "verdict", "site": eeSites[0].ID, "verdict": "non-atomic", "path": "v.size", "first": false, "masked": true, "chain": "A"},
+				{"event": "verdict", "site": eeSites[4].ID, "verdict": "non-atomic", "path": "v.data", "first": true, "masked": nil, "chain": "A"},
+			},
+		},
+		{
 			name:   "a natural failure outside the injected chain of a targeted run: no event",
 			calls:  "5@" + eeSites[4].ID,
 			size:   10,
@@ -538,7 +553,7 @@ func TestEnterExitVerdicts(t *testing.T) {
 			logPath := filepath.Join(t.TempDir(), "events.jsonl")
 			useSettings(t, parseSettings(logPath, tt.inject))
 			var problem string
-			campaign, problem = parseCampaignSettings(tt.profile, "", tt.snapshots, tt.calls)
+			campaign, problem = parseCampaignSettings(tt.profile, "", tt.snapshots, tt.calls, tt.masks)
 			if problem != "" {
 				t.Fatal(problem)
 			}

@@ -42,6 +42,13 @@ const (
 	// took another path than the profile run) gets the verdict "unknown:
 	// not snapshotted".
 	EnvSnapshotCalls = "ATOMICX_SNAPSHOT_CALLS"
+	// EnvMask names functions, by entry site ID ("SITE;SITE"), whose
+	// failed calls are rolled back to their snapshot as masking would,
+	// once their verdict is logged. A campaign replays a failure with the
+	// first non-atomic function of its propagation masked to tell whether
+	// the functions further out are non-atomic by themselves (pure) or
+	// only because of it (dependent).
+	EnvMask = "ATOMICX_MASK"
 )
 
 // campaignSettings complete settings with what the campaign asked for.
@@ -53,9 +60,10 @@ type campaignSettings struct {
 	// targets, when not nil, are the only calls to snapshot: by entry
 	// site ID, the call numbers.
 	targets map[string][]uint64
+	masks   map[string]bool // entry site IDs of functions rolled back on failure
 }
 
-func parseCampaignSettings(profile, stop, snapshots, calls string) (campaignSettings, string) {
+func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campaignSettings, string) {
 	var c campaignSettings
 	var problem string
 	if profile != "" {
@@ -87,6 +95,14 @@ func parseCampaignSettings(profile, stop, snapshots, calls string) (campaignSett
 			problem = EnvSnapshotCalls + ": " + err
 		}
 		c.targets = targets
+	}
+	for _, id := range strings.Split(masks, ";") {
+		if id != "" {
+			if c.masks == nil {
+				c.masks = map[string]bool{}
+			}
+			c.masks[id] = true
+		}
 	}
 	return c, problem
 }

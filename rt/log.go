@@ -49,6 +49,7 @@ type verdictEvent struct {
 	chain    uint64
 	injected bool
 	first    bool // the first non-atomic call of its chain
+	masked   bool // rolled back after the verdict (ATOMICX_MASK)
 }
 
 func writeVerdict(v *verdictEvent) {
@@ -65,6 +66,9 @@ func writeVerdict(v *verdictEvent) {
 		e.str("error", truncate(errorText(v.err), 200))
 	}
 	e.boolean("injected", v.injected).num("chain", v.chain).boolean("first", v.first)
+	if v.masked {
+		e.boolean("masked", true)
+	}
 	writeLine(e.end())
 }
 

@@ -39,7 +39,7 @@ var (
 func init() {
 	config = parseSettings(os.Getenv(EnvLog), os.Getenv(EnvInject))
 	var problem string
-	campaign, problem = parseCampaignSettings(os.Getenv(EnvProfile), os.Getenv(EnvStop), os.Getenv(EnvSnapshots), os.Getenv(EnvSnapshotCalls))
+	campaign, problem = parseCampaignSettings(os.Getenv(EnvProfile), os.Getenv(EnvStop), os.Getenv(EnvSnapshots), os.Getenv(EnvSnapshotCalls), os.Getenv(EnvMask))
 	if problem != "" && config.problem == "" {
 		config.problem = problem
 	}

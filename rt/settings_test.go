@@ -77,10 +77,10 @@ func TestParseSettings(t *testing.T) {
 func TestParseCampaignSettings(t *testing.T) {
 	const a, b = "example.com/m.(*T).M#entry", "example.com/m.F#entry"
 	tests := []struct {
-		name                            string
-		profile, stop, snapshots, calls string
-		want                            campaignSettings
-		problem                         string // substring; "" means none
+		name                                   string
+		profile, stop, snapshots, calls, masks string
+		want                                   campaignSettings
+		problem                                string // substring; "" means none
 	}{
 		{name: "nothing"},
 		{name: "profile", profile: "3", snapshots: "none", want: campaignSettings{profile: 3, noSnapshots: true}},
@@ -90,6 +90,7 @@ func TestParseCampaignSettings(t *testing.T) {
 			calls: "2@" + a + ";1@" + b + ";5@" + a,
 			want:  campaignSettings{targets: map[string][]uint64{a: {2, 5}, b: {1}}},
 		},
+		{name: "masks", masks: a + ";" + b + ";", want: campaignSettings{masks: map[string]bool{a: true, b: true}}},
 		{name: "empty list snapshots nothing", calls: ";", want: campaignSettings{targets: map[string][]uint64{}}},
 		{name: "bad profile", profile: "0", problem: EnvProfile},
 		{name: "bad stop", stop: "never", problem: EnvStop},
@@ -104,7 +105,7 @@ func TestParseCampaignSettings(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, problem := parseCampaignSettings(tt.profile, tt.stop, tt.snapshots, tt.calls)
+			got, problem := parseCampaignSettings(tt.profile, tt.stop, tt.snapshots, tt.calls, tt.masks)
 			if tt.problem == "" && problem != "" || !strings.Contains(problem, tt.problem) {
 				t.Fatalf("problem = %q, want %q", problem, tt.problem)
 			}

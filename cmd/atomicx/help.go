@@ -157,6 +157,8 @@ Set by 'atomicx detect' for the runs of a campaign:
 	ATOMICX_SNAPSHOT_CALLS
 	                 the only calls to snapshot: N@SITE;N@SITE, the Nth
 	                 call of the function whose entry site is SITE
+	ATOMICX_MASK     SITE;SITE: roll the failed calls of these functions
+	                 back once their verdict is logged (rechecks)
 	ATOMICX_BINARY   program workloads: the instrumented binary
 `
 
