@@ -50,8 +50,8 @@ type Function struct {
 	// with the non-atomic functions it called masked: non-atomic by
 	// itself, so pure although never first in a plain run.
 	PureWhenMasked int `json:"pure_when_masked"`
-	TooLarge         int `json:"too_large"`         // failed calls whose graph was over the snapshot budget
-	NotSnapshotted   int `json:"not_snapshotted"`   // failed calls the profile run did not foresee on the stack
+	TooLarge       int `json:"too_large"`       // failed calls whose graph was over the snapshot budget
+	NotSnapshotted int `json:"not_snapshotted"` // failed calls the profile run did not foresee on the stack
 
 	// InjectionsInto counts experiments whose fault was injected at its
 	// entry (its callers then fail without it running).
