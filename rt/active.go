@@ -6,33 +6,37 @@ import (
 	"sync"
 )
 
-// active holds the calls in progress during a profile run, so that each
-// point reached can log which calls were on the stack: the calls that an
-// experiment injecting there must snapshot. Outside a profile run it
-// stays empty.
-var active struct {
+// During a profile run each entry site keeps the call numbers of its calls
+// in progress (Site.active), so that each point reached can log which
+// calls were on the stack: the calls that an experiment injecting there
+// must snapshot. activeSites finds a site by function name, for the
+// frames of a stack.
+var activeSites struct {
 	sync.Mutex
-	calls  map[*Site][]uint64 // call numbers of the calls of a function in progress
-	byFunc map[string]*Site   // entry site by runtime.Func.Name()
+	byFunc map[string]*Site
 }
 
 func pushActive(s *Site, n uint64) {
-	active.Lock()
-	defer active.Unlock()
-	if active.calls == nil {
-		active.calls, active.byFunc = map[*Site][]uint64{}, map[string]*Site{}
+	if !s.registered.Load() {
+		activeSites.Lock()
+		if activeSites.byFunc == nil {
+			activeSites.byFunc = map[string]*Site{}
+		}
+		activeSites.byFunc[s.Func] = s
+		s.registered.Store(true)
+		activeSites.Unlock()
 	}
-	active.calls[s] = append(active.calls[s], n)
-	active.byFunc[s.Func] = s
+	s.activeMu.Lock()
+	s.active = append(s.active, n)
+	s.activeMu.Unlock()
 }
 
 func popActive(s *Site, n uint64) {
-	active.Lock()
-	defer active.Unlock()
-	ns := active.calls[s]
-	for i := len(ns) - 1; i >= 0; i-- {
-		if ns[i] == n {
-			active.calls[s] = append(ns[:i], ns[i+1:]...)
+	s.activeMu.Lock()
+	defer s.activeMu.Unlock()
+	for i := len(s.active) - 1; i >= 0; i-- {
+		if s.active[i] == n {
+			s.active = append(s.active[:i], s.active[i+1:]...)
 			return
 		}
 	}
@@ -56,13 +60,17 @@ func activeStack() string {
 	frames := runtime.CallersFrames(pcs)
 	var b []byte
 	seen := map[*Site]bool{}
-	active.Lock()
-	defer active.Unlock()
 	for {
 		f, more := frames.Next()
-		if s := active.byFunc[f.Function]; s != nil && !seen[s] {
+		activeSites.Lock()
+		s := activeSites.byFunc[f.Function]
+		activeSites.Unlock()
+		if s != nil && !seen[s] {
 			seen[s] = true
-			for _, n := range active.calls[s] {
+			s.activeMu.Lock()
+			calls := append([]uint64(nil), s.active...)
+			s.activeMu.Unlock()
+			for _, n := range calls {
 				if len(b) > 0 {
 					b = append(b, ';')
 				}

@@ -1,6 +1,9 @@
 package rt
 
-import "sync/atomic"
+import (
+	"sync"
+	"sync/atomic"
+)
 
 // SiteKind says what an injection point is.
 type SiteKind uint8
@@ -38,7 +41,12 @@ type Site struct {
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)
-	armed atomic.Uint32 // 0: not yet resolved, 1: not the armed site, 2: the armed site
+
+	// Profile runs only: the call numbers of the calls in progress.
+	activeMu   sync.Mutex
+	active     []uint64
+	registered atomic.Bool   // listed in activeSites
+	armed      atomic.Uint32 // 0: not yet resolved, 1: not the armed site, 2: the armed site
 }
 
 // Globals are the package-level variables of the package a site is in.
