@@ -40,6 +40,9 @@ type Config struct {
 	// once per run with the binary's path in $ATOMICX_BINARY; exit status
 	// 0 means pass. Otherwise the packages' tests are the workload.
 	Exec     string
+	// Run, when not nil, selects the tests of the workload by name, as
+	// go test -run does for top-level tests.
+	Run      *regexp.Regexp
 	Progress io.Writer // progress lines; nil for none
 }
 
@@ -221,7 +224,10 @@ func (c *runner) build(ctx context.Context, p *Package) error {
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		name := strings.TrimSpace(sc.Text())
-		if strings.HasPrefix(name, "Test") || strings.HasPrefix(name, "Example") || strings.HasPrefix(name, "Fuzz") {
+		if !strings.HasPrefix(name, "Test") && !strings.HasPrefix(name, "Example") && !strings.HasPrefix(name, "Fuzz") {
+			continue
+		}
+		if c.cfg.Run == nil || c.cfg.Run.MatchString(name) {
 			p.Tests = append(p.Tests, name)
 		}
 	}

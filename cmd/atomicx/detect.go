@@ -14,6 +14,7 @@ import (
 	"os/signal"
 	"path"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"time"
@@ -37,6 +38,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	tags := fs.String("tags", "", "build tags, as for go build")
 	race := fs.Bool("race", false, "build with the race detector")
+	run := fs.String("run", "", "run only the tests whose names match this regular expression, as go test -run does for top-level tests")
 	execScript := fs.String("exec", "", "program workload: build the one main package named, and run this script once per run with the binary's path in $ATOMICX_BINARY (exit status 0 is a pass)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx detect [flags] [packages]\n\n"+
@@ -51,6 +53,15 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	if !reportFormats[*format] {
 		fmt.Fprintf(stderr, "atomicx detect: -format must be text, json, html or sarif\n")
 		return 2
+	}
+	var runRE *regexp.Regexp
+	if *run != "" {
+		re, err := regexp.Compile(*run)
+		if err != nil {
+			fmt.Fprintf(stderr, "atomicx detect: -run: %v\n", err)
+			return 2
+		}
+		runRE = re
 	}
 	patterns := fs.Args()
 	if len(patterns) == 0 {
@@ -92,7 +103,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	res, err := campaign.Run(ctx, campaign.Config{
 		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Policy: pol,
 		Jobs: *jobs, Timeout: *timeout, MaxOccur: *maxOccur, EarlyStop: !*noStop, AllSnaps: *allSnaps,
-		Resume: *resume, BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, *execScript),
+		Resume: *resume, BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, *execScript), Run: runRE,
 	})
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
