@@ -67,8 +67,11 @@ func OpenJournal(path string) (*Journal, error) {
 
 // Append writes one record.
 func (j *Journal) Append(r *Record) error {
-	r.V = JournalVersion
-	b, err := json.Marshal(r)
+	// The caller's record is left as it is, also when the write fails
+	// (atomicx's own campaign found Append non-atomic when it set r.V).
+	rec := *r
+	rec.V = JournalVersion
+	b, err := json.Marshal(&rec)
 	if err != nil {
 		return err
 	}

@@ -143,6 +143,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			if json.Unmarshal(raw, &e) != nil || e.Func == "" {
 				continue
 			}
+			if e.Event != "reach" && e.Event != "inject" && e.Event != "verdict" {
+				continue // absorbed, fail, problem: about runs, not functions
+			}
 			f := r.function(e.Func, e.Pos)
 			switch e.Event {
 			case "reach":

@@ -1,0 +1,32 @@
+package report
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
+)
+
+// TestClassifyRunEvents checks that events about a run (absorbed, fail)
+// make no function appear in the report: they carry no position, and
+// say nothing of the function's atomicity.
+func TestClassifyRunEvents(t *testing.T) {
+	ev := func(s string) json.RawMessage { return json.RawMessage(s) }
+	recs := []*campaign.Record{
+		{Kind: "profile", Package: "p", Test: "T", Events: []json.RawMessage{
+			ev(`{"event":"reach","site":"p.F#entry","func":"p.F","pos":"p/f.go:3:6"}`),
+			ev(`{"event":"fail","site":"p.G#entry","func":"p.G","pos":"p/f.go:9:6","call":1}`),
+		}},
+		{Kind: "experiment", Package: "p", Test: "T", Site: "p.F#entry", Occurrence: 1, Fault: "error", Fired: true, Status: "absorbed", Events: []json.RawMessage{
+			ev(`{"event":"inject","site":"p.F#entry","func":"p.F","pos":"p/f.go:3:6","kind":"entry"}`),
+			ev(`{"event":"absorbed","site":"p.H#entry","func":"p.H"}`),
+		}},
+	}
+	r := Classify(recs, nil)
+	if len(r.Functions) != 1 || r.Functions["p.F"] == nil || r.Functions["p.F"].Pos != "p/f.go:3:6" {
+		t.Errorf("functions %v, want p.F only, with its position", r.Functions)
+	}
+	if r.Summary.Absorbed != 1 || r.Summary.Experiments != 1 || r.Summary.ProfileRuns != 1 {
+		t.Errorf("summary %+v", r.Summary)
+	}
+}
