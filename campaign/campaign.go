@@ -39,7 +39,7 @@ type Config struct {
 	// Patterns is built instrumented, and Exec (a script or program) runs
 	// once per run with the binary's path in $ATOMICX_BINARY; exit status
 	// 0 means pass. Otherwise the packages' tests are the workload.
-	Exec     string
+	Exec string
 	// Run, when not nil, selects the tests of the workload by name, as
 	// go test -run does for top-level tests.
 	Run      *regexp.Regexp
