@@ -311,6 +311,14 @@ func _atx_restorePtr[E any](p, saved *E) {
 `,
 }
 
+// copyCode is what a per-type checkpoint adds for a field that refers to
+// more memory, after copying the field itself; %[1]s is the field's path.
+var copyCode = map[copyKind]struct{ save, restore string }{
+	copySlice:   {"\t\tc%[1]s = _atx_cloneSlice(p%[1]s)\n", "\t\tcopy(s%[1]s, c%[1]s)\n"},
+	copyMap:     {"\t\tc%[1]s = _atx_cloneMap(p%[1]s)\n", "\t\t_atx_refillMap(s%[1]s, c%[1]s)\n"},
+	copyPointee: {"\t\tc%[1]s = _atx_clonePtr(p%[1]s)\n", "\t\t_atx_restorePtr(s%[1]s, c%[1]s)\n"},
+}
+
 // writeSavers writes the generated checkpoint code: the generic whole-value
 // copy and the per-type field copies. A per-type save returns two values
 // of the type: s holds the fields as they were, c the copies of what the
@@ -334,26 +342,16 @@ func (p *pkgRewriter) writeSavers(b *strings.Builder) {
 		copies := p.savers[n]
 		fmt.Fprintf(b, "\nfunc _atx_save_%s(p *%s) (s, c %s) {\n\tif p != nil {\n", n, n, n)
 		for _, f := range copies {
-			fmt.Fprintf(b, "\t\ts%s = p%s\n", f.path, f.path)
-			switch f.kind {
-			case copySlice:
-				fmt.Fprintf(b, "\t\tc%s = _atx_cloneSlice(p%s)\n", f.path, f.path)
-			case copyMap:
-				fmt.Fprintf(b, "\t\tc%s = _atx_cloneMap(p%s)\n", f.path, f.path)
-			case copyPointee:
-				fmt.Fprintf(b, "\t\tc%s = _atx_clonePtr(p%s)\n", f.path, f.path)
+			fmt.Fprintf(b, "\t\ts%[1]s = p%[1]s\n", f.path)
+			if code := copyCode[f.kind].save; code != "" {
+				fmt.Fprintf(b, code, f.path)
 			}
 		}
 		fmt.Fprintf(b, "\t}\n\treturn\n}\n\nfunc _atx_restore_%s(p, s, c *%s) {\n\tif p != nil {\n", n, n)
 		for _, f := range copies {
-			fmt.Fprintf(b, "\t\tp%s = s%s\n", f.path, f.path)
-			switch f.kind {
-			case copySlice:
-				fmt.Fprintf(b, "\t\tcopy(s%s, c%s)\n", f.path, f.path)
-			case copyMap:
-				fmt.Fprintf(b, "\t\t_atx_refillMap(s%s, c%s)\n", f.path, f.path)
-			case copyPointee:
-				fmt.Fprintf(b, "\t\t_atx_restorePtr(s%s, c%s)\n", f.path, f.path)
+			fmt.Fprintf(b, "\t\tp%[1]s = s%[1]s\n", f.path)
+			if code := copyCode[f.kind].restore; code != "" {
+				fmt.Fprintf(b, code, f.path)
 			}
 		}
 		b.WriteString("\t}\n}\n")
