@@ -384,16 +384,6 @@ func (c *runner) rechecks(ctx context.Context, journalPath string) error {
 	return nil
 }
 
-// verdictEvent is the part of a "verdict" event that rechecks read.
-type verdictEvent struct {
-	Event    string `json:"event"`
-	Site     string `json:"site"`
-	Verdict  string `json:"verdict"`
-	Chain    uint64 `json:"chain"`
-	Injected bool   `json:"injected"`
-	Masked   bool   `json:"masked"`
-}
-
 // recheckOf plans the recheck of an experiment or recheck whose injected
 // failure went through two or more non-atomic functions (not counting
 // masked ones), masking the first; nil when there is nothing to recheck.
@@ -406,7 +396,7 @@ func recheckOf(rec *Record) (recheck *Record, question string) {
 	var nonAtomic []string
 	var chain uint64
 	for _, raw := range rec.Events {
-		var v verdictEvent
+		var v event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" || !v.Injected || v.Masked || v.Verdict != "non-atomic" {
 			continue
 		}
@@ -451,11 +441,7 @@ func naturalRunOf(prof *Record, maxOccur int) *Record {
 	perSite := map[string]int{}
 	seen := map[string]bool{}
 	for _, raw := range prof.Events {
-		var f struct {
-			Event string `json:"event"`
-			Site  string `json:"site"`
-			Call  uint64 `json:"call"`
-		}
+		var f event
 		if json.Unmarshal(raw, &f) != nil || f.Event != "fail" || f.Call == 0 {
 			continue
 		}
@@ -473,13 +459,21 @@ func naturalRunOf(prof *Record, maxOccur int) *Record {
 	return &Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Snapshot: strings.Join(calls, ";")}
 }
 
-// reach is a "reach" event of the runtime.
-type reach struct {
-	Event      string `json:"event"`
-	Site       string `json:"site"`
+// event is the part of the runtime's events that the campaign reads.
+type event struct {
+	Event string `json:"event"`
+	Site  string `json:"site"`
+	// reach
 	Occurrence uint64 `json:"occurrence"`
 	Faults     uint64 `json:"faults"`
 	Stack      string `json:"stack"` // calls in progress on the stack: "N@SITE;..."
+	// fail
+	Call uint64 `json:"call"`
+	// verdict
+	Verdict  string `json:"verdict"`
+	Chain    uint64 `json:"chain"`
+	Injected bool   `json:"injected"`
+	Masked   bool   `json:"masked"`
 }
 
 // The runtime's fault bits (rt.FaultError, rt.FaultPanic).
@@ -488,7 +482,7 @@ const (
 	faultPanic
 )
 
-func (r reach) faults() []string {
+func (r event) faults() []string {
 	var f []string
 	if r.Faults&faultError != 0 {
 		f = append(f, "error")
@@ -499,11 +493,11 @@ func (r reach) faults() []string {
 	return f
 }
 
-func reaches(rec *Record) []reach {
-	var out []reach
+func reaches(rec *Record) []event {
+	var out []event
 	seen := map[string]bool{}
 	for _, raw := range rec.Events {
-		var r reach
+		var r event
 		if json.Unmarshal(raw, &r) != nil || r.Event != "reach" {
 			continue
 		}

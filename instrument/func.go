@@ -76,35 +76,48 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	case fe.p.opts.Panics:
 		fmt.Fprintf(&b, "%s.Inject(%s); ", rtName, siteRef)
 	}
-	errArg := "nil"
-	if fe.errResult != "" {
-		errArg = "&" + fe.errResult
-	}
 	enterArgs := append([]string{siteRef}, fe.roots...)
-	fmt.Fprintf(&b, "defer %s.Enter(%s).Exit(&%s, %s) }; ", rtName, strings.Join(enterArgs, ", "), doneName, errArg)
-	if fe.userResults && fe.hasValuedReturn() {
-		// Temporaries of the result types, declared where no result is
-		// shadowed: a valued return assigns them, then returns them.
-		fmt.Fprintf(&b, "%s := %s; ", strings.Join(fe.temps(), ", "), strings.Join(fe.results, ", "))
-	}
-	lbrace := fe.off(fd.Body.Lbrace) + 1
-	b.WriteString(lineDirective(fe.p.fset, fe.tf, lbrace))
-	// The prologue is inserted before the return rewrites so that, at the
-	// same offset ("{return}"), it comes first.
-	local.insert(lbrace, b.String())
+	fmt.Fprintf(&b, "defer %s.Enter(%s).Exit(&%s, %s) }; ", rtName, strings.Join(enterArgs, ", "), doneName, fe.errArg())
+	fe.insertPrologue(&local, b.String())
 	if err := fe.rewriteReturns(&local); err != nil {
 		return err
 	}
 	callSites := fe.rewriteCalls(&local, siteIdx+1)
-
-	// A function without results can also end by running off its body.
-	if fd.Type.Results == nil || len(fd.Type.Results.List) == 0 {
-		local.insert(fe.off(fd.Body.Rbrace), "; "+doneName+" = true; ")
-	}
+	fe.markFallOff(&local)
 	edits.edits = append(edits.edits, local.edits...)
 	fe.p.sites = append(fe.p.sites, st)
 	fe.p.sites = append(fe.p.sites, callSites...)
 	return nil
+}
+
+// errArg is the runtime's view of the error result: its address, or nil.
+func (fe *funcEdits) errArg() string {
+	if fe.errResult == "" {
+		return "nil"
+	}
+	return "&" + fe.errResult
+}
+
+// insertPrologue inserts the prologue after the opening brace, followed by
+// the result temporaries when returns need them and a directive that
+// gives the user's code its column back. It must come before the return
+// rewrites so that, at the same offset ("{return}"), it comes first.
+func (fe *funcEdits) insertPrologue(edits *editList, prologue string) {
+	if fe.userResults && fe.hasValuedReturn() {
+		// Temporaries of the result types, declared where no result is
+		// shadowed: a valued return assigns them, then returns them.
+		prologue += fmt.Sprintf("%s := %s; ", strings.Join(fe.temps(), ", "), strings.Join(fe.results, ", "))
+	}
+	lbrace := fe.off(fe.decl.Body.Lbrace) + 1
+	edits.insert(lbrace, prologue+lineDirective(fe.p.fset, fe.tf, lbrace))
+}
+
+// markFallOff records normal completion for a function without results,
+// which can also end by running off its body.
+func (fe *funcEdits) markFallOff(edits *editList) {
+	if res := fe.decl.Type.Results; res == nil || len(res.List) == 0 {
+		edits.insert(fe.off(fe.decl.Body.Rbrace), "; "+doneName+" = true; ")
+	}
 }
 
 // nameFields names unnamed or blank receivers, parameters and results.

@@ -30,26 +30,18 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	fd := fe.decl
 	wrap := fe.maskWrap(siteRef)
 	if fe.errResult == "" {
-		fe.p.notes = append(fe.p.notes, Note{Name: fe.name, Pos: fe.p.fset.Position(fd.Name.Pos()),
-			Message: fe.name + " returns no error: only a panic or runtime.Goexit rolls it back"})
+		fe.note(fd.Name.Pos(), "returns no error: only a panic or runtime.Goexit rolls it back")
 	}
 
-	var b strings.Builder
-	fmt.Fprintf(&b, " var %s bool; ", doneName)
+	prologue := " var " + doneName + " bool; "
 	unlock := lockIdiom(fd.Body, fe.src, fe.tf)
 	if unlock == nil {
-		b.WriteString(wrap)
+		prologue += wrap
 		if lock := fe.lockElsewhere(); lock.IsValid() {
-			fe.p.notes = append(fe.p.notes, Note{Name: fe.name, Pos: fe.p.fset.Position(lock),
-				Message: fe.name + " takes a lock other than by opening with x.Lock(); defer x.Unlock(): its rollback runs after the lock is released and may undo another goroutine's update"})
+			fe.note(lock, "takes a lock other than by opening with x.Lock(); defer x.Unlock(): its rollback runs after the lock is released and may undo another goroutine's update")
 		}
 	}
-	if fe.userResults && fe.hasValuedReturn() {
-		fmt.Fprintf(&b, "%s := %s; ", strings.Join(fe.temps(), ", "), strings.Join(fe.results, ", "))
-	}
-	lbrace := fe.off(fd.Body.Lbrace) + 1
-	b.WriteString(lineDirective(fe.p.fset, fe.tf, lbrace))
-	edits.insert(lbrace, b.String())
+	fe.insertPrologue(edits, prologue)
 	if unlock != nil {
 		end := fe.off(unlock.End())
 		edits.insert(end, "; "+wrap+lineDirective(fe.p.fset, fe.tf, end))
@@ -57,24 +49,24 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	if err := fe.rewriteReturns(edits); err != nil {
 		return err
 	}
-	if fd.Type.Results == nil || len(fd.Type.Results.List) == 0 {
-		edits.insert(fe.off(fd.Body.Rbrace), "; "+doneName+" = true; ")
-	}
+	fe.markFallOff(edits)
 	return nil
+}
+
+// note tells the user something about the function, at pos.
+func (fe *funcEdits) note(pos token.Pos, msg string) {
+	fe.p.notes = append(fe.p.notes, Note{Name: fe.name, Pos: fe.p.fset.Position(pos), Message: fe.name + " " + msg})
 }
 
 // maskWrap returns the checkpoint and the deferred rollback. Roots that
 // generated code can copy get it (see maskgen.go); the others go to the
 // runtime's reflective checkpoint:
 //
-//	_atx_g0, _atx_a0 := _atx_save_T(v), v
-//	defer func() { if err != nil || !done && rt.Unwinding(site.Func) { _atx_restore_T(_atx_a0, &_atx_g0) } }()
+//	_atx_g0, _atx_c0 := _atx_save_T(v); _atx_a0 := v
+//	_atx_g1, _atx_a1 := _atx_save(p), p
+//	defer func() { if err != nil || !done && rt.Unwinding(site.Func) { _atx_restore_T(_atx_a0, &_atx_g0, &_atx_c0); _atx_restore(_atx_a1, &_atx_g1) } }()
 //	defer rt.Mask(site, m).Rollback(&done, &err)
 func (fe *funcEdits) maskWrap(siteRef string) string {
-	errArg := "nil"
-	if fe.errResult != "" {
-		errArg = "&" + fe.errResult
-	}
 	types := fe.rootTypes()
 	var saves, restores, reflected []string
 	for i, root := range fe.roots {
@@ -100,8 +92,7 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 			reflected = append(reflected, root)
 		}
 		if types != nil && reachesChan(types[i], map[gotypes.Type]bool{}) {
-			fe.p.notes = append(fe.p.notes, Note{Name: fe.name, Pos: fe.p.fset.Position(fe.decl.Name.Pos()),
-				Message: fe.name + " can reach a channel through " + displayName(root, "an argument") + ": a rollback restores which channel a field holds, not what the channel holds"})
+			fe.note(fe.decl.Name.Pos(), "can reach a channel through "+displayName(root, "an argument")+": a rollback restores which channel a field holds, not what the channel holds")
 		}
 	}
 	var b strings.Builder
@@ -115,7 +106,7 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 	}
 	if len(reflected) > 0 || fe.p.opts.Globals {
 		args := append([]string{siteRef}, reflected...)
-		fmt.Fprintf(&b, "defer %s.Mask(%s).Rollback(&%s, %s); ", rtName, strings.Join(args, ", "), doneName, errArg)
+		fmt.Fprintf(&b, "defer %s.Mask(%s).Rollback(&%s, %s); ", rtName, strings.Join(args, ", "), doneName, fe.errArg())
 	}
 	return b.String()
 }

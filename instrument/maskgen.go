@@ -33,7 +33,7 @@ func (p *pkgRewriter) classifyRoot(t types.Type) rootKind {
 	}
 	if ptr, ok := t.Underlying().(*types.Pointer); ok && !isNamedPointer(t) {
 		elem := ptr.Elem()
-		if plain, locks := plainType(elem); plain && !locks {
+		if plainNoLocks(elem) {
 			return rootWhole
 		}
 		if p.fieldCopyable(elem) {
@@ -41,7 +41,7 @@ func (p *pkgRewriter) classifyRoot(t types.Type) rootKind {
 		}
 		return rootReflected
 	}
-	if plain, locks := plainType(t); plain && !locks {
+	if plainNoLocks(t) {
 		return rootNothing
 	}
 	return rootReflected
@@ -140,7 +140,7 @@ func (p *pkgRewriter) fieldCopies(st *types.Struct, prefix string) (copies []fie
 		}
 		path := prefix + "." + f.Name()
 		t := f.Type()
-		if plain, locks := plainType(t); plain && !locks {
+		if plainNoLocks(t) {
 			copies = append(copies, fieldCopy{path, copyValue})
 			continue
 		}
@@ -173,6 +173,8 @@ func (p *pkgRewriter) fieldCopies(st *types.Struct, prefix string) (copies []fie
 	return copies, true
 }
 
+// plainNoLocks reports a type whose values a plain copy checkpoints
+// completely: no references, no locks, no type parameters.
 func plainNoLocks(t types.Type) bool {
 	plain, locks := plainType(t)
 	return plain && !locks && !hasTypeParam(t)

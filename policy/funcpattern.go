@@ -29,6 +29,10 @@ type funcPattern struct {
 	pos     Position
 }
 
+// wildcard reports whether the pattern has a "*" other than a pointer
+// receiver's star.
+func (p *funcPattern) wildcard() bool { return len(p.pieces) > 1 }
+
 func (p *funcPattern) matches(normalizedName string) bool {
 	return matchPieces(p.pieces, normalizedName)
 }

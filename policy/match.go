@@ -11,6 +11,8 @@ type Match struct {
 	Rule    *Rule   // nil when no rule matched
 	Mode    Mode    // Off when no rule matched or the package is not Instrumentable
 	Options Options // the rule's options; the [defaults] when no rule matched
+
+	xtest bool // an external test package (P_test), matched as P
 }
 
 // ForPackage resolves the rule for a package. std says whether the package
@@ -25,7 +27,8 @@ func (p *Policy) ForPackage(importPath string, std bool) Match {
 		p = Empty()
 	}
 	path := matchPath(importPath)
-	m := Match{Package: path, Options: p.defaults}
+	pkg, _, _ := strings.Cut(importPath, " [")
+	m := Match{Package: path, Options: p.defaults, xtest: strings.HasSuffix(pkg, "_test")}
 	ri, _ := p.bestRule(path, std)
 	if ri < 0 {
 		return m
@@ -108,9 +111,11 @@ func (m Match) Selects(funcName string) bool {
 // would leave the function unmasked without a word. It returns one
 // "file:line:col: message" per such name. Only a rule whose package
 // patterns are all exact import paths is checked: a name missing from
-// one package of a wildcard rule may be in another.
+// one package of a wildcard rule may be in another. An external test
+// package shares its package's rule but declares none of its functions,
+// so it is not checked either.
 func (m Match) MissingFunctions(declared []string) []string {
-	if m.Rule == nil || m.Mode != Mask {
+	if m.Rule == nil || m.Mode != Mask || m.xtest {
 		return nil
 	}
 	for i := range m.Rule.packages {
@@ -125,7 +130,7 @@ func (m Match) MissingFunctions(declared []string) []string {
 	var errs []string
 	for i := range m.Rule.functions {
 		pat := &m.Rule.functions[i]
-		if strings.Contains(pat.written, "*") && !strings.HasPrefix(pat.written, "(*") || strings.Count(pat.written, "*") > 1 {
+		if pat.wildcard() {
 			continue // a wildcard may match nothing here on purpose
 		}
 		found := false

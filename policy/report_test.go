@@ -126,7 +126,11 @@ func TestMissingFunctions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := mustParse(t, tt.src).ForPackage("example.com/m", false).MissingFunctions(declared)
+			pol := mustParse(t, tt.src)
+			if got := pol.ForPackage("example.com/m_test [example.com/m.test]", false).MissingFunctions(nil); got != nil {
+				t.Errorf("external test package: %q, want nothing", got)
+			}
+			got := pol.ForPackage("example.com/m", false).MissingFunctions(declared)
 			if strings.Join(got, "\n") != strings.Join(tt.want, "\n") {
 				t.Errorf("got %q\nwant %q", got, tt.want)
 			}

@@ -61,6 +61,8 @@ type Function struct {
 	// that did not expose the function's non-atomicity.
 	FalseNegatives int       `json:"false_negatives"`
 	Evidence       *Evidence `json:"evidence,omitempty"`
+
+	maskedEvidence *Evidence // the first recheck that found it pure
 }
 
 // Type is the verdict of a type, from those of its methods.
@@ -168,6 +170,11 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		if f.NonAtomic > 0 {
 			f.FalseNegatives = compared - f.NonAtomic
 		}
+		if f.FirstInChain == 0 && f.maskedEvidence != nil {
+			// Never first in a plain run: the replay is what shows it
+			// non-atomic by itself.
+			f.Evidence = f.maskedEvidence
+		}
 		switch {
 		case f.NonAtomic > 0 && (f.FirstInChain > 0 || f.PureWhenMasked > 0):
 			f.Verdict = Pure
@@ -194,16 +201,21 @@ func (r *Report) addRecheck(rec *campaign.Record) {
 		}
 		f := r.function(e.Func, e.Pos)
 		f.PureWhenMasked++
-		// For a function never first in a plain run, the recheck is the
-		// evidence that shows it non-atomic by itself.
-		if f.FirstInChain == 0 && (f.Evidence == nil || f.Evidence.Mask == "") {
-			ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Failure: e.Failure, Error: e.Error,
-				Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary,
-				Injection: fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site), Mask: rec.Mask}
-			ev.Reproduce = reproduce(ev)
-			f.Evidence = ev
+		if f.maskedEvidence == nil {
+			f.maskedEvidence = newEvidence(e, rec)
 		}
 	}
+}
+
+// newEvidence is the evidence that a verdict event of rec gives.
+func newEvidence(e event, rec *campaign.Record) *Evidence {
+	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Failure: e.Failure, Error: e.Error,
+		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: rec.Mask}
+	if rec.Kind == "experiment" || rec.Kind == "recheck" {
+		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
+	}
+	ev.Reproduce = reproduce(ev)
+	return ev
 }
 
 func (r *Report) countExperiment(rec *campaign.Record) {
@@ -254,12 +266,7 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 		if e.First {
 			f.FirstInChain++
 		}
-		ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Failure: e.Failure, Error: e.Error,
-			Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary}
-		if rec.Kind == "experiment" {
-			ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
-		}
-		ev.Reproduce = reproduce(ev)
+		ev := newEvidence(e, rec)
 		// Keep the evidence that is easiest to act on: a first-in-chain
 		// one, natural before injected, and the shortest path.
 		if f.Evidence == nil || betterEvidence(e.First, ev, f) {

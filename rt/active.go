@@ -68,9 +68,7 @@ func activeStack() string {
 		if s != nil && !seen[s] {
 			seen[s] = true
 			s.activeMu.Lock()
-			calls := append([]uint64(nil), s.active...)
-			s.activeMu.Unlock()
-			for _, n := range calls {
+			for _, n := range s.active {
 				if len(b) > 0 {
 					b = append(b, ';')
 				}
@@ -78,6 +76,7 @@ func activeStack() string {
 				b = append(b, '@')
 				b = append(b, s.ID...)
 			}
+			s.activeMu.Unlock()
 		}
 		if !more {
 			return string(b)

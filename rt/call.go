@@ -2,6 +2,7 @@ package rt
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"sync/atomic"
 )
@@ -16,9 +17,6 @@ type Call struct {
 	tooLarge bool
 	seq      uint64 // order of entry among all calls
 	num      uint64 // which call of its function this is
-	// unsnapped says the campaign asked for no snapshot of this call.
-	unsnapped bool
-	tracked   bool // listed among the calls in progress (profile runs)
 }
 
 // callSeq numbers calls in the order they are entered. Failure chains use
@@ -36,11 +34,9 @@ func Enter(s *Site, roots ...any) *Call {
 	c := &Call{site: s, roots: roots, seq: callSeq.Add(1), num: s.calls.Add(1)}
 	if campaign.profile > 0 {
 		pushActive(s, c.num)
-		c.tracked = true
 	}
 	if !snapshotWanted(s, c.num) {
-		c.unsnapped = true
-		return c
+		return c // no snapshot, and not too large: see unsnapped
 	}
 	if s.Roots != "" {
 		c.names = strings.Split(s.Roots, ",")
@@ -67,7 +63,7 @@ func (c *Call) Exit(done *bool, errp *error) {
 	if c == nil {
 		return
 	}
-	if c.tracked {
+	if campaign.profile > 0 {
 		popActive(c.site, c.num)
 	}
 	var failure string
@@ -82,7 +78,7 @@ func (c *Call) Exit(done *bool, errp *error) {
 		return // a normal return: nothing to compare
 	}
 	v := verdictEvent{site: c.site, failure: failure, err: err}
-	if c.unsnapped {
+	if c.unsnapped() {
 		c.exitUnsnapped(&v)
 		return
 	}
@@ -104,8 +100,12 @@ func (c *Call) Exit(done *bool, errp *error) {
 	}
 }
 
+// unsnapped says the campaign asked for no snapshot of this call.
+func (c *Call) unsnapped() bool { return c.snap == nil && !c.tooLarge }
+
 // snapshotWanted reports whether the campaign wants the nth call of s
-// snapshotted.
+// snapshotted. The site's targets are looked up by ID once, not at every
+// call: experiments run every call of the test through here.
 func snapshotWanted(s *Site, n uint64) bool {
 	switch {
 	case campaign.noSnapshots:
@@ -113,12 +113,13 @@ func snapshotWanted(s *Site, n uint64) bool {
 	case campaign.targets == nil:
 		return true
 	}
-	for _, t := range campaign.targets[s.ID] {
-		if t == n {
-			return true
-		}
+	nums := s.targets.Load()
+	if nums == nil {
+		list := campaign.targets[s.ID]
+		nums = &list
+		s.targets.Store(nums)
 	}
-	return false
+	return slices.Contains(*nums, n)
 }
 
 // exitUnsnapped reports the failure of a call that was not snapshotted.

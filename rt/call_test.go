@@ -569,6 +569,7 @@ func TestEnterExitVerdicts(t *testing.T) {
 				eeSites[i].Budget = tt.budget
 				eeSites[i].hits.Store(0)
 				eeSites[i].calls.Store(0)
+				eeSites[i].targets.Store(nil)
 				eeSites[i].armed.Store(0)
 			}
 

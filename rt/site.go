@@ -41,6 +41,9 @@ type Site struct {
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)
+	// targets are the call numbers the campaign wants snapshotted
+	// (ATOMICX_SNAPSHOT_CALLS), looked up at the first call.
+	targets atomic.Pointer[[]uint64]
 
 	// Profile runs only: the call numbers of the calls in progress.
 	activeMu   sync.Mutex

@@ -168,10 +168,7 @@ func (r *runner) compile() (int, error) {
 		return 2, fmt.Errorf("instrumenting %s: %w", cc.Package, err)
 	}
 	if match.Mode == policy.Mask {
-		// An external test package (P_test) shares P's rule but
-		// declares none of P's functions.
-		xtest := strings.HasSuffix(strings.SplitN(importPath, " ", 2)[0], "_test")
-		if errs := match.MissingFunctions(res.Declared); len(errs) > 0 && !xtest {
+		if errs := match.MissingFunctions(res.Declared); len(errs) > 0 {
 			return 2, errors.New(strings.Join(errs, "\n"))
 		}
 		r.reportMasking(res)
