@@ -3,7 +3,8 @@ package instrument
 import (
 	"fmt"
 	"go/types"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -335,12 +336,7 @@ func (p *pkgRewriter) writeSavers(b *strings.Builder) {
 			b.WriteString(copyHelpers[k])
 		}
 	}
-	names := make([]string, 0, len(p.savers))
-	for n := range p.savers {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(p.savers)) {
 		copies := p.savers[n]
 		fmt.Fprintf(b, "\nfunc _atx_save_%s(p *%s) (s, c %s) {\n\tif p != nil {\n", n, n, n)
 		for _, f := range copies {
