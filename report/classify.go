@@ -32,6 +32,8 @@ type Evidence struct {
 	Injection string `json:"injection,omitempty"` // FAULT:OCCURRENCE:SITE armed, "" for a natural failure
 	Mask      string `json:"mask,omitempty"`      // functions rolled back in the replay that showed it (ATOMICX_MASK)
 	Reproduce string `json:"reproduce"`           // one command that shows it again
+
+	first bool // the first non-atomic call of its chain
 }
 
 // Function is what the campaign learnt about one function.
@@ -210,7 +212,7 @@ func (r *Report) addRecheck(rec *campaign.Record) {
 // newEvidence is the evidence that a verdict event of rec gives.
 func newEvidence(e event, rec *campaign.Record) *Evidence {
 	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Failure: e.Failure, Error: e.Error,
-		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: rec.Mask}
+		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: rec.Mask, first: e.First}
 	if rec.Kind == "experiment" || rec.Kind == "recheck" {
 		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
 	}
@@ -267,20 +269,28 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 			f.FirstInChain++
 		}
 		ev := newEvidence(e, rec)
-		// Keep the evidence that is easiest to act on: a first-in-chain
-		// one, natural before injected, and the shortest path.
-		if f.Evidence == nil || betterEvidence(e.First, ev, f) {
+		if f.Evidence == nil || betterEvidence(ev, f.Evidence) {
 			f.Evidence = ev
 		}
 	}
 }
 
-func betterEvidence(first bool, ev *Evidence, f *Function) bool {
-	old := f.Evidence
-	if (ev.Injection == "") != (old.Injection == "") {
-		return ev.Injection == ""
+// betterEvidence reports whether a is easier to act on than b: natural
+// before injected, the first non-atomic call of its chain before a later
+// one, the shorter path; then by test and injection, so that the choice
+// does not depend on the order in which parallel runs were journaled.
+func betterEvidence(a, b *Evidence) bool {
+	switch {
+	case (a.Injection == "") != (b.Injection == ""):
+		return a.Injection == ""
+	case a.first != b.first:
+		return a.first
+	case len(a.Path) != len(b.Path):
+		return len(a.Path) < len(b.Path)
+	case a.Test != b.Test:
+		return a.Test < b.Test
 	}
-	return first && len(ev.Path) < len(old.Path)
+	return a.Injection < b.Injection
 }
 
 // reproduce is the command that runs the test again with the same fault.

@@ -30,3 +30,19 @@ func TestClassifyRunEvents(t *testing.T) {
 		t.Errorf("summary %+v", r.Summary)
 	}
 }
+
+// TestEvidenceOrder checks that the evidence of a function does not depend
+// on the order in which parallel experiments reached the journal.
+func TestEvidenceOrder(t *testing.T) {
+	exp := func(occ uint64, after string) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.F#call:strconv.Atoi#1", Occurrence: occ, Fault: "error", Fired: true,
+			Events: []json.RawMessage{json.RawMessage(`{"event":"verdict","site":"p.F#entry","func":"p.F","pos":"p/f.go:3:6","verdict":"non-atomic","failure":"error","path":"c.n","before":"0","after":"` + after + `","injected":true,"first":true}`)}}
+	}
+	a, b, c := exp(2, "1"), exp(3, "2"), exp(1, "3")
+	for _, order := range [][]*campaign.Record{{a, b, c}, {c, b, a}, {b, a, c}} {
+		ev := Classify(order, nil).Functions["p.F"].Evidence
+		if ev == nil || ev.Injection != "error:1:p.F#call:strconv.Atoi#1" {
+			t.Errorf("evidence %+v, want the experiment of occurrence 1 whatever the order", ev)
+		}
+	}
+}
