@@ -3,6 +3,7 @@ package rt
 import (
 	"math"
 	"reflect"
+	"slices"
 	"unsafe"
 )
 
@@ -57,35 +58,135 @@ func (c *Checkpoint) Rollback(done *bool, errp *error) {
 // when the function did not pass a return statement.
 func Unwinding(fn string) bool { return unwinding(fn) }
 
-// restore writes every saved object back at its original address, skips
-// the fields of sync and sync/atomic types (a lock keeps whatever state it
-// has now), and refills each saved map with its saved entries. Objects the
-// call allocated are left alone: nothing in the restored graph refers to
-// them any more.
+// restore writes back, at its original address, every saved object,
+// array element and map whose contents differ from the checkpoint, and
+// nothing else: a failed call that changed nothing writes nothing, so
+// that goroutines reading the same objects at the same time (under a
+// read lock, or objects shared read-only) never race with its rollback.
+// The fields of sync and sync/atomic types are neither compared nor
+// written (a lock keeps whatever state it has now). Objects the call
+// allocated are left alone: nothing in the restored graph refers to them
+// any more.
 func (s *snapshot) restore() {
 	for k, c := range s.objects {
-		copyValue(k.addr, c, k.plan)
+		restoreValue(k.addr, c, k.plan)
 	}
 	for k, c := range s.arrays {
-		if !k.elem.hasIgnored {
-			reflect.Copy(sliceAt(k.elem.typ, k.data, k.len), sliceAt(k.elem.typ, c, k.len))
-			continue
-		}
-		for i := range k.len {
-			off := uintptr(i) * k.elem.size
-			copyValue(unsafe.Add(k.data, off), unsafe.Add(c, off), k.elem)
-		}
+		restoreElems(k.data, c, k.elem, k.len)
 	}
+	var val reflect.Value // one scratch value per map value type
 	for k, sm := range s.maps {
 		hmap := k.addr
 		m := reflect.NewAt(k.plan.typ, unsafe.Pointer(&hmap)).Elem()
-		m.Clear()
 		kp, vp := k.plan.key, k.plan.elem
+		if !val.IsValid() || val.Type().Elem() != vp.typ {
+			val = reflect.New(vp.typ)
+		}
+		if sameEntries(m, sm, kp, vp, val) {
+			continue
+		}
+		m.Clear()
 		for i := range sm.n {
 			m.SetMapIndex(reflect.NewAt(kp.typ, unsafe.Add(sm.keys, uintptr(i)*kp.size)).Elem(),
 				reflect.NewAt(vp.typ, unsafe.Add(sm.vals, uintptr(i)*vp.size)).Elem())
 		}
 	}
+}
+
+// restoreValue writes the saved value of type pl back at dst where it
+// differs from it, skipping ignored fields, which are never read either:
+// another goroutine may be using them atomically.
+func restoreValue(dst, saved unsafe.Pointer, pl *typePlan) {
+	if pl.size == 0 || pl.ignored {
+		return
+	}
+	if !pl.hasIgnored {
+		if !memEqual(dst, saved, pl.size) {
+			copyValue(dst, saved, pl)
+		}
+		return
+	}
+	switch pl.kind {
+	case reflect.Struct:
+		for i := range pl.fields {
+			f := &pl.fields[i]
+			restoreValue(unsafe.Add(dst, f.offset), unsafe.Add(saved, f.offset), f.plan)
+		}
+	case reflect.Array:
+		restoreElems(dst, saved, pl.elem, pl.length)
+	}
+}
+
+// restoreElems writes back the n saved elements of type elem at data
+// where they differ: elements with ignored parts one by one, others as
+// the one run from the first element that differs to the last.
+func restoreElems(data, saved unsafe.Pointer, elem *typePlan, n int) {
+	if elem.hasIgnored {
+		for i := range n {
+			off := uintptr(i) * elem.size
+			restoreValue(unsafe.Add(data, off), unsafe.Add(saved, off), elem)
+		}
+		return
+	}
+	size := elem.size
+	if memEqual(data, saved, uintptr(n)*size) {
+		return
+	}
+	first, last := 0, n-1
+	for memEqual(unsafe.Add(data, uintptr(first)*size), unsafe.Add(saved, uintptr(first)*size), size) {
+		first++
+	}
+	for memEqual(unsafe.Add(data, uintptr(last)*size), unsafe.Add(saved, uintptr(last)*size), size) {
+		last--
+	}
+	run := last - first + 1
+	off := uintptr(first) * size
+	reflect.Copy(sliceAt(elem.typ, unsafe.Add(data, off), run), sliceAt(elem.typ, unsafe.Add(saved, off), run))
+}
+
+// sameEntries reports whether map m holds exactly the saved entries, keys
+// and values of the same bits. val is a pointer to scratch memory of the
+// value type. Keys are looked up; keys that cannot be (NaNs, which are
+// never equal to themselves) are matched against the map's own entries.
+func sameEntries(m reflect.Value, sm *savedMap, kp, vp *typePlan, val reflect.Value) bool {
+	if m.Len() != sm.n {
+		return false
+	}
+	var unfound []int
+	for i := range sm.n {
+		v := m.MapIndex(reflect.NewAt(kp.typ, unsafe.Add(sm.keys, uintptr(i)*kp.size)).Elem())
+		if !v.IsValid() {
+			unfound = append(unfound, i)
+			continue
+		}
+		val.Elem().Set(v)
+		if !memEqual(val.UnsafePointer(), unsafe.Add(sm.vals, uintptr(i)*vp.size), vp.size) {
+			return false
+		}
+	}
+	if len(unfound) == 0 {
+		return true
+	}
+	// The keys found are distinct entries of m, as many as m has entries
+	// besides those it cannot look up either: those must be the unfound
+	// saved ones, one for one.
+	key := reflect.New(kp.typ)
+	for it := m.MapRange(); it.Next(); {
+		key.Elem().SetIterKey(it)
+		if m.MapIndex(key.Elem()).IsValid() {
+			continue
+		}
+		val.Elem().SetIterValue(it)
+		j := slices.IndexFunc(unfound, func(i int) bool {
+			return memEqual(key.UnsafePointer(), unsafe.Add(sm.keys, uintptr(i)*kp.size), kp.size) &&
+				memEqual(val.UnsafePointer(), unsafe.Add(sm.vals, uintptr(i)*vp.size), vp.size)
+		})
+		if j < 0 {
+			return false
+		}
+		unfound = slices.Delete(unfound, j, j+1)
+	}
+	return len(unfound) == 0
 }
 
 // sliceAt is the slice of the n values of type t at data.
