@@ -6,7 +6,6 @@ import (
 	"go/token"
 	"go/types"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -234,16 +233,7 @@ func funcObjName(fn *types.Func) string {
 // genericsAllowed reports whether the package's language version lets the
 // generated call helpers be generic.
 func (p *pkgRewriter) genericsAllowed() bool {
-	v := p.opts.GoVersion
-	if v == "" {
-		return true
-	}
-	minor := strings.TrimPrefix(v, "go1.")
-	if i := strings.IndexAny(minor, ".rcbeta"); i >= 0 {
-		minor = minor[:i]
-	}
-	n, err := strconv.Atoi(minor)
-	return err != nil || n >= 18
+	return p.langAtLeast(goGenerics)
 }
 
 // writeCallHelpers writes the generic helpers the package's call sites use.

@@ -6,11 +6,15 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 )
+
+// langSuffix is the language version an input file name asks for.
+var langSuffix = regexp.MustCompile(`_go1(\d\d)\.go$`)
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
@@ -30,8 +34,8 @@ func TestRewriteGolden(t *testing.T) {
 			name := "/src/example.com/m/" + filepath.Base(in)
 			opts := testOptions()
 			opts.Mask = strings.HasPrefix(filepath.Base(in), "mask_")
-			if strings.Contains(in, "_go112") {
-				opts.GoVersion = "go1.12"
+			if v := langSuffix.FindStringSubmatch(in); v != nil {
+				opts.GoVersion = "go1." + v[1] // mask_go120.go is at go1.20
 			}
 			res, err := Package([]File{{Name: name, Src: src}}, opts)
 			if err != nil {

@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/token"
@@ -25,16 +26,31 @@ import (
 // the checkpoint goes right after the deferred unlock instead: taken with
 // the lock held, rolled back before the lock is released, so that a
 // rollback cannot undo another goroutine's update. A function that locks
-// elsewhere gets a note: its rollback runs outside the lock.
+// elsewhere gets a note: its rollback runs outside the lock. A function
+// that opens with a read lock is not masked (errReadLock).
+//
+// A function with nothing to checkpoint (no roots, or roots that are
+// plain values, the callee's own copies) is masked as it is: edits is
+// left empty.
 func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	fd := fe.decl
 	wrap := fe.maskWrap(siteRef)
+	if wrap == "" {
+		// edits holds this function's edits only: naming its fields is
+		// of no use without a prologue.
+		edits.edits = nil
+		return nil
+	}
+	unlock := lockIdiom(fd.Body, fe.src, fe.tf)
+	if unlock != nil && readUnlock(unlock) {
+		return errReadLock
+	}
 	if fe.errResult == "" {
 		fe.note(fd.Name.Pos(), "returns no error: only a panic or runtime.Goexit rolls it back")
 	}
+	fe.noteChannels()
 
 	prologue := " var " + doneName + " bool; "
-	unlock := lockIdiom(fd.Body, fe.src, fe.tf)
 	if unlock == nil {
 		prologue += wrap
 		if lock := fe.lockElsewhere(); lock.IsValid() {
@@ -52,6 +68,12 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	fe.markFallOff(edits)
 	return nil
 }
+
+// errReadLock is why a function that opens with x.RLock(); defer
+// x.RUnlock() is not masked: other readers hold the lock at the same
+// time, and a rollback may only write what the call itself wrote, which
+// other goroutines may have changed too under locks of their own.
+var errReadLock = errors.New("opens with x.RLock(); defer x.RUnlock(): its rollback would write under a read lock, while other goroutines read and may update what it restores")
 
 // note tells the user something about the function, at pos.
 func (fe *funcEdits) note(pos token.Pos, msg string) {
@@ -71,10 +93,13 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 	var saves, restores, reflected []string
 	for i, root := range fe.roots {
 		kind := rootReflected
+		if types != nil && !fe.p.opts.Globals {
+			kind = fe.p.classifyRoot(types[i])
+		}
 		// The generated checkpoints are generic; a package whose language
 		// version predates generics gets the reflective one.
-		if types != nil && !fe.p.opts.Globals && fe.p.genericsAllowed() {
-			kind = fe.p.classifyRoot(types[i])
+		if (kind == rootWhole || kind == rootFields) && !fe.p.genericsAllowed() {
+			kind = rootReflected
 		}
 		g, a := fmt.Sprintf("_atx_g%d", i), fmt.Sprintf("_atx_a%d", i)
 		switch kind {
@@ -91,9 +116,6 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 		default:
 			reflected = append(reflected, root)
 		}
-		if types != nil && reachesChan(types[i], map[gotypes.Type]bool{}) {
-			fe.note(fe.decl.Name.Pos(), "can reach a channel through "+displayName(root, "an argument")+": a rollback restores which channel a field holds, not what the channel holds")
-		}
 	}
 	var b strings.Builder
 	if len(saves) > 0 {
@@ -109,6 +131,16 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 		fmt.Fprintf(&b, "defer %s.Mask(%s).Rollback(&%s, %s); ", rtName, strings.Join(args, ", "), doneName, fe.errArg())
 	}
 	return b.String()
+}
+
+// noteChannels tells the user about each root that can reach a channel.
+func (fe *funcEdits) noteChannels() {
+	types := fe.rootTypes()
+	for i, root := range fe.roots {
+		if types != nil && reachesChan(types[i], map[gotypes.Type]bool{}) {
+			fe.note(fe.decl.Name.Pos(), "can reach a channel through "+displayName(root, "an argument")+": a rollback restores which channel a field holds, not what the channel holds")
+		}
+	}
 }
 
 // rootTypes returns the types of the function's roots (receiver, then
@@ -152,6 +184,13 @@ func lockIdiom(body *ast.BlockStmt, src []byte, tf *token.File) *ast.DeferStmt {
 		return nil
 	}
 	return d
+}
+
+// readUnlock reports whether the deferred unlock of the lock idiom
+// releases a read lock.
+func readUnlock(d *ast.DeferStmt) bool {
+	_, name := selectorCall(d.Call)
+	return name == "RUnlock"
 }
 
 // methodCall returns x and M of a statement "x.M()".

@@ -159,7 +159,9 @@ func (p *pkgRewriter) fieldCopies(st *types.Struct, prefix string) (copies []fie
 				continue
 			}
 		case *types.Map:
-			if plainNoLocks(u.Key()) && plainNoLocks(u.Elem()) {
+			// The rollback refills a map with clear, and looks its keys
+			// up, which a NaN key defeats: the runtime handles the rest.
+			if p.langAtLeast(goClear) && plainNoLocks(u.Key()) && !holdsFloat(u.Key()) && plainNoLocks(u.Elem()) {
 				copies = append(copies, fieldCopy{path, copyMap})
 				continue
 			}
@@ -179,6 +181,24 @@ func (p *pkgRewriter) fieldCopies(st *types.Struct, prefix string) (copies []fie
 func plainNoLocks(t types.Type) bool {
 	plain, locks := plainType(t)
 	return plain && !locks && !hasTypeParam(t)
+}
+
+// holdsFloat reports whether a plain value of type t holds a float or a
+// complex number, which may be a NaN.
+func holdsFloat(t types.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&(types.IsFloat|types.IsComplex) != 0
+	case *types.Array:
+		return holdsFloat(u.Elem())
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if holdsFloat(u.Field(i).Type()) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // hasTypeParam reports whether t mentions a type parameter.
@@ -261,11 +281,26 @@ func (p *pkgRewriter) typeSaver(t types.Type) (save, restore string) {
 	return "_atx_save_" + name, "_atx_restore_" + name
 }
 
-// Generic helpers of the generated checkpoints, by the copy kind that
-// needs them. They are written out only when used: the generated file
-// imports nothing but the runtime.
-var copyHelpers = map[copyKind]string{
-	copySlice: `
+// genHelper is a generic helper function of the generated checkpoints.
+type genHelper struct{ name, code string }
+
+// Generic helpers of the generated checkpoints, in the order they are
+// written. They are written out only when used: the generated file
+// imports nothing but the runtime. A rollback writes back only what
+// differs from the checkpoint, so that a failed call that changed nothing
+// writes nothing, and goroutines reading the same objects meanwhile do not
+// race with it: plain values are compared with == (a NaN, never equal to
+// itself, by its bits), slice and map headers by their bits, elements and
+// entries one by one.
+var genHelpers = []genHelper{
+	{"_atx_set", `
+func _atx_set[T comparable](p *T, v T) {
+	if *p != v && (*p == *p || !` + rtName + `.SameBits(p, &v)) {
+		*p = v
+	}
+}
+`},
+	{"_atx_cloneSlice", `
 func _atx_cloneSlice[S ~[]E, E any](s S) S {
 	if s == nil {
 		return nil
@@ -274,8 +309,22 @@ func _atx_cloneSlice[S ~[]E, E any](s S) S {
 	copy(c, s)
 	return c
 }
-`,
-	copyMap: `
+`},
+	{"_atx_setHeader", `
+func _atx_setHeader[T any](p *T, v T) {
+	if !` + rtName + `.SameBits(p, &v) {
+		*p = v
+	}
+}
+`},
+	{"_atx_restoreElems", `
+func _atx_restoreElems[S ~[]E, E comparable](s, saved S) {
+	for i := range saved {
+		_atx_set(&s[i], saved[i])
+	}
+}
+`},
+	{"_atx_cloneMap", `
 func _atx_cloneMap[M ~map[K]V, K comparable, V any](m M) M {
 	if m == nil {
 		return nil
@@ -286,9 +335,10 @@ func _atx_cloneMap[M ~map[K]V, K comparable, V any](m M) M {
 	}
 	return c
 }
-
-func _atx_refillMap[M ~map[K]V, K comparable, V any](m, saved M) {
-	if m == nil {
+`},
+	{"_atx_refillMap", `
+func _atx_refillMap[M ~map[K]V, K, V comparable](m, saved M) {
+	if m == nil || _atx_sameEntries(m, saved) {
 		return
 	}
 	clear(m)
@@ -296,8 +346,22 @@ func _atx_refillMap[M ~map[K]V, K comparable, V any](m, saved M) {
 		m[k] = v
 	}
 }
-`,
-	copyPointee: `
+`},
+	{"_atx_sameEntries", `
+func _atx_sameEntries[M ~map[K]V, K, V comparable](m, saved M) bool {
+	if len(m) != len(saved) {
+		return false
+	}
+	for k, v := range saved {
+		w, ok := m[k]
+		if !ok || w != v && (w == w || !` + rtName + `.SameBits(&w, &v)) {
+			return false
+		}
+	}
+	return true
+}
+`},
+	{"_atx_clonePtr", `
 func _atx_clonePtr[E any](p *E) *E {
 	if p == nil {
 		return nil
@@ -305,21 +369,33 @@ func _atx_clonePtr[E any](p *E) *E {
 	c := *p
 	return &c
 }
-
-func _atx_restorePtr[E any](p, saved *E) {
+`},
+	{"_atx_restorePtr", `
+func _atx_restorePtr[E comparable](p, saved *E) {
 	if p != nil {
-		*p = *saved
+		_atx_set(p, *saved)
 	}
 }
-`,
+`},
 }
 
-// copyCode is what a per-type checkpoint adds for a field that refers to
-// more memory, after copying the field itself; %[1]s is the field's path.
+// helpersOf lists the helpers that the code of each copy kind calls.
+var helpersOf = map[copyKind][]string{
+	copyValue:   {"_atx_set"},
+	copySlice:   {"_atx_set", "_atx_cloneSlice", "_atx_setHeader", "_atx_restoreElems"},
+	copyMap:     {"_atx_cloneMap", "_atx_setHeader", "_atx_refillMap", "_atx_sameEntries"},
+	copyPointee: {"_atx_set", "_atx_clonePtr", "_atx_restorePtr"},
+}
+
+// copyCode is what a per-type checkpoint does for a field: the save copies
+// the field itself (s) and what a slice, map or pointer refers to (c); the
+// restore writes back the field, then the elements, entries or pointee.
+// %[1]s is the field's path.
 var copyCode = map[copyKind]struct{ save, restore string }{
-	copySlice:   {"\t\tc%[1]s = _atx_cloneSlice(p%[1]s)\n", "\t\tcopy(s%[1]s, c%[1]s)\n"},
-	copyMap:     {"\t\tc%[1]s = _atx_cloneMap(p%[1]s)\n", "\t\t_atx_refillMap(s%[1]s, c%[1]s)\n"},
-	copyPointee: {"\t\tc%[1]s = _atx_clonePtr(p%[1]s)\n", "\t\t_atx_restorePtr(s%[1]s, c%[1]s)\n"},
+	copyValue:   {"", "\t\t_atx_set(&p%[1]s, s%[1]s)\n"},
+	copySlice:   {"\t\tc%[1]s = _atx_cloneSlice(p%[1]s)\n", "\t\t_atx_setHeader(&p%[1]s, s%[1]s)\n\t\t_atx_restoreElems(s%[1]s, c%[1]s)\n"},
+	copyMap:     {"\t\tc%[1]s = _atx_cloneMap(p%[1]s)\n", "\t\t_atx_setHeader(&p%[1]s, s%[1]s)\n\t\t_atx_refillMap(s%[1]s, c%[1]s)\n"},
+	copyPointee: {"\t\tc%[1]s = _atx_clonePtr(p%[1]s)\n", "\t\t_atx_set(&p%[1]s, s%[1]s)\n\t\t_atx_restorePtr(s%[1]s, c%[1]s)\n"},
 }
 
 // writeSavers writes the generated checkpoint code: the generic whole-value
@@ -327,13 +403,22 @@ var copyCode = map[copyKind]struct{ save, restore string }{
 // of the type: s holds the fields as they were, c the copies of what the
 // slices, maps and pointers among them referred to.
 func (p *pkgRewriter) writeSavers(b *strings.Builder) {
+	used := map[string]bool{}
 	if p.wholeSaver {
+		used["_atx_set"] = true
 		b.WriteString("\nfunc _atx_save[T any](p *T) (s T) {\n\tif p != nil {\n\t\ts = *p\n\t}\n\treturn\n}\n")
-		b.WriteString("\nfunc _atx_restore[T any](p *T, s *T) {\n\tif p != nil {\n\t\t*p = *s\n\t}\n}\n")
+		b.WriteString("\nfunc _atx_restore[T comparable](p *T, s *T) {\n\tif p != nil {\n\t\t_atx_set(p, *s)\n\t}\n}\n")
 	}
-	for _, k := range []copyKind{copySlice, copyMap, copyPointee} {
+	for k, names := range helpersOf {
 		if p.copyKinds&(1<<k) != 0 {
-			b.WriteString(copyHelpers[k])
+			for _, n := range names {
+				used[n] = true
+			}
+		}
+	}
+	for _, h := range genHelpers {
+		if used[h.name] {
+			b.WriteString(h.code)
 		}
 	}
 	for _, n := range slices.Sorted(maps.Keys(p.savers)) {
@@ -347,10 +432,7 @@ func (p *pkgRewriter) writeSavers(b *strings.Builder) {
 		}
 		fmt.Fprintf(b, "\t}\n\treturn\n}\n\nfunc _atx_restore_%s(p, s, c *%s) {\n\tif p != nil {\n", n, n)
 		for _, f := range copies {
-			fmt.Fprintf(b, "\t\tp%[1]s = s%[1]s\n", f.path)
-			if code := copyCode[f.kind].restore; code != "" {
-				fmt.Fprintf(b, code, f.path)
-			}
+			fmt.Fprintf(b, copyCode[f.kind].restore, f.path)
 		}
 		b.WriteString("\t}\n}\n")
 	}

@@ -97,6 +97,9 @@ func TestGoldenTypeChecks(t *testing.T) {
 				Importer: imp,
 				Error:    func(err error) { errs = append(errs, err.Error()) },
 			}
+			if v := langSuffix.FindStringSubmatch(name); v != nil {
+				conf.GoVersion = "go1." + v[1] // the version the rewrite was made for
+			}
 			conf.Check("example.com/m", fset, files, nil)
 			if len(errs) > 0 {
 				t.Errorf("the rewrite does not type-check:\n%s", strings.Join(errs, "\n"))

@@ -58,6 +58,13 @@ func (c *Checkpoint) Rollback(done *bool, errp *error) {
 // when the function did not pass a return statement.
 func Unwinding(fn string) bool { return unwinding(fn) }
 
+// SameBits reports whether *a and *b hold the same bits. Generated
+// rollback code uses it where == cannot tell whether a value changed:
+// slice and map headers, and values holding a NaN.
+func SameBits[T any](a, b *T) bool {
+	return memEqual(unsafe.Pointer(a), unsafe.Pointer(b), unsafe.Sizeof(*a))
+}
+
 // restore writes back, at its original address, every saved object,
 // array element and map whose contents differ from the checkpoint, and
 // nothing else: a failed call that changed nothing writes nothing, so
