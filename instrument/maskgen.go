@@ -120,7 +120,7 @@ func isOpaqueType(t types.Type) bool {
 	case "time":
 		return name == "Timer" || name == "Ticker"
 	case "runtime":
-		return name == "Func"
+		return name == "Pinner"
 	}
 	return false
 }

@@ -3,6 +3,7 @@ package rt
 import (
 	"math"
 	"reflect"
+	"strings"
 	"unsafe"
 )
 
@@ -484,11 +485,16 @@ func isSyncType(t reflect.Type) bool {
 //     net.netFD (behind every TCPConn, UDPConn, IPConn, UnixConn and
 //     listener); crypto/tls.Conn, whose record state is kept in step with
 //     the peer; net/http's Transport (a pool of open connections), Server,
-//     and per-connection conn, persistConn and response;
+//     and per-connection conn, persistConn and response (their sets of
+//     live connections and listeners mirror descriptors and goroutines);
 //   - child processes: os.Process;
 //   - runtime timers: time.Timer and time.Ticker;
-//   - type and function descriptors: reflect.rtype, every type of
-//     internal/abi, runtime.Func.
+//   - the runtime's own memory: type descriptors (reflect.rtype, every
+//     type of internal/abi, in read-only memory), the hash tables behind a
+//     reflect.MapIter (internal/runtime/...), the pins of a runtime.Pinner.
+//
+// An opaque value held inline, a time.Timer field say, is skipped like a
+// lock: its identity is its address, which no call can change.
 //
 // Handles held by value need no entry: net.TCPConn and reflect.Value
 // hold nothing but references to the objects above and unsafe.Pointers,
@@ -522,7 +528,7 @@ func isOpaqueType(t reflect.Type) bool {
 	case "reflect":
 		return t.Name() == "rtype"
 	case "runtime":
-		return t.Name() == "Func"
+		return t.Name() == "Pinner"
 	}
-	return false
+	return strings.HasPrefix(t.PkgPath(), "internal/runtime/")
 }

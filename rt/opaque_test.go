@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 )
 
 // Tests of opaque leaves: values that stand for something outside the heap
@@ -23,7 +24,10 @@ type opHolder struct {
 	timer *time.Timer
 	typ   reflect.Type
 	val   reflect.Value
-	n     int
+	iter  *reflect.MapIter
+	// outside is data the graph does not reach: an unsafe.Pointer is a leaf.
+	outside unsafe.Pointer
+	n       int
 }
 
 // opTCPPair is a connected pair of TCP connections over the loopback
@@ -63,6 +67,7 @@ func TestOpaqueLeaves(t *testing.T) {
 		// wantEqual says whether the graph after the call equals the one
 		// at entry (n, which every call bumps, set back first).
 		wantEqual bool
+		wantPath  string // of the difference, when not equal
 		// check looks at the holder after the restore.
 		check func(t *testing.T, h *opHolder)
 	}{{
@@ -112,6 +117,7 @@ func TestOpaqueLeaves(t *testing.T) {
 			return h, func() { h.f = g }
 		},
 		wantEqual: false,
+		wantPath:  "h.f",
 		check: func(t *testing.T, h *opHolder) {
 			if filepath.Base(h.f.Name()) != "a" {
 				t.Errorf("after restore h.f is %s, want the file at entry", h.f.Name())
@@ -173,6 +179,31 @@ func TestOpaqueLeaves(t *testing.T) {
 				t.Errorf("after restore typ=%v val=%v, want the same type and the value the call set", h.typ, h.val)
 			}
 		},
+	}, {
+		name: "map iterator leaves the map's tables alone",
+		setup: func(t *testing.T) (*opHolder, func()) {
+			m := map[int]int{}
+			for i := range 100 {
+				m[i] = i
+			}
+			it := reflect.ValueOf(m).MapRange()
+			it.Next()
+			// The map is reachable through the iterator's internals only.
+			h := &opHolder{iter: it, outside: unsafe.Pointer(&m)}
+			return h, func() {
+				for i := range 200 {
+					m[1000+i] = i
+				}
+				delete(m, 3)
+			}
+		},
+		wantEqual: true,
+		check: func(t *testing.T, h *opHolder) {
+			m := *(*map[int]int)(h.outside)
+			if _, ok := m[1199]; len(m) != 299 || !ok {
+				t.Errorf("after restore the map has len %d (entry 1199 present: %v), want 299 and present", len(m), ok)
+			}
+		},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -187,6 +218,9 @@ func TestOpaqueLeaves(t *testing.T) {
 			d, equal := s.compareGraph([]any{h}, []string{"h"})
 			if equal != tt.wantEqual {
 				t.Errorf("compare after the call: equal=%v (%+v), want %v", equal, d, tt.wantEqual)
+			}
+			if !equal && d.Path != tt.wantPath {
+				t.Errorf("difference at %s (%s -> %s), want at %s", d.Path, d.Before, d.After, tt.wantPath)
 			}
 			h.n++
 			s.restore()
