@@ -64,6 +64,9 @@ func plainType(t types.Type) (plain, locks bool) {
 	if isLockType(t) {
 		return true, true
 	}
+	if isOpaqueType(t) {
+		return false, false
+	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
 		return u.Kind() != types.UnsafePointer, false
@@ -89,6 +92,35 @@ func isLockType(t types.Type) bool {
 	switch n.Obj().Pkg().Path() {
 	case "sync", "sync/atomic":
 		return true
+	}
+	return false
+}
+
+// isOpaqueType reports the standard library's types that stand for
+// something outside the heap (open files and connections, processes,
+// runtime timers, type descriptors): a copy of one is no checkpoint, and
+// writing it back would corrupt the live object. A root that reaches one
+// goes to the runtime's checkpoint, which compares it by identity and never
+// writes it back. The set is the runtime's (rt.isOpaqueType); only those
+// a user package can name matter here, and none of them is a plain value
+// today, so this is a guard against a platform or release where one is.
+func isOpaqueType(t types.Type) bool {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return false
+	}
+	name := n.Obj().Name()
+	switch n.Obj().Pkg().Path() {
+	case "os":
+		return name == "File" || name == "Root" || name == "Process"
+	case "crypto/tls":
+		return name == "Conn"
+	case "net/http":
+		return name == "Transport" || name == "Server"
+	case "time":
+		return name == "Timer" || name == "Ticker"
+	case "runtime":
+		return name == "Pinner"
 	}
 	return false
 }

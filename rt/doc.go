@@ -5,6 +5,15 @@
 // on request, package-level variables), compares them after a failure, and
 // appends verdict events to the event log.
 //
+// The object graph is plain data, walked through unexported fields, with
+// leaves of three sorts: funcs, channels and unsafe.Pointers compare by
+// identity; sync and sync/atomic values are ignored; and opaque objects,
+// whose state is outside the heap (open files and connections, processes,
+// runtime timers, type descriptors: see isOpaqueType), are not walked,
+// compared nor written back, so a pointer to one compares by identity and
+// a rollback leaves a file the call closed closed. Plain in-memory data of
+// the standard library (bytes.Buffer, bufio, big.Int, time.Time) is data.
+//
 // The package is compiled into users' binaries, so it imports the standard
 // library only, keeps its dependencies few, holds no global state beyond
 // the settings read once at start-up and the injection counters, and costs

@@ -3,6 +3,7 @@ package rt
 import (
 	"math"
 	"reflect"
+	"strings"
 	"unsafe"
 )
 
@@ -33,7 +34,8 @@ const defaultSnapshotBudget = 1_000_000
 // looking its target up in these tables. Comparison walks the world at
 // entry and the world now side by side. A restore in place can write each
 // copy back at its original address (skipping the fields of sync and
-// sync/atomic types, which the copies leave zero, see copyValue) and
+// sync/atomic types and of opaque types, which the copies leave zero, see
+// copyValue) and
 // refill each map from its entries: every object gets its old contents
 // back and every reference to it stays valid.
 //
@@ -99,11 +101,16 @@ type typePlan struct {
 	kind reflect.Kind
 	size uintptr
 
-	// ignored marks types of the sync and sync/atomic packages: neither
-	// copied nor compared (a lock taken and released is not a change, and
-	// reading them while other goroutines use them atomically would be a
-	// data race).
+	// ignored marks types of the sync and sync/atomic packages and opaque
+	// types (see isOpaqueType): neither copied nor compared nor written
+	// back (a lock taken and released is not a change, and reading them
+	// while other goroutines use them atomically would be a data race; an
+	// opaque object's state is outside the heap). A pointer or interface
+	// that refers to one compares by identity, like any reference.
 	ignored bool
+	// opaque marks the ignored types that isOpaqueType names: a pointer to
+	// one compares by address, as its contents are not compared.
+	opaque bool
 	// reaches says that a value holds pointers, slices, maps or interfaces
 	// outside ignored fields: there is more of the graph behind it.
 	reaches bool
@@ -404,6 +411,8 @@ func (s *snapshot) plan(t reflect.Type) *typePlan {
 		// No state at all: nothing to copy or compare.
 	case isSyncType(t):
 		pl.ignored, pl.hasIgnored = true, true
+	case isOpaqueType(t):
+		pl.ignored, pl.hasIgnored, pl.opaque = true, true, true
 	default:
 		switch pl.kind {
 		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
@@ -457,4 +466,69 @@ func isSyncType(t reflect.Type) bool {
 		return true
 	}
 	return false
+}
+
+// isOpaqueType reports whether t stands for something outside the heap:
+// its memory mirrors the state of the kernel, of the runtime or of a peer,
+// so writing an old copy back would not bring the old state back but
+// corrupt the new one (a closed descriptor resurrected, possibly reused by
+// another file; a runtime poller or timer out of step; a type descriptor
+// in read-only memory). Such objects are leaves of the graph, like locks:
+// not traversed, compared nor written back. What refers to them is data:
+// a *os.File, a net.Conn or a reflect.Type compares by identity, and a
+// field the call pointed elsewhere gets its old pointer back.
+//
+// The set is the objects behind the standard library's handles, matched
+// by package path and name:
+//   - open files and connections: os.File (its *os.file holds an
+//     internal/poll.FD), os.Root, the descriptors of package internal/poll,
+//     net.netFD (behind every TCPConn, UDPConn, IPConn, UnixConn and
+//     listener); crypto/tls.Conn, whose record state is kept in step with
+//     the peer; net/http's Transport (a pool of open connections), Server,
+//     and per-connection conn, persistConn and response (their sets of
+//     live connections and listeners mirror descriptors and goroutines);
+//   - child processes: os.Process;
+//   - runtime timers: time.Timer and time.Ticker;
+//   - the runtime's own memory: type descriptors (reflect.rtype, every
+//     type of internal/abi, in read-only memory), the hash tables behind a
+//     reflect.MapIter (internal/runtime/...), the pins of a runtime.Pinner.
+//
+// An opaque value held inline, a time.Timer field say, is skipped like a
+// lock: its identity is its address, which no call can change.
+//
+// Handles held by value need no entry: net.TCPConn and reflect.Value
+// hold nothing but references to the objects above and unsafe.Pointers,
+// so they compare and restore as references do. Plain in-memory data of
+// the standard library (bytes.Buffer, bufio, big.Int, time.Time, net.Pipe's
+// channels) is not opaque. A descriptor kept as a bare int by user code
+// is just an int.
+func isOpaqueType(t reflect.Type) bool {
+	switch t.PkgPath() {
+	case "internal/poll", "internal/abi":
+		return true
+	case "os":
+		switch t.Name() {
+		case "File", "Root", "Process":
+			return true
+		}
+	case "net":
+		return t.Name() == "netFD"
+	case "crypto/tls":
+		return t.Name() == "Conn"
+	case "net/http":
+		switch t.Name() {
+		case "Transport", "Server", "conn", "persistConn", "response":
+			return true
+		}
+	case "time":
+		switch t.Name() {
+		case "Timer", "Ticker":
+			return true
+		}
+	case "reflect":
+		return t.Name() == "rtype"
+	case "runtime":
+		return t.Name() == "Pinner"
+	}
+	return strings.HasPrefix(t.PkgPath(), "internal/runtime/")
 }

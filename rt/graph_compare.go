@@ -279,6 +279,9 @@ func (c *comparer) pointers(sp, lp unsafe.Pointer, pl *typePlan) bool {
 		return c.report(c.s.renderPointer(sp, pl, true), c.s.renderPointer(lp, pl, false))
 	}
 	elem := c.s.elemPlan(pl)
+	if elem.opaque && sp != lp {
+		return c.report(c.s.renderPointer(sp, pl, true), c.s.renderPointer(lp, pl, false))
+	}
 	if elem.size == 0 || elem.ignored {
 		return false
 	}

@@ -174,6 +174,9 @@ func (s *snapshot) renderPointer(p unsafe.Pointer, pl *typePlan, atEntry bool) s
 		return "nil"
 	}
 	elem := s.elemPlan(pl)
+	if elem.opaque {
+		return renderAddress(p) // compared by identity
+	}
 	switch elem.kind {
 	case reflect.Struct:
 		return "&{…}"
