@@ -103,13 +103,15 @@ func (c *Call) Exit(done *bool, errp *error) {
 // unsnapped says the campaign asked for no snapshot of this call.
 func (c *Call) unsnapped() bool { return c.snap == nil && !c.tooLarge }
 
-// snapshotWanted reports whether the campaign wants the nth call of s
+// snapshotWanted reports whether the settings want the nth call of s
 // snapshotted. The site's targets are looked up by ID once, not at every
 // call: experiments run every call of the test through here.
 func snapshotWanted(s *Site, n uint64) bool {
 	switch {
 	case campaign.noSnapshots:
 		return false
+	case campaign.sampled:
+		return sampledIn(n, s.retryUntil.Load())
 	case campaign.targets == nil:
 		return true
 	}
@@ -124,7 +126,8 @@ func snapshotWanted(s *Site, n uint64) bool {
 
 // exitUnsnapped reports the failure of a call that was not snapshotted.
 // In a profile run it is a "fail" event, for a later run to snapshot. In
-// an experiment it matters only inside the injected failure's
+// a sampled run it is an "unknown" verdict that says how to snapshot it.
+// In an experiment it matters only inside the injected failure's
 // propagation, where it is a call the profile run did not see on the
 // stack: the run took another path.
 func (c *Call) exitUnsnapped(v *verdictEvent) {
@@ -133,6 +136,12 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		return
 	}
 	v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
+	if campaign.sampled {
+		c.site.retrySampling()
+		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.site, c.num), c.num
+		writeVerdict(v)
+		return
+	}
 	if v.injected {
 		v.verdict, v.reason = "unknown", "not snapshotted"
 		writeVerdict(v)

@@ -1,0 +1,55 @@
+package rt
+
+import "strconv"
+
+// A logged run (ATOMICX_LOG set by hand, no campaign setting) snapshots a
+// sample of the calls by default: a test that calls a method of a large
+// object thousands of times would otherwise copy the object at each call,
+// which makes the run quadratic. The sample is taken per function:
+//
+//   - its first sampleFirst calls, where most tests exercise a function's
+//     error paths;
+//   - then calls 2·sampleFirst, 4·sampleFirst, 8·sampleFirst, …, so that the
+//     snapshots of a function called n times cost O(log n) copies;
+//   - and, after a failed call that was sampled out, the next sampleFirst
+//     calls, at most sampleRetries times per function: a function that
+//     fails once tends to fail again (a table of bad inputs, a retry loop),
+//     and then its later failures get a verdict.
+//
+// A failed call that was sampled out gets the verdict "unknown", with a
+// reason that names the call and how to snapshot it (its call number in
+// EnvSnapshotCalls, or EnvSnapshots=all): nothing is lost silently, and a
+// deterministic test gives the missing verdict on a rerun.
+const (
+	sampleFirst   = 8
+	sampleRetries = 4
+)
+
+// sampledIn reports whether the nth call of a function is snapshotted,
+// retryUntil being the last call of its current retry window (0: none).
+func sampledIn(n, retryUntil uint64) bool {
+	if n <= sampleFirst || n <= retryUntil {
+		return true
+	}
+	q := n / sampleFirst
+	return n%sampleFirst == 0 && q&(q-1) == 0
+}
+
+// retrySampling opens a retry window after a failed call of s that was
+// sampled out: the next sampleFirst calls of s are snapshotted. Calls
+// entered since the failed one (it may have called s again) count
+// towards the window.
+func (s *Site) retrySampling() {
+	if s.retries.Load() >= sampleRetries || s.retries.Add(1) > sampleRetries {
+		return
+	}
+	s.retryUntil.Store(s.calls.Load() + sampleFirst)
+}
+
+// sampledOutReason is the reason of the "unknown" verdict of the nth
+// call of s, which failed but was sampled out.
+func sampledOutReason(s *Site, n uint64) string {
+	num := strconv.FormatUint(n, 10)
+	return "not snapshotted: sampled out (call " + num + " of the function; rerun with " +
+		EnvSnapshotCalls + "='" + num + "@" + s.ID + "' or " + EnvSnapshots + "=all to snapshot it)"
+}

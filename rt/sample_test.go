@@ -1,0 +1,72 @@
+package rt
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestSampling drives one site through a run of calls, some of which
+// fail, and checks which calls are snapshotted.
+func TestSampling(t *testing.T) {
+	// span returns the call numbers from..to.
+	span := func(from, to uint64) []uint64 {
+		var s []uint64
+		for n := from; n <= to; n++ {
+			s = append(s, n)
+		}
+		return s
+	}
+	join := func(parts ...[]uint64) []uint64 { return slices.Concat(parts...) }
+	tests := []struct {
+		name  string
+		calls uint64
+		fails []uint64 // call numbers that fail
+		want  []uint64 // call numbers snapshotted
+	}{
+		{name: "few calls: all", calls: 5, want: span(1, 5)},
+		{name: "many calls: the first 8, then 16, 32, 64, …", calls: 200, want: join(span(1, 8), []uint64{16, 32, 64, 128})},
+		{name: "failures among the first calls: no retry", calls: 40, fails: []uint64{2, 7}, want: join(span(1, 8), []uint64{16, 32})},
+		{name: "a failure sampled out: the next 8 calls", calls: 40, fails: []uint64{10}, want: join(span(1, 8), span(11, 18), []uint64{32})},
+		{
+			name:  "a failure inside a retry window is snapshotted: no new window",
+			calls: 40, fails: []uint64{10, 12},
+			want: join(span(1, 8), span(11, 18), []uint64{32}),
+		},
+		{
+			name:  "a sampled failure: no retry",
+			calls: 40, fails: []uint64{16},
+			want: join(span(1, 8), []uint64{16, 32}),
+		},
+		{
+			name:  "four retries per function, not more",
+			calls: 100, fails: []uint64{10, 20, 40, 70, 90},
+			want: join(span(1, 8), span(11, 18), span(21, 28), []uint64{32}, span(41, 48), []uint64{64}, span(71, 78)),
+		},
+	}
+	useCampaign(t, campaignSettings{sampled: true})
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := &Site{ID: "example.com/m.F#entry"}
+			var got []uint64
+			for n := s.calls.Add(1); n <= tt.calls; n = s.calls.Add(1) {
+				snapped := snapshotWanted(s, n)
+				if snapped {
+					got = append(got, n)
+				}
+				if slices.Contains(tt.fails, n) && !snapped {
+					s.retrySampling()
+				}
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("snapshotted calls %v,\nwant %v", got, tt.want)
+			}
+		})
+	}
+}
+
+// useCampaign sets the campaign settings for one test.
+func useCampaign(t *testing.T, c campaignSettings) {
+	old := campaign
+	campaign = c
+	t.Cleanup(func() { campaign = old })
+}
