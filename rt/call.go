@@ -135,13 +135,18 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		writeFail(c, v.failure)
 		return
 	}
-	v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
 	if campaign.sampled {
+		// Not placed in a failure chain (chain 0): joining one costs a
+		// walk of the whole stack (goroutineID), and a deep recursion
+		// that fails all the way out, most of its calls sampled out,
+		// would pay it at every level.
 		c.site.retrySampling()
+		v.injected = wrapsInjected(v.err)
 		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.site, c.num), c.num
 		writeVerdict(v)
 		return
 	}
+	v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
 	if v.injected {
 		v.verdict, v.reason = "unknown", "not snapshotted"
 		writeVerdict(v)
