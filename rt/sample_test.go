@@ -70,3 +70,36 @@ func useCampaign(t *testing.T, c campaignSettings) {
 	campaign = c
 	t.Cleanup(func() { campaign = old })
 }
+
+// BenchmarkLoggedCalls measures what a logged run spends on a test that
+// calls a method 1000 times (one op), its receiver reaching a 10 000-node
+// tree, with every call snapshotted and with the default sampling.
+func BenchmarkLoggedCalls(b *testing.B) {
+	type node struct {
+		key         int
+		left, right *node
+	}
+	var build func(lo, hi int) *node
+	build = func(lo, hi int) *node {
+		if lo >= hi {
+			return nil
+		}
+		mid := (lo + hi) / 2
+		return &node{key: mid, left: build(lo, mid), right: build(mid+1, hi)}
+	}
+	root := build(0, 10_000)
+	site := &Site{ID: "example.com/m.(*Tree).Get#entry", Func: "example.com/m.(*Tree).Get", Roots: "t", Kind: EntrySite}
+	for _, snapshots := range []string{"all", "sampled"} {
+		b.Run(snapshots, func(b *testing.B) {
+			useSettings(b, parseSettings(b.TempDir()+"/events.jsonl", ""))
+			campaign, _ = parseCampaignSettings("", "", snapshots, "", "")
+			done := true
+			for b.Loop() {
+				site.calls.Store(0)
+				for range 1000 {
+					Enter(site, root).Exit(&done, nil)
+				}
+			}
+		})
+	}
+}
