@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // Call is one call of an instrumented function while verdicts are on: the
@@ -15,8 +16,11 @@ type Call struct {
 	names    []string
 	snap     *snapshot
 	tooLarge bool
-	seq      uint64 // order of entry among all calls
-	num      uint64 // which call of its function this is
+	// overBudget: the call was to be snapshotted, but the sampled run
+	// had spent its time budget on snapshots.
+	overBudget bool
+	seq        uint64 // order of entry among all calls
+	num        uint64 // which call of its function this is
 }
 
 // callSeq numbers calls in the order they are entered. Failure chains use
@@ -38,6 +42,14 @@ func Enter(s *Site, roots ...any) *Call {
 	if !snapshotWanted(s, c.num) {
 		return c // no snapshot, and not too large: see unsnapped
 	}
+	var start time.Time
+	if campaign.sampled {
+		start = time.Now()
+		if !withinTimeBudget(time.Duration(snapshotTime.spent.Load()), start.Sub(snapshotTime.start)) {
+			c.overBudget = true
+			return c
+		}
+	}
 	if s.Roots != "" {
 		c.names = strings.Split(s.Roots, ",")
 	}
@@ -50,6 +62,9 @@ func Enter(s *Site, roots ...any) *Call {
 	}
 	snap, ok := takeSnapshot(c.roots, s.Budget)
 	c.snap, c.tooLarge = snap, !ok
+	if campaign.sampled {
+		snapshotTime.spent.Add(int64(time.Since(start)))
+	}
 	return c
 }
 
@@ -142,7 +157,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		// would pay it at every level.
 		c.site.retrySampling()
 		v.injected = wrapsInjected(v.err)
-		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.site, c.num), c.num
+		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.site, c.num, c.overBudget), c.num
 		writeVerdict(v)
 		return
 	}

@@ -1,6 +1,10 @@
 package rt
 
-import "strconv"
+import (
+	"strconv"
+	"sync/atomic"
+	"time"
+)
 
 // A logged run (ATOMICX_LOG set by hand, no campaign setting) snapshots a
 // sample of the calls by default: a test that calls a method of a large
@@ -16,6 +20,12 @@ import "strconv"
 //     fails once tends to fail again (a table of bad inputs, a retry loop),
 //     and then its later failures get a verdict.
 //
+// Snapshots of a large graph cost much even so, when many functions reach
+// it. So the sample is also bounded in time: past a first snapshotGrace,
+// snapshots may take no longer than the rest of the run (see
+// withinTimeBudget), which bounds a logged run to about twice the time it
+// takes without snapshots.
+//
 // A failed call that was sampled out gets the verdict "unknown", with a
 // reason that names the call and how to snapshot it (its call number in
 // EnvSnapshotCalls, or EnvSnapshots=all): nothing is lost silently, and a
@@ -23,7 +33,21 @@ import "strconv"
 const (
 	sampleFirst   = 8
 	sampleRetries = 4
+	snapshotGrace = 50 * time.Millisecond
 )
+
+// snapshotTime is what a sampled run has spent taking snapshots since the
+// program started.
+var snapshotTime struct {
+	start time.Time    // set once, when the settings are read
+	spent atomic.Int64 // nanoseconds
+}
+
+// withinTimeBudget reports whether a sampled run that has spent spent on
+// snapshots, elapsed after it started, may take another one.
+func withinTimeBudget(spent, elapsed time.Duration) bool {
+	return spent <= snapshotGrace+(elapsed-spent)
+}
 
 // sampledIn reports whether the nth call of a function is snapshotted,
 // retryUntil being the last call of its current retry window (0: none).
@@ -47,9 +71,14 @@ func (s *Site) retrySampling() {
 }
 
 // sampledOutReason is the reason of the "unknown" verdict of the nth
-// call of s, which failed but was sampled out.
-func sampledOutReason(s *Site, n uint64) string {
+// call of s, which failed but was sampled out, by its number or because
+// the time budget was spent.
+func sampledOutReason(s *Site, n uint64, overBudget bool) string {
+	why := "sampled out"
+	if overBudget {
+		why = "over the snapshot time budget"
+	}
 	num := strconv.FormatUint(n, 10)
-	return "not snapshotted: sampled out (call " + num + " of the function; rerun with " +
+	return "not snapshotted: " + why + " (call " + num + " of the function; rerun with " +
 		EnvSnapshotCalls + "='" + num + "@" + s.ID + "' or " + EnvSnapshots + "=all to snapshot it)"
 }

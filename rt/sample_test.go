@@ -1,8 +1,10 @@
 package rt
 
 import (
+	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 )
 
 // TestSampling drives one site through a run of calls, some of which
@@ -61,6 +63,49 @@ func TestSampling(t *testing.T) {
 				t.Errorf("snapshotted calls %v,\nwant %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestWithinTimeBudget(t *testing.T) {
+	const ms = time.Millisecond
+	tests := []struct {
+		spent, elapsed time.Duration
+		want           bool
+	}{
+		{0, 0, true},
+		{50 * ms, 50 * ms, true}, // the grace
+		{51 * ms, 51 * ms, false},
+		{100 * ms, 150 * ms, true}, // as long as the rest of the run, plus the grace
+		{101 * ms, 150 * ms, false},
+		{10 * time.Second, 20 * time.Second, true},
+		{10 * time.Second, 19 * time.Second, false},
+	}
+	for _, tt := range tests {
+		if got := withinTimeBudget(tt.spent, tt.elapsed); got != tt.want {
+			t.Errorf("withinTimeBudget(%v spent, %v elapsed) = %v, want %v", tt.spent, tt.elapsed, got, tt.want)
+		}
+	}
+}
+
+// TestOverTimeBudget checks the verdict of a failed call that a sampled
+// run did not snapshot because its time budget was spent.
+func TestOverTimeBudget(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	campaign = campaignSettings{sampled: true}
+	spent := snapshotTime.spent.Swap(int64(time.Hour))
+	t.Cleanup(func() { snapshotTime.spent.Store(spent) })
+	eeSites[1].calls.Store(0)
+
+	v := &eeVec{size: 5, data: make([]int, 5)}
+	v.Check(8)
+	resetEventLog()
+
+	got := readEvents(t, logPath)
+	want := "not snapshotted: over the snapshot time budget (call 1 of the function; rerun with ATOMICX_SNAPSHOT_CALLS='1@" +
+		eeSites[1].ID + "' or ATOMICX_SNAPSHOTS=all to snapshot it)"
+	if len(got) != 1 || got[0]["verdict"] != "unknown" || got[0]["reason"] != want {
+		t.Errorf("events %v,\nwant one unknown verdict with the reason %q", got, want)
 	}
 }
 
