@@ -29,13 +29,18 @@ var callSeq atomic.Uint64
 
 // Enter snapshots the object graph that a call of s can reach from its
 // receiver and arguments (roots, in the order of s.Roots) and, when the
-// site asks for it, from the package-level variables. It returns nil when
-// no verdict is wanted; Exit accepts nil.
-func Enter(s *Site, roots ...any) *Call {
+// site asks for it, from the package-level variables. It returns the zero
+// Call when no verdict is wanted; Exit accepts it.
+//
+// A Call is a value, and roots are kept only when snapshotted, so that a
+// call that is not snapshotted allocates nothing for them: the deferred
+// Exit keeps its Call in the caller's frame, and the caller's slice of
+// roots stays on its stack.
+func Enter(s *Site, roots ...any) Call {
 	if config.logPath == "" || s.Ignored || campaign.beforeFault && injected.fired.Load() {
-		return nil
+		return Call{}
 	}
-	c := &Call{site: s, roots: roots, seq: callSeq.Add(1), num: s.calls.Add(1)}
+	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1)}
 	if campaign.profile > 0 {
 		pushActive(s, c.num)
 	}
@@ -50,11 +55,12 @@ func Enter(s *Site, roots ...any) *Call {
 			return c
 		}
 	}
+	c.roots = slices.Clone(roots)
 	if s.Roots != "" {
 		c.names = strings.Split(s.Roots, ",")
 	}
 	if g := s.Globals; g != nil {
-		c.roots = append(c.roots[:len(c.roots):len(c.roots)], g.Addrs()...)
+		c.roots = append(c.roots, g.Addrs()...)
 		c.names = append(c.names, strings.Split(g.Names, ",")...)
 	}
 	for len(c.names) < len(c.roots) {
@@ -74,8 +80,8 @@ func Enter(s *Site, roots ...any) *Call {
 // its error result (nil when it has none). A call that ends without
 // passing a return is a failure by panic or runtime.Goexit, unless a
 // deferred function recovered and the function returns normally.
-func (c *Call) Exit(done *bool, errp *error) {
-	if c == nil {
+func (c Call) Exit(done *bool, errp *error) {
+	if c.site == nil {
 		return
 	}
 	if campaign.profile > 0 {
