@@ -163,7 +163,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		// would pay it at every level.
 		c.site.retrySampling()
 		v.injected = wrapsInjected(v.err)
-		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.site, c.num, c.overBudget), c.num
+		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.overBudget), c.num
 		writeVerdict(v)
 		return
 	}

@@ -25,7 +25,7 @@ const (
 	// EnvSnapshots says which calls are snapshotted. Unset or "sampled",
 	// a sample of each function's calls (see sampledIn): the first few,
 	// then ever sparser ones, and more after a failure that was sampled
-	// out, which gets the verdict "unknown" with a reason naming the call;
+	// out, which gets the verdict "unknown" with its call number;
 	// and no more snapshots while they have taken longer than the rest of
 	// the run.
 	// This keeps a logged run of a long test suite within a small factor

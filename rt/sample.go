@@ -1,7 +1,6 @@
 package rt
 
 import (
-	"strconv"
 	"sync/atomic"
 	"time"
 )
@@ -26,10 +25,10 @@ import (
 // withinTimeBudget), which bounds a logged run to about twice the time it
 // takes without snapshots.
 //
-// A failed call that was sampled out gets the verdict "unknown", with a
-// reason that names the call and how to snapshot it (its call number in
-// EnvSnapshotCalls, or EnvSnapshots=all): nothing is lost silently, and a
-// deterministic test gives the missing verdict on a rerun.
+// A failed call that was sampled out gets the verdict "unknown", with the
+// reason and its call number: nothing is lost silently, and a
+// deterministic test gives the missing verdict on a rerun that names the
+// call in EnvSnapshotCalls (or sets EnvSnapshots=all).
 const (
 	sampleFirst   = 8
 	sampleRetries = 4
@@ -70,15 +69,14 @@ func (s *Site) retrySampling() {
 	s.retryUntil.Store(s.calls.Load() + sampleFirst)
 }
 
-// sampledOutReason is the reason of the "unknown" verdict of the nth
-// call of s, which failed but was sampled out, by its number or because
-// the time budget was spent.
-func sampledOutReason(s *Site, n uint64, overBudget bool) string {
-	why := "sampled out"
+// sampledOutReason is the reason of the "unknown" verdict of a call that
+// failed but was sampled out, by its number or because the time budget
+// was spent. It is short: a deep recursion that fails all the way out
+// logs one per level. The event's site and call say what to snapshot on
+// a rerun (EnvSnapshotCalls).
+func sampledOutReason(overBudget bool) string {
 	if overBudget {
-		why = "over the snapshot time budget"
+		return "not snapshotted: over the snapshot time budget"
 	}
-	num := strconv.FormatUint(n, 10)
-	return "not snapshotted: " + why + " (call " + num + " of the function; rerun with " +
-		EnvSnapshotCalls + "='" + num + "@" + s.ID + "' or " + EnvSnapshots + "=all to snapshot it)"
+	return "not snapshotted: sampled out"
 }

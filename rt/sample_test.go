@@ -102,10 +102,9 @@ func TestOverTimeBudget(t *testing.T) {
 	resetEventLog()
 
 	got := readEvents(t, logPath)
-	want := "not snapshotted: over the snapshot time budget (call 1 of the function; rerun with ATOMICX_SNAPSHOT_CALLS='1@" +
-		eeSites[1].ID + "' or ATOMICX_SNAPSHOTS=all to snapshot it)"
-	if len(got) != 1 || got[0]["verdict"] != "unknown" || got[0]["reason"] != want {
-		t.Errorf("events %v,\nwant one unknown verdict with the reason %q", got, want)
+	want := "not snapshotted: over the snapshot time budget"
+	if len(got) != 1 || got[0]["verdict"] != "unknown" || got[0]["reason"] != want || got[0]["call"] != 1.0 {
+		t.Errorf("events %v,\nwant one unknown verdict of call 1 with the reason %q", got, want)
 	}
 }
 

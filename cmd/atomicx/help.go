@@ -148,7 +148,9 @@ const helpEnv = `Environment variables read by atomicx and by instrumented progr
 	                 which calls are snapshotted: sampled (default: the
 	                 first 8 calls of each function, then calls 16, 32,
 	                 64, ..., and 8 more after a failure sampled out,
-	                 which is logged as unknown), or all; a campaign
+	                 which is logged as unknown with its call number;
+	                 none while snapshots have taken longer than the
+	                 rest of the run), or all; a campaign
 	                 also uses before-fault (none after the fault fired)
 	                 and none (failed calls are logged for a rerun)
 	ATOMICX_SNAPSHOT_CALLS
