@@ -32,7 +32,7 @@ import (
 const (
 	sampleFirst   = 8
 	sampleRetries = 4
-	snapshotGrace = 50 * time.Millisecond
+	snapshotGrace = 500 * time.Millisecond
 )
 
 // snapshotTime is what a sampled run has spent taking snapshots since the

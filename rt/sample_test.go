@@ -73,11 +73,11 @@ func TestWithinTimeBudget(t *testing.T) {
 		want           bool
 	}{
 		{0, 0, true},
-		{50 * ms, 50 * ms, true}, // the grace
-		{51 * ms, 51 * ms, false},
-		{100 * ms, 150 * ms, true}, // as long as the rest of the run, plus the grace
-		{101 * ms, 150 * ms, false},
-		{10 * time.Second, 20 * time.Second, true},
+		{500 * ms, 500 * ms, true}, // the grace
+		{501 * ms, 501 * ms, false},
+		{1000 * ms, 1500 * ms, true}, // as long as the rest of the run, plus the grace
+		{1001 * ms, 1500 * ms, false},
+		{10 * time.Second, 19500 * ms, true},
 		{10 * time.Second, 19 * time.Second, false},
 	}
 	for _, tt := range tests {
