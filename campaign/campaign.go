@@ -304,10 +304,11 @@ func (c *runner) profile(ctx context.Context, p *Package, test string) (*Record,
 	if r, ok := c.done[rec.Key()]; ok {
 		return r, nil
 	}
-	env := []string{fmt.Sprintf("ATOMICX_PROFILE=%d", c.cfg.MaxOccur)}
-	if !c.cfg.AllSnaps {
-		env = append(env, "ATOMICX_SNAPSHOTS=none")
+	snapshots := "none"
+	if c.cfg.AllSnaps {
+		snapshots = "all" // said explicitly: unset means sampled
 	}
+	env := []string{fmt.Sprintf("ATOMICX_PROFILE=%d", c.cfg.MaxOccur), "ATOMICX_SNAPSHOTS=" + snapshots}
 	c.runTest(ctx, p, test, env, rec)
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -549,7 +550,9 @@ func (c *runner) experiments(ctx context.Context, plan []*Record) error {
 					if c.cfg.EarlyStop {
 						env = append(env, "ATOMICX_STOP=absorbed")
 					}
-					if !c.cfg.AllSnaps {
+					if c.cfg.AllSnaps {
+						env = append(env, "ATOMICX_SNAPSHOTS=all")
+					} else {
 						env = append(env, "ATOMICX_SNAPSHOTS=before-fault")
 					}
 				}

@@ -294,6 +294,8 @@ func betterEvidence(a, b *Evidence) bool {
 }
 
 // reproduce is the command that runs the test again with the same fault.
+// It snapshots every call: a run by hand samples them, and the failed
+// call could be one it leaves out.
 func reproduce(ev *Evidence) string {
 	inject := ""
 	if ev.Injection != "" {
@@ -302,6 +304,7 @@ func reproduce(ev *Evidence) string {
 	if ev.Mask != "" {
 		inject += "ATOMICX_MASK='" + ev.Mask + "' "
 	}
+	inject += "ATOMICX_SNAPSHOTS=all "
 	if ev.Exec != "" {
 		return fmt.Sprintf("%sATOMICX_LOG=events.jsonl ATOMICX_BINARY=%s %s", inject, ev.Binary, ev.Exec)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"time"
 )
 
 // Call is one call of an instrumented function while verdicts are on: the
@@ -15,8 +16,11 @@ type Call struct {
 	names    []string
 	snap     *snapshot
 	tooLarge bool
-	seq      uint64 // order of entry among all calls
-	num      uint64 // which call of its function this is
+	// overBudget: the call was to be snapshotted, but the sampled run
+	// had spent its time budget on snapshots.
+	overBudget bool
+	seq        uint64 // order of entry among all calls
+	num        uint64 // which call of its function this is
 }
 
 // callSeq numbers calls in the order they are entered. Failure chains use
@@ -25,24 +29,38 @@ var callSeq atomic.Uint64
 
 // Enter snapshots the object graph that a call of s can reach from its
 // receiver and arguments (roots, in the order of s.Roots) and, when the
-// site asks for it, from the package-level variables. It returns nil when
-// no verdict is wanted; Exit accepts nil.
-func Enter(s *Site, roots ...any) *Call {
+// site asks for it, from the package-level variables. It returns the zero
+// Call when no verdict is wanted; Exit accepts it.
+//
+// A Call is a value, and roots are kept only when snapshotted, so that a
+// call that is not snapshotted allocates nothing for them: the deferred
+// Exit keeps its Call in the caller's frame, and the caller's slice of
+// roots stays on its stack.
+func Enter(s *Site, roots ...any) Call {
 	if config.logPath == "" || s.Ignored || campaign.beforeFault && injected.fired.Load() {
-		return nil
+		return Call{}
 	}
-	c := &Call{site: s, roots: roots, seq: callSeq.Add(1), num: s.calls.Add(1)}
+	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1)}
 	if campaign.profile > 0 {
 		pushActive(s, c.num)
 	}
 	if !snapshotWanted(s, c.num) {
 		return c // no snapshot, and not too large: see unsnapped
 	}
+	var start time.Time
+	if campaign.sampled {
+		start = time.Now()
+		if !withinTimeBudget(time.Duration(snapshotTime.spent.Load()), start.Sub(snapshotTime.start)) {
+			c.overBudget = true
+			return c
+		}
+	}
+	c.roots = slices.Clone(roots)
 	if s.Roots != "" {
 		c.names = strings.Split(s.Roots, ",")
 	}
 	if g := s.Globals; g != nil {
-		c.roots = append(c.roots[:len(c.roots):len(c.roots)], g.Addrs()...)
+		c.roots = append(c.roots, g.Addrs()...)
 		c.names = append(c.names, strings.Split(g.Names, ",")...)
 	}
 	for len(c.names) < len(c.roots) {
@@ -50,6 +68,9 @@ func Enter(s *Site, roots ...any) *Call {
 	}
 	snap, ok := takeSnapshot(c.roots, s.Budget)
 	c.snap, c.tooLarge = snap, !ok
+	if campaign.sampled {
+		snapshotTime.spent.Add(int64(time.Since(start)))
+	}
 	return c
 }
 
@@ -59,8 +80,8 @@ func Enter(s *Site, roots ...any) *Call {
 // its error result (nil when it has none). A call that ends without
 // passing a return is a failure by panic or runtime.Goexit, unless a
 // deferred function recovered and the function returns normally.
-func (c *Call) Exit(done *bool, errp *error) {
-	if c == nil {
+func (c Call) Exit(done *bool, errp *error) {
+	if c.site == nil {
 		return
 	}
 	if campaign.profile > 0 {
@@ -103,13 +124,15 @@ func (c *Call) Exit(done *bool, errp *error) {
 // unsnapped says the campaign asked for no snapshot of this call.
 func (c *Call) unsnapped() bool { return c.snap == nil && !c.tooLarge }
 
-// snapshotWanted reports whether the campaign wants the nth call of s
+// snapshotWanted reports whether the settings want the nth call of s
 // snapshotted. The site's targets are looked up by ID once, not at every
 // call: experiments run every call of the test through here.
 func snapshotWanted(s *Site, n uint64) bool {
 	switch {
 	case campaign.noSnapshots:
 		return false
+	case campaign.sampled:
+		return sampledIn(n, s.retryUntil.Load())
 	case campaign.targets == nil:
 		return true
 	}
@@ -124,12 +147,24 @@ func snapshotWanted(s *Site, n uint64) bool {
 
 // exitUnsnapped reports the failure of a call that was not snapshotted.
 // In a profile run it is a "fail" event, for a later run to snapshot. In
-// an experiment it matters only inside the injected failure's
+// a sampled run it is an "unknown" verdict that says how to snapshot it.
+// In an experiment it matters only inside the injected failure's
 // propagation, where it is a call the profile run did not see on the
 // stack: the run took another path.
 func (c *Call) exitUnsnapped(v *verdictEvent) {
 	if campaign.noSnapshots {
 		writeFail(c, v.failure)
+		return
+	}
+	if campaign.sampled {
+		// Not placed in a failure chain (chain 0): joining one costs a
+		// walk of the whole stack (goroutineID), and a deep recursion
+		// that fails all the way out, most of its calls sampled out,
+		// would pay it at every level.
+		c.site.retrySampling()
+		v.injected = wrapsInjected(v.err)
+		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.overBudget), c.num
+		writeVerdict(v)
 		return
 	}
 	v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)

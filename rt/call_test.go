@@ -540,6 +540,43 @@ func TestEnterExitVerdicts(t *testing.T) {
 			},
 		},
 		{
+			name: "sampled: a late failure sampled out is unknown, with its call; the next one is snapshotted",
+			run: func(v *eeVec) {
+				for range 11 {
+					v.Check(1)
+				}
+				v.Check(8)
+				v.Check(8)
+			},
+			want: []map[string]any{
+				{"event": "verdict", "site": eeSites[1].ID, "verdict": "unknown", "failure": "error", "error": "full", "call": 12.0,
+					"reason": "not snapshotted: sampled out"},
+				{"event": "verdict", "site": eeSites[1].ID, "verdict": "atomic", "failure": "error", "reason": nil, "call": nil},
+			},
+		},
+		{
+			name:      "all: a late failure is snapshotted",
+			snapshots: "all",
+			run: func(v *eeVec) {
+				for range 11 {
+					v.Check(1)
+				}
+				v.Check(8)
+			},
+			want: []map[string]any{{"event": "verdict", "site": eeSites[1].ID, "verdict": "atomic", "reason": nil}},
+		},
+		{
+			name:  "the call a sampled-out verdict names, snapshotted on request",
+			calls: "12@" + eeSites[1].ID,
+			run: func(v *eeVec) {
+				for range 11 {
+					v.Check(1)
+				}
+				v.Check(8)
+			},
+			want: []map[string]any{{"event": "verdict", "site": eeSites[1].ID, "verdict": "atomic", "reason": nil}},
+		},
+		{
 			name:   "a natural failure outside the injected chain of a targeted run: no event",
 			calls:  "5@" + eeSites[4].ID,
 			size:   10,
@@ -570,6 +607,8 @@ func TestEnterExitVerdicts(t *testing.T) {
 				eeSites[i].hits.Store(0)
 				eeSites[i].calls.Store(0)
 				eeSites[i].targets.Store(nil)
+				eeSites[i].retryUntil.Store(0)
+				eeSites[i].retries.Store(0)
 				eeSites[i].armed.Store(0)
 			}
 

@@ -7,7 +7,8 @@ import (
 	"sync/atomic"
 )
 
-// Settings that only a detection campaign uses.
+// Settings that a detection campaign uses. EnvSnapshots and
+// EnvSnapshotCalls also serve logged runs by hand.
 const (
 	// EnvProfile turns on the profile run of a campaign: the first N
 	// occurrences of each injection point are logged as "reach" events, so
@@ -21,7 +22,16 @@ const (
 	// cost proportional to the number of points, not to their product
 	// with the length of the workload.
 	EnvStop = "ATOMICX_STOP"
-	// EnvSnapshots set to "before-fault" makes an experiment snapshot only
+	// EnvSnapshots says which calls are snapshotted. Unset or "sampled",
+	// a sample of each function's calls (see sampledIn): the first few,
+	// then ever sparser ones, and more after a failure that was sampled
+	// out, which gets the verdict "unknown" with its call number;
+	// and no more snapshots while they have taken longer than the rest of
+	// the run.
+	// This keeps a logged run of a long test suite within a small factor
+	// of its plain run. "all" snapshots every call.
+	//
+	// Set to "before-fault", it makes an experiment snapshot only
 	// calls entered before the armed fault fires: a call entered later
 	// was not on the stack when the fault was injected, so it cannot be
 	// part of the failure's propagation, and its own failures were
@@ -40,7 +50,7 @@ const (
 	// the number of calls the test makes before the fault. A failure of
 	// another call inside the injected failure's propagation (the run
 	// took another path than the profile run) gets the verdict "unknown:
-	// not snapshotted".
+	// not snapshotted". Set, it overrides the sampling of EnvSnapshots.
 	EnvSnapshotCalls = "ATOMICX_SNAPSHOT_CALLS"
 	// EnvMask names functions, by entry site ID ("SITE;SITE"), whose
 	// failed calls are rolled back to their snapshot as masking would,
@@ -57,6 +67,7 @@ type campaignSettings struct {
 	stopAbsorbed bool
 	beforeFault  bool // no snapshot for calls entered after the fault fired
 	noSnapshots  bool // no snapshot at all: failures are logged as "fail" events
+	sampled      bool // a sample of the calls: see sampledIn
 	// targets, when not nil, are the only calls to snapshot: by entry
 	// site ID, the call numbers.
 	targets map[string][]uint64
@@ -81,13 +92,15 @@ func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campa
 		problem = EnvStop + "=" + stop + ": the only value is \"absorbed\""
 	}
 	switch snapshots {
-	case "", "all":
+	case "", "sampled":
+		c.sampled = calls == ""
+	case "all":
 	case "before-fault":
 		c.beforeFault = true
 	case "none":
 		c.noSnapshots = true
 	default:
-		problem = EnvSnapshots + "=" + snapshots + ": want all, before-fault or none"
+		problem = EnvSnapshots + "=" + snapshots + ": want sampled, all, before-fault or none"
 	}
 	if calls != "" {
 		targets, err := parseTargets(calls)

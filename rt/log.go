@@ -48,8 +48,9 @@ type verdictEvent struct {
 	err      error
 	chain    uint64
 	injected bool
-	first    bool // the first non-atomic call of its chain
-	masked   bool // rolled back after the verdict (ATOMICX_MASK)
+	first    bool   // the first non-atomic call of its chain
+	masked   bool   // rolled back after the verdict (ATOMICX_MASK)
+	call     uint64 // which call of its function, for a sampled-out call; 0 otherwise
 }
 
 func writeVerdict(v *verdictEvent) {
@@ -58,6 +59,9 @@ func writeVerdict(v *verdictEvent) {
 		str("verdict", v.verdict).str("failure", v.failure)
 	if v.reason != "" {
 		e.str("reason", v.reason)
+	}
+	if v.call != 0 {
+		e.num("call", v.call)
 	}
 	if v.verdict == "non-atomic" {
 		e.str("path", v.diff.Path).str("before", v.diff.Before).str("after", v.diff.After)

@@ -4,6 +4,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Environment variables that drive the runtime. They are read once, when
@@ -43,6 +44,7 @@ func init() {
 	if problem != "" && config.problem == "" {
 		config.problem = problem
 	}
+	snapshotTime.start = time.Now()
 	if campaign.profile > 0 && config.logPath != "" {
 		config.enabled = true
 	}

@@ -82,7 +82,9 @@ func TestParseCampaignSettings(t *testing.T) {
 		want                                   campaignSettings
 		problem                                string // substring; "" means none
 	}{
-		{name: "nothing"},
+		{name: "nothing: sampled snapshots", want: campaignSettings{sampled: true}},
+		{name: "sampled", snapshots: "sampled", want: campaignSettings{sampled: true}},
+		{name: "all", snapshots: "all"},
 		{name: "profile", profile: "3", snapshots: "none", want: campaignSettings{profile: 3, noSnapshots: true}},
 		{name: "experiment", stop: "absorbed", snapshots: "before-fault", want: campaignSettings{stopAbsorbed: true, beforeFault: true}},
 		{
@@ -90,11 +92,11 @@ func TestParseCampaignSettings(t *testing.T) {
 			calls: "2@" + a + ";1@" + b + ";5@" + a,
 			want:  campaignSettings{targets: map[string][]uint64{a: {2, 5}, b: {1}}},
 		},
-		{name: "masks", masks: a + ";" + b + ";", want: campaignSettings{masks: map[string]bool{a: true, b: true}}},
+		{name: "masks", masks: a + ";" + b + ";", want: campaignSettings{sampled: true, masks: map[string]bool{a: true, b: true}}},
 		{name: "empty list snapshots nothing", calls: ";", want: campaignSettings{targets: map[string][]uint64{}}},
 		{name: "bad profile", profile: "0", problem: EnvProfile},
 		{name: "bad stop", stop: "never", problem: EnvStop},
-		{name: "bad snapshots", snapshots: "some", problem: "want all, before-fault or none"},
+		{name: "bad snapshots", snapshots: "some", problem: "want sampled, all, before-fault or none"},
 		{
 			name:    "malformed call: snapshots nothing",
 			calls:   "2@" + a + ";x@" + b,

@@ -44,6 +44,11 @@ type Site struct {
 	// targets are the call numbers the campaign wants snapshotted
 	// (ATOMICX_SNAPSHOT_CALLS), looked up at the first call.
 	targets atomic.Pointer[[]uint64]
+	// Sampled snapshots (see sampledIn): after a failed call that was not
+	// snapshotted, the calls up to retryUntil are; retries counts how
+	// often that happened.
+	retryUntil atomic.Uint64
+	retries    atomic.Uint32
 
 	// Profile runs only: the call numbers of the calls in progress.
 	activeMu   sync.Mutex

@@ -5,7 +5,7 @@ import "testing"
 // useSettings replaces the runtime's settings for the rest of the test and
 // starts it with no open event log, no failure chains and no fired
 // injection; everything is put back when the test ends.
-func useSettings(t *testing.T, s settings) {
+func useSettings(t testing.TB, s settings) {
 	t.Helper()
 	savedConfig, savedCampaign := config, campaign
 	resetEventLog()

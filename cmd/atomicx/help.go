@@ -144,6 +144,18 @@ const helpEnv = `Environment variables read by atomicx and by instrumented progr
 	                 injections are appended, one JSON object per line
 	ATOMICX_INJECT   arm one fault: FAULT:OCCURRENCE:SITE, FAULT being
 	                 error or panic, SITE e.g. example.com/m.(*T).M#entry
+	ATOMICX_SNAPSHOTS
+	                 which calls are snapshotted: sampled (default: the
+	                 first 8 calls of each function, then calls 16, 32,
+	                 64, ..., and 8 more after a failure sampled out,
+	                 which is logged as unknown with its call number;
+	                 none while snapshots have taken longer than the
+	                 rest of the run), or all; a campaign
+	                 also uses before-fault (none after the fault fired)
+	                 and none (failed calls are logged for a rerun)
+	ATOMICX_SNAPSHOT_CALLS
+	                 the only calls to snapshot: N@SITE;N@SITE, the Nth
+	                 call of the function whose entry site is SITE
 
 Set by 'atomicx detect' for the runs of a campaign:
 
@@ -151,12 +163,6 @@ Set by 'atomicx detect' for the runs of a campaign:
 	                 in progress on the stack
 	ATOMICX_STOP     "absorbed": exit 0 once the injected failure stops
 	                 propagating
-	ATOMICX_SNAPSHOTS
-	                 all (default), before-fault (none after the fault
-	                 fired), or none (failed calls are logged for a rerun)
-	ATOMICX_SNAPSHOT_CALLS
-	                 the only calls to snapshot: N@SITE;N@SITE, the Nth
-	                 call of the function whose entry site is SITE
 	ATOMICX_MASK     SITE;SITE: roll the failed calls of these functions
 	                 back once their verdict is logged (rechecks)
 	ATOMICX_BINARY   program workloads: the instrumented binary
