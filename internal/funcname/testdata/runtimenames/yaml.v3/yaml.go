@@ -31,7 +31,7 @@ func (a A) AliasValue() { x.Record() }
 func (p P) PointerAlias() { x.Record() }
 
 //go:noinline
-func (a (*AA)) AliasChain() { x.Record() }
+func (a *AA) AliasChain() { x.Record() }
 
 type G[E any] struct{ e E }
 
