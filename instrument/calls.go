@@ -7,6 +7,8 @@ import (
 	"go/types"
 	"sort"
 	"strings"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // Call sites as injection points.
@@ -64,9 +66,10 @@ func (fe *funcEdits) rewriteCalls(edits *editList, first int) []site {
 		seen[callee]++
 		idx := first + len(sites)
 		pos := fe.p.fset.Position(call.Lparen)
+		fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
 		sites = append(sites, site{
-			id:       fmt.Sprintf("%s.%s#call:%s#%d", fe.p.opts.ImportPath, fe.name, callee, seen[callee]),
-			fn:       fe.p.opts.ImportPath + "." + fe.name,
+			id:       fmt.Sprintf("%s#call:%s#%d", fn, callee, seen[callee]),
+			fn:       fn,
 			pos:      fe.p.sitePos(pos),
 			call:     true,
 			canError: true,
@@ -147,10 +150,12 @@ func calleeName(fset *token.FileSet, obj types.Object, fun ast.Expr) string {
 	if fn, ok := obj.(*types.Func); ok {
 		sig := fn.Type().(*types.Signature)
 		if recv := sig.Recv(); recv != nil {
-			t := recv.Type()
+			// A receiver declared through an alias is named after the
+			// type it denotes, as the runtime names the method.
+			t := types.Unalias(recv.Type())
 			ptr := ""
 			if p, ok := t.(*types.Pointer); ok {
-				t, ptr = p.Elem(), "*"
+				t, ptr = types.Unalias(p.Elem()), "*"
 			}
 			name := types.TypeString(t, func(p *types.Package) string { return p.Name() })
 			if i := strings.Index(name, "["); i >= 0 {
@@ -195,39 +200,11 @@ func (p *pkgRewriter) isInstrumented(fn *types.Func) bool {
 			return false // an interface method: any implementation may run
 		}
 	}
-	name := funcObjName(fn)
+	name := funcname.Relative(fn)
 	if fn.Pkg() == p.pkg {
 		return p.opts.Selects == nil || p.opts.Selects(name)
 	}
 	return p.opts.Instrumented != nil && p.opts.Instrumented(fn.Pkg().Path(), name)
-}
-
-// funcObjName is FuncName for a function object: F, T.M, (*T).M, with
-// [...] after generic names.
-func funcObjName(fn *types.Func) string {
-	sig := fn.Type().(*types.Signature)
-	if sig.Recv() == nil {
-		if sig.TypeParams().Len() > 0 {
-			return fn.Name() + "[...]"
-		}
-		return fn.Name()
-	}
-	t := sig.Recv().Type()
-	ptr := false
-	if p, ok := t.(*types.Pointer); ok {
-		t, ptr = p.Elem(), true
-	}
-	recv := "?"
-	if n, ok := t.(*types.Named); ok {
-		recv = n.Obj().Name()
-		if n.TypeParams().Len() > 0 || n.TypeArgs().Len() > 0 {
-			recv += "[...]"
-		}
-	}
-	if ptr {
-		return "(*" + recv + ")." + fn.Name()
-	}
-	return recv + "." + fn.Name()
 }
 
 // genericsAllowed reports whether the package's language version lets the

@@ -6,6 +6,8 @@ import (
 	"go/token"
 	"go/types"
 	"path"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 	"strconv"
 	"strings"
 )
@@ -47,9 +49,10 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	pkgPath := fe.p.opts.ImportPath
 	pos := fe.p.fset.Position(fd.Name.Pos())
 	ignored := fe.p.opts.Ignored != nil && fe.p.opts.Ignored(fe.name)
+	fn := funcname.Join(pkgPath, fe.name)
 	st := site{
-		id:       pkgPath + "." + fe.name + "#entry",
-		fn:       pkgPath + "." + fe.name,
+		id:       fn + "#entry",
+		fn:       fn,
 		pos:      fe.p.sitePos(pos),
 		roots:    strings.Join(fe.rootNames, ","),
 		canError: fe.errResult != "",

@@ -11,6 +11,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // Options says how to instrument one package.
@@ -198,7 +200,7 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool) {
 		if !ok {
 			continue
 		}
-		name := FuncName(fd)
+		name := p.funcName(fd)
 		p.declared = append(p.declared, name)
 		if fd.Body == nil {
 			continue // implemented in assembly or C
@@ -230,6 +232,15 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool) {
 	return append([]byte(header), edits.apply(src)...), true
 }
 
+// funcName returns the name of a declared function relative to its
+// package, as the runtime names it.
+func (p *pkgRewriter) funcName(fd *ast.FuncDecl) string {
+	if fn, ok := p.info.Defs[fd.Name].(*types.Func); ok {
+		return funcname.Relative(fn)
+	}
+	return funcname.Decl(fd, nil) // "_" and init functions have no object
+}
+
 // unsupported says why a function cannot be instrumented, or "".
 func unsupported(fd *ast.FuncDecl) string {
 	if fd.Doc == nil {
@@ -251,44 +262,6 @@ func unsupported(fd *ast.FuncDecl) string {
 		}
 	}
 	return ""
-}
-
-// FuncName returns the name of a declared function in the form
-// runtime.Func.Name() gives relative to its package: F, F[...], T.M,
-// (*T).M, (*T[...]).M.
-func FuncName(fd *ast.FuncDecl) string {
-	if fd.Recv == nil || len(fd.Recv.List) == 0 {
-		if fd.Type.TypeParams != nil && len(fd.Type.TypeParams.List) > 0 {
-			return fd.Name.Name + "[...]"
-		}
-		return fd.Name.Name
-	}
-	t := fd.Recv.List[0].Type
-	ptr := false
-	if st, ok := t.(*ast.StarExpr); ok {
-		ptr, t = true, st.X
-	}
-	if pe, ok := t.(*ast.ParenExpr); ok {
-		t = pe.X
-	}
-	generic := false
-	switch x := t.(type) {
-	case *ast.IndexExpr:
-		t, generic = x.X, true
-	case *ast.IndexListExpr:
-		t, generic = x.X, true
-	}
-	recv := "?"
-	if id, ok := t.(*ast.Ident); ok {
-		recv = id.Name
-	}
-	if generic {
-		recv += "[...]"
-	}
-	if ptr {
-		return "(*" + recv + ")." + fd.Name.Name
-	}
-	return recv + "." + fd.Name.Name
 }
 
 // generated returns the file holding the site table.

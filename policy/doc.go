@@ -113,6 +113,9 @@
 //	(*Stack[...]).Push  a method of a generic type; (*Stack).Push is the same
 //	Map[...]            a generic function; Map is the same
 //
+// A method declared on an alias (type A = T) is a method of T, named
+// (*T).M or T.M, as the runtime names it.
+//
 // A "*" matches any run of characters, except in the "(*" that opens a
 // pointer receiver, where it is the pointer star: "(*Vector).*" is every
 // pointer method of Vector, "Test*" every function whose name begins with

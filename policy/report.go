@@ -7,7 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // reportSchema is the schema of the JSON reports that from_report reads
@@ -75,14 +76,15 @@ func (ps *parser) fromReport(r *Rule, v any, at tomlPath) {
 
 // splitFuncName splits a runtime.Func.Name() into the package path and
 // the name relative to it: "example.com/m/store.(*Store).Add" gives
-// "example.com/m/store" and "(*Store).Add".
+// "example.com/m/store" and "(*Store).Add", "gopkg.in/ini%2ev1.(*File).Append"
+// gives "gopkg.in/ini.v1" and "(*File).Append": the import path, as
+// package patterns and Match.Package have it.
 func splitFuncName(fn string) (pkg, rel string) {
-	slash := strings.LastIndex(fn, "/")
-	dot := strings.Index(fn[slash+1:], ".")
-	if dot < 0 {
+	pkg, rel, ok := funcname.Split(fn)
+	if !ok {
 		return "", fn
 	}
-	return fn[:slash+1+dot], fn[slash+1+dot+1:]
+	return pkg, rel
 }
 
 // reportedNames lists the rule's reported functions, for the hash.

@@ -14,7 +14,8 @@ const testReport = `{
     "example.com/m/store.(*Store).Add": {"verdict": "dependent non-atomic"},
     "example.com/m/store.(*Stack[...]).Push": {"verdict": "pure non-atomic"},
     "example.com/m/store.Parse": {"verdict": "atomic"},
-    "example.com/m/other.Fix": {"verdict": "pure non-atomic"}
+    "example.com/m/other.Fix": {"verdict": "pure non-atomic"},
+    "gopkg.in/ini%2ev1.(*File).Reload": {"verdict": "pure non-atomic"}
   }
 }`
 
@@ -26,7 +27,7 @@ func TestFromReport(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "report.json"), testReport)
 	pol := func(extra string) *Policy {
 		p, err := Parse(filepath.Join(dir, "atomicheck.toml"), []byte(`[[rule]]
-packages = ["example.com/m/store", "example.com/m/other"]
+packages = ["example.com/m/store", "example.com/m/other", "gopkg.in/ini.v1"]
 mode = "mask"
 from_report = "report.json"
 `+extra))
@@ -54,6 +55,11 @@ from_report = "report.json"
 	}
 	if !p.ForPackage("example.com/m/other", false).Selects("Fix") {
 		t.Error("other: Fix not selected")
+	}
+	// The report names functions as the runtime does, with the dots of
+	// the path's last element escaped; the rule names the import path.
+	if !p.ForPackage("gopkg.in/ini.v1", false).Selects("(*File).Reload") {
+		t.Error("gopkg.in/ini.v1: (*File).Reload not selected")
 	}
 	withList := pol(`functions = ["Parse"]` + "\n")
 	if m := withList.ForPackage("example.com/m/store", false); !m.Selects("Parse") || !m.Selects("(*Store).add") {

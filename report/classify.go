@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // Verdicts of functions and types.
@@ -352,13 +354,11 @@ func (r *Report) classifyTypes() {
 // typeOf returns "pkg.T" for a method name "pkg.(*T).M" or "pkg.T.M", and
 // "" for a plain function.
 func typeOf(fn string) string {
-	slash := strings.LastIndex(fn, "/")
-	pkg, rest := fn[:slash+1], fn[slash+1:]
-	dot := strings.Index(rest, ".")
-	if dot < 0 {
+	_, rest, ok := funcname.Split(fn)
+	if !ok {
 		return ""
 	}
-	pkg, rest = pkg+rest[:dot], rest[dot+1:]
+	pkg := strings.TrimSuffix(fn, "."+rest) // the package's symbol prefix, as in fn
 	if strings.HasPrefix(rest, "(*") {
 		end := strings.Index(rest, ").")
 		if end < 0 {

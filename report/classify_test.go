@@ -46,3 +46,27 @@ func TestEvidenceOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestNamesOfDottedPackages checks the parts of runtime names that the
+// report shows: the dots of a package path's last element are escaped in
+// the name, and the package shown is the import path.
+func TestNamesOfDottedPackages(t *testing.T) {
+	for _, tt := range []struct{ fn, short, typ, pkg string }{
+		{"example.com/m.(*T).M", "(*T).M", "example.com/m.T", "example.com/m"},
+		{"example.com/m.T.M", "T.M", "example.com/m.T", "example.com/m"},
+		{"example.com/m.F", "F", "", "example.com/m"},
+		{"gopkg.in/ini%2ev1.(*File).Reload", "(*File).Reload", "gopkg.in/ini%2ev1.File", "gopkg.in/ini.v1"},
+		{"gopkg.in/ini%2ev1.Key.String", "Key.String", "gopkg.in/ini%2ev1.Key", "gopkg.in/ini.v1"},
+		{"gopkg.in/ini%2ev1.Load", "Load", "", "gopkg.in/ini.v1"},
+	} {
+		if got := shortName(tt.fn); got != tt.short {
+			t.Errorf("shortName(%q) = %q, want %q", tt.fn, got, tt.short)
+		}
+		if got := typeOf(tt.fn); got != tt.typ {
+			t.Errorf("typeOf(%q) = %q, want %q", tt.fn, got, tt.typ)
+		}
+		if got := packageOf(&Function{Name: tt.fn}); got != tt.pkg {
+			t.Errorf("packageOf(%q) = %q, want %q", tt.fn, got, tt.pkg)
+		}
+	}
+}

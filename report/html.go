@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // SourceReader returns the source of the function declared at pos (an
@@ -145,9 +147,8 @@ func packageOf(f *Function) string {
 	if file, _, _ := splitPos(f.Pos); f.Pos != "" && strings.Contains(file, "/") {
 		return path.Dir(file)
 	}
-	slash := strings.LastIndex(f.Name, "/")
-	if dot := strings.Index(f.Name[slash+1:], "."); dot >= 0 {
-		return f.Name[:slash+1+dot]
+	if pkg, _, ok := funcname.Split(f.Name); ok {
+		return pkg
 	}
 	return f.Name
 }

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"path"
 	"sort"
 	"strings"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // Schema names the version of the JSON report's format. A change that
@@ -132,14 +133,11 @@ func maskedNames(mask string) string {
 	return strings.Join(names, ", ")
 }
 
-// shortName drops the package path: example.com/m.(*T).M → (*T).M.
+// shortName drops the package path: example.com/m.(*T).M → (*T).M,
+// gopkg.in/ini%2ev1.(*File).Append → (*File).Append.
 func shortName(fn string) string {
-	dir, base := path.Split(fn)
-	_ = dir
-	if i := strings.Index(base, "."); i >= 0 {
-		return base[i+1:]
-	}
-	return base
+	_, rel, _ := funcname.Split(fn)
+	return rel
 }
 
 func paint(verdict string, color bool) string {

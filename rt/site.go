@@ -30,7 +30,7 @@ const (
 // its per-site state in the unexported fields.
 type Site struct {
 	ID      string   // stable identity: "example.com/m.(*T).M#entry"
-	Func    string   // the function, as runtime.Func.Name() names it
+	Func    string   // the function, as runtime.Func.Name() names it: "gopkg.in/ini%2ev1.(*File).Reload"
 	Pos     string   // "example.com/m/file.go:12:6"
 	Roots   string   // display names of the receiver and parameters, comma-separated
 	Kind    SiteKind //

@@ -125,8 +125,9 @@ earlier rule wins a tie. The standard library is only instrumented when a
 pattern names it (strings, encoding/...), never through ... alone.
 
 Function patterns use runtime.Func.Name() form relative to the package:
-F, T.M, (*T).M, (*Stack[...]).Push (also written (*Stack).Push). A * is a
-wildcard, except in the literal "(*" of a pointer receiver.
+F, T.M, (*T).M, (*Stack[...]).Push (also written (*Stack).Push). A method
+declared on an alias (type A = T) is T's: (*T).M. A * is a wildcard,
+except in the literal "(*" of a pointer receiver.
 
 Any mistake in the file (unknown key, wrong type, unknown mode) stops the
 build with file:line:col and what to do. 'atomicx policy check' shows the

@@ -15,7 +15,7 @@ import (
 	"path/filepath"
 	"sort"
 
-	"github.com/atomicx/atomicx/instrument"
+	"github.com/atomicx/atomicx/internal/funcname"
 	"github.com/atomicx/atomicx/policy"
 )
 
@@ -142,16 +142,21 @@ func goList(patterns []string) ([]listedPackage, error) {
 
 // packageFuncs returns the functions a package declares, by name.
 func packageFuncs(p listedPackage) []string {
-	var names []string
+	var files []*ast.File
 	fset := token.NewFileSet()
 	for _, f := range append(append([]string(nil), p.GoFiles...), p.CgoFiles...) {
 		af, err := parser.ParseFile(fset, filepath.Join(p.Dir, f), nil, parser.SkipObjectResolution)
 		if err != nil {
 			continue
 		}
+		files = append(files, af)
+	}
+	aliases := funcname.LocalAliases(files)
+	var names []string
+	for _, af := range files {
 		for _, d := range af.Decls {
 			if fd, ok := d.(*ast.FuncDecl); ok {
-				names = append(names, instrument.FuncName(fd))
+				names = append(names, funcname.Decl(fd, aliases))
 			}
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/internal/funcname"
 	"github.com/atomicx/atomicx/report"
 )
 
@@ -192,9 +193,8 @@ func funcPackage(f *report.Function) string {
 	if file, _, ok := strings.Cut(f.Pos, ":"); ok && strings.Contains(file, "/") {
 		return path.Dir(file)
 	}
-	slash := strings.LastIndex(f.Name, "/")
-	if dot := strings.Index(f.Name[slash+1:], "."); dot >= 0 {
-		return f.Name[:slash+1+dot]
+	if pkg, _, ok := funcname.Split(f.Name); ok {
+		return pkg // unescaped: gopkg.in/ini%2ev1 is gopkg.in/ini.v1
 	}
 	return f.Name
 }
@@ -202,11 +202,8 @@ func funcPackage(f *report.Function) string {
 // relName is a function's name relative to its package, as policy
 // function patterns write it: example.com/m.(*T).M → (*T).M.
 func relName(name string) string {
-	slash := strings.LastIndex(name, "/")
-	if dot := strings.Index(name[slash+1:], "."); dot >= 0 {
-		return name[slash+1+dot+1:]
-	}
-	return name
+	_, rel, _ := funcname.Split(name)
+	return rel
 }
 
 // evidenceComment says why a function is listed: its first differing

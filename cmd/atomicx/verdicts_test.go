@@ -10,7 +10,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/atomicx/atomicx/instrument"
+	"github.com/atomicx/atomicx/internal/funcname"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -80,7 +80,7 @@ func expectedVerdicts(ts *testscript.TestScript, dir string) map[string]string {
 			if !ok {
 				continue
 			}
-			name := instrument.FuncName(fd)
+			name := funcname.Decl(fd, nil)
 			verdict := ""
 			if fd.Doc != nil {
 				for _, line := range strings.Split(fd.Doc.Text(), "\n") {
