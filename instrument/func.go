@@ -69,7 +69,8 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		return nil
 	}
 
-	// Prologue, on the line of the opening brace.
+	// Prologue, on the line of the opening brace: the injection point,
+	// then the snapshot, whose comparison is deferred.
 	var b strings.Builder
 	fmt.Fprintf(&b, " var %s bool; if %s.Enabled() { ", doneName, rtName)
 	switch {
@@ -80,7 +81,27 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		fmt.Fprintf(&b, "%s.Inject(%s); ", rtName, siteRef)
 	}
 	enterArgs := append([]string{siteRef}, fe.roots...)
-	fmt.Fprintf(&b, "defer %s.Enter(%s).Exit(&%s, %s) }; ", rtName, strings.Join(enterArgs, ", "), doneName, fe.errArg())
+	enter := fmt.Sprintf("defer %s.Enter(%s).Exit(&%s, %s) }; ", rtName, strings.Join(enterArgs, ", "), doneName, fe.errArg())
+	// A function that opens with the lock idiom is snapshotted once it
+	// holds the lock, and compared before the lock is released: the
+	// snapshot then reads nothing that another goroutine writes under
+	// that lock. The fault is still injected at entry, before the lock,
+	// where a caller would see the function fail without it running.
+	// A function that takes a lock in any other way is not snapshotted
+	// (see lockedSite): at entry, other goroutines may be writing what
+	// the lock guards.
+	unlock := lockIdiom(fe.decl.Body, fe.src, fe.tf)
+	switch {
+	case unlock != nil:
+		b.WriteString("}; ")
+		end := fe.off(unlock.End())
+		local.insert(end, fmt.Sprintf("; if %s.Enabled() { %s", rtName, enter)+lineDirective(fe.p.fset, fe.tf, end))
+	default:
+		if lock := fe.lockElsewhere(); lock.IsValid() {
+			st.noSnapshot = lockedReason(fe.p.fset.Position(lock).Line)
+		}
+		b.WriteString(enter)
+	}
 	fe.insertPrologue(&local, b.String())
 	if err := fe.rewriteReturns(&local); err != nil {
 		return err
@@ -91,6 +112,13 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	fe.p.sites = append(fe.p.sites, st)
 	fe.p.sites = append(fe.p.sites, callSites...)
 	return nil
+}
+
+// lockedReason is why calls of a function that takes a lock other than
+// by opening with the lock idiom are not snapshotted, and so get the
+// verdict "unknown" when they fail.
+func lockedReason(line int) string {
+	return "takes a lock at line " + strconv.Itoa(line) + ", not by opening with x.Lock(); defer x.Unlock(): not snapshotted, as other goroutines may write what the lock guards"
 }
 
 // errArg is the runtime's view of the error result: its address, or nil.

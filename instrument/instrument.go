@@ -170,7 +170,8 @@ const (
 // site is one entry of the generated site table.
 type site struct {
 	id, fn, pos, roots string
-	call               bool // a call site, not a function entry
+	call               bool   // a call site, not a function entry
+	noSnapshot         string // why calls are never snapshotted, or ""
 	canError           bool
 	ignored            bool
 }
@@ -289,8 +290,12 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 		if s.call {
 			kind = "CallSite"
 		}
-		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t},\n",
-			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored)
+		noSnapshot := ""
+		if s.noSnapshot != "" {
+			noSnapshot = fmt.Sprintf(", NoSnapshot: %q", s.noSnapshot)
+		}
+		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s},\n",
+			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, noSnapshot)
 	}
 	b.WriteString("}\n")
 	p.writeCallHelpers(&b)

@@ -129,7 +129,7 @@ func (c *Call) unsnapped() bool { return c.snap == nil && !c.tooLarge }
 // call: experiments run every call of the test through here.
 func snapshotWanted(s *Site, n uint64) bool {
 	switch {
-	case campaign.noSnapshots:
+	case campaign.noSnapshots, s.NoSnapshot != "":
 		return false
 	case campaign.sampled:
 		return sampledIn(n, s.retryUntil.Load())
@@ -168,6 +168,14 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		return
 	}
 	v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
+	if c.site.NoSnapshot != "" {
+		// Never snapshotted: say why, wherever a verdict is wanted.
+		if v.injected || campaign.targets == nil || slices.Contains(campaign.targets[c.site.ID], c.num) {
+			v.verdict, v.reason = "unknown", c.site.NoSnapshot
+			writeVerdict(v)
+		}
+		return
+	}
 	if v.injected {
 		v.verdict, v.reason = "unknown", "not snapshotted"
 		writeVerdict(v)

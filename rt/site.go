@@ -38,6 +38,11 @@ type Site struct {
 	Budget  int      // values one snapshot may copy; 0 means the default
 	Ignored bool     // known non-atomic on purpose: never injected nor reported
 	Globals *Globals // package-level variables to watch, or nil
+	// NoSnapshot, when set, says why calls of the function are never
+	// snapshotted (it takes a lock in a way that a snapshot at entry
+	// would race with): a failed call gets the verdict "unknown" with
+	// this reason.
+	NoSnapshot string
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)

@@ -28,6 +28,8 @@ type Site struct {
 	Budget  int
 	Ignored bool
 	Globals *Globals
+
+	NoSnapshot string
 }
 
 type Globals struct {

@@ -1,0 +1,47 @@
+package locks
+
+import (
+	"errors"
+	"sync"
+)
+
+var ErrEmpty = errors.New("empty value")
+
+type Store struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+// Put opens with the lock idiom: its snapshot is taken with the lock
+// held, and compared before the lock is released.
+func (s *Store) Put(k, v string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if v == "" {
+		return ErrEmpty
+	}
+	s.m[k] = v
+	return nil
+}
+
+// Get opens with the read-lock idiom.
+func (s *Store) Get(k string) (string, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	v, ok := s.m[k]
+	if !ok {
+		return "", ErrEmpty
+	}
+	return v, nil
+}
+
+// Swap locks after checking its arguments: it is not snapshotted.
+func (s *Store) Swap(k, v string) error {
+	if k == "" {
+		return ErrEmpty
+	}
+	s.mu.Lock()
+	s.m[k] = v
+	s.mu.Unlock()
+	return nil
+}
