@@ -79,10 +79,10 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	enterArgs := append([]string{siteRef}, fe.roots...)
 	fmt.Fprintf(&b, "defer %s.Enter(%s).Exit(&%s, %s) }; ", rtName, strings.Join(enterArgs, ", "), doneName, fe.errArg())
 	fe.insertPrologue(&local, b.String())
+	callSites := fe.rewriteCalls(&local, siteIdx+1)
 	if err := fe.rewriteReturns(&local); err != nil {
 		return err
 	}
-	callSites := fe.rewriteCalls(&local, siteIdx+1)
 	fe.markFallOff(&local)
 	edits.edits = append(edits.edits, local.edits...)
 	fe.p.sites = append(fe.p.sites, st)

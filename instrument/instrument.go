@@ -175,7 +175,6 @@ type site struct {
 
 type pkgRewriter struct {
 	opts        Options
-	callHelpers map[callShape]bool // generic helpers the call sites use
 	fset        *token.FileSet
 	info        *types.Info
 	pkg         *types.Package
@@ -320,7 +319,6 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored)
 	}
 	b.WriteString("}\n")
-	p.writeCallHelpers(&b)
 	p.writeSavers(&b)
 	if p.opts.Globals {
 		p.writeGlobals(&b, files)
