@@ -174,18 +174,18 @@ type site struct {
 }
 
 type pkgRewriter struct {
-	opts        Options
-	fset        *token.FileSet
-	info        *types.Info
-	pkg         *types.Package
-	sites       []site
-	functions   []Function
-	skipped     []Skipped
-	notes       []Note
-	declared    []string
-	savers      map[string][]fieldCopy // generated checkpoint code, by type name
-	wholeSaver  bool                   // the generic whole-value checkpoint is used
-	copyKinds   uint8                  // bit k: a per-type checkpoint copies a field of copyKind k
+	opts       Options
+	fset       *token.FileSet
+	info       *types.Info
+	pkg        *types.Package
+	sites      []site
+	functions  []Function
+	skipped    []Skipped
+	notes      []Note
+	declared   []string
+	savers     map[string][]fieldCopy // generated checkpoint code, by type name
+	wholeSaver bool                   // the generic whole-value checkpoint is used
+	copyKinds  uint8                  // bit k: a per-type checkpoint copies a field of copyKind k
 }
 
 // file rewrites one file; changed is false when it has nothing to instrument.
