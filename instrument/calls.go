@@ -5,8 +5,8 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
-	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/atomicx/atomicx/internal/funcname"
 )
@@ -15,114 +15,434 @@ import (
 //
 // A call, in instrumented code, of a function that returns an error is an
 // injection point: an injected fault makes the call yield zero values and
-// the injected error without the callee running, while the callee
-// expression and the arguments are evaluated as in the original. The call
+// the injected error without the callee running. The rewrite works on the
+// statement that makes the call, and leaves the call's own text where it
+// is, so that when nothing is injected the statement is the original one:
+// the same evaluation order, the same frames (runtime.Caller, log's
+// Lshortfile and panics see the user's line), the same positions.
 //
-//	f(a, b)
+//	x, err = f(a)              →  if e := rt.Inject(&site); e != nil { x = 0; err = e } else { x, err = f(a) }
+//	x, err := f(a)             →  var x T; var err error; if … else { x, err = f(a) }
+//	f(a)                       →  if rt.Inject(&site) == nil { f(a) }
+//	return f(a)                →  if e := rt.Inject(&site); e != nil { return 0, e }; return f(a)
+//	if err := f(a); err != nil →  { var err error; if … else { err = f(a) }; if err != nil { … } }
 //
-// becomes
-//
-//	_atx_call_2_1(&_atx_sites[K], f)(a, b)
-//
-// where _atx_call_2_1 is a generic helper of the generated file, inferred
-// from f alone (so that arguments keep Go's assignability rules), that
-// returns a function of f's type which asks the runtime before calling f.
-// The helper is small enough to be inlined with the function it returns,
-// so a build with the runtime disabled pays a branch, no allocation.
+// When a fault is injected, neither the callee expression nor the
+// arguments are evaluated. A call in any other place — inside a larger
+// expression, in a for or switch header, in a go or defer statement — or
+// whose zero values or new variables have types that cannot be named in
+// its file is not an injection point: nothing there could be rewritten
+// without moving user code into another frame or another order.
 
-// callShape identifies a generic call helper: parameter count, result
-// count (the last being error) and whether the callee is variadic.
-type callShape struct {
-	params, results int
-	variadic        bool
+// callRewriter finds the call statements of one function body.
+type callRewriter struct {
+	fe    *funcEdits
+	edits *editList
+	first int
+	sites []site
+	seen  map[string]int // callee name -> calls of it so far
+	lits  []*ast.FuncLit // the function literals around the node being visited
 }
 
-func (c callShape) name() string {
-	n := fmt.Sprintf("_atx_call_%d_%d", c.params, c.results)
-	if c.variadic {
-		n += "_v"
-	}
-	return n
-}
-
-// rewriteCalls makes each eligible call in the function's body, function
-// literals included, an injection point. It returns the sites, whose
-// indices in the site table start at first.
+// rewriteCalls makes each eligible call statement in the function's body,
+// function literals included, an injection point. It returns the sites,
+// whose indices in the site table start at first. It must run before
+// rewriteReturns: a guard it puts before a return statement comes first.
 func (fe *funcEdits) rewriteCalls(edits *editList, first int) []site {
-	if !fe.p.genericsAllowed() {
-		return nil
-	}
-	var sites []site
-	seen := map[string]int{} // callee name -> calls of it so far
+	cr := &callRewriter{fe: fe, edits: edits, first: first, seen: map[string]int{}}
+	var stack []ast.Node
 	ast.Inspect(fe.decl.Body, func(n ast.Node) bool {
-		call, ok := n.(*ast.CallExpr)
-		if !ok {
+		if n == nil {
+			if lit, ok := stack[len(stack)-1].(*ast.FuncLit); ok && len(cr.lits) > 0 && cr.lits[len(cr.lits)-1] == lit {
+				cr.lits = cr.lits[:len(cr.lits)-1]
+			}
+			stack = stack[:len(stack)-1]
 			return true
 		}
-		shape, callee, ok := fe.callPoint(call)
-		if !ok {
-			return true
+		stack = append(stack, n)
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			cr.lits = append(cr.lits, n)
+		case *ast.BlockStmt:
+			cr.list(n.List)
+		case *ast.CaseClause:
+			cr.list(n.Body)
+		case *ast.CommClause:
+			cr.list(n.Body)
+		case *ast.IfStmt:
+			cr.ifInit(n)
 		}
-		seen[callee]++
-		idx := first + len(sites)
-		pos := fe.p.fset.Position(call.Lparen)
-		fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
-		sites = append(sites, site{
-			id:       fmt.Sprintf("%s#call:%s#%d", fn, callee, seen[callee]),
-			fn:       fn,
-			pos:      fe.p.sitePos(pos),
-			call:     true,
-			canError: true,
-			ignored:  fe.p.opts.Ignored != nil && fe.p.opts.Ignored(fe.name),
-		})
-		if fe.p.callHelpers == nil {
-			fe.p.callHelpers = map[callShape]bool{}
-		}
-		fe.p.callHelpers[shape] = true
-		funStart, funEnd := fe.off(call.Fun.Pos()), fe.off(call.Fun.End())
-		edits.insert(funStart, fmt.Sprintf("%s(&%s[%d], %s", shape.name(), sitesName, idx, lineDirective(fe.p.fset, fe.tf, funStart)))
-		edits.insert(funEnd, ")"+lineDirective(fe.p.fset, fe.tf, funEnd))
 		return true
 	})
-	return sites
+	return cr.sites
+}
+
+// list rewrites the call statements of a statement list.
+func (cr *callRewriter) list(stmts []ast.Stmt) {
+	for _, s := range stmts {
+		for {
+			l, ok := s.(*ast.LabeledStmt)
+			if !ok {
+				break
+			}
+			s = l.Stmt
+		}
+		switch s := s.(type) {
+		case *ast.ExprStmt:
+			cr.exprStmt(s)
+		case *ast.AssignStmt:
+			cr.assign(s, s.Pos(), s.End(), "", "")
+		case *ast.ReturnStmt:
+			cr.returnStmt(s)
+		}
+	}
+}
+
+// point registers the call as an injection point and returns the
+// expression that asks the runtime for a fault there.
+func (cr *callRewriter) point(call *ast.CallExpr, callee string) string {
+	fe := cr.fe
+	cr.seen[callee]++
+	idx := cr.first + len(cr.sites)
+	pos := fe.p.fset.Position(call.Lparen)
+	fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
+	cr.sites = append(cr.sites, site{
+		id:       fmt.Sprintf("%s#call:%s#%d", fn, callee, cr.seen[callee]),
+		fn:       fn,
+		pos:      fe.p.sitePos(pos),
+		call:     true,
+		canError: true,
+		ignored:  fe.p.opts.Ignored != nil && fe.p.opts.Ignored(fe.name),
+	})
+	return fmt.Sprintf("%s.Inject(&%s[%d])", rtName, sitesName, idx)
+}
+
+func (cr *callRewriter) directive(pos token.Pos) string {
+	return lineDirective(cr.fe.p.fset, cr.fe.tf, cr.fe.off(pos))
+}
+
+// exprStmt: f(a) → if rt.Inject(&site) == nil { f(a) }
+func (cr *callRewriter) exprStmt(s *ast.ExprStmt) {
+	call, ok := ast.Unparen(s.X).(*ast.CallExpr)
+	if !ok {
+		return
+	}
+	_, callee, ok := cr.fe.callPoint(call)
+	if !ok {
+		return
+	}
+	inject := cr.point(call, callee)
+	cr.edits.insert(cr.fe.off(s.Pos()), "if "+inject+" == nil { "+cr.directive(s.Pos()))
+	cr.edits.insert(cr.fe.off(s.End()), " }"+cr.directive(s.End()))
+}
+
+// assign rewrites "x, err = f(a)" and "x, err := f(a)" from start to end.
+// prefix and suffix wrap the whole rewrite (an if statement's header).
+// It reports whether it rewrote the statement.
+func (cr *callRewriter) assign(s *ast.AssignStmt, start, end token.Pos, prefix, suffix string) bool {
+	fe := cr.fe
+	if s.Tok != token.ASSIGN && s.Tok != token.DEFINE || len(s.Rhs) != 1 {
+		return false
+	}
+	call, ok := ast.Unparen(s.Rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	sig, callee, ok := fe.callPoint(call)
+	if !ok || sig.Results().Len() != len(s.Lhs) {
+		return false
+	}
+	var decls, zeros strings.Builder
+	var newVars []string // declared before the call instead of by it
+	var zeroValues []string
+	for i, lhs := range s.Lhs {
+		if id, ok := lhs.(*ast.Ident); ok && id.Name == "_" {
+			continue
+		}
+		t := sig.Results().At(i).Type()
+		dest := t
+		if s.Tok == token.DEFINE {
+			if v, ok := fe.p.info.Defs[lhs.(*ast.Ident)].(*types.Var); ok {
+				name, ok := fe.typeName(v.Type(), s.Pos())
+				if !ok {
+					return false
+				}
+				fmt.Fprintf(&decls, "var %s %s; ", v.Name(), name)
+				newVars = append(newVars, v.Name())
+			}
+		}
+		if tv, ok := fe.p.info.Types[lhs]; ok && tv.Type != nil {
+			dest = tv.Type
+		} else if v, ok := fe.p.info.Uses[identOf(lhs)].(*types.Var); ok {
+			dest = v.Type()
+		}
+		value := "_atx_e"
+		if i < len(s.Lhs)-1 {
+			z, ok := fe.zeroValue(t, dest, s.Pos())
+			if !ok {
+				return false
+			}
+			value = z
+			zeroValues = append(zeroValues, z)
+		}
+		fmt.Fprintf(&zeros, "%s = %s; ", fe.text(lhs), value)
+	}
+	// A new variable is in scope from its declaration on, where the
+	// original only declares it after the call: the call, the types and
+	// the zero values must not mention its name.
+	for _, name := range newVars {
+		if mentions(fe.text(call), name) || mentions(decls.String(), name) || mentions(strings.Join(zeroValues, " "), name) {
+			return false
+		}
+	}
+	inject := cr.point(call, callee)
+	cr.edits.insert(fe.off(start), fmt.Sprintf("%s%sif _atx_e := %s; _atx_e != nil { %s} else { %s", prefix, decls.String(), inject, zeros.String(), cr.directive(s.Pos())))
+	if s.Tok == token.DEFINE {
+		cr.edits.replace(fe.off(s.TokPos), fe.off(s.TokPos)+2, "= ")
+	}
+	cr.edits.insert(fe.off(end), " }"+suffix)
+	return true
+}
+
+// ifInit: if v, err := f(a); cond { … } →
+// { var v T; var err error; if _atx_e := …; _atx_e != nil { … } else { v, err = f(a) }; if cond { … } }
+func (cr *callRewriter) ifInit(s *ast.IfStmt) {
+	as, ok := s.Init.(*ast.AssignStmt)
+	if !ok {
+		return
+	}
+	fe := cr.fe
+	// The "if " keyword goes in front of the condition; the statement is
+	// wrapped in a block, the scope its header's variables had.
+	if !cr.assign(as, as.Pos(), as.End(), "{ ", "; if "+cr.directive(s.Cond.Pos())) {
+		return
+	}
+	cr.edits.replace(fe.off(s.If), fe.off(as.Pos()), "")
+	cr.edits.replace(fe.off(as.End()), fe.off(s.Cond.Pos()), "")
+	cr.edits.insert(fe.off(s.End()), " }"+cr.directive(s.End()))
+}
+
+// returnStmt: return f(a) → if _atx_e := …; _atx_e != nil { return 0, _atx_e }; return f(a)
+// where f's results are the function's.
+func (cr *callRewriter) returnStmt(s *ast.ReturnStmt) {
+	fe := cr.fe
+	if len(s.Results) != 1 {
+		return
+	}
+	call, ok := ast.Unparen(s.Results[0]).(*ast.CallExpr)
+	if !ok {
+		return
+	}
+	sig, callee, ok := fe.callPoint(call)
+	if !ok {
+		return
+	}
+	var results *types.Tuple
+	if len(cr.lits) > 0 {
+		lit, ok := fe.p.info.Types[cr.lits[len(cr.lits)-1]].Type.(*types.Signature)
+		if !ok {
+			return
+		}
+		results = lit.Results()
+	} else if fn, ok := fe.p.info.Defs[fe.decl.Name].(*types.Func); ok {
+		results = fn.Type().(*types.Signature).Results()
+	}
+	if results == nil || results.Len() != sig.Results().Len() || !types.Identical(results.At(results.Len()-1).Type(), errorType) {
+		return
+	}
+	values := make([]string, 0, results.Len())
+	for i := range results.Len() - 1 {
+		z, ok := fe.zeroValue(sig.Results().At(i).Type(), results.At(i).Type(), s.Pos())
+		if !ok {
+			return
+		}
+		values = append(values, z)
+	}
+	values = append(values, "_atx_e")
+	var ret string
+	switch {
+	case len(cr.lits) > 0:
+		ret = "return " + strings.Join(values, ", ")
+	case fe.userResults:
+		ret = fmt.Sprintf("%s = %s; %s = true; return %s", strings.Join(fe.temps(), ", "), strings.Join(values, ", "), doneName, strings.Join(fe.temps(), ", "))
+	default:
+		ret = fmt.Sprintf("%s = %s; %s = true; return", strings.Join(fe.results, ", "), strings.Join(values, ", "), doneName)
+	}
+	inject := cr.point(call, callee)
+	cr.edits.insert(fe.off(s.Pos()), fmt.Sprintf("if _atx_e := %s; _atx_e != nil { %s }; %s", inject, ret, cr.directive(s.Pos())))
+}
+
+// mentions reports whether name occurs in text as a whole identifier
+// other than as the name a "var" declares.
+func mentions(text, name string) bool {
+	words := strings.FieldsFunc(text, func(r rune) bool {
+		return !(r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r))
+	})
+	for i, w := range words {
+		if w == name && (i == 0 || words[i-1] != "var") {
+			return true
+		}
+	}
+	return false
+}
+
+func identOf(e ast.Expr) *ast.Ident {
+	id, _ := ast.Unparen(e).(*ast.Ident)
+	return id
+}
+
+// text is the source text of a node.
+func (fe *funcEdits) text(n ast.Node) string {
+	return string(fe.src[fe.off(n.Pos()):fe.off(n.End())])
+}
+
+// zeroValue returns an expression for the zero value of t, to be assigned
+// to a destination of type dest, as it can be written at pos: an untyped
+// constant or nil where that gives the same value, else *new(T).
+func (fe *funcEdits) zeroValue(t, dest types.Type, pos token.Pos) (string, bool) {
+	_, destIface := dest.Underlying().(*types.Interface)
+	_, tIface := t.Underlying().(*types.Interface)
+	if destIface && !tIface {
+		// An untyped zero would not carry t's dynamic type.
+		name, ok := fe.typeName(t, pos)
+		return "*new(" + name + ")", ok
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		switch {
+		case u.Kind() == types.UnsafePointer:
+			return "nil", true
+		case u.Info()&types.IsBoolean != 0:
+			return "false", true
+		case u.Info()&types.IsString != 0:
+			return `""`, true
+		case u.Info()&types.IsNumeric != 0:
+			return "0", true
+		}
+	case *types.Pointer, *types.Slice, *types.Map, *types.Chan, *types.Signature, *types.Interface:
+		return "nil", true
+	}
+	name, ok := fe.typeName(t, pos)
+	return "*new(" + name + ")", ok
+}
+
+// typeName writes t as it can be named at pos in the function's file,
+// or reports that it cannot be (an unexported type of another package, a
+// package the file does not import, a name shadowed there).
+func (fe *funcEdits) typeName(t types.Type, pos token.Pos) (string, bool) {
+	scope := fe.p.pkg.Scope().Innermost(pos)
+	if scope == nil || !fe.nameable(t, scope, pos, map[types.Type]bool{}) {
+		return "", false
+	}
+	ok := true
+	s := types.TypeString(t, func(pkg *types.Package) string {
+		if pkg == fe.p.pkg {
+			return ""
+		}
+		name, found := importName(scope, pos, pkg)
+		if !found {
+			ok = false
+		}
+		return name
+	})
+	return s, ok
+}
+
+// nameable reports whether every type name in t refers, at pos, to the
+// type it names.
+func (fe *funcEdits) nameable(t types.Type, scope *types.Scope, pos token.Pos, seen map[types.Type]bool) bool {
+	if seen[t] {
+		return true
+	}
+	seen[t] = true
+	switch t := t.(type) {
+	case *types.Basic:
+		_, obj := scope.LookupParent(t.Name(), pos)
+		return obj != nil && obj.Pkg() == nil
+	case *types.Named:
+		obj := t.Obj()
+		if obj.Pkg() != nil && obj.Pkg() != fe.p.pkg {
+			if !obj.Exported() {
+				return false
+			}
+			if _, found := importName(scope, pos, obj.Pkg()); !found {
+				return false
+			}
+		} else if _, found := scope.LookupParent(obj.Name(), pos); found != obj {
+			return false
+		}
+		for i := range t.TypeArgs().Len() {
+			if !fe.nameable(t.TypeArgs().At(i), scope, pos, seen) {
+				return false
+			}
+		}
+		return true
+	case *types.Alias:
+		return fe.nameable(types.Unalias(t), scope, pos, seen)
+	case *types.TypeParam:
+		_, found := scope.LookupParent(t.Obj().Name(), pos)
+		return found == t.Obj()
+	case *types.Pointer:
+		return fe.nameable(t.Elem(), scope, pos, seen)
+	case *types.Slice:
+		return fe.nameable(t.Elem(), scope, pos, seen)
+	case *types.Array:
+		return fe.nameable(t.Elem(), scope, pos, seen)
+	case *types.Chan:
+		return fe.nameable(t.Elem(), scope, pos, seen)
+	case *types.Map:
+		return fe.nameable(t.Key(), scope, pos, seen) && fe.nameable(t.Elem(), scope, pos, seen)
+	case *types.Interface:
+		return t.Empty()
+	}
+	return false
+}
+
+// importName returns the name under which pkg is imported in the file
+// whose scope encloses pos, "" for a dot import.
+func importName(scope *types.Scope, pos token.Pos, pkg *types.Package) (string, bool) {
+	file := scope
+	for file.Parent() != nil && file.Parent().Parent() != types.Universe {
+		file = file.Parent()
+	}
+	for _, name := range file.Names() {
+		pn, ok := file.Lookup(name).(*types.PkgName)
+		if !ok || pn.Imported() != pkg {
+			continue
+		}
+		if _, obj := scope.LookupParent(name, pos); obj == pn {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // callPoint decides whether call is an injection point, and returns the
-// helper it needs and the callee's name for the site ID.
-func (fe *funcEdits) callPoint(call *ast.CallExpr) (callShape, string, bool) {
+// callee's signature and its name for the site ID.
+func (fe *funcEdits) callPoint(call *ast.CallExpr) (*types.Signature, string, bool) {
 	info := fe.p.info
 	tv, ok := info.Types[call.Fun]
 	if !ok || tv.IsType() || tv.IsBuiltin() {
-		return callShape{}, "", false
+		return nil, "", false
 	}
 	sig, ok := tv.Type.Underlying().(*types.Signature)
 	if !ok || sig.Results().Len() == 0 || sig.TypeParams().Len() > 0 {
-		return callShape{}, "", false
+		return nil, "", false
 	}
 	last := sig.Results().At(sig.Results().Len() - 1).Type()
 	if !types.Identical(last, errorType) {
-		return callShape{}, "", false
+		return nil, "", false
 	}
 	obj := calleeObject(info, call.Fun)
 	if fn, ok := obj.(*types.Func); ok {
-		// A generic function called with inferred type arguments cannot be
-		// passed as a value without writing them out.
-		if fs, ok := fn.Type().(*types.Signature); ok && fs.TypeParams().Len() > 0 {
-			if _, explicit := ast.Unparen(call.Fun).(*ast.IndexExpr); !explicit {
-				if _, explicit := ast.Unparen(call.Fun).(*ast.IndexListExpr); !explicit {
-					return callShape{}, "", false
-				}
-			}
-		}
 		if fe.p.isInstrumented(fn) {
-			return callShape{}, "", false // its entry is an injection point already
+			return nil, "", false // its entry is an injection point already
+		}
+		if constructsErrors(fn) {
+			return nil, "", false
 		}
 	}
-	if fn, ok := obj.(*types.Func); ok && constructsErrors(fn) {
-		return callShape{}, "", false
-	}
-	shape := callShape{params: sig.Params().Len(), results: sig.Results().Len(), variadic: sig.Variadic()}
-	return shape, calleeName(fe.p.fset, obj, call.Fun), true
+	return sig, calleeName(fe.p.fset, obj, call.Fun), true
 }
 
 // calleeObject returns the function or variable a call expression names,
@@ -211,54 +531,4 @@ func (p *pkgRewriter) isInstrumented(fn *types.Func) bool {
 // generated call helpers be generic.
 func (p *pkgRewriter) genericsAllowed() bool {
 	return p.langAtLeast(goGenerics)
-}
-
-// writeCallHelpers writes the generic helpers the package's call sites use.
-func (p *pkgRewriter) writeCallHelpers(b *strings.Builder) {
-	shapes := make([]callShape, 0, len(p.callHelpers))
-	for s := range p.callHelpers {
-		shapes = append(shapes, s)
-	}
-	sort.Slice(shapes, func(i, j int) bool { return shapes[i].name() < shapes[j].name() })
-	for _, s := range shapes {
-		var tparams, params, args, results, zeros []string
-		for i := 0; i < s.params; i++ {
-			tparams = append(tparams, fmt.Sprintf("A%d", i))
-			t := fmt.Sprintf("A%d", i)
-			arg := fmt.Sprintf("a%d", i)
-			if s.variadic && i == s.params-1 {
-				t = "..." + t
-				arg += "..."
-			}
-			params = append(params, fmt.Sprintf("a%d %s", i, t))
-			args = append(args, arg)
-		}
-		for i := 0; i < s.results-1; i++ {
-			tparams = append(tparams, fmt.Sprintf("R%d", i))
-			results = append(results, fmt.Sprintf("R%d", i))
-			zeros = append(zeros, fmt.Sprintf("r%d", i))
-		}
-		results = append(results, "error")
-		var ptypes []string
-		for _, prm := range params {
-			ptypes = append(ptypes, strings.SplitN(prm, " ", 2)[1])
-		}
-		ftype := fmt.Sprintf("func(%s) (%s)", strings.Join(ptypes, ", "), strings.Join(results, ", "))
-		tp := ""
-		if len(tparams) > 0 {
-			tp = "[" + strings.Join(tparams, ", ") + " any]"
-		}
-		fmt.Fprintf(b, "\nfunc %s%s(s *%s.Site, f %s) %s {\n", s.name(), tp, rtName, ftype, ftype)
-		fmt.Fprintf(b, "\treturn func(%s) (%s) {\n", strings.Join(params, ", "), strings.Join(results, ", "))
-		fmt.Fprintf(b, "\t\tif %s.Enabled() {\n\t\t\tif e := %s.Inject(s); e != nil {\n", rtName, rtName)
-		if len(zeros) > 0 {
-			for i, z := range zeros {
-				fmt.Fprintf(b, "\t\t\t\tvar %s R%d\n", z, i)
-			}
-			fmt.Fprintf(b, "\t\t\t\treturn %s, e\n", strings.Join(zeros, ", "))
-		} else {
-			fmt.Fprintf(b, "\t\t\t\treturn e\n")
-		}
-		fmt.Fprintf(b, "\t\t\t}\n\t\t}\n\t\treturn f(%s)\n\t}\n}\n", strings.Join(args, ", "))
-	}
 }

@@ -103,10 +103,10 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		b.WriteString(enter)
 	}
 	fe.insertPrologue(&local, b.String())
+	callSites := fe.rewriteCalls(&local, siteIdx+1)
 	if err := fe.rewriteReturns(&local); err != nil {
 		return err
 	}
-	callSites := fe.rewriteCalls(&local, siteIdx+1)
 	fe.markFallOff(&local)
 	edits.edits = append(edits.edits, local.edits...)
 	fe.p.sites = append(fe.p.sites, st)

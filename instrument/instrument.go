@@ -177,19 +177,18 @@ type site struct {
 }
 
 type pkgRewriter struct {
-	opts        Options
-	callHelpers map[callShape]bool // generic helpers the call sites use
-	fset        *token.FileSet
-	info        *types.Info
-	pkg         *types.Package
-	sites       []site
-	functions   []Function
-	skipped     []Skipped
-	notes       []Note
-	declared    []string
-	savers      map[string][]fieldCopy // generated checkpoint code, by type name
-	wholeSaver  bool                   // the generic whole-value checkpoint is used
-	copyKinds   uint8                  // bit k: a per-type checkpoint copies a field of copyKind k
+	opts       Options
+	fset       *token.FileSet
+	info       *types.Info
+	pkg        *types.Package
+	sites      []site
+	functions  []Function
+	skipped    []Skipped
+	notes      []Note
+	declared   []string
+	savers     map[string][]fieldCopy // generated checkpoint code, by type name
+	wholeSaver bool                   // the generic whole-value checkpoint is used
+	copyKinds  uint8                  // bit k: a per-type checkpoint copies a field of copyKind k
 }
 
 // file rewrites one file; changed is false when it has nothing to instrument.
@@ -298,7 +297,6 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, noSnapshot)
 	}
 	b.WriteString("}\n")
-	p.writeCallHelpers(&b)
 	p.writeSavers(&b)
 	if p.opts.Globals {
 		p.writeGlobals(&b, files)

@@ -156,6 +156,15 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		writeFail(c, v.failure)
 		return
 	}
+	if c.site.NoSnapshot != "" {
+		// Never snapshotted: say why, wherever a verdict is wanted.
+		v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
+		if v.injected || campaign.targets == nil || slices.Contains(campaign.targets[c.site.ID], c.num) {
+			v.verdict, v.reason = "unknown", c.site.NoSnapshot
+			writeVerdict(v)
+		}
+		return
+	}
 	if campaign.sampled {
 		// Not placed in a failure chain (chain 0): joining one costs a
 		// walk of the whole stack (goroutineID), and a deep recursion
@@ -168,14 +177,6 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		return
 	}
 	v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
-	if c.site.NoSnapshot != "" {
-		// Never snapshotted: say why, wherever a verdict is wanted.
-		if v.injected || campaign.targets == nil || slices.Contains(campaign.targets[c.site.ID], c.num) {
-			v.verdict, v.reason = "unknown", c.site.NoSnapshot
-			writeVerdict(v)
-		}
-		return
-	}
 	if v.injected {
 		v.verdict, v.reason = "unknown", "not snapshotted"
 		writeVerdict(v)
