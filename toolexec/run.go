@@ -136,6 +136,13 @@ func (r *runner) compile() (int, error) {
 	if err != nil {
 		return 2, err
 	}
+	if _, dep := archives[importPath]; dep {
+		// policy.Instrumentable names the runtime's dependencies, but the
+		// standard library of this build may import others: rewritten,
+		// the package would import the runtime that imports it.
+		fmt.Fprintf(r.cfg.Stderr, "atomicx: warning: package %s is built as written: the atomicx runtime depends on it\n", importPath)
+		return r.exec(r.cmd.Args)
+	}
 	icfg, err := ReadImportConfig(cc.ImportCfg)
 	if err != nil {
 		return 2, err
