@@ -42,10 +42,9 @@ func (l *editList) replace(start, end int, text string) {
 
 func (l *editList) empty() bool { return len(l.edits) == 0 }
 
-// panicOnOverlap turns an overlap into a panic, with the stack of the
-// rewrite that made it. The package's tests set it: there an overlap is
-// a bug to see at once, while a build reports it as an error that says
-// how to leave the function out.
+// panicOnOverlap turns an overlap into a panic. The package's tests set
+// it: there an overlap is a bug to stop at, with a stack trace, while a
+// build reports it as an error that says how to leave the function out.
 var panicOnOverlap = false
 
 // overlapError reports two edits that touch the same bytes of the source.
@@ -98,7 +97,7 @@ func (l *editList) sorted() ([]edit, error) {
 	return edits, nil
 }
 
-// check reports whether the edits made since the list had n of them
+// checkSince reports whether the edits made since the list had n of them
 // overlap one another.
 func (l *editList) checkSince(n int) error {
 	_, err := (&editList{edits: l.edits[n:]}).sorted()

@@ -6,8 +6,7 @@ import (
 	"testing"
 )
 
-// An overlap in this package's tests is a bug in a rewrite: panic, with
-// the stack of the rewrite that made it.
+// An overlap in this package's tests is a bug in a rewrite: panic.
 func init() { panicOnOverlap = true }
 
 func TestEditListApply(t *testing.T) {
