@@ -120,7 +120,7 @@ func TestRuntimeProtocol(t *testing.T) {
 
 // runtimeSide is what rt's source says about the protocol.
 type runtimeSide struct {
-	envVars  map[string]bool            // values of its Env* constants
+	envVars  map[string]bool            // values of its Env* constants, and names it reads literally
 	events   map[string]map[string]bool // event kind -> fields written on it
 	literals map[string]bool            // every string literal of its source
 }
@@ -190,6 +190,10 @@ func readRuntimeSide(t *testing.T, dir string) runtimeSide {
 						switch fn.Sel.Name {
 						case "str", "num", "boolean":
 							fields = append(fields, unquote(lit))
+						case "Getenv", "LookupEnv":
+							// A variable read without an Env constant
+							// is part of the protocol all the same.
+							s.envVars[unquote(lit)] = true
 						}
 					}
 					return true
