@@ -139,7 +139,10 @@ func Package(files []File, opts Options) (*Result, error) {
 		if skipFile(f.Name) {
 			continue
 		}
-		src, changed := p.file(parsed[i], f.Src)
+		src, changed, err := p.file(parsed[i], f.Src)
+		if err != nil {
+			return nil, err
+		}
 		if changed {
 			res.Files[i] = File{Name: f.Name, Src: src}
 			res.Changed[i] = true
@@ -191,8 +194,9 @@ type pkgRewriter struct {
 	copyKinds  uint8                  // bit k: a per-type checkpoint copies a field of copyKind k
 }
 
-// file rewrites one file; changed is false when it has nothing to instrument.
-func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool) {
+// file rewrites one file; changed is false when it has nothing to
+// instrument. A rewrite that goes wrong is a *FuncError.
+func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, err error) {
 	var edits editList
 	tf := p.fset.File(f.Pos())
 	for _, d := range f.Decls {
@@ -217,19 +221,27 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool) {
 			continue
 		}
 		fe := funcEdits{p: p, tf: tf, src: src, decl: fd, name: name}
+		before := len(edits.edits)
 		if err := fe.rewrite(&edits); err != nil {
 			p.skipped = append(p.skipped, Skipped{Name: name, Pos: pos, Reason: err.Error()})
 			continue
 		}
+		if err := edits.checkSince(before); err != nil {
+			return nil, false, &FuncError{Func: name, Pos: pos, Err: err}
+		}
 		p.functions = append(p.functions, Function{Name: name, Pos: pos})
 	}
 	if edits.empty() {
-		return src, false
+		return src, false, nil
 	}
 	// The runtime import goes on the package clause's line, so no line moves.
 	edits.insert(tf.Offset(f.Name.End()), fmt.Sprintf("; import %s %q", rtName, p.opts.RuntimePath))
+	out, err = edits.apply(src)
+	if err != nil {
+		return nil, false, fmt.Errorf("%s: %w", tf.Name(), err)
+	}
 	header := fmt.Sprintf("//line %s:1:1\n", tf.Name())
-	return append([]byte(header), edits.apply(src)...), true
+	return append([]byte(header), out...), true, nil
 }
 
 // funcName returns the name of a declared function relative to its

@@ -23,6 +23,7 @@
 //	panics = false              # also inject panics (not only errors)
 //	globals = false             # also watch the package-level variables of the function's package
 //	snapshot_budget = 1000000   # max values copied per call snapshot (> 0)
+//	on_type_check_failure = "fail"  # or "warn"; default "fail" in mask rules, "warn" in detect rules
 //
 //	[[rule]]
 //	packages = ["./...", "github.com/spf13/afero/..."]   # required, non-empty: import-path patterns
@@ -56,14 +57,23 @@
 //     package-level variables of the function's package.
 //   - snapshot_budget (default 1000000): the most values one call snapshot
 //     may copy; it must be positive.
+//   - on_type_check_failure ("fail" or "warn"; default "fail" in mask
+//     rules, "warn" in detect rules): what a build does with a selected
+//     package that atomicx cannot type-check although the compiler
+//     compiles it (export data of a newer toolchain than atomicx was built
+//     with, a construct its go/types does not know). Such a package can
+//     only be built as written, without instrumentation: "fail" stops the
+//     build, "warn" builds it so with a warning naming it. A package the
+//     compiler rejects too gets the compiler's messages only. See
+//     Match.FailsOnTypeCheckFailure.
 //
 // Decoding is strict. A TOML syntax error, an unknown key (keys are case
 // sensitive), a value of the wrong type, an unknown mode, an empty or
 // malformed pattern, a package pattern that appears in more than one rule,
-// and a budget that is not positive are all errors, reported together, each
-// at the key or value that caused it:
+// a budget that is not positive and an unknown on_type_check_failure are
+// all errors, reported together, each at the key or value that caused it:
 //
-//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget); did you mean "mode"?
+//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
 //	atomicheck.toml:13:8: unknown mode "detct" (known modes: off, detect, mask); did you mean "detect"?
 //
 // # Package patterns

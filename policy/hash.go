@@ -60,7 +60,15 @@ func funcTexts(pats []funcPattern) []string {
 }
 
 func writeOptions(w io.Writer, name string, o Options) {
-	fmt.Fprintf(w, "%s panics=%t globals=%t snapshot_budget=%d\n", name, o.Panics, o.Globals, o.SnapshotBudget)
+	fmt.Fprintf(w, "%s panics=%t globals=%t snapshot_budget=%d", name, o.Panics, o.Globals, o.SnapshotBudget)
+	// Written only when set, so that the hash of every policy that does
+	// not set it stays what it was. It changes no compiled code, but a
+	// package built as written under "warn" must not be reused from the
+	// build cache once the rule says "fail".
+	if o.OnTypeCheckFailure != TypeCheckFailureByMode {
+		fmt.Fprintf(w, " on_type_check_failure=%s", o.OnTypeCheckFailure)
+	}
+	fmt.Fprintln(w)
 }
 
 // writeList writes a sorted copy: the order of a list does not change what

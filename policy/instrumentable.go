@@ -10,11 +10,17 @@ import "strings"
 // lock). Keep this the only list of them: toolexec and the CLI both ask
 // Instrumentable. The patterns use the package-pattern syntax, so
 // "runtime/..." covers runtime itself.
+//
+// A test checks the list against go list -deps of the runtime on several
+// platforms; sort, maps and path/filepath are not dependencies today but
+// were in older standard libraries, which the runtime is built with when
+// the user's toolchain is older. At build time toolexec also leaves alone
+// any package that the runtime it built actually depends on.
 var runtimeDeps = compileAll(
 	"unsafe", "C", // not real packages: nothing to rewrite
 	"runtime/...", "internal/...", "vendor/...",
-	"sync/...", "reflect", "os", "syscall", "errors",
-	"io", "io/fs", "time", "strconv", "strings",
+	"sync/...", "reflect", "os", "syscall/...", "errors",
+	"io", "io/fs", "time", "strconv", "strings", "structs",
 	"unicode/...", "math/...", "sort", "slices", "maps", "iter", "cmp",
 	"path", "path/filepath",
 )
@@ -26,8 +32,9 @@ const runtimePrefix = "atomicx/"
 // Instrumentable reports whether atomicx may rewrite the package. It is
 // false for the standard-library packages that atomicx's runtime depends
 // on (unsafe, C, runtime/..., internal/..., vendor/..., sync/..., reflect,
-// os, syscall, errors, io, io/fs, time, strconv, strings, unicode/...,
-// math/..., sort, slices, maps, iter, cmp, path, path/filepath), for any
+// os, syscall/..., errors, io, io/fs, time, strconv, strings, structs,
+// unicode/..., math/..., sort, slices, maps, iter, cmp, path,
+// path/filepath), for any
 // standard-library package with an internal path element, and for
 // atomicx's own runtime (atomicx/...). ForPackage turns such packages Off
 // even when a rule names them.

@@ -15,8 +15,8 @@ import (
 // The keys each table accepts, in the order the documentation lists them.
 var (
 	topKeys    = []string{"version", "defaults", "rule"}
-	optionKeys = []string{"panics", "globals", "snapshot_budget"}
-	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", "panics", "globals", "snapshot_budget"}
+	optionKeys = []string{"panics", "globals", "snapshot_budget", "on_type_check_failure"}
+	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", "panics", "globals", "snapshot_budget", "on_type_check_failure"}
 )
 
 // schemaVersion is the only version this package reads.
@@ -140,7 +140,8 @@ func unknownKeyMessage(key string, known []string, where string) string {
 	return didYouMean(msg, key, known)
 }
 
-// options reads panics, globals and snapshot_budget from t over base.
+// options reads panics, globals, snapshot_budget and
+// on_type_check_failure from t over base.
 func (ps *parser) options(t map[string]any, at tomlPath, base Options) Options {
 	o := base
 	for _, k := range []string{"panics", "globals"} {
@@ -170,6 +171,21 @@ func (ps *parser) options(t map[string]any, at tomlPath, base Options) Options {
 			ps.errorf(pos, "snapshot_budget %d is too large for this platform", n)
 		default:
 			o.SnapshotBudget = int(n)
+		}
+	}
+	if v, ok := t["on_type_check_failure"]; ok {
+		pos := ps.src.valuePos(at.child("on_type_check_failure"))
+		names := typeCheckFailureNames[TypeCheckFailureFail:]
+		s, isStr := v.(string)
+		i := slices.Index(names, s)
+		switch {
+		case !isStr:
+			ps.errorf(pos, `on_type_check_failure must be a string ("fail" or "warn"), not %s`, typeName(v))
+		case i < 0:
+			msg := fmt.Sprintf("unknown on_type_check_failure %q (known values: %s)", s, knownList(names))
+			ps.errorf(pos, "%s", didYouMean(msg, s, names))
+		default:
+			o.OnTypeCheckFailure = TypeCheckFailureFail + TypeCheckFailure(i)
 		}
 	}
 	return o

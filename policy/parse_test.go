@@ -29,13 +29,13 @@ func TestParseErrors(t *testing.T) {
 			`2:1: unknown key "panics" at top level: options go under [defaults] (for every rule) or in a [[rule]]`,
 			`3:1: unknown key "mode" at top level: it belongs in a [[rule]] table`,
 			`5:1: unknown key "defualts" at top level (known keys: version, defaults, rule); did you mean "defaults"?`,
-			`9:1: unknown key "snapshot-budget" in [defaults] (known keys: panics, globals, snapshot_budget); did you mean "snapshot_budget"?`,
+			`9:1: unknown key "snapshot-budget" in [defaults] (known keys: panics, globals, snapshot_budget, on_type_check_failure); did you mean "snapshot_budget"?`,
 			`10:1: unknown key "functions" in [defaults]: it belongs in a [[rule]] table`,
 			`12:1: [[rule]] has no mode: add mode = "detect" (or "mask", or "off")`,
-			`14:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget); did you mean "mode"?`,
-			`15:1: unknown key "Mode" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget); did you mean "mode"?`,
-			`16:1: unknown key "fuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget); did you mean "functions"?`,
-			`17:1: unknown key "options" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget)`,
+			`14:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?`,
+			`15:1: unknown key "Mode" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?`,
+			`16:1: unknown key "fuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure); did you mean "functions"?`,
+			`17:1: unknown key "options" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure)`,
 			`19:1: unknown key "rules" at top level (known keys: version, defaults, rule); did you mean "rule"?`,
 		}},
 		{"types.toml", []string{
@@ -112,6 +112,11 @@ func TestParseErrors(t *testing.T) {
 			`22:12: function pattern "Vector..Len" has a dot without a name on both sides: write e.g. Transfer, Vector.Len or (*Vector).Alloc`,
 			`23:11: function pattern "((*Vector)).Len" has misplaced parentheses: only a pointer receiver is parenthesized, as in (*T).Method`,
 		}},
+		{"type_check_failure.toml", []string{
+			`2:25: on_type_check_failure must be a string ("fail" or "warn"), not a boolean`,
+			`7:25: unknown on_type_check_failure "wran" (known values: fail, warn); did you mean "warn"?`,
+			`12:25: unknown on_type_check_failure "ignore" (known values: fail, warn)`,
+		}},
 		{"rule_table.toml", []string{
 			`1:1: rule must be an array of tables: write [[rule]], with two brackets, before each rule`,
 		}},
@@ -120,7 +125,7 @@ func TestParseErrors(t *testing.T) {
 			`2:12: defaults must be a table ([defaults]), not a boolean`,
 		}},
 		{"inline.toml", []string{
-			`3:50: unknown key "fnuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget); did you mean "functions"?`,
+			`3:50: unknown key "fnuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure); did you mean "functions"?`,
 			`4:42: unknown mode "masked" (known modes: off, detect, mask)`,
 			`5:3: each rule must be a table, not a string`,
 			`7:23: panics must be true or false, not a string`,
@@ -263,6 +268,20 @@ globals = true
 `, []Rule{
 			{Packages: []string{"example.com/a"}, Mode: Detect, Options: Options{Panics: true, SnapshotBudget: 7}},
 			{Packages: []string{"example.com/b"}, Mode: Mask, Options: Options{Globals: true, SnapshotBudget: 7}},
+		}},
+		{"on_type_check_failure", `
+[defaults]
+on_type_check_failure = "warn"
+[[rule]]
+packages = ["example.com/a"]
+mode = "mask"
+[[rule]]
+packages = ["example.com/b"]
+mode = "detect"
+on_type_check_failure = "fail"
+`, []Rule{
+			{Packages: []string{"example.com/a"}, Mode: Mask, Options: Options{SnapshotBudget: 1_000_000, OnTypeCheckFailure: TypeCheckFailureWarn}},
+			{Packages: []string{"example.com/b"}, Mode: Detect, Options: Options{SnapshotBudget: 1_000_000, OnTypeCheckFailure: TypeCheckFailureFail}},
 		}},
 		{"built-in defaults", "[[rule]]\npackages = [\"example.com/a\"]\nmode = \"off\"\n", []Rule{
 			{Packages: []string{"example.com/a"}, Mode: Off, Options: Options{SnapshotBudget: 1_000_000}},

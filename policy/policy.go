@@ -52,6 +52,9 @@ type Options struct {
 	Panics         bool // inject panics as well as errors
 	Globals        bool // also snapshot the package-level variables of the function's package
 	SnapshotBudget int  // maximum number of values copied per call snapshot
+	// OnTypeCheckFailure says whether a package atomicx cannot type-check
+	// stops the build (see Match.FailsOnTypeCheckFailure).
+	OnTypeCheckFailure TypeCheckFailure
 }
 
 // builtinDefaults apply when neither [defaults] nor the rule sets an option.

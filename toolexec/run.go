@@ -7,11 +7,13 @@ import (
 	"go/importer"
 	"go/token"
 	"go/types"
+	"go/version"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/atomicx/atomicx/instrument"
@@ -26,6 +28,11 @@ type Config struct {
 	RuntimeSource fs.FS // the runtime's source files
 	Stdout        io.Writer
 	Stderr        io.Writer
+	// WrapImporter, if set, wraps the importer that type-checks a
+	// package's imports from their export data. The end-to-end tests use
+	// it to make that export data unreadable, as a newer toolchain's is,
+	// which no real build here can reproduce.
+	WrapImporter func(types.Importer) types.Importer
 }
 
 // Run carries out one tool invocation and returns the exit code to use.
@@ -136,6 +143,13 @@ func (r *runner) compile() (int, error) {
 	if err != nil {
 		return 2, err
 	}
+	if _, dep := archives[importPath]; dep {
+		// policy.Instrumentable names the runtime's dependencies, but the
+		// standard library of this build may import others: rewritten,
+		// the package would import the runtime that imports it.
+		fmt.Fprintf(r.cfg.Stderr, "atomicx: warning: package %s is built as written: the atomicx runtime depends on it\n", importPath)
+		return r.exec(r.cmd.Args)
+	}
 	icfg, err := ReadImportConfig(cc.ImportCfg)
 	if err != nil {
 		return 2, err
@@ -148,7 +162,7 @@ func (r *runner) compile() (int, error) {
 		ImportPath:     cc.Package,
 		SourcePath:     importPath,
 		GoVersion:      cc.Lang,
-		Importer:       newImporter(icfg),
+		Importer:       r.importer(icfg),
 		Sizes:          types.SizesFor("gc", goarch()),
 		RuntimePath:    RuntimeImportPath,
 		Selects:        match.Selects,
@@ -161,8 +175,11 @@ func (r *runner) compile() (int, error) {
 	})
 	var typeErr *instrument.TypeError
 	if errors.As(err, &typeErr) {
-		// Let the compiler say what is wrong, in its own words.
-		return r.exec(r.cmd.Args)
+		return r.compileUnchecked(importPath, match, typeErr)
+	}
+	var funcErr *instrument.FuncError
+	if errors.As(err, &funcErr) {
+		return 2, errors.New(funcErrorMessage(importPath, funcErr))
 	}
 	if err != nil {
 		return 2, fmt.Errorf("instrumenting %s: %w", cc.Package, err)
@@ -216,9 +233,90 @@ func (r *runner) compile() (int, error) {
 	if code, err := r.execCapture(r.cmd.Args, io.Discard); code != 0 || err != nil {
 		return r.exec(r.cmd.Args)
 	}
-	fmt.Fprintf(r.cfg.Stderr, "atomicx: instrumenting package %s produced code that does not compile:\n%s", cc.Package, stderr.Bytes())
-	fmt.Fprintf(r.cfg.Stderr, "atomicx: %s\n", blameHint(cc.Package, res.Functions, stderr.String()))
+	fmt.Fprintf(r.cfg.Stderr, "atomicx: instrumenting package %s produced code that does not compile:\n%s", importPath, stderr.Bytes())
+	fmt.Fprintf(r.cfg.Stderr, "atomicx: %s\n", blameHint(importPath, res.Functions, stderr.String()))
 	return code, nil
+}
+
+// compileUnchecked builds a selected package that atomicx could not
+// type-check. It compiles the package as written first: when the compiler
+// fails too, the package is wrong and the user sees the compiler's own
+// messages, nothing more. When the compiler succeeds, the package has lost
+// its instrumentation: a warning says so, or, where the policy asks for it
+// (mask rules by default), the build stops.
+func (r *runner) compileUnchecked(importPath string, match policy.Match, typeErr *instrument.TypeError) (int, error) {
+	var out bytes.Buffer
+	code, err := r.execCapture(r.cmd.Args, &out)
+	r.cfg.Stderr.Write(out.Bytes())
+	if code != 0 || err != nil {
+		return code, err
+	}
+	lost := "instrumentation"
+	if match.Mode == policy.Mask {
+		lost = "masking"
+	}
+	reason := typeCheckReason(typeErr)
+	if hint := r.newerToolchainHint(); hint != "" {
+		reason += "\n\t" + hint
+	}
+	if !match.FailsOnTypeCheckFailure() {
+		fmt.Fprintf(r.cfg.Stderr, "atomicx: warning: package %s is built without %s: atomicx cannot type-check it: %s\n", importPath, lost, reason)
+		return 0, nil
+	}
+	where := "the rule for " + importPath
+	if match.Rule != nil {
+		where = "the rule at " + match.Rule.Pos.String()
+	}
+	return 2, fmt.Errorf("cannot type-check package %s, so it would be built without %s: %s\n"+
+		"\tto build it without %s anyway, set on_type_check_failure = \"warn\" in %s",
+		importPath, lost, reason, lost, where)
+}
+
+// typeCheckReason is the first type-checking error, and how many more
+// there are.
+func typeCheckReason(e *instrument.TypeError) string {
+	switch len(e.Errors) {
+	case 0:
+		return "type errors"
+	case 1:
+		return e.Errors[0].Error()
+	}
+	return fmt.Sprintf("%v (and %d more)", e.Errors[0], len(e.Errors)-1)
+}
+
+// newerToolchainHint explains a type-checking failure by the toolchain,
+// when this build's is newer than the one atomicx was built with: atomicx
+// type-checks with its own go/types, which may not read the export data
+// or the language of a later Go.
+func (r *runner) newerToolchainHint() string {
+	var out bytes.Buffer
+	if code, err := r.execCapture([]string{"-V"}, &out); code != 0 || err != nil {
+		return ""
+	}
+	return toolchainHint(out.String(), runtime.Version())
+}
+
+// toolchainHint compares the Go version a tool's -V line names with the
+// one atomicx was built with; "" unless the tool's is the newer language.
+func toolchainHint(toolLine, atomicxVersion string) string {
+	tool, self := goVersionIn(toolLine), goVersionIn(atomicxVersion)
+	if tool == "" || self == "" || version.Compare(version.Lang(tool), version.Lang(self)) <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("this build uses %s, but atomicx was built with %s, whose go/types may not read what %s compiles: "+
+		"rebuild and reinstall atomicx with %s", tool, self, tool, tool)
+}
+
+// goVersionIn returns the first Go version in s: "go1.26.8" from a release
+// toolchain's "compile version go1.26.8", "go1.27" from a development
+// toolchain's "devel go1.27-0a1b2c3 ..."; "" if there is none.
+func goVersionIn(s string) string {
+	for _, f := range strings.Fields(s) {
+		if v, _, _ := strings.Cut(f, "-"); version.IsValid(v) {
+			return v
+		}
+	}
+	return ""
 }
 
 // reportMasking tells the user, at build time, what masking could not do
@@ -263,11 +361,22 @@ func blameHint(pkg string, fns []instrument.Function, compilerOut string) string
 			blamed = append(blamed, fn.Name)
 		}
 	}
+	return excludeHint(pkg, blamed)
+}
+
+// funcErrorMessage reports a function that atomicx failed to rewrite.
+func funcErrorMessage(pkg string, e *instrument.FuncError) string {
+	return fmt.Sprintf("instrumenting package %s: %v\n\t%s", pkg, e, excludeHint(pkg, []string{e.Func}))
+}
+
+// excludeHint says how to build past atomicx's failure to instrument the
+// named functions of pkg (none: the ones at the positions printed).
+func excludeHint(pkg string, names []string) string {
 	what := "the function at the positions above"
 	example := "(*T).Method"
-	if len(blamed) > 0 {
-		what = strings.Join(blamed, ", ")
-		example = blamed[0]
+	if len(names) > 0 {
+		what = strings.Join(names, ", ")
+		example = names[0]
 	}
 	return fmt.Sprintf("this is a bug in atomicx; please report it. To build anyway, leave %s out: add exclude = [%q] to the rule for %s in atomicheck.toml", what, example, pkg)
 }
@@ -382,6 +491,16 @@ func goarch() string {
 		return a
 	}
 	return "amd64"
+}
+
+// importer is what type-checks a package's imports: the export data its
+// import configuration lists, through Config.WrapImporter if set.
+func (r *runner) importer(icfg *ImportConfig) types.Importer {
+	imp := newImporter(icfg)
+	if r.cfg.WrapImporter != nil {
+		imp = r.cfg.WrapImporter(imp)
+	}
+	return imp
 }
 
 // newImporter reads the export data of the packages an importcfg lists.

@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"bytes"
+	"errors"
 	"go/token"
 	"io"
 	"os"
@@ -40,5 +41,67 @@ func TestCompileDiagnosticsReachBlame(t *testing.T) {
 	fns := []instrument.Function{{Name: "Broken", Pos: token.Position{Filename: src, Line: 3, Column: 6}}}
 	if hint := blameHint("p", fns, captured.String()); !strings.Contains(hint, `exclude = ["Broken"]`) {
 		t.Errorf("blameHint does not name the function: %s", hint)
+	}
+}
+
+func TestToolchainHint(t *testing.T) {
+	tests := []struct {
+		tool, atomicx string
+		newer         string // the version the hint names, or "" for no hint
+	}{
+		{"compile version go1.26.8", "go1.26.8", ""},
+		{"compile version go1.26.9", "go1.26.8", ""}, // a patch release reads and writes the same
+		{"compile version go1.25.3", "go1.26.8", ""},
+		{"compile version go1.27.1", "go1.26.8", "go1.27.1"},
+		{"compile version go1.27rc1", "go1.26.8", "go1.27rc1"},
+		{"compile version go1.27.0 X:nocoverageredesign", "go1.26.8", "go1.27.0"},
+		{"compile version devel go1.28-0a1b2c3d Tue Jan 5 10:00:00 2027 +0000", "go1.27.2", "go1.28"},
+		{"compile version go1.27.1", "devel go1.27-abcdef 2027-01-01", ""},
+		{"compile version go1.28.0", "devel go1.27-abcdef 2027-01-01", "go1.28.0"},
+		{"compile version unknown", "go1.26.8", ""},
+		{"", "go1.26.8", ""},
+	}
+	for _, tt := range tests {
+		hint := toolchainHint(tt.tool, tt.atomicx)
+		switch {
+		case tt.newer == "" && hint != "":
+			t.Errorf("toolchainHint(%q, %q) = %q, want none", tt.tool, tt.atomicx, hint)
+		case tt.newer != "" && !strings.Contains(hint, "rebuild and reinstall atomicx with "+tt.newer):
+			t.Errorf("toolchainHint(%q, %q) = %q, want it to say to rebuild atomicx with %s", tt.tool, tt.atomicx, hint, tt.newer)
+		}
+	}
+}
+
+func TestTypeCheckReason(t *testing.T) {
+	one := errors.New(`vec.go:3:8: could not import strings (unsupported export data version)`)
+	tests := []struct {
+		errs []error
+		want string
+	}{
+		{nil, "type errors"},
+		{[]error{one}, one.Error()},
+		{[]error{one, errors.New("b"), errors.New("c")}, one.Error() + " (and 2 more)"},
+	}
+	for _, tt := range tests {
+		if got := typeCheckReason(&instrument.TypeError{Errors: tt.errs}); got != tt.want {
+			t.Errorf("typeCheckReason(%d errors) = %q, want %q", len(tt.errs), got, tt.want)
+		}
+	}
+}
+
+// TestFuncErrorMessage checks what a build prints when atomicx fails to
+// rewrite a function: the package, the function and its position, and how
+// to leave the function out.
+func TestFuncErrorMessage(t *testing.T) {
+	fe := &instrument.FuncError{Func: "(*Vector).Alloc", Pos: token.Position{Filename: "/src/vec/vec.go", Line: 12, Column: 18}, Err: errors.New("overlapping rewrites of the source")}
+	got := funcErrorMessage("example.com/m/vec", fe)
+	for _, want := range []string{
+		"instrumenting package example.com/m/vec: /src/vec/vec.go:12:18: (*Vector).Alloc: overlapping rewrites",
+		"this is a bug in atomicx; please report it",
+		`add exclude = ["(*Vector).Alloc"] to the rule for example.com/m/vec in atomicheck.toml`,
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("message %q lacks %q", got, want)
+		}
 	}
 }

@@ -108,6 +108,7 @@ No file means nothing is instrumented.
 	panics = false              # also inject panics, not only errors
 	globals = false             # also watch the package's package-level variables
 	snapshot_budget = 1000000   # values one call's snapshot may copy
+	on_type_check_failure = "fail"  # or "warn": see below
 
 	[[rule]]
 	packages = ["./...", "github.com/spf13/afero/..."]
@@ -128,6 +129,12 @@ Function patterns use runtime.Func.Name() form relative to the package:
 F, T.M, (*T).M, (*Stack[...]).Push (also written (*Stack).Push). A method
 declared on an alias (type A = T) is T's: (*T).M. A * is a wildcard,
 except in the literal "(*" of a pointer receiver.
+
+A package that atomicx cannot type-check although the compiler compiles
+it (export data of a newer Go than atomicx was built with) can only be
+built without instrumentation. on_type_check_failure = "fail" stops the
+build then, "warn" builds it so with a warning; the default is "fail" in
+mask rules and "warn" in detect rules.
 
 Any mistake in the file (unknown key, wrong type, unknown mode) stops the
 build with file:line:col and what to do. 'atomicx policy check' shows the

@@ -9,6 +9,7 @@ package main
 
 import (
 	"fmt"
+	"go/types"
 	"io"
 	"os"
 
@@ -20,6 +21,9 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// wrapImporter is toolexec.Config.WrapImporter; only the tests set it.
+var wrapImporter func(types.Importer) types.Importer
+
 func run(args []string, stdout, stderr io.Writer) int {
 	if cmd, ok := toolexec.ParseCommand(args); ok {
 		return toolexec.Run(toolexec.Config{
@@ -27,6 +31,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			RuntimeSource: atomicx.RuntimeSource,
 			Stdout:        stdout,
 			Stderr:        stderr,
+			WrapImporter:  wrapImporter,
 		}, cmd)
 	}
 	if len(args) == 0 {

@@ -113,6 +113,9 @@ func optionSummary(m policy.Match) string {
 	if m.Options.Globals {
 		s += ", globals"
 	}
+	if m.Options.OnTypeCheckFailure != policy.TypeCheckFailureByMode {
+		s += ", on_type_check_failure=" + m.Options.OnTypeCheckFailure.String()
+	}
 	return s
 }
 

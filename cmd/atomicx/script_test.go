@@ -4,12 +4,14 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"go/types"
 	"io"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -20,9 +22,35 @@ import (
 
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"atomicx": func() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) },
+		"atomicx": func() {
+			if paths := os.Getenv("ATOMICX_TEST_UNREADABLE_EXPORT"); paths != "" {
+				wrapImporter = unreadableExport(strings.Split(paths, ","))
+			}
+			os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		},
 	})
 }
+
+// unreadableExport makes the export data of the listed packages unreadable
+// to atomicx's type checker, as export data written by a newer toolchain
+// is, while the compiler still reads it: the one way to reproduce, with a
+// single toolchain, a package that compiles but that atomicx cannot
+// type-check. Only the test binary reads ATOMICX_TEST_UNREADABLE_EXPORT;
+// atomicx itself has no such setting.
+func unreadableExport(paths []string) func(types.Importer) types.Importer {
+	return func(imp types.Importer) types.Importer {
+		return importerFunc(func(path string) (*types.Package, error) {
+			if slices.Contains(paths, path) {
+				return nil, fmt.Errorf("unsupported export data version (made unreadable by the test)")
+			}
+			return imp.Import(path)
+		})
+	}
+}
+
+type importerFunc func(path string) (*types.Package, error)
+
+func (f importerFunc) Import(path string) (*types.Package, error) { return f(path) }
 
 // TestScripts runs the end-to-end scripts in testdata/script: each is a
 // small module built and tested through the real go command with atomicx
