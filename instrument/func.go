@@ -6,10 +6,10 @@ import (
 	"go/token"
 	"go/types"
 	"path"
-
-	"github.com/atomicx/atomicx/internal/funcname"
 	"strconv"
 	"strings"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // funcEdits rewrites one function declaration:
@@ -88,19 +88,18 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// that lock. The fault is still injected at entry, before the lock,
 	// where a caller would see the function fail without it running.
 	// A function that takes a lock in any other way is not snapshotted
-	// (see lockedSite): at entry, other goroutines may be writing what
+	// (see otherLock): at entry, other goroutines may be writing what
 	// the lock guards.
 	unlock := lockIdiom(fe.decl.Body, fe.src, fe.tf)
-	switch {
-	case unlock != nil:
+	if unlock != nil {
 		b.WriteString("}; ")
 		end := fe.off(unlock.End())
 		local.insert(end, fmt.Sprintf("; if %s.Enabled() { %s", rtName, enter)+lineDirective(fe.p.fset, fe.tf, end))
-	default:
-		if lock := fe.lockElsewhere(); lock.IsValid() {
-			st.noSnapshot = lockedReason(fe.p.fset.Position(lock).Line)
-		}
+	} else {
 		b.WriteString(enter)
+	}
+	if lock := fe.otherLock(unlock); lock.IsValid() {
+		st.noSnapshot = lockedReason(fe.p.fset.Position(lock).Line, unlock != nil)
 	}
 	fe.insertPrologue(&local, b.String())
 	callSites := fe.rewriteCalls(&local, siteIdx+1)
@@ -117,8 +116,36 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 // lockedReason is why calls of a function that takes a lock other than
 // by opening with the lock idiom are not snapshotted, and so get the
 // verdict "unknown" when they fail.
-func lockedReason(line int) string {
+func lockedReason(line int, second bool) string {
+	if second {
+		return "takes a second lock at line " + strconv.Itoa(line) + ": not snapshotted, as other goroutines may write what that lock guards"
+	}
 	return "takes a lock at line " + strconv.Itoa(line) + ", not by opening with x.Lock(); defer x.Unlock(): not snapshotted, as other goroutines may write what the lock guards"
+}
+
+// otherLock returns the position of the first call x.Lock(), x.RLock(),
+// x.TryLock() or x.TryRLock() in the function's body, function literals
+// included (a literal called in the body locks during the call), other
+// than the lock of the lock idiom the function opens with; or NoPos.
+func (fe *funcEdits) otherLock(unlock *ast.DeferStmt) token.Pos {
+	var idiomLock ast.Node
+	if unlock != nil {
+		idiomLock = fe.decl.Body.List[0].(*ast.ExprStmt).X
+	}
+	pos := token.NoPos
+	ast.Inspect(fe.decl.Body, func(n ast.Node) bool {
+		if pos.IsValid() {
+			return false
+		}
+		if call, ok := n.(*ast.CallExpr); ok && call != idiomLock {
+			switch _, name := selectorCall(call); name {
+			case "Lock", "RLock", "TryLock", "TryRLock":
+				pos = call.Pos()
+			}
+		}
+		return true
+	})
+	return pos
 }
 
 // errArg is the runtime's view of the error result: its address, or nil.

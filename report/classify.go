@@ -56,6 +56,11 @@ type Function struct {
 	PureWhenMasked int `json:"pure_when_masked"`
 	TooLarge       int `json:"too_large"`       // failed calls whose graph was over the snapshot budget
 	NotSnapshotted int `json:"not_snapshotted"` // failed calls the profile run did not foresee on the stack
+	// NoSnapshot counts failed calls that are never snapshotted because
+	// reading their graph could race with the program (the function takes
+	// a lock other than by the lock idiom); NoSnapshotReason says why.
+	NoSnapshot       int    `json:"no_snapshot"`
+	NoSnapshotReason string `json:"no_snapshot_reason,omitempty"`
 
 	// InjectionsInto counts experiments whose fault was injected at its
 	// entry (its callers then fail without it running).
@@ -170,7 +175,7 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	}
 	r.Summary.Packages, r.Summary.Tests = len(pkgs), len(tests)
 	for _, f := range r.Functions {
-		compared := f.Failures - f.TooLarge - f.NotSnapshotted
+		compared := f.Failures - f.TooLarge - f.NotSnapshotted - f.NoSnapshot
 		if f.NonAtomic > 0 {
 			f.FalseNegatives = compared - f.NonAtomic
 		}
@@ -260,10 +265,17 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 	}
 	switch e.Verdict {
 	case "unknown":
-		if e.Reason == "not snapshotted" {
-			f.NotSnapshotted++
-		} else {
+		switch {
+		case e.Reason == "graph too large" || e.Reason == "":
 			f.TooLarge++
+		case e.Reason == "not snapshotted" || strings.HasPrefix(e.Reason, "not snapshotted:"):
+			f.NotSnapshotted++
+		default:
+			// The site's own reason (rt.Site.NoSnapshot).
+			f.NoSnapshot++
+			if f.NoSnapshotReason == "" {
+				f.NoSnapshotReason = e.Reason
+			}
 		}
 	case "non-atomic":
 		f.NonAtomic++

@@ -70,3 +70,46 @@ func TestNamesOfDottedPackages(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyUnknownReasons checks that each reason the runtime gives
+// for an unknown verdict is counted as what it is, and said so.
+func TestClassifyUnknownReasons(t *testing.T) {
+	const locked = "takes a lock at line 4, not by opening with x.Lock(); defer x.Unlock(): not snapshotted, as other goroutines may write what the lock guards"
+	verdict := func(fn, reason string) json.RawMessage {
+		return json.RawMessage(`{"event":"verdict","site":"` + fn + `#entry","func":"` + fn + `","pos":"p/f.go:3:6","verdict":"unknown","reason":"` + reason + `","failure":"error"}`)
+	}
+	recs := []*campaign.Record{{Kind: "natural", Package: "p", Test: "T", Events: []json.RawMessage{
+		verdict("p.Locked", locked),
+		verdict("p.Locked", locked),
+		verdict("p.Mixed", locked),
+		verdict("p.Mixed", "not snapshotted"),
+		verdict("p.Mixed", "graph too large"),
+		verdict("p.Sampled", "not snapshotted: sampled out"),
+		verdict("p.Big", "graph too large"),
+	}}}
+	r := Classify(recs, nil)
+	tests := []struct {
+		fn                                   string
+		tooLarge, notSnapshotted, noSnapshot int
+		text                                 string
+	}{
+		{"p.Locked", 0, 0, 2, "unknown: " + locked + " (2 failed calls)"},
+		{"p.Mixed", 1, 1, 1, "unknown: 3 failed calls, 1 over the snapshot budget, 1 not snapshotted (the run took another path than its profile run), 1 never snapshotted: " + locked},
+		{"p.Sampled", 0, 1, 0, "unknown: 1 failed calls, 0 over the snapshot budget, 1 not snapshotted (the run took another path than its profile run)"},
+		{"p.Big", 1, 0, 0, "unknown: 1 failed calls, every graph over the snapshot budget"},
+	}
+	for _, tt := range tests {
+		f := r.Functions[tt.fn]
+		if f == nil {
+			t.Errorf("%s: not in the report", tt.fn)
+			continue
+		}
+		if f.Verdict != Unknown || f.TooLarge != tt.tooLarge || f.NotSnapshotted != tt.notSnapshotted || f.NoSnapshot != tt.noSnapshot {
+			t.Errorf("%s: verdict %s, too large %d, not snapshotted %d, never snapshotted %d; want unknown, %d, %d, %d",
+				tt.fn, f.Verdict, f.TooLarge, f.NotSnapshotted, f.NoSnapshot, tt.tooLarge, tt.notSnapshotted, tt.noSnapshot)
+		}
+		if got := describe(f); got != tt.text {
+			t.Errorf("%s: describe = %q\nwant %q", tt.fn, got, tt.text)
+		}
+	}
+}

@@ -97,13 +97,19 @@ func describe(f *Function) string {
 		return fmt.Sprintf("atomic (%d failed calls: %d natural, %d injected)", f.Failures, f.NaturalFailures, f.InjectedFailures)
 	}
 	switch {
-	case f.Failures > 0 && f.NotSnapshotted == 0:
+	case f.Failures == 0:
+		return "unknown: never seen failing"
+	case f.NoSnapshot == f.Failures:
+		return fmt.Sprintf("unknown: %s (%d failed calls)", f.NoSnapshotReason, f.Failures)
+	case f.TooLarge == f.Failures:
 		return fmt.Sprintf("unknown: %d failed calls, every graph over the snapshot budget", f.Failures)
-	case f.Failures > 0:
-		return fmt.Sprintf("unknown: %d failed calls, %d over the snapshot budget, %d not snapshotted (the run took another path than its profile run)",
-			f.Failures, f.TooLarge, f.NotSnapshotted)
 	}
-	return "unknown: never seen failing"
+	s := fmt.Sprintf("unknown: %d failed calls, %d over the snapshot budget, %d not snapshotted (the run took another path than its profile run)",
+		f.Failures, f.TooLarge, f.NotSnapshotted)
+	if f.NoSnapshot > 0 {
+		s += fmt.Sprintf(", %d never snapshotted: %s", f.NoSnapshot, f.NoSnapshotReason)
+	}
+	return s
 }
 
 // writeTypes writes the per-type counts, as in Table II of the paper.

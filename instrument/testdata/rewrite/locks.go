@@ -45,3 +45,34 @@ func (s *Store) Swap(k, v string) error {
 	s.mu.Unlock()
 	return nil
 }
+
+// TrySwap tries the lock: it is not snapshotted.
+func (s *Store) TrySwap(k, v string) error {
+	if !s.mu.TryLock() {
+		return ErrEmpty
+	}
+	defer s.mu.Unlock()
+	s.m[k] = v
+	return nil
+}
+
+// Each locks in a function literal it calls: it is not snapshotted.
+func (s *Store) Each(f func(k, v string) error) error {
+	get := func(k string) string {
+		s.mu.RLock()
+		defer s.mu.RUnlock()
+		return s.m[k]
+	}
+	return f("k", get("k"))
+}
+
+// Move opens with the lock idiom and takes a second lock: it is not
+// snapshotted.
+func (s *Store) Move(to *Store, k string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	to.mu.Lock()
+	defer to.mu.Unlock()
+	to.m[k] = s.m[k]
+	return nil
+}
