@@ -2,6 +2,8 @@ package toolexec
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/importer"
@@ -114,12 +116,28 @@ func (r *runner) version() (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	line, err := VersionLine(out.String(), id+"+policy:"+r.pol.Hash()[:16])
+	line, err := VersionLine(out.String(), id+"+policy:"+r.pol.Hash()[:16]+"+rt:"+runtimeCacheID())
 	if err != nil {
 		return 2, err
 	}
 	io.WriteString(r.cfg.Stdout, line)
 	return 0, nil
+}
+
+// runtimeCacheID names the directory the runtime is built in. The
+// runtime's export data records its source files' paths, so a runtime
+// built under another cache directory has another fingerprint: an
+// instrumented package compiled against one and found in the build cache
+// would not link with the other ("fingerprint mismatch"). Keying the
+// build cache on the directory keeps them apart; a stable cache
+// directory, the default, costs nothing.
+func runtimeCacheID() string {
+	dir, err := cacheDir()
+	if err != nil {
+		return "none"
+	}
+	sum := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(sum[:6])
 }
 
 // compile instruments the package when the policy selects it, and runs
