@@ -144,6 +144,7 @@ type runner struct {
 	done    map[string]*Record
 	res     *Result
 	mu      sync.Mutex
+	notes   map[string]bool // build notes already shown
 }
 
 func (c *runner) logf(format string, args ...any) {
@@ -209,15 +210,17 @@ func (c *runner) build(ctx context.Context, p *Package) error {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = c.cfg.Dir
 	cmd.Env = c.buildEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		return fmt.Errorf("building %s: %v\n%s", p.ImportPath, err, out)
 	}
+	c.showNotes(out)
 	if c.cfg.Exec != "" {
 		return nil
 	}
 	cmd = exec.CommandContext(ctx, p.Binary, "-test.list", ".")
 	cmd.Dir = p.Dir
-	out, err := cmd.Output()
+	out, err = cmd.Output()
 	if err != nil {
 		return fmt.Errorf("listing the tests of %s: %v", p.ImportPath, err)
 	}
@@ -232,6 +235,31 @@ func (c *runner) build(ctx context.Context, p *Package) error {
 		}
 	}
 	return nil
+}
+
+// buildNote starts the lines of a detect build's output that say, per
+// package, which calls of error-returning functions are not injection
+// points (toolexec writes them).
+const buildNote = "atomicx: note: "
+
+// showNotes repeats, once per campaign, the notes of a build's output:
+// what the campaign will never inject a fault into, and why.
+func (c *runner) showNotes(out []byte) {
+	for _, line := range strings.Split(string(out), "\n") {
+		if !strings.HasPrefix(line, buildNote) {
+			continue
+		}
+		c.mu.Lock()
+		seen := c.notes[line]
+		if c.notes == nil {
+			c.notes = map[string]bool{}
+		}
+		c.notes[line] = true
+		c.mu.Unlock()
+		if !seen {
+			c.logf("%s", strings.TrimPrefix(line, "atomicx: "))
+		}
+	}
 }
 
 func (c *runner) buildEnv() []string {
