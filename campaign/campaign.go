@@ -237,16 +237,20 @@ func (c *runner) build(ctx context.Context, p *Package) error {
 	return nil
 }
 
-// buildNote starts the lines of a detect build's output that say, per
-// package, which calls of error-returning functions are not injection
-// points (toolexec writes them).
-const buildNote = "atomicx: note: "
+// The lines of a build's output that say what instrumentation left out
+// of a package (toolexec writes them): calls of error-returning functions
+// that are not injection points, packages built without instrumentation.
+const (
+	buildNote    = "atomicx: note: "
+	buildWarning = "atomicx: warning: "
+)
 
-// showNotes repeats, once per campaign, the notes of a build's output:
-// what the campaign will never inject a fault into, and why.
+// showNotes repeats, once per campaign, the notes and warnings of a
+// build's output: what the campaign will never inject a fault into, and
+// why.
 func (c *runner) showNotes(out []byte) {
 	for _, line := range strings.Split(string(out), "\n") {
-		if !strings.HasPrefix(line, buildNote) {
+		if !strings.HasPrefix(line, buildNote) && !strings.HasPrefix(line, buildWarning) {
 			continue
 		}
 		c.mu.Lock()
