@@ -16,16 +16,16 @@ import (
 // scratchCandidate is one field proposed as scratch.
 type scratchCandidate struct {
 	path    string // as the policy writes it: (*Decoder).buf
-	count   int    // non-atomic methods of the type whose evidence starts at the field
-	methods int    // non-atomic methods of the type
+	count   int    // caller-visible non-atomic methods of the type whose evidence starts at the field
+	methods int    // caller-visible non-atomic methods of the type
 }
 
 // scratchCandidates returns, for each package, the fields that are the
 // first difference of more than half (and at least two) of the
-// non-atomic methods of their type, sorted. Only evidence that reaches
-// the field straight from the receiver counts (d.buf, d.buf[3]); a
-// function whose changes are already stream positions or scratch does
-// not count, nor does a closure.
+// caller-visible non-atomic methods of their type, sorted. Only evidence
+// that reaches the field straight from the receiver counts (d.buf,
+// d.buf[3]); methods whose changes are stream positions or scratch only
+// are folded in the reports already and do not count, nor do closures.
 func scratchCandidates(rep *report.Report) map[string][]scratchCandidate {
 	type key struct{ pkg, typ string }
 	type fieldKey struct {
@@ -43,12 +43,12 @@ func scratchCandidates(rep *report.Report) map[string][]scratchCandidate {
 		if !ok {
 			continue
 		}
+		if f.Evidence == nil || f.Visibility == report.Stream || f.Visibility == report.Scratch {
+			continue // folded already
+		}
 		k := key{funcPackage(f), typ}
 		methods[k]++
 		pointer[k] = pointer[k] || ptr
-		if f.Evidence == nil || f.Visibility == report.Stream || f.Visibility == report.Scratch {
-			continue
-		}
 		if root, field, ok := firstField(f.Evidence.Path); ok {
 			fields[fieldKey{k, root, field}]++
 		}
@@ -134,7 +134,7 @@ func writeScratchCandidates(b *strings.Builder, pkg string, cs []scratchCandidat
 	}
 	paths := make([]string, len(cs))
 	for i, c := range cs {
-		fmt.Fprintf(b, "# %s: the first difference of %d of the %d non-atomic methods of its type.\n", tomlComment(c.path), c.count, c.methods)
+		fmt.Fprintf(b, "# %s: the first difference of %d of the %d caller-visible non-atomic methods of its type.\n", tomlComment(c.path), c.count, c.methods)
 		paths[i] = tomlString(c.path)
 	}
 	fmt.Fprintf(b, "# If what it holds means nothing between calls (a reused buffer), declare it in\n"+

@@ -7,14 +7,16 @@ import (
 	"testing"
 )
 
-// scratchJournal: three of Decoder's four non-atomic methods first differ
-// at d.buf (readByte only consumes input); Encoder's buf is the first
-// difference of one method of two; Table's tmp of one method only.
+// scratchJournal: three of Decoder's four caller-visible non-atomic
+// methods first differ at d.buf (readByte, which only consumes input,
+// does not count); Encoder's buf is the first difference of one method of
+// two; Table's tmp of one method only.
 const scratchJournal = `{"v":2,"kind":"profile","pkg":"example.com/codec","test":"TestDecode","status":"pass","ms":1,"events":[` +
 	`{"event":"verdict","func":"example.com/codec.(*Decoder).Decode","pos":"example.com/codec/dec.go:10:20","verdict":"non-atomic","failure":"error","path":"d.buf","before":"nil","after":"len=5","chain":1,"first":true},` +
 	`{"event":"verdict","func":"example.com/codec.(*Decoder).decodeMap","pos":"example.com/codec/dec.go:20:20","verdict":"non-atomic","failure":"error","path":"d.buf[0]","before":"0","after":"7","chain":2,"first":true},` +
 	`{"event":"verdict","func":"example.com/codec.(*Decoder[...]).header","pos":"example.com/codec/dec.go:30:20","verdict":"non-atomic","failure":"error","path":"d.buf","before":"nil","after":"len=1","chain":3,"first":true},` +
 	`{"event":"verdict","func":"example.com/codec.(*Decoder).readByte","pos":"example.com/codec/dec.go:40:20","verdict":"non-atomic","failure":"error","path":"d.buf","before":"nil","after":"len=1","changes":"stream","chain":4,"first":true},` +
+	`{"event":"verdict","func":"example.com/codec.(*Decoder).Reset","pos":"example.com/codec/dec.go:45:20","verdict":"non-atomic","failure":"error","path":"*d.out","before":"nil","after":"len=1","chain":9,"first":true},` +
 	`{"event":"verdict","func":"example.com/codec.(*Encoder).Encode","pos":"example.com/codec/enc.go:10:20","verdict":"non-atomic","failure":"error","path":"e.buf","before":"nil","after":"len=1","chain":5,"first":true},` +
 	`{"event":"verdict","func":"example.com/codec.(*Encoder).Flush","pos":"example.com/codec/enc.go:20:20","verdict":"non-atomic","failure":"error","path":"*e.out","before":"nil","after":"len=1","chain":6,"first":true},` +
 	`{"event":"verdict","func":"example.com/codec.Table.Put","pos":"example.com/codec/table.go:5:17","verdict":"non-atomic","failure":"error","path":"t.tmp","before":"nil","after":"len=1","chain":7,"first":true},` +
@@ -32,7 +34,7 @@ func TestPolicySuggestScratch(t *testing.T) {
 	}
 	parseSuggestion(t, out)
 	for _, want := range []string{
-		"# (*Decoder).buf: the first difference of 3 of the 4 non-atomic methods of its type.\n",
+		"# (*Decoder).buf: the first difference of 3 of the 4 caller-visible non-atomic methods of its type.\n",
 		"# the detect rule of example.com/codec, and its changes are reported after the others:\n#   scratch = [\"(*Decoder).buf\"]\n",
 		"d.buf: nil → len=1 (natural error in TestDecode; 1 of 1 failed calls, only stream)",
 	} {
