@@ -274,6 +274,9 @@ func (ps *parser) rule(t map[string]any, at tomlPath) {
 		if list, ok := ps.stringList(v, at.child("scratch")); ok {
 			r.Scratch, r.scratch = list, ps.scratchPaths(list, at.child("scratch"))
 		}
+		if _, hasMode := t["mode"]; hasMode && r.Mode != Detect {
+			ps.errorf(ps.src.keyPos(at.child("scratch")), "scratch has no effect in a rule with mode = %q: only detection compares object graphs; remove it, or move it to the package's detect rule", r.Mode)
+		}
 	}
 
 	r.Options = ps.options(t, at, ps.policy.defaults)

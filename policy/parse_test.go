@@ -137,6 +137,7 @@ func TestParseErrors(t *testing.T) {
 			`25:3: scratch path "Decoder." is not a type and a field: e.g. "(*Decoder).buf" or "Decoder.buf"`,
 			`26:3: scratch path "Decoder.b-f": "b-f" is not a field name, e.g. "(*Decoder).buf" or "Decoder.buf"`,
 			`27:3: scratch must hold only strings, not an integer`,
+			`33:1: scratch has no effect in a rule with mode = "mask": only detection compares object graphs; remove it, or move it to the package's detect rule`,
 		}},
 		{"inline.toml", []string{
 			`3:50: unknown key "fnuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, panics, globals, snapshot_budget, on_type_check_failure); did you mean "functions"?`,
