@@ -47,6 +47,9 @@ type Options struct {
 	Panics         bool // may inject panics, not only errors
 	Globals        bool // snapshots include the package-level variables
 	SnapshotBudget int  // values a snapshot may copy; 0 means the runtime's default
+	// Scratch lists the fields whose changes are scratch, not
+	// caller-visible, as the runtime reads them ("T.f", see rt.Site).
+	Scratch []string
 }
 
 // File is a Go source file of the package.
@@ -317,8 +320,12 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 		if s.noSnapshot != "" {
 			noSnapshot = fmt.Sprintf(", NoSnapshot: %q", s.noSnapshot)
 		}
-		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s},\n",
-			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, noSnapshot)
+		scratch := ""
+		if len(p.opts.Scratch) > 0 && !s.call {
+			scratch = fmt.Sprintf(", Scratch: %q", strings.Join(p.opts.Scratch, ","))
+		}
+		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s%s},\n",
+			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, noSnapshot, scratch)
 	}
 	b.WriteString("}\n")
 	p.writeSavers(&b)

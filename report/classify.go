@@ -19,12 +19,38 @@ const (
 	Unknown   = "unknown" // never seen failing, or only with graphs over budget or not snapshotted
 )
 
+// What the failed calls of a non-atomic function changed, from the most
+// visible to a caller to the least (Function.Visibility).
+const (
+	// CallerVisible: state the caller holds through the receiver and the
+	// arguments, other than stream positions and scratch fields.
+	CallerVisible = "caller-visible"
+	// Stream: only the inside of readers and writers the function reads
+	// from or writes to: consumed input, partial output.
+	Stream = "stream"
+	// Scratch: only fields the policy declares scratch.
+	Scratch = "scratch"
+)
+
+// visibilityRank orders visibilities, most visible first. A verdict event
+// written before the runtime told them apart counts as caller-visible.
+func visibilityRank(v string) int {
+	switch v {
+	case Stream:
+		return 1
+	case Scratch:
+		return 2
+	}
+	return 0
+}
+
 // Evidence is one failed call that shows a function non-atomic: the first
 // path that differs, and how to make it happen again.
 type Evidence struct {
 	Path      string `json:"path"`
 	Before    string `json:"before"`
 	After     string `json:"after"`
+	Changes   string `json:"changes,omitempty"`   // what the path leads into: caller-visible, stream or scratch
 	Failure   string `json:"failure"`             // error or panic
 	Error     string `json:"error,omitempty"`     // the error's text
 	Package   string `json:"package"`             // the test's package
@@ -43,6 +69,10 @@ type Function struct {
 	Name    string `json:"-"`   // runtime.Func.Name() form
 	Pos     string `json:"pos"` // import path/file.go:line:col
 	Verdict string `json:"verdict"`
+	// Visibility, for a non-atomic function, is the most visible kind of
+	// state that its failed calls changed: CallerVisible, Stream or
+	// Scratch. Its evidence shows a change of that kind.
+	Visibility string `json:"visibility,omitempty"`
 
 	Reached          int `json:"reached"`           // profile runs that reached its entry
 	Failures         int `json:"failures"`          // failed calls seen
@@ -104,7 +134,11 @@ type Report struct {
 	Functions map[string]*Function `json:"functions"`
 	Types     map[string]*Type     `json:"types"`
 	Summary   Summary              `json:"summary"`
-	Problems  []string             `json:"problems,omitempty"`
+	// Findings are the non-atomic functions in the order a reader should
+	// take them: caller-visible changes first, then stream positions, then
+	// scratch; pure before dependent; then by position.
+	Findings []string `json:"findings,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 // event is the part of the runtime's events the report reads.
@@ -124,6 +158,7 @@ type event struct {
 	Injected bool   `json:"injected"`
 	First    bool   `json:"first"`
 	Masked   bool   `json:"masked"`
+	Changes  string `json:"changes"`
 }
 
 // Classify builds the report of a campaign's records.
@@ -179,7 +214,8 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		if f.NonAtomic > 0 {
 			f.FalseNegatives = compared - f.NonAtomic
 		}
-		if f.FirstInChain == 0 && f.maskedEvidence != nil {
+		if f.FirstInChain == 0 && f.maskedEvidence != nil &&
+			(f.Evidence == nil || visibilityRank(f.maskedEvidence.Changes) <= visibilityRank(f.Evidence.Changes)) {
 			// Never first in a plain run: the replay is what shows it
 			// non-atomic by itself.
 			f.Evidence = f.maskedEvidence
@@ -194,9 +230,40 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		default:
 			f.Verdict = Unknown
 		}
+		if f.Verdict != Pure && f.Verdict != Dependent {
+			f.Visibility = ""
+		}
 	}
 	r.classifyTypes()
+	for _, f := range Findings(r) {
+		r.Findings = append(r.Findings, f.Name)
+	}
 	return r
+}
+
+// Findings returns the non-atomic functions of the report in the order
+// of Report.Findings.
+func Findings(r *Report) []*Function {
+	var fns []*Function
+	for _, f := range r.Functions {
+		if f.Verdict == Pure || f.Verdict == Dependent {
+			fns = append(fns, f)
+		}
+	}
+	sort.Slice(fns, func(i, j int) bool {
+		a, b := fns[i], fns[j]
+		if ra, rb := visibilityRank(a.Visibility), visibilityRank(b.Visibility); ra != rb {
+			return ra < rb
+		}
+		if a.Verdict != b.Verdict {
+			return a.Verdict == Pure
+		}
+		if a.Pos != b.Pos {
+			return a.Pos < b.Pos
+		}
+		return a.Name < b.Name
+	})
+	return fns
 }
 
 // addRecheck reads a replay of a failure with non-atomic callees masked:
@@ -218,7 +285,7 @@ func (r *Report) addRecheck(rec *campaign.Record) {
 
 // newEvidence is the evidence that a verdict event of rec gives.
 func newEvidence(e event, rec *campaign.Record) *Evidence {
-	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Failure: e.Failure, Error: e.Error,
+	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Changes: changesOf(e), Failure: e.Failure, Error: e.Error,
 		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: rec.Mask, first: e.First}
 	if rec.Kind == "experiment" || rec.Kind == "recheck" {
 		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
@@ -282,6 +349,9 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 		if e.First {
 			f.FirstInChain++
 		}
+		if v := changesOf(e); f.Visibility == "" || visibilityRank(v) < visibilityRank(f.Visibility) {
+			f.Visibility = v
+		}
 		ev := newEvidence(e, rec)
 		if f.Evidence == nil || betterEvidence(ev, f.Evidence) {
 			f.Evidence = ev
@@ -289,12 +359,25 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 	}
 }
 
-// betterEvidence reports whether a is easier to act on than b: natural
-// before injected, the first non-atomic call of its chain before a later
+// changesOf is what a non-atomic verdict event changed; events of a
+// runtime that did not say count as caller-visible.
+func changesOf(e event) string {
+	switch e.Changes {
+	case Stream, Scratch:
+		return e.Changes
+	}
+	return CallerVisible
+}
+
+// betterEvidence reports whether a is easier to act on than b: a change
+// a caller sees before a stream position before scratch, natural before
+// injected, the first non-atomic call of its chain before a later
 // one, the shorter path; then by test and injection, so that the choice
 // does not depend on the order in which parallel runs were journaled.
 func betterEvidence(a, b *Evidence) bool {
 	switch {
+	case a.Changes != b.Changes:
+		return visibilityRank(a.Changes) < visibilityRank(b.Changes)
 	case (a.Injection == "") != (b.Injection == ""):
 		return a.Injection == ""
 	case a.first != b.first:

@@ -173,7 +173,10 @@ type (
 		Functions     []htmlFunction
 		Types         []htmlType
 		Sections      []htmlSection
-		Problems      []string
+		// Folded counts the last sections, about functions that changed
+		// only stream positions or scratch: they go in a closed <details>.
+		Folded   int
+		Problems []string
 	}
 	htmlCountRow struct {
 		What                                    string
@@ -202,6 +205,10 @@ type (
 		How        string
 		IsPure     bool
 		Dependency string
+		FoldStart  string // on the first folded section: the fold's summary
+		// FoldedVisibility says that the function changed only stream
+		// positions or scratch.
+		FoldedVisibility bool
 	}
 	htmlLine struct {
 		N    int
@@ -238,6 +245,7 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 		}
 		page.Functions = append(page.Functions, hf)
 	}
+	foldSections(&page)
 	tnames := make([]string, 0, len(r.Types))
 	for name := range r.Types {
 		tnames = append(tnames, name)
@@ -291,6 +299,28 @@ func newSection(hf htmlFunction, src SourceReader) htmlSection {
 		s.Lines = append(s.Lines, htmlLine{N: n, Text: strings.ReplaceAll(text, "\t", "    "), Decl: n == line})
 	}
 	return s
+}
+
+// foldSections puts the sections of functions that changed only stream
+// positions or scratch after the others, in a fold of their own.
+func foldSections(page *htmlPage) {
+	sort.SliceStable(page.Sections, func(i, j int) bool {
+		return visibilityRank(page.Sections[i].Visibility) < visibilityRank(page.Sections[j].Visibility)
+	})
+	for i := range page.Sections {
+		page.Sections[i].FoldedVisibility = visibilityRank(page.Sections[i].Visibility) > 0
+	}
+	for i := range page.Sections {
+		if page.Sections[i].FoldedVisibility {
+			page.Folded = len(page.Sections) - i
+			what := "findings touch"
+			if page.Folded == 1 {
+				what = "finding touches"
+			}
+			page.Sections[i].FoldStart = fmt.Sprintf("%d more %s only stream position / scratch", page.Folded, what)
+			break
+		}
+	}
 }
 
 // percent is n as a share of total, for the summary table.
@@ -394,12 +424,15 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 {{- end}}
 {{- range .Sections}}
 {{- $s := .}}
+{{- if .FoldStart}}
+<details class="folded"><summary>{{.FoldStart}}</summary>
+{{- end}}
 <section class="fn" id="{{.ID}}">
 <h3><span class="pkg">{{.Package}}.</span>{{.Short}} <span class="verdict {{.Class}}">{{.Verdict}}</span></h3>
 {{- with .Evidence}}
 <dl>
 <dt>position</dt><dd><code>{{$s.File}}{{if $s.Line}}:{{$s.Line}}{{end}}</code></dd>
-<dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code></dd>
+<dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code>{{if $s.FoldedVisibility}} (only {{$s.Visibility}}){{end}}</dd>
 <dt>failure</dt><dd>{{$s.How}}{{if .Error}}: <code>{{.Error}}</code>{{end}}</dd>
 <dt>test</dt><dd><code>{{.Test}}</code> in <code>{{.Package}}</code></dd>
 <dt>failed calls</dt><dd>{{$s.NonAtomic}} of {{$s.Failures}} changed the graph; first non-atomic call of a failure's propagation: {{$s.FirstInChain}} times</dd>
@@ -418,6 +451,9 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 <p>Source not available: <code>{{.SourceErr}}</code></p>
 {{- end}}
 </section>
+{{- end}}
+{{- if .Folded}}
+</details>
 {{- end}}
 <script>
 document.querySelectorAll("table.sortable th").forEach(function (th) {

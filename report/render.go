@@ -53,12 +53,18 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 			return fns[i].Pos < fns[j].Pos || fns[i].Pos == fns[j].Pos && fns[i].Name < fns[j].Name
 		})
 		fmt.Fprintf(w, "%s (%d):\n", paint(v, color), len(fns))
+		var folded []*Function
 		for _, f := range fns {
+			if visibilityRank(f.Visibility) > 0 {
+				folded = append(folded, f)
+				continue
+			}
 			fmt.Fprintf(w, "%s: %s: %s\n", locate(f.Pos), shortName(f.Name), describe(f))
 			if f.Evidence != nil && f.Verdict == Pure {
 				fmt.Fprintf(w, "\treproduce: %s\n", f.Evidence.Reproduce)
 			}
 		}
+		writeFolded(w, folded)
 		fmt.Fprintln(w)
 	}
 	writeTypes(w, r)
@@ -126,7 +132,39 @@ func writeTypes(w io.Writer, r *Report) {
 		fns[f.Verdict]++
 	}
 	fmt.Fprintf(w, "functions: %d pure, %d dependent, %d atomic, %d unknown\n", fns[Pure], fns[Dependent], fns[Atomic], fns[Unknown])
+	if n := fns[Pure] + fns[Dependent]; n > 0 {
+		vis := map[string]int{}
+		for _, f := range r.Functions {
+			if f.Verdict == Pure || f.Verdict == Dependent {
+				vis[f.Visibility]++
+			}
+		}
+		fmt.Fprintf(w, "non-atomic functions by what they changed: %d caller-visible, %d only stream position, %d only scratch\n",
+			n-vis[Stream]-vis[Scratch], vis[Stream], vis[Scratch])
+	}
 	fmt.Fprintf(w, "types:     %d pure, %d dependent, %d atomic, %d unknown\n", counts[Pure], counts[Dependent], counts[Atomic], counts[Unknown])
+}
+
+// writeFolded writes, after the caller-visible findings of a group, one
+// line for the findings whose failed calls changed only stream positions
+// or scratch fields: their names, without detail (the JSON and HTML
+// reports have it).
+func writeFolded(w io.Writer, fns []*Function) {
+	if len(fns) == 0 {
+		return
+	}
+	sort.SliceStable(fns, func(i, j int) bool {
+		return visibilityRank(fns[i].Visibility) < visibilityRank(fns[j].Visibility)
+	})
+	names := make([]string, len(fns))
+	for i, f := range fns {
+		names[i] = shortName(f.Name) + " (" + f.Visibility + ")"
+	}
+	what := "findings touch"
+	if len(fns) == 1 {
+		what = "finding touches"
+	}
+	fmt.Fprintf(w, "%d more %s only stream position / scratch: %s\n", len(fns), what, strings.Join(names, ", "))
 }
 
 // maskedNames turns an ATOMICX_MASK list of entry sites into short

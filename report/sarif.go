@@ -140,7 +140,7 @@ func WriteSARIF(w io.Writer, r *Report, locate Locator) error {
 		locate = func(pos string) string { return pos }
 	}
 	results := []sarifResult{}
-	for _, f := range sortedFunctions(r, Pure, Dependent) {
+	for _, f := range Findings(r) {
 		if f.Evidence == nil {
 			continue
 		}
@@ -149,10 +149,16 @@ func WriteSARIF(w io.Writer, r *Report, locate Locator) error {
 			idx = 1
 		}
 		rule := sarifRules[idx]
+		level := rule.DefaultConfiguration.Level
+		if visibilityRank(f.Visibility) > 0 {
+			// Only a stream position or scratch changed: worth knowing,
+			// rarely worth acting on first.
+			level = "note"
+		}
 		results = append(results, sarifResult{
 			RuleID:              rule.ID,
 			RuleIndex:           idx,
-			Level:               rule.DefaultConfiguration.Level,
+			Level:               level,
 			Message:             sarifText{sarifMessage(f)},
 			Locations:           []sarifLocation{sarifLocate(f, locate)},
 			PartialFingerprints: map[string]string{SARIFFingerprint: f.Name},
@@ -178,6 +184,12 @@ func sarifMessage(f *Function) string {
 	e := f.Evidence
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s is %s: after a failing call, %s changed: %s → %s.\n", shortName(f.Name), f.Verdict, e.Path, e.Before, e.After)
+	switch f.Visibility {
+	case Stream:
+		b.WriteString("Its failed calls changed only the position of streams it reads or writes (consumed input, partial output).\n")
+	case Scratch:
+		b.WriteString("Its failed calls changed only fields the policy declares scratch.\n")
+	}
 	fmt.Fprintf(&b, "Failure: %s", howFailed(e))
 	// An injected fault's own text repeats where it was injected.
 	if e.Error != "" && !(e.Injection != "" && strings.HasPrefix(e.Error, "atomicx: injected")) {

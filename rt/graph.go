@@ -57,6 +57,9 @@ type snapshot struct {
 	// plans describes every type met so far; see typePlan.
 	plans map[reflect.Type]*typePlan
 
+	// scratch holds the fields that comparison counts as scratch, or nil.
+	scratch *scratchSet
+
 	// Used while the snapshot is taken only.
 	budget, used int
 	pending      []savedRun
@@ -121,6 +124,14 @@ type typePlan struct {
 	// equal values (strings, funcs and channels are immutable or compared
 	// by identity), and nothing is reachable from them.
 	flat bool
+
+	// stream marks the types whose values are the state of a stream
+	// (see isStreamType): differences inside them are stream positions.
+	stream bool
+	// scratchFields says which fields are scratch (see scratchFields)
+	// for the scratch set scratchOf.
+	scratchOf     *scratchSet
+	scratchFields []bool
 
 	length int         // arrays
 	fields []fieldPlan // structs: fields with state, blank fields left out
@@ -435,6 +446,9 @@ func (s *snapshot) plan(t reflect.Type) *typePlan {
 		}
 	}
 	pl.flat = !pl.reaches && !pl.hasIgnored
+	if pl.kind == reflect.Struct || pl.kind == reflect.Interface {
+		pl.stream = isStreamType(t)
+	}
 	return pl
 }
 

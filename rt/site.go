@@ -43,6 +43,12 @@ type Site struct {
 	// would race with): a failed call gets the verdict "unknown" with
 	// this reason.
 	NoSnapshot string
+	// Scratch lists the fields the policy declares scratch, as "T.f,U.g"
+	// (a struct type's name without package or type arguments, a field):
+	// a difference inside one is scratch, not caller-visible.
+	Scratch string
+
+	scratchSet atomic.Pointer[scratchSet] // Scratch, parsed
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)

@@ -191,6 +191,7 @@ func (r *runner) compile() (int, error) {
 		Panics:         match.Options.Panics,
 		Globals:        match.Options.Globals,
 		SnapshotBudget: match.Options.SnapshotBudget,
+		Scratch:        match.Scratch(),
 	})
 	var typeErr *instrument.TypeError
 	if errors.As(err, &typeErr) {
