@@ -167,6 +167,7 @@ func howFailed(e *Evidence) string {
 type (
 	htmlPage struct {
 		Summary       Summary
+		ExperimentsIn string // the experiments' summed time
 		Runs          string // the runs by kind, as on detect's stderr
 		Times         string // wall time and experiment time
 		Outcomes      string // the experiments by outcome
@@ -223,12 +224,13 @@ var verdictClass = map[string]string{Pure: "pure", Dependent: "dependent", Atomi
 // and its few lines of script are inline.
 func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 	page := htmlPage{
-		Summary:  r.Summary,
-		Runs:     runCounts(r.Summary),
-		Times:    timeText(r.Summary),
-		Outcomes: outcomeText(r.Summary),
-		Glossary: Glossary,
-		Problems: r.Problems,
+		Summary:       r.Summary,
+		ExperimentsIn: durationText(r.Summary.ExperimentsMs),
+		Runs:          runCounts(r.Summary),
+		Times:         timeText(r.Summary),
+		Outcomes:      outcomeText(r.Summary),
+		Glossary:      Glossary,
+		Problems:      r.Problems,
 	}
 	fc, tc := htmlCountRow{What: "functions"}, htmlCountRow{What: "types"}
 	sections := 0
