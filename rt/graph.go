@@ -121,6 +121,9 @@ type typePlan struct {
 	// equal values (strings, funcs and channels are immutable or compared
 	// by identity), and nothing is reachable from them.
 	flat bool
+	// known marks the well-known types compared and shown as a whole
+	// (graph_known.go).
+	known knownKind
 
 	length int         // arrays
 	fields []fieldPlan // structs: fields with state, blank fields left out
@@ -414,6 +417,7 @@ func (s *snapshot) plan(t reflect.Type) *typePlan {
 	case isOpaqueType(t):
 		pl.ignored, pl.hasIgnored, pl.opaque = true, true, true
 	default:
+		pl.known = knownKindOf(t)
 		switch pl.kind {
 		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
 			pl.reaches = true
