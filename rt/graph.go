@@ -53,6 +53,9 @@ type snapshot struct {
 	arrays map[arrayKey]unsafe.Pointer
 	// maps maps a map (its runtime pointer and type) to copies of its entries.
 	maps map[objectKey]*savedMap
+	// unsaved is set when a well-known value's rendering needed elements
+	// that the snapshot does not hold (graph_known.go).
+	unsaved bool
 
 	// plans describes every type met so far; see typePlan.
 	plans map[reflect.Type]*typePlan

@@ -95,10 +95,14 @@ func fieldOf(t reflect.Type, name string) reflect.StructField {
 // known compares two values of a well-known type as a whole and reports
 // the value if they differ.
 func (c *comparer) known(sp, lp unsafe.Pointer, pl *typePlan) bool {
+	c.s.unsaved = false
 	if pl.known == knownBytes {
 		return c.bytes(sp, lp, pl)
 	}
 	before, after := c.s.renderKnown(sp, pl, true), c.s.renderKnown(lp, pl, false)
+	if c.s.unsaved {
+		return false // as for any slice the snapshot did not reach
+	}
 	if pl.known == knownTime {
 		if c.s.timeEqual(sp, lp) {
 			return false
@@ -143,7 +147,7 @@ type timeFields struct {
 func (c *comparer) bytes(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	sb, snil := c.s.byteContents(sp, pl, true)
 	lb, lnil := c.s.byteContents(lp, pl, false)
-	if snil == lnil && string(sb) == string(lb) {
+	if c.s.unsaved || snil == lnil && string(sb) == string(lb) {
 		return false
 	}
 	const window = 16
@@ -182,6 +186,7 @@ func (s *snapshot) sliceData(p unsafe.Pointer, pl *typePlan, atEntry bool) (data
 	if atEntry && n > 0 {
 		saved, ok := s.arrays[arrayKey{data, s.elemPlan(pl), n}]
 		if !ok {
+			s.unsaved = true // cannot happen for a graph walked from the same roots
 			return nil, 0, false
 		}
 		data = saved
