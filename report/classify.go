@@ -104,7 +104,11 @@ type Function struct {
 	maskedEvidence *Evidence // the first recheck that found it pure
 }
 
-// Type is the verdict of a type, from those of its methods.
+// Type is the verdict of a type, from those of its methods. A type is
+// atomic only when every method seen is atomic: one method never seen
+// failing (unknown) makes the type unknown, since the campaign cannot
+// vouch for it. A non-atomic method makes it non-atomic whatever the
+// others are.
 type Type struct {
 	Name      string   `json:"-"`
 	Verdict   string   `json:"verdict"`
@@ -112,21 +116,46 @@ type Type struct {
 	Pure      int      `json:"pure"`
 	Dependent int      `json:"dependent"`
 	Atomic    int      `json:"atomic"`
+	Unknown   int      `json:"unknown"`
 }
 
-// Summary counts what a campaign did.
+// Summary counts what a campaign did. Runs are of four kinds, named the
+// same on stderr and in every format: profile runs (one per test, nothing
+// injected), natural reruns (a test rerun to snapshot the failures its
+// profile run saw), experiments (one fault injected) and rechecks (an
+// experiment replayed with non-atomic callees masked).
 type Summary struct {
-	Packages      int   `json:"packages"`
-	Tests         int   `json:"tests"`
-	ProfileRuns   int   `json:"profile_runs"`
-	NaturalRuns   int   `json:"natural_runs"` // reruns of a test to snapshot the failures its profile run saw
-	Rechecks      int   `json:"rechecks"`     // replays of a failure with its first non-atomic function masked
-	Experiments   int   `json:"experiments"`
-	Fired         int   `json:"fired"`    // experiments in which the armed fault was injected
-	Absorbed      int   `json:"absorbed"` // experiments ended early: the failure stopped propagating
-	Timeouts      int   `json:"timeouts"`
-	Crashed       int   `json:"crashed"` // experiments whose test binary failed (an injected panic included)
+	Packages    int `json:"packages"`
+	Tests       int `json:"tests"`
+	ProfileRuns int `json:"profile_runs"`
+	NaturalRuns int `json:"natural_runs"` // reruns of a test to snapshot the failures its profile run saw
+	Rechecks    int `json:"rechecks"`     // replays of a failure with its first non-atomic function masked
+	Experiments int `json:"experiments"`
+	Fired       int `json:"fired"` // experiments in which the armed fault was injected
+	// The outcome of each experiment, one of: the test failed (the
+	// expected outcome of an injected fault; an injected panic that the
+	// test does not recover included, since the testing package reports
+	// the test failed before it stops), the test passed (the fault was
+	// handled, or not injected), absorbed (ended early, without a test
+	// verdict, once the failure stopped propagating), a hang (over the
+	// time limit), a crash (the binary died without a test verdict: a
+	// fatal error, os.Exit, a panic on a goroutine of its own) or not
+	// started (the run could not be started).
+	TestFailed int `json:"test_failed"`
+	TestPassed int `json:"test_passed"`
+	Absorbed   int `json:"absorbed"`
+	Timeouts   int `json:"timeouts"`
+	Crashed    int `json:"crashed"`
+	NotStarted int `json:"not_started,omitempty"`
+	// ExperimentsMs is the time of the experiments summed: with several
+	// jobs it exceeds the wall time.
 	ExperimentsMs int64 `json:"experiments_ms"`
+	// WallMs is the campaign's wall time, from the start of each detect
+	// command to the end of its last run, summed over the Sessions that
+	// made the journal (more than one when a campaign was resumed); 0
+	// for a journal that did not record it.
+	WallMs   int64 `json:"wall_ms"`
+	Sessions int   `json:"sessions"`
 }
 
 // Report is the classification of a campaign.
@@ -209,6 +238,7 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		}
 	}
 	r.Summary.Packages, r.Summary.Tests = len(pkgs), len(tests)
+	r.Summary.WallMs, r.Summary.Sessions = wallTime(recs)
 	for _, f := range r.Functions {
 		compared := f.Failures - f.TooLarge - f.NotSnapshotted - f.NoSnapshot
 		if f.NonAtomic > 0 {
@@ -302,13 +332,36 @@ func (r *Report) countExperiment(rec *campaign.Record) {
 		s.Fired++
 	}
 	switch rec.Status {
-	case "absorbed":
+	case campaign.Passed:
+		s.TestPassed++
+	case campaign.Failed:
+		s.TestFailed++
+	case campaign.Absorbed:
 		s.Absorbed++
-	case "timeout":
+	case campaign.Hung:
 		s.Timeouts++
-	case "fail", "error":
+	case campaign.Crashed:
 		s.Crashed++
+	case campaign.NotRun:
+		s.NotStarted++
 	}
+}
+
+// wallTime sums, over the detect commands that wrote the records (their
+// sessions), the time from the command's start to the end of its last
+// run.
+func wallTime(recs []*campaign.Record) (ms int64, sessions int) {
+	end := map[int64]int64{}
+	for _, rec := range recs {
+		if rec.Session == 0 || rec.Began == 0 {
+			continue
+		}
+		end[rec.Session] = max(end[rec.Session], rec.Began+rec.Millis)
+	}
+	for start, last := range end {
+		ms += max(last-start, 0)
+	}
+	return ms, len(end)
 }
 
 func (r *Report) function(name, pos string) *Function {
@@ -409,7 +462,23 @@ func reproduce(ev *Evidence) string {
 		inject, ev.Test, ev.Package)
 }
 
-// classifyTypes gives each receiver type the worst verdict of its methods.
+// typeVerdict is the verdict of a type from the counts of its methods'
+// verdicts: the most urgent non-atomic verdict of a method; otherwise
+// atomic only if every method is, and unknown as soon as one method is.
+func typeVerdict(t *Type) string {
+	switch {
+	case t.Pure > 0:
+		return Pure
+	case t.Dependent > 0:
+		return Dependent
+	case t.Unknown == 0 && t.Atomic > 0:
+		return Atomic
+	}
+	return Unknown
+}
+
+// classifyTypes gives each receiver type a verdict from those of its
+// methods (typeVerdict).
 func (r *Report) classifyTypes() {
 	for name, f := range r.Functions {
 		tn := typeOf(name)
@@ -429,20 +498,13 @@ func (r *Report) classifyTypes() {
 			t.Dependent++
 		case Atomic:
 			t.Atomic++
+		default:
+			t.Unknown++
 		}
 	}
 	for _, t := range r.Types {
 		sort.Strings(t.Methods)
-		switch {
-		case t.Pure > 0:
-			t.Verdict = Pure
-		case t.Dependent > 0:
-			t.Verdict = Dependent
-		case t.Atomic > 0:
-			t.Verdict = Atomic
-		default:
-			t.Verdict = Unknown
-		}
+		t.Verdict = typeVerdict(t)
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/atomicx/atomicx/internal/funcname"
 )
@@ -168,7 +167,11 @@ func howFailed(e *Evidence) string {
 type (
 	htmlPage struct {
 		Summary       Summary
-		ExperimentsIn string
+		ExperimentsIn string // the experiments' summed time
+		Runs          string // the runs by kind, as on detect's stderr
+		Times         string // wall time and experiment time
+		Outcomes      string // the experiments by outcome
+		Glossary      []Term
 		Counts        []htmlCountRow
 		Functions     []htmlFunction
 		Types         []htmlType
@@ -229,7 +232,11 @@ var verdictClass = map[string]string{Pure: "pure", Dependent: "dependent", Atomi
 func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 	page := htmlPage{
 		Summary:       r.Summary,
-		ExperimentsIn: (time.Duration(r.Summary.ExperimentsMs) * time.Millisecond).String(),
+		ExperimentsIn: durationText(r.Summary.ExperimentsMs),
+		Runs:          runCounts(r.Summary),
+		Times:         timeText(r.Summary),
+		Outcomes:      outcomeText(r.Summary),
+		Glossary:      Glossary,
 		Problems:      r.Problems,
 	}
 	fc, tc := htmlCountRow{What: "functions"}, htmlCountRow{What: "types"}
@@ -280,7 +287,7 @@ func (c *htmlCountRow) add(verdict string) {
 }
 
 func newSection(hf htmlFunction, src SourceReader) htmlSection {
-	s := htmlSection{htmlFunction: hf, How: howFailed(hf.Evidence), IsPure: hf.Verdict == Pure}
+	s := htmlSection{htmlFunction: hf, How: failureText(hf.Evidence), IsPure: hf.Verdict == Pure}
 	file, line, _ := splitPos(hf.Pos)
 	s.File, s.Line = file, line
 	if src == nil {
@@ -331,7 +338,7 @@ func percent(n, total int) string {
 	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(total))
 }
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"percent": percent}).Parse(htmlSource))
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"percent": percent, "help": help}).Parse(htmlSource))
 
 // htmlSource is the page. It is also well-formed XML (void elements
 // closed, no "<" or "&" in the script), so that a test can check its
@@ -384,9 +391,17 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 </tbody>
 </table>
 {{with .Summary -}}
-<p>Campaign: {{.Packages}} packages, {{.Tests}} tests, {{.ProfileRuns}} profile runs, {{.Experiments}} experiments in {{$.ExperimentsIn}}
-({{.Fired}} faults injected, {{.Absorbed}} stopped early when the failure was absorbed, {{.Timeouts}} timed out, {{.Crashed}} crashed).</p>
+<p>Campaign: {{.Packages}} packages, {{.Tests}} tests; {{$.Runs}}; {{$.Times}}.</p>
+<p>Experiments: {{$.Outcomes}}.</p>
 {{- end}}
+<details id="legend">
+<summary>What the words and columns mean</summary>
+<dl>
+{{- range .Glossary}}
+<dt>{{.Name}}</dt><dd>{{.Text}}</dd>
+{{- end}}
+</dl>
+</details>
 {{- if .Problems}}
 <p>Problems:</p>
 <ul>
@@ -399,7 +414,7 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 <h2 id="functions">Functions</h2>
 <p>Click a column's header to sort by it.</p>
 <table class="sortable" id="function-table">
-<thead><tr><th>name</th><th>position</th><th>verdict</th><th class="n">failures</th><th class="n">non-atomic</th><th class="n">first in chain</th><th class="n">injections into</th><th class="n">false negatives</th></tr></thead>
+<thead><tr><th>name</th><th title="{{help "position"}}">position</th><th title="The function's verdict: pure non-atomic, dependent non-atomic, atomic or unknown (see the legend).">verdict</th><th class="n" title="{{help "failures"}}">failures</th><th class="n" title="{{help "non-atomic"}}">non-atomic</th><th class="n" title="{{help "first in chain"}}">first in chain</th><th class="n" title="{{help "injections into"}}">injections into</th><th class="n" title="{{help "false negatives"}}">false negatives</th></tr></thead>
 <tbody>
 {{- range .Functions}}
 <tr><td data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{if .ID}}<a href="#{{.ID}}">{{.Short}}</a>{{else}}{{.Short}}{{end}}</td><td class="pos">{{.Pos}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{.Failures}}</td><td class="n">{{.NonAtomic}}</td><td class="n">{{.FirstInChain}}</td><td class="n">{{.InjectionsInto}}</td><td class="n">{{.FalseNegatives}}</td></tr>
@@ -408,12 +423,12 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 </table>
 
 <h2 id="types">Types</h2>
-<p>A type has the most urgent verdict of its methods.</p>
+<p>{{help "type verdict"}}</p>
 <table class="sortable" id="type-table">
-<thead><tr><th>name</th><th>verdict</th><th class="n">methods</th><th class="n">pure</th><th class="n">dependent</th><th class="n">atomic</th></tr></thead>
+<thead><tr><th>name</th><th title="{{help "type verdict"}}">verdict</th><th class="n" title="{{help "methods"}}">methods</th><th class="n" title="Methods that are pure non-atomic.">pure</th><th class="n" title="Methods that are dependent non-atomic.">dependent</th><th class="n" title="Methods that are atomic.">atomic</th><th class="n" title="Methods whose verdict is unknown: never seen failing, or never compared.">unknown</th></tr></thead>
 <tbody>
 {{- range .Types}}
-<tr><td data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{.Short}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{len .Methods}}</td><td class="n">{{.Pure}}</td><td class="n">{{.Dependent}}</td><td class="n">{{.Atomic}}</td></tr>
+<tr><td data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{.Short}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{len .Methods}}</td><td class="n">{{.Pure}}</td><td class="n">{{.Dependent}}</td><td class="n">{{.Atomic}}</td><td class="n">{{.Unknown}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -433,9 +448,9 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 <dl>
 <dt>position</dt><dd><code>{{$s.File}}{{if $s.Line}}:{{$s.Line}}{{end}}</code></dd>
 <dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code>{{if $s.FoldedVisibility}} (only {{$s.Visibility}}){{end}}</dd>
-<dt>failure</dt><dd>{{$s.How}}{{if .Error}}: <code>{{.Error}}</code>{{end}}</dd>
+<dt>failure</dt><dd>{{$s.How}}</dd>
 <dt>test</dt><dd><code>{{.Test}}</code> in <code>{{.Package}}</code></dd>
-<dt>failed calls</dt><dd>{{$s.NonAtomic}} of {{$s.Failures}} changed the graph; first non-atomic call of a failure's propagation: {{$s.FirstInChain}} times</dd>
+<dt>failed calls</dt><dd>{{$s.NonAtomic}} of {{$s.Failures}} changed the state; <span title="{{help "first in chain"}}">first in chain</span>: {{$s.FirstInChain}}</dd>
 </dl>
 {{- if not $s.IsPure}}
 <p>Dependent: it becomes atomic once its non-atomic callees are.</p>

@@ -106,7 +106,7 @@ func TestRankText(t *testing.T) {
 
 func TestRankSARIF(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteSARIF(&buf, rankReport(t), nil); err != nil {
+	if err := WriteSARIF(&buf, rankReport(t), nil, SARIFOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	var log struct {

@@ -57,7 +57,7 @@ func TestChanges(t *testing.T) {
 		{name: "consumed input", mutate: func(c *codec, _ *box[int]) { c.r.Read(make([]byte, 2)) },
 			want: streamPosition, path: "v.r.(*bytes.Reader).i"},
 		{name: "partial output", mutate: func(c *codec, _ *box[int]) { c.w.WriteString("xy") },
-			want: streamPosition, path: "v.w.n"},
+			want: streamPosition, path: "v.w.buf[0:16]"},
 		{name: "builder by value", mutate: func(c *codec, _ *box[int]) { c.log.WriteString("x") },
 			want: streamPosition, path: "v.log.addr"},
 		{name: "undeclared buffer is caller-visible", mutate: func(c *codec, _ *box[int]) { c.buf = append(c.buf, 1) },

@@ -255,6 +255,9 @@ func (c *comparer) value(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	if pl.flat && memEqual(sp, lp, pl.size) {
 		return false
 	}
+	if pl.known != knownNone && pl.known != knownDuration {
+		return c.known(sp, lp, pl)
+	}
 	switch pl.kind {
 	case reflect.Pointer:
 		return c.pointers(*(*unsafe.Pointer)(sp), *(*unsafe.Pointer)(lp), pl)
