@@ -209,7 +209,9 @@ func renderBytes(b []byte, isNil bool, name string) string {
 	if isText(b) {
 		return name + "(" + quoteShort(string(b)) + ")"
 	}
-	const maxShown = 12
+	// Eight bytes and the length fit in what shorten keeps, so that the
+	// length is never cut.
+	const maxShown = 8
 	var sb strings.Builder
 	sb.WriteString(name + "{")
 	for i, c := range b[:min(len(b), maxShown)] {
@@ -219,7 +221,8 @@ func renderBytes(b []byte, isNil bool, name string) string {
 		sb.WriteString("0x" + strconv.FormatUint(uint64(c), 16))
 	}
 	if len(b) > maxShown {
-		sb.WriteString(", … (len=" + strconv.Itoa(len(b)) + ")")
+		sb.WriteString(", …} (len=" + strconv.Itoa(len(b)) + ")")
+		return sb.String()
 	}
 	sb.WriteString("}")
 	return sb.String()

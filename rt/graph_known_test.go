@@ -61,6 +61,8 @@ func TestKnownValues(t *testing.T) {
 			path: "v.B", was: `[]byte("abc")`, now: `[]byte("aXc")`},
 		{name: "bytes that are not text", change: func(o *obj) { o.B = []byte{0, 1, 0xff} },
 			path: "v.B", was: `[]byte("abc")`, now: `[]byte{0x0, 0x1, 0xff}`},
+		{name: "long bytes that are not text keep their length", change: func(o *obj) { o.B = make([]byte, 100) },
+			path: "v.B", was: `[]byte("abc")`, now: `[]byte{0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, 0x0, …} (len=100)`},
 		{name: "long bytes: the window that differs", before: func(o *obj) { o.B = []byte(long) }, change: func(o *obj) { o.B[70] = 'y' },
 			path: "v.B[70:86]", was: `[]byte("xxxxxxxxxxxxxxxx")`, now: `[]byte("yxxxxxxxxxxxxxxx")`},
 		{name: "named byte slice", change: func(o *obj) { o.Raw = json.RawMessage(`{}`) },
