@@ -247,7 +247,13 @@ func sarifLocate(f *Function, locate Locator, roots []SourceRoot, used map[strin
 			art.URI = uriPath(file)
 		}
 		for _, root := range roots {
-			if rel := relTo(root.Dir, file); root.Dir != "" && !filepath.IsAbs(rel) {
+			if !filepath.IsAbs(file) {
+				break
+			}
+			if root.Dir == "" {
+				continue
+			}
+			if rel := relTo(root.Dir, file); !filepath.IsAbs(rel) {
 				art = sarifArtifactLocation{URI: uriPath(rel), URIBaseID: root.ID}
 				used[root.ID] = sarifURIBase{Description: sarifText{root.Description}}
 				break
