@@ -118,7 +118,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 		).Replace(stdout.String())
 		outputs = append(outputs, out)
 	}
-	if outputs[0] != outputs[1] {
+	if stableOutput(outputs[0]) != stableOutput(outputs[1]) {
 		t.Errorf("the output with GOBIN set differs from the one without:\n%s\n---\n%s", outputs[0], outputs[1])
 	}
 	if *updateReadme {
