@@ -44,6 +44,9 @@ type Config struct {
 	// go test -run does for top-level tests.
 	Run      *regexp.Regexp
 	Progress io.Writer // progress lines; nil for none
+	// Header is what the caller knows of the campaign (the command line,
+	// atomicx's version, the date); Run fills in the rest and journals it.
+	Header Header
 }
 
 // Package is a package of the workload.
@@ -96,11 +99,25 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	for _, r := range old {
 		done[r.Key()] = r
 	}
+	hdr, err := header(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if prev := HeaderOf(old); prev != nil {
+		if why := sameCampaign(prev, hdr); why != "" {
+			return nil, fmt.Errorf("the journal in %s is of another campaign (%s): run without -resume to start over, or give another -journal", cfg.Journal, why)
+		}
+	}
 	j, err := OpenJournal(journalPath)
 	if err != nil {
 		return nil, err
 	}
 	defer j.Close()
+	if HeaderOf(old) == nil {
+		if err := j.Append(&Record{Kind: "campaign", Campaign: hdr}); err != nil {
+			return nil, err
+		}
+	}
 
 	pkgs, err := listPackages(ctx, cfg)
 	if err != nil {
@@ -145,6 +162,22 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Problems = append(problems, res.Problems...)
 	res.Elapsed = time.Since(start)
 	return res, err
+}
+
+// header completes the caller's part of the header with what the
+// campaign builds with and where.
+func header(ctx context.Context, cfg Config) (*Header, error) {
+	h := cfg.Header
+	h.Dir, h.Journal, h.Policy, h.Exec, h.Atomicx = cfg.Dir, cfg.Journal, cfg.Policy, cfg.Exec, cfg.Atomicx
+	h.Patterns = append([]string(nil), cfg.Patterns...)
+	h.BuildArgs = append([]string{}, cfg.BuildArgs...)
+	if cfg.Run != nil {
+		h.Run = cfg.Run.String()
+	}
+	if err := describeModule(ctx, &h, cfg.Dir); err != nil {
+		return nil, err
+	}
+	return &h, nil
 }
 
 type runner struct {

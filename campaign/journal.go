@@ -15,10 +15,12 @@ import (
 // experiment planned from a version 1 profile would snapshot nothing.
 const JournalVersion = 2
 
-// Record is one line of the journal: a finished profile run or experiment.
+// Record is one line of the journal: the campaign's header, or a
+// finished profile run or experiment.
 type Record struct {
 	V          int               `json:"v"`
-	Kind       string            `json:"kind"` // "profile", "natural" (verdicts of the profile's failures), "experiment" or "recheck"
+	Kind       string            `json:"kind"`               // "campaign" (the header), "profile", "natural" (verdicts of the profile's failures), "experiment" or "recheck"
+	Campaign   *Header           `json:"campaign,omitempty"` // the header: what the campaign ran and where
 	Package    string            `json:"pkg"`
 	Test       string            `json:"test"`
 	Exec       string            `json:"exec,omitempty"`       // program workload: the script that ran
@@ -59,6 +61,9 @@ const (
 // Key identifies the work a record stands for, so that a resumed campaign
 // skips it.
 func (r *Record) Key() string {
+	if r.Kind == "campaign" {
+		return r.Kind
+	}
 	if r.Kind == "profile" || r.Kind == "natural" {
 		return r.Kind + "\x00" + r.Package + "\x00" + r.Test
 	}
@@ -144,8 +149,12 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 			problems = append(problems, Problem{Path: path, Line: line, Err: err})
 			continue
 		}
-		if r.V != JournalVersion || (r.Kind != "profile" && r.Kind != "natural" && r.Kind != "experiment" && r.Kind != "recheck") {
+		if r.V != JournalVersion || (r.Kind != "campaign" && r.Kind != "profile" && r.Kind != "natural" && r.Kind != "experiment" && r.Kind != "recheck") {
 			problems = append(problems, Problem{Path: path, Line: line, Err: fmt.Errorf("not a version %d record", JournalVersion)})
+			continue
+		}
+		if r.Kind == "campaign" && r.Campaign == nil {
+			problems = append(problems, Problem{Path: path, Line: line, Err: errors.New("a campaign record without its header")})
 			continue
 		}
 		recs = append(recs, &r)

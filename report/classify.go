@@ -60,6 +60,9 @@ type Evidence struct {
 	Injection string `json:"injection,omitempty"` // FAULT:OCCURRENCE:SITE armed, "" for a natural failure
 	Mask      string `json:"mask,omitempty"`      // functions rolled back in the replay that showed it (ATOMICX_MASK)
 	Reproduce string `json:"reproduce"`           // one command that shows it again
+	// AtomicxReproduce is the atomicx reproduce command that runs it
+	// again as the campaign did: same policy, build flags and binary.
+	AtomicxReproduce string `json:"atomicx_reproduce,omitempty"`
 
 	first bool // the first non-atomic call of its chain
 }
@@ -160,9 +163,10 @@ type Summary struct {
 
 // Report is the classification of a campaign.
 type Report struct {
-	Functions map[string]*Function `json:"functions"`
-	Types     map[string]*Type     `json:"types"`
-	Summary   Summary              `json:"summary"`
+	Provenance *Provenance          `json:"provenance,omitempty"` // what produced it; nil for an old journal
+	Functions  map[string]*Function `json:"functions"`
+	Types      map[string]*Type     `json:"types"`
+	Summary    Summary              `json:"summary"`
 	// Findings are the non-atomic functions in the order a reader should
 	// take them: caller-visible changes first, then stream positions, then
 	// scratch; pure before dependent; then by position.
@@ -197,7 +201,12 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		r.Problems = append(r.Problems, p.String())
 	}
 	pkgs, tests := map[string]bool{}, map[string]bool{}
+	hdr := campaign.HeaderOf(recs)
+	r.Provenance = provenanceOf(hdr)
 	for _, rec := range recs {
+		if rec.Kind == "campaign" {
+			continue
+		}
 		pkgs[rec.Package] = true
 		tests[rec.Package+"\x00"+rec.Test] = true
 		switch rec.Kind {
@@ -268,6 +277,12 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	for _, f := range Findings(r) {
 		r.Findings = append(r.Findings, f.Name)
 	}
+	for name, f := range r.Functions {
+		if f.Evidence != nil {
+			f.Evidence.Reproduce = reproduce(f.Evidence, hdr)
+			f.Evidence.AtomicxReproduce = atomicxReproduce(name, hdr)
+		}
+	}
 	return r
 }
 
@@ -320,7 +335,6 @@ func newEvidence(e event, rec *campaign.Record) *Evidence {
 	if rec.Kind == "experiment" || rec.Kind == "recheck" {
 		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
 	}
-	ev.Reproduce = reproduce(ev)
 	return ev
 }
 
@@ -443,23 +457,47 @@ func betterEvidence(a, b *Evidence) bool {
 	return a.Injection < b.Injection
 }
 
-// reproduce is the command that runs the test again with the same fault.
-// It snapshots every call: a run by hand samples them, and the failed
-// call could be one it leaves out.
-func reproduce(ev *Evidence) string {
-	inject := ""
+// reproduce is the command that runs the test again with the same fault,
+// to paste into a shell in the module's directory. With the campaign's
+// header, it names the policy file and the atomicx binary by absolute
+// path and gives the campaign's build flags, so that it needs neither a
+// policy of the module's own nor atomicx on PATH. It snapshots every
+// call: a run by hand samples them, and the failed call could be one it
+// leaves out.
+func reproduce(ev *Evidence, h *campaign.Header) string {
+	var words []string
+	if h != nil && h.Policy != "" {
+		words = append(words, "ATOMICX_POLICY="+shellQuote(h.Policy))
+	}
 	if ev.Injection != "" {
-		inject = "ATOMICX_INJECT='" + ev.Injection + "' "
+		words = append(words, "ATOMICX_INJECT='"+ev.Injection+"'")
 	}
 	if ev.Mask != "" {
-		inject += "ATOMICX_MASK='" + ev.Mask + "' "
+		words = append(words, "ATOMICX_MASK='"+ev.Mask+"'")
 	}
-	inject += "ATOMICX_SNAPSHOTS=all "
+	words = append(words, "ATOMICX_SNAPSHOTS=all", "ATOMICX_LOG=$PWD/events.jsonl")
 	if ev.Exec != "" {
-		return fmt.Sprintf("%sATOMICX_LOG=events.jsonl ATOMICX_BINARY=%s %s", inject, ev.Binary, ev.Exec)
+		return strings.Join(append(words, "ATOMICX_BINARY="+shellQuote(ev.Binary), shellQuote(ev.Exec)), " ")
 	}
-	return fmt.Sprintf("%sATOMICX_LOG=events.jsonl go test -count=1 -toolexec atomicx -run '^%s$' %s",
-		inject, ev.Test, ev.Package)
+	atomicx := "atomicx"
+	var buildArgs []string
+	if h != nil {
+		atomicx, buildArgs = h.Atomicx, h.BuildArgs
+	}
+	words = append(words, "go", "test", "-count=1", "-toolexec", shellQuote(atomicx))
+	for _, a := range buildArgs {
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(append(words, "-run", "'^"+ev.Test+"$'", ev.Package), " ")
+}
+
+// atomicxReproduce is the atomicx reproduce command for a function's
+// evidence, "" without a campaign header.
+func atomicxReproduce(fn string, h *campaign.Header) string {
+	if h == nil || h.Atomicx == "" {
+		return ""
+	}
+	return ShellJoin([]string{h.Atomicx, "reproduce", "-journal", h.Journal, fn})
 }
 
 // typeVerdict is the verdict of a type from the counts of its methods'

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -32,7 +33,12 @@ const maxSourceLines = 400
 // the function declared there: from its doc comment to its closing brace,
 // or a few lines around the position when no declaration starts on its
 // line (a function literal, a file that no longer parses).
-func SourceFiles(locate Locator) SourceReader {
+func SourceFiles(locate Locator) SourceReader { return SourceFilesIn("", locate) }
+
+// SourceFilesIn is SourceFiles for a locate that gives paths relative to
+// root (the module's root, whatever the working directory): they are
+// read there and shown as they are.
+func SourceFilesIn(root string, locate Locator) SourceReader {
 	if locate == nil {
 		locate = func(pos string) string { return pos }
 	}
@@ -41,7 +47,11 @@ func SourceFiles(locate Locator) SourceReader {
 		if line == 0 {
 			return file, nil, 0, fmt.Errorf("position %q has no line", pos)
 		}
-		data, err := os.ReadFile(file)
+		read := file
+		if root != "" && !filepath.IsAbs(file) {
+			read = filepath.Join(root, file)
+		}
+		data, err := os.ReadFile(read)
 		if err != nil {
 			return file, nil, 0, err
 		}
@@ -166,6 +176,7 @@ func howFailed(e *Evidence) string {
 // The HTML page's data.
 type (
 	htmlPage struct {
+		Provenance    *Provenance
 		Summary       Summary
 		ExperimentsIn string // the experiments' summed time
 		Runs          string // the runs by kind, as on detect's stderr
@@ -231,6 +242,7 @@ var verdictClass = map[string]string{Pure: "pure", Dependent: "dependent", Atomi
 // and its few lines of script are inline.
 func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 	page := htmlPage{
+		Provenance:    r.Provenance,
 		Summary:       r.Summary,
 		ExperimentsIn: durationText(r.Summary.ExperimentsMs),
 		Runs:          runCounts(r.Summary),
@@ -348,7 +360,7 @@ const htmlSource = `<!DOCTYPE html>
 <head>
 <meta charset="utf-8"/>
 <meta name="viewport" content="width=device-width, initial-scale=1"/>
-<title>atomicx report</title>
+<title>atomicx report{{with .Provenance}}: {{.Module}}{{end}}</title>
 <style>
 body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 80em; padding: 0 1em; color: #222; }
 h1, h2, h3 { font-weight: 600; }
@@ -377,7 +389,10 @@ pre.src i { color: #999; font-style: normal; display: inline-block; width: 4em; 
 </style>
 </head>
 <body>
-<h1>atomicx report</h1>
+<h1>atomicx report{{with .Provenance}}: {{.Module}}{{end}}</h1>
+{{- with .Provenance}}
+<p class="provenance">atomicx {{.Atomicx}}, {{.Go}}: <code>{{.Command}}</code>{{if and .Dir (ne .Dir ".")}} in <code>{{.Dir}}</code>{{end}}, started {{.Date}}; journal <code>{{.Journal}}</code></p>
+{{- end}}
 <p>Functions that fail (return an error or panic) after changing what they could reach from their receiver and arguments are <em>non-atomic</em>.
 A non-atomic function is <em>pure</em> when it was the first non-atomic call along some failure's propagation (fix or mask it), and <em>dependent</em> when it is only non-atomic after a non-atomic callee (it becomes atomic when they are).</p>
 
@@ -455,8 +470,10 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 {{- if not $s.IsPure}}
 <p>Dependent: it becomes atomic once its non-atomic callees are.</p>
 {{- end}}
-<p>Reproduce:</p>
-<pre><code>{{.Reproduce}}</code></pre>
+<p>Reproduce (in the module's directory):</p>
+<pre><code>{{with .AtomicxReproduce}}{{.}}</code></pre>
+<p>or, by hand:</p>
+<pre><code>{{end}}{{.Reproduce}}</code></pre>
 {{- end}}
 {{- if .Lines}}
 <pre class="src">

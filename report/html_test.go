@@ -39,6 +39,13 @@ const fixtureJournal = `
 // fixtureReport classifies fixtureJournal.
 func fixtureReport(t *testing.T) *Report {
 	t.Helper()
+	problems := []campaign.Problem{{Path: "j/journal.jsonl", Line: 9, Err: errors.New("unexpected end of JSON input")}}
+	return Classify(fixtureRecords(t), problems)
+}
+
+// fixtureRecords are the records of fixtureJournal.
+func fixtureRecords(t *testing.T) []*campaign.Record {
+	t.Helper()
 	var recs []*campaign.Record
 	dec := json.NewDecoder(strings.NewReader(fixtureJournal))
 	for {
@@ -50,8 +57,7 @@ func fixtureReport(t *testing.T) *Report {
 		}
 		recs = append(recs, &r)
 	}
-	problems := []campaign.Problem{{Path: "j/journal.jsonl", Line: 9, Err: errors.New("unexpected end of JSON input")}}
-	return Classify(recs, problems)
+	return recs
 }
 
 // fixtureSource serves store.go's functions; parse.go is missing.

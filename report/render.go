@@ -42,6 +42,7 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 	if locate == nil {
 		locate = func(pos string) string { return pos }
 	}
+	writeProvenance(w, r.Provenance)
 	byVerdict := map[string][]*Function{}
 	for _, f := range r.Functions {
 		byVerdict[f.Verdict] = append(byVerdict[f.Verdict], f)
@@ -63,7 +64,7 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 			}
 			fmt.Fprintf(w, "%s: %s: %s\n", locate(f.Pos), shortName(f.Name), describe(f))
 			if f.Evidence != nil && f.Verdict == Pure {
-				fmt.Fprintf(w, "\treproduce: %s\n", f.Evidence.Reproduce)
+				writeReproduce(w, f.Evidence)
 			}
 		}
 		writeFolded(w, folded)
@@ -241,4 +242,15 @@ func paint(verdict string, color bool) string {
 	}
 	code := map[string]string{Pure: "1;31", Dependent: "33", Atomic: "32", Unknown: "2"}[verdict]
 	return "\033[" + code + "m" + verdict + "\033[0m"
+}
+
+// writeReproduce writes the commands that show a finding again: atomicx
+// reproduce when the journal says how the campaign ran, and the go test
+// line it runs.
+func writeReproduce(w io.Writer, e *Evidence) {
+	if e.AtomicxReproduce != "" {
+		fmt.Fprintf(w, "\treproduce: %s\n\tor: %s\n", e.AtomicxReproduce, e.Reproduce)
+		return
+	}
+	fmt.Fprintf(w, "\treproduce: %s\n", e.Reproduce)
 }

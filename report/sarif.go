@@ -48,12 +48,30 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool              sarifTool              `json:"tool"`
-		AutomationDetails sarifAutomationDetails `json:"automationDetails"`
-		Results           []sarifResult          `json:"results"`
+		Tool               sarifTool               `json:"tool"`
+		AutomationDetails  sarifAutomationDetails  `json:"automationDetails"`
+		Invocations        []sarifInvocation       `json:"invocations,omitempty"`
+		OriginalURIBaseIDs map[string]sarifURIBase `json:"originalUriBaseIds,omitempty"`
+		Results            []sarifResult           `json:"results"`
+		Properties         *sarifRunProps          `json:"properties,omitempty"`
 	}
 	sarifAutomationDetails struct {
 		ID string `json:"id"`
+	}
+	sarifInvocation struct {
+		CommandLine         string `json:"commandLine"`
+		StartTimeUTC        string `json:"startTimeUtc,omitempty"`
+		ExecutionSuccessful bool   `json:"executionSuccessful"`
+	}
+	sarifURIBase struct {
+		Description sarifText `json:"description"`
+	}
+	sarifRunProps struct {
+		AtomicxVersion string `json:"atomicxVersion"`
+		GoVersion      string `json:"goVersion"`
+		Module         string `json:"module"`
+		Dir            string `json:"dir"`
+		Journal        string `json:"journal"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -162,16 +180,29 @@ var sarifRules = []sarifRule{
 	},
 }
 
+// SourceRoot is a directory that SARIF locations are written relative to,
+// named by a uriBaseId: %SRCROOT% (the repository's root, which code
+// scanning resolves), the module cache, GOROOT.
+type SourceRoot struct {
+	ID          string // the uriBaseId
+	Dir         string // absolute; never written into the log
+	Description string // what the directory is, for originalUriBaseIds
+}
+
 // WriteSARIF writes the non-atomic functions of the report as a SARIF
 // 2.1.0 log that GitHub code scanning accepts: one result per function,
-// located at its declaration. locate maps import-path positions to paths
-// relative to the working directory, which should be the repository's
-// root; nil leaves positions as they are. opt names atomicx's version and
-// the run's category.
-func WriteSARIF(w io.Writer, r *Report, locate Locator, opt SARIFOptions) error {
+// located at its declaration. locate maps import-path positions to file
+// paths; nil leaves positions as they are. Without roots, a relative path
+// is taken as relative to %SRCROOT%. With roots, an absolute path is
+// written relative to the first root that holds it, and a position that
+// no root holds keeps its import-path form without a base: a SARIF log
+// never holds a path of the machine that wrote it. opt names atomicx's
+// version and the run's category.
+func WriteSARIF(w io.Writer, r *Report, locate Locator, opt SARIFOptions, roots ...SourceRoot) error {
 	if locate == nil {
 		locate = func(pos string) string { return pos }
 	}
+	used := map[string]sarifURIBase{}
 	results := []sarifResult{}
 	for _, f := range Findings(r) {
 		if f.Evidence == nil {
@@ -193,7 +224,7 @@ func WriteSARIF(w io.Writer, r *Report, locate Locator, opt SARIFOptions) error 
 			RuleIndex:           idx,
 			Level:               level,
 			Message:             sarifText{sarifMessage(f)},
-			Locations:           []sarifLocation{sarifLocate(f, locate)},
+			Locations:           []sarifLocation{sarifLocate(f, locate, roots, used)},
 			PartialFingerprints: map[string]string{SARIFFingerprint: f.Name},
 		})
 	}
@@ -219,6 +250,13 @@ func WriteSARIF(w io.Writer, r *Report, locate Locator, opt SARIFOptions) error 
 			Results:           results,
 		}},
 	}
+	if len(used) > 0 {
+		log.Runs[0].OriginalURIBaseIDs = used
+	}
+	if p := r.Provenance; p != nil {
+		log.Runs[0].Invocations = []sarifInvocation{{CommandLine: p.Command, StartTimeUTC: p.Date, ExecutionSuccessful: true}}
+		log.Runs[0].Properties = &sarifRunProps{AtomicxVersion: p.Atomicx, GoVersion: p.Go, Module: p.Module, Dir: p.Dir, Journal: p.Journal}
+	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // keep "->" arrows and shell redirections readable
@@ -242,16 +280,45 @@ func sarifMessage(f *Function) string {
 	if f.Verdict == Dependent {
 		b.WriteString("It becomes atomic once its non-atomic callees are.\n")
 	}
-	fmt.Fprintf(&b, "Reproduce: %s", e.Reproduce)
+	if e.AtomicxReproduce != "" {
+		fmt.Fprintf(&b, "Reproduce: %s\nor: %s", e.AtomicxReproduce, e.Reproduce)
+	} else {
+		fmt.Fprintf(&b, "Reproduce: %s", e.Reproduce)
+	}
 	return b.String()
 }
 
-// sarifLocate is the function's declaration: a path relative to the
-// source root when locate gives one, an absolute file URI otherwise.
-func sarifLocate(f *Function, locate Locator) sarifLocation {
+// sarifLocate is the function's declaration: a path relative to the root
+// that holds it; without roots, relative to %SRCROOT% when locate gives a
+// relative path, an absolute file URI otherwise. used collects the roots
+// the locations name.
+func sarifLocate(f *Function, locate Locator, roots []SourceRoot, used map[string]sarifURIBase) sarifLocation {
 	file, line, col := splitPos(locate(f.Pos))
 	art := sarifArtifactLocation{URI: uriPath(file), URIBaseID: "%SRCROOT%"}
-	if filepath.IsAbs(file) {
+	if len(roots) > 0 {
+		art = sarifArtifactLocation{URI: uriPath(file)}
+		if !filepath.IsAbs(file) {
+			file, _, _ = splitPos(f.Pos) // not located: the import-path form
+			art.URI = uriPath(file)
+		}
+		for _, root := range roots {
+			if !filepath.IsAbs(file) {
+				break
+			}
+			if root.Dir == "" {
+				continue
+			}
+			if rel := relTo(root.Dir, file); !filepath.IsAbs(rel) {
+				art = sarifArtifactLocation{URI: uriPath(rel), URIBaseID: root.ID}
+				used[root.ID] = sarifURIBase{Description: sarifText{root.Description}}
+				break
+			}
+		}
+		if filepath.IsAbs(file) && art.URIBaseID == "" {
+			file, _, _ = splitPos(f.Pos)
+			art.URI = uriPath(file)
+		}
+	} else if filepath.IsAbs(file) {
 		uri := uriPath(file)
 		if !strings.HasPrefix(uri, "/") {
 			uri = "/" + uri // a Windows drive letter

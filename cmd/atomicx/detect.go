@@ -12,7 +12,6 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
-	"path"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -106,6 +105,8 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Policy: pol,
 		Jobs: *jobs, Timeout: *timeout, MaxOccur: *maxOccur, EarlyStop: !*noStop, AllSnaps: *allSnaps,
 		Resume: *resume, BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, *execScript), Run: runRE,
+		Header: campaign.Header{Command: append([]string{"atomicx", "detect"}, args...), Version: version(),
+			Date: time.Now().UTC().Format(time.RFC3339)},
 	})
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
@@ -124,7 +125,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, ranLine(res))
 	}
 	rep := report.Classify(res.Records, res.Problems)
-	if err := writeReport(stdout, *outFile, rep, *format, wd, *category); err != nil {
+	if err := writeReport(stdout, stderr, *outFile, rep, *format, campaign.HeaderOf(res.Records), wd, *category); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
@@ -183,7 +184,11 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "%s\n", p)
 	}
-	if err := writeReport(stdout, *outFile, report.Classify(recs, problems), *format, wd, *category); err != nil {
+	hdr := campaign.HeaderOf(recs)
+	if hdr == nil {
+		fmt.Fprintf(stderr, "atomicx: warning: %s has no campaign header (an older atomicx wrote it): sources are looked up from this directory, and the reproduce lines need atomicx on PATH and the module's own policy\n", path)
+	}
+	if err := writeReport(stdout, stderr, *outFile, report.Classify(recs, problems), *format, hdr, wd, *category); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
@@ -229,24 +234,29 @@ func semanticVersion(v string) string {
 var reportFormats = map[string]bool{"text": true, "json": true, "html": true, "sarif": true}
 
 // writeReport renders the report to stdout, or to file when it is not "".
-// Positions are made relative to wd: for SARIF, run from the repository's
-// root so that code scanning finds the files. category is the SARIF run's.
-func writeReport(stdout io.Writer, file string, rep *report.Report, format, wd, category string) error {
+// Sources are found from where the campaign ran (its header), so that the
+// report is the same from any directory: positions relative to the
+// module's root, SARIF URIs relative to the repository's root. Without a
+// header (an older journal), from wd. A source it cannot find is a
+// warning on stderr. category is the SARIF run's.
+func writeReport(stdout, stderr io.Writer, file string, rep *report.Report, format string, hdr *campaign.Header, wd, category string) error {
 	w := stdout
 	var buf bytes.Buffer
 	if file != "" {
 		w = &buf
 	}
+	src := newSources(hdr, wd, rep)
+	src.warnMissing(stderr, rep)
 	var err error
 	switch format {
 	case "json":
 		err = report.WriteJSON(w, rep)
 	case "html":
-		err = report.WriteHTML(w, rep, report.SourceFiles(newLocator(wd, rep)))
+		err = report.WriteHTML(w, rep, report.SourceFilesIn(src.moduleRoot, src.display))
 	case "sarif":
-		err = report.WriteSARIF(w, rep, newLocator(wd, rep), sarifOptions(category))
+		err = report.WriteSARIF(w, rep, src.absolute, sarifOptions(category), src.roots()...)
 	default:
-		report.WriteText(w, rep, newLocator(wd, rep), isTerminal(w))
+		report.WriteText(w, rep, src.display, isTerminal(w))
 	}
 	if err != nil || file == "" {
 		return err
@@ -268,8 +278,8 @@ func defaultJournal(wd string, patterns []string) (string, error) {
 	return filepath.Join(cache, "atomicx", "campaigns", hex.EncodeToString(sum[:8])), nil
 }
 
-// campaignPolicy returns the policy file a campaign builds with: "" when
-// the go command finds one by itself; else a policy written into the
+// campaignPolicy returns the policy file a campaign builds with: the one
+// the go command would find by itself; else a policy written into the
 // campaign directory that detects in the named packages, not in their
 // dependencies.
 func campaignPolicy(wd, dir string, patterns, buildArgs []string) (string, error) {
@@ -281,7 +291,9 @@ func campaignPolicy(wd, dir string, patterns, buildArgs []string) (string, error
 		if _, err := policy.Load(found); err != nil {
 			return "", err
 		}
-		return "", nil
+		// Named explicitly, so that the journal records it and a
+		// reproduce line can name it.
+		return filepath.Abs(found)
 	}
 	args := append(append([]string{"list", "-f", "{{.ImportPath}}"}, buildArgs...), "--")
 	out, err := exec.Command("go", append(args, patterns...)...).Output()
@@ -299,43 +311,6 @@ func campaignPolicy(wd, dir string, patterns, buildArgs []string) (string, error
 	}
 	path := filepath.Join(dir, "atomicheck.toml")
 	return path, os.WriteFile(path, []byte(b.String()), 0o666)
-}
-
-// newLocator maps import-path positions to file paths relative to wd.
-func newLocator(wd string, rep *report.Report) report.Locator {
-	pkgs := map[string]bool{}
-	for _, f := range rep.Functions {
-		if f.Pos != "" {
-			pkgs[path.Dir(strings.SplitN(f.Pos, ":", 2)[0])] = true
-		}
-	}
-	dirs := map[string]string{}
-	if len(pkgs) > 0 {
-		args := []string{"list", "-e", "-f", "{{.ImportPath}}\t{{.Dir}}", "--"}
-		for p := range pkgs {
-			args = append(args, p)
-		}
-		cmd := exec.Command("go", args...)
-		cmd.Dir = wd
-		out, _ := cmd.Output()
-		for _, line := range strings.Split(string(bytes.TrimSpace(out)), "\n") {
-			if ip, d, ok := strings.Cut(line, "\t"); ok && d != "" {
-				dirs[ip] = d
-			}
-		}
-	}
-	return func(pos string) string {
-		file, rest, _ := strings.Cut(pos, ":")
-		d, ok := dirs[path.Dir(file)]
-		if !ok {
-			return pos
-		}
-		p := filepath.Join(d, path.Base(file))
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			p = r
-		}
-		return p + ":" + rest
-	}
 }
 
 func isTerminal(w io.Writer) bool {

@@ -27,6 +27,9 @@ Commands:
 	                            and report each function's verdict
 	report [-format f] [-o file] [journal]
 	                            report a campaign again from its journal
+	reproduce [-journal dir] function
+	                            run again the test and fault that showed a
+	                            function non-atomic, as its campaign did
 	policy check [packages]     show which packages the policy instruments, and how
 	policy suggest [report]     print the policy rules that mask the pure
 	                            non-atomic functions a campaign found
@@ -49,13 +52,21 @@ Detection campaigns:
 	-format text prints file:line:col lines; json writes a versioned
 	document; html writes one self-contained page with sortable tables and
 	the source of each non-atomic function; sarif writes a SARIF 2.1.0 log
-	for GitHub code scanning (run it from the repository's root, so that
-	paths are relative to it):
+	for GitHub code scanning. A report is the same from any directory:
+	sources are found where the campaign ran, positions are relative to the
+	module's root, and SARIF paths to the repository's root (%SRCROOT%):
 
 		atomicx detect -format sarif -o atomicx.sarif ./...
 		atomicx report -format html -o report.html
 
 	-o FILE writes the report to FILE instead of standard output.
+
+	Each non-atomic function comes with two commands to paste in the
+	module's directory: atomicx reproduce, which runs the test again with the
+	campaign's policy, build flags and atomicx binary and prints the
+	function's verdicts, and the go test line it runs:
+
+		atomicx reproduce -journal DIR 'example.com/m.(*T).M'
 
 	atomicx policy suggest [journal-or-report] reads a journal (or a report
 	written with -format json) and prints one [[rule]] with mode = "mask"
