@@ -114,11 +114,21 @@ func (c Call) Exit(done *bool, errp *error) {
 	// A masked call is rolled back: for the calls around it, it failed
 	// atomically.
 	v.masked = campaign.masks[c.site.ID] && c.snap != nil
-	v.chain, v.injected, v.first = joinChain(c.seq, v.verdict == "non-atomic" && !v.masked, err)
+	v.placeIn(c.seq, v.verdict == "non-atomic" && !v.masked)
 	writeVerdict(&v)
 	if v.masked && v.verdict == "non-atomic" {
 		c.snap.restore()
 	}
+}
+
+// placeIn places the failed call entered at seq in its failure chain, and
+// records where it ran (its goroutine and entry number), so that a reader
+// of the log can tell which failed calls ran inside which: on one
+// goroutine, a call entered after another and logged before it ran
+// inside it, whatever functions lie between them.
+func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
+	v.gid, v.seq = goroutineID(), seq
+	v.chain, v.injected, v.first = joinChainOn(v.gid, seq, nonAtomic, v.err)
 }
 
 // unsnapped says the campaign asked for no snapshot of this call.
@@ -158,7 +168,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 	}
 	if c.site.NoSnapshot != "" {
 		// Never snapshotted: say why, wherever a verdict is wanted.
-		v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
+		v.placeIn(c.seq, false)
 		if v.injected || campaign.targets == nil || slices.Contains(campaign.targets[c.site.ID], c.num) {
 			v.verdict, v.reason = "unknown", c.site.NoSnapshot
 			writeVerdict(v)
@@ -176,7 +186,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		writeVerdict(v)
 		return
 	}
-	v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
+	v.placeIn(c.seq, false)
 	if v.injected {
 		v.verdict, v.reason = "unknown", "not snapshotted"
 		writeVerdict(v)

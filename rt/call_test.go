@@ -681,3 +681,37 @@ func TestProblemEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictNesting checks that verdicts say where their calls ran, so
+// that a reader can tell which failed calls ran inside which: on one
+// goroutine, a call entered later and logged earlier ran inside.
+func TestVerdictNesting(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	campaign = campaignSettings{}
+	for i := range eeSites {
+		eeSites[i].calls.Store(0)
+		eeSites[i].targets.Store(nil)
+	}
+	v := &eeVec{size: 10, data: make([]int, 5)}
+	v.Push(1)   // Alloc fails inside Push
+	v.Alloc(20) // a later call, inside nothing
+	resetEventLog()
+	got := readEvents(t, logPath)
+	if len(got) != 3 {
+		t.Fatalf("%d events, want 3: %v", len(got), got)
+	}
+	inner, outer, later := got[0], got[1], got[2]
+	if inner["site"] != eeSites[0].ID || outer["site"] != eeSites[4].ID || later["site"] != eeSites[0].ID {
+		t.Fatalf("events %v, want Alloc, Push, Alloc", got)
+	}
+	for i, e := range got {
+		if g, _ := e["g"].(float64); g == 0 || g != inner["g"] {
+			t.Errorf("event %d: g = %v, want the goroutine of the first (%v)", i, e["g"], inner["g"])
+		}
+	}
+	seq := func(e map[string]any) float64 { n, _ := e["seq"].(float64); return n }
+	if !(seq(outer) > 0 && seq(inner) > seq(outer) && seq(later) > seq(inner)) {
+		t.Errorf("seq: Push %v, Alloc inside it %v, later Alloc %v; want increasing from Push", seq(outer), seq(inner), seq(later))
+	}
+}

@@ -54,10 +54,10 @@ const (
 	EnvSnapshotCalls = "ATOMICX_SNAPSHOT_CALLS"
 	// EnvMask names functions, by entry site ID ("SITE;SITE"), whose
 	// failed calls are rolled back to their snapshot as masking would,
-	// once their verdict is logged. A campaign replays a failure with the
-	// first non-atomic function of its propagation masked to tell whether
-	// the functions further out are non-atomic by themselves (pure) or
-	// only because of it (dependent).
+	// once their verdict is logged. A campaign replays a non-atomic
+	// failed call with the non-atomic functions that ran inside it masked
+	// to tell whether it is non-atomic by itself (pure) or only because
+	// of them (dependent).
 	EnvMask = "ATOMICX_MASK"
 )
 
