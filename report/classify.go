@@ -35,7 +35,7 @@ type Evidence struct {
 	Mask      string `json:"mask,omitempty"`      // functions rolled back in the replay that showed it (ATOMICX_MASK)
 	Reproduce string `json:"reproduce"`           // one command that shows it again
 
-	first bool // the first non-atomic call of its chain
+	first bool // the failed call was non-atomic by itself
 }
 
 // Function is what the campaign learnt about one function.
@@ -50,12 +50,21 @@ type Function struct {
 	InjectedFailures int `json:"injected_failures"` // propagating an injected fault
 	NonAtomic        int `json:"non_atomic"`        // failed calls that changed the graph
 	FirstInChain     int `json:"first_in_chain"`    // times it was the first non-atomic call of a failure's propagation
-	// PureWhenMasked counts rechecks in which it was still non-atomic
-	// with the non-atomic functions it called masked: non-atomic by
-	// itself, so pure although never first in a plain run.
+	// PureWhenMasked counts its non-atomic failed calls that were
+	// non-atomic by themselves: nothing non-atomic ran inside them, or
+	// they stayed non-atomic when replayed with the non-atomic functions
+	// that ran inside them masked. One makes the function pure.
 	PureWhenMasked int `json:"pure_when_masked"`
-	TooLarge       int `json:"too_large"`       // failed calls whose graph was over the snapshot budget
-	NotSnapshotted int `json:"not_snapshotted"` // failed calls the profile run did not foresee on the stack
+	// DependentWhenMasked counts its non-atomic failed calls that were
+	// atomic when replayed with the non-atomic functions that ran inside
+	// them masked.
+	DependentWhenMasked int `json:"dependent_when_masked"`
+	// PracticalRule, when set, says why its verdict rests on the practical
+	// rule (pure when it was the first non-atomic call of a failure's
+	// propagation, else dependent) rather than on replays.
+	PracticalRule  string `json:"practical_rule,omitempty"`
+	TooLarge       int    `json:"too_large"`       // failed calls whose graph was over the snapshot budget
+	NotSnapshotted int    `json:"not_snapshotted"` // failed calls the profile run did not foresee on the stack
 	// NoSnapshot counts failed calls that are never snapshotted because
 	// reading their graph could race with the program (the function takes
 	// a lock other than by the lock idiom); NoSnapshotReason says why.
@@ -71,7 +80,9 @@ type Function struct {
 	FalseNegatives int       `json:"false_negatives"`
 	Evidence       *Evidence `json:"evidence,omitempty"`
 
-	maskedEvidence *Evidence // the first recheck that found it pure
+	maskedEvidence *Evidence // the first replay that found it pure
+	// non-atomic failed calls that replays did not settle
+	overBound, noAnswer int
 }
 
 // Type is the verdict of a type, from those of its methods.
@@ -90,7 +101,7 @@ type Summary struct {
 	Tests         int   `json:"tests"`
 	ProfileRuns   int   `json:"profile_runs"`
 	NaturalRuns   int   `json:"natural_runs"` // reruns of a test to snapshot the failures its profile run saw
-	Rechecks      int   `json:"rechecks"`     // replays of a failure with its first non-atomic function masked
+	Rechecks      int   `json:"rechecks"`     // replays of a failure with the non-atomic functions that ran inside it masked
 	Experiments   int   `json:"experiments"`
 	Fired         int   `json:"fired"`    // experiments in which the armed fault was injected
 	Absorbed      int   `json:"absorbed"` // experiments ended early: the failure stopped propagating
@@ -124,6 +135,7 @@ type event struct {
 	Injected bool   `json:"injected"`
 	First    bool   `json:"first"`
 	Masked   bool   `json:"masked"`
+	Seq      uint64 `json:"seq"` // 0: the verdict does not say where its call ran
 }
 
 // Classify builds the report of a campaign's records.
@@ -133,6 +145,7 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		r.Problems = append(r.Problems, p.String())
 	}
 	pkgs, tests := map[string]bool{}, map[string]bool{}
+	blame := campaign.NewBlame(recs)
 	for _, rec := range recs {
 		pkgs[rec.Package] = true
 		tests[rec.Package+"\x00"+rec.Test] = true
@@ -143,13 +156,16 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			r.Summary.NaturalRuns++
 		case "recheck":
 			r.Summary.Rechecks++
-			r.addRecheck(rec)
-			continue
+			continue // read through blame
 		default:
 			r.countExperiment(rec)
 		}
+		asks := map[int]campaign.Failure{}
+		for _, f := range campaign.Failures(rec) {
+			asks[f.Event] = f
+		}
 		reached := map[string]bool{}
-		for _, raw := range rec.Events {
+		for i, raw := range rec.Events {
 			var e event
 			if json.Unmarshal(raw, &e) != nil || e.Func == "" {
 				continue
@@ -169,7 +185,11 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 					f.InjectionsInto++
 				}
 			case "verdict":
-				r.addVerdict(f, e, rec)
+				pure := false
+				if e.Verdict == "non-atomic" && !e.Masked {
+					pure = r.blame(f, e, rec, asks, i, blame)
+				}
+				r.addVerdict(f, e, rec, pure)
 			}
 		}
 	}
@@ -179,14 +199,20 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		if f.NonAtomic > 0 {
 			f.FalseNegatives = compared - f.NonAtomic
 		}
-		if f.FirstInChain == 0 && f.maskedEvidence != nil {
-			// Never first in a plain run: the replay is what shows it
-			// non-atomic by itself.
+		if f.maskedEvidence != nil && (f.Evidence == nil || !f.Evidence.first) {
+			// No call was non-atomic by itself in a plain run: the replay
+			// is what shows it.
 			f.Evidence = f.maskedEvidence
 		}
 		switch {
-		case f.NonAtomic > 0 && (f.FirstInChain > 0 || f.PureWhenMasked > 0):
+		case f.NonAtomic > 0 && f.PureWhenMasked > 0:
 			f.Verdict = Pure
+		case f.NonAtomic > 0 && f.overBound+f.noAnswer > 0:
+			f.Verdict = Dependent
+			if f.FirstInChain > 0 {
+				f.Verdict = Pure
+			}
+			f.PracticalRule = practicalRule(f)
 		case f.NonAtomic > 0:
 			f.Verdict = Dependent
 		case compared > 0:
@@ -199,28 +225,57 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	return r
 }
 
-// addRecheck reads a replay of a failure with non-atomic callees masked:
-// a function that is the first non-atomic call of the replay is pure.
-// Nothing else is counted again.
-func (r *Report) addRecheck(rec *campaign.Record) {
-	for _, raw := range rec.Events {
-		var e event
-		if json.Unmarshal(raw, &e) != nil || e.Event != "verdict" || e.Masked || !e.Injected || !e.First || e.Verdict != "non-atomic" {
-			continue
-		}
-		f := r.function(e.Func, e.Pos)
-		f.PureWhenMasked++
-		if f.maskedEvidence == nil {
-			f.maskedEvidence = newEvidence(e, rec)
-		}
+// blame settles whether the non-atomic failed call of f that the
+// verdict event e (the ith event of rec) reports was non-atomic by itself,
+// and reports whether it was (a replay that shows it becomes f's evidence
+// when no plain run does).
+func (r *Report) blame(f *Function, e event, rec *campaign.Record, asks map[int]campaign.Failure, i int, b *campaign.Blame) bool {
+	q, asked := asks[i]
+	switch {
+	case !asked && e.Seq != 0:
+		f.PureWhenMasked++ // nothing non-atomic ran inside it
+		return true
+	case !asked:
+		f.noAnswer++ // the verdict does not say where its call ran
+		return false
 	}
+	what, replay, at := b.Resolve(q)
+	switch what {
+	case campaign.OutcomePure:
+		f.PureWhenMasked++
+		if replay != nil && f.maskedEvidence == nil {
+			var re event
+			if json.Unmarshal(replay.Events[at], &re) == nil {
+				f.maskedEvidence = newEvidence(re, replay)
+			}
+		}
+	case campaign.OutcomeDependent:
+		f.DependentWhenMasked++
+	case campaign.OutcomeOverBound:
+		f.overBound++
+	default:
+		f.noAnswer++
+	}
+	return false
+}
+
+// practicalRule says why replays did not settle f's verdict.
+func practicalRule(f *Function) string {
+	var why []string
+	if f.overBound > 0 {
+		why = append(why, fmt.Sprintf("%d non-atomic failed calls had more than %d non-atomic functions inside them to mask", f.overBound, campaign.MaxMasks))
+	}
+	if f.noAnswer > 0 {
+		why = append(why, fmt.Sprintf("%d non-atomic failed calls were not made to fail again by a replay", f.noAnswer))
+	}
+	return strings.Join(why, "; ")
 }
 
 // newEvidence is the evidence that a verdict event of rec gives.
 func newEvidence(e event, rec *campaign.Record) *Evidence {
 	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Failure: e.Failure, Error: e.Error,
 		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: rec.Mask, first: e.First}
-	if rec.Kind == "experiment" || rec.Kind == "recheck" {
+	if (rec.Kind == "experiment" || rec.Kind == "recheck") && rec.Site != "" {
 		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
 	}
 	ev.Reproduce = reproduce(ev)
@@ -256,7 +311,9 @@ func (r *Report) function(name, pos string) *Function {
 	return f
 }
 
-func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
+// addVerdict counts a verdict event of rec; pure says that the failed
+// call was non-atomic by itself.
+func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record, pure bool) {
 	f.Failures++
 	if e.Injected {
 		f.InjectedFailures++
@@ -283,6 +340,7 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 			f.FirstInChain++
 		}
 		ev := newEvidence(e, rec)
+		ev.first = pure
 		if f.Evidence == nil || betterEvidence(ev, f.Evidence) {
 			f.Evidence = ev
 		}

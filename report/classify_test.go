@@ -113,3 +113,68 @@ func TestClassifyUnknownReasons(t *testing.T) {
 		}
 	}
 }
+
+// TestClassifyBlame checks pure and dependent by replays: a function is
+// dependent when its failed calls were atomic with the non-atomic
+// functions that ran inside them masked, whatever helper passed the error
+// on; when no replay settles it, the practical rule decides and the
+// report says why.
+func TestClassifyBlame(t *testing.T) {
+	v := func(fn, verdict string, seq int, first, masked bool) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"event": "verdict", "pid": 1, "site": fn + "#entry", "func": fn, "pos": "p/f.go:3:6",
+			"verdict": verdict, "failure": "error", "path": "x", "before": "0", "after": "1", "injected": true,
+			"first": first, "masked": masked, "g": 1, "seq": seq, "chain": 1})
+		return b
+	}
+	exp := func(occ uint64, events ...json.RawMessage) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.X#call:strconv.Atoi#1", Occurrence: occ, Fault: "error", Fired: true, Events: events}
+	}
+	replay := func(occ uint64, mask string, events ...json.RawMessage) *campaign.Record {
+		r := exp(occ, events...)
+		r.Kind, r.Mask = "recheck", mask
+		return r
+	}
+	recs := []*campaign.Record{
+		// Set changes the flag and fails inside parseLongArg; fail (a
+		// pass-through helper) starts a new chain, in which parseLongArg
+		// is first.
+		exp(1, v("p.Set", "non-atomic", 3, true, false), v("p.fail", "atomic", 4, false, false), v("p.parseLongArg", "non-atomic", 2, true, false)),
+		replay(1, "p.Set#entry", v("p.Set", "non-atomic", 3, true, true), v("p.fail", "atomic", 4, false, false), v("p.parseLongArg", "atomic", 2, false, false)),
+		// Load changes its own state after Read changed its: pure.
+		exp(2, v("p.Read", "non-atomic", 3, true, false), v("p.Load", "non-atomic", 2, false, false)),
+		replay(2, "p.Read#entry", v("p.Read", "non-atomic", 3, true, true), v("p.Load", "non-atomic", 2, true, false)),
+		// Deep has four non-atomic functions inside: over the bound.
+		exp(3, v("p.A", "non-atomic", 6, true, false), v("p.B", "non-atomic", 5, false, false), v("p.C", "non-atomic", 4, false, false),
+			v("p.D", "non-atomic", 3, false, false), v("p.Deep", "non-atomic", 2, false, false)),
+	}
+	r := Classify(recs, nil)
+	tests := []struct {
+		fn, verdict, practical string
+		pure, dependent        int
+	}{
+		{"p.Set", Pure, "", 1, 0},
+		{"p.parseLongArg", Dependent, "", 0, 1},
+		{"p.Read", Pure, "", 1, 0},
+		{"p.Load", Pure, "", 1, 0},
+		{"p.Deep", Dependent, "1 non-atomic failed calls had more than 3 non-atomic functions inside them to mask", 0, 0},
+		// C's replay (A and B masked) is not in the journal: no answer.
+		{"p.C", Dependent, "1 non-atomic failed calls were not made to fail again by a replay", 0, 0},
+	}
+	for _, tt := range tests {
+		f := r.Functions[tt.fn]
+		if f == nil {
+			t.Errorf("%s: not in the report", tt.fn)
+			continue
+		}
+		if f.Verdict != tt.verdict || f.PracticalRule != tt.practical || f.PureWhenMasked != tt.pure || f.DependentWhenMasked != tt.dependent {
+			t.Errorf("%s: %s (practical rule %q), pure calls %d, dependent calls %d; want %s (%q), %d, %d",
+				tt.fn, f.Verdict, f.PracticalRule, f.PureWhenMasked, f.DependentWhenMasked, tt.verdict, tt.practical, tt.pure, tt.dependent)
+		}
+	}
+	if ev := r.Functions["p.Load"].Evidence; ev == nil || ev.Mask != "p.Read#entry" {
+		t.Errorf("Load's evidence %+v, want the replay with Read masked", ev)
+	}
+	if ev := r.Functions["p.Set"].Evidence; ev == nil || ev.Mask != "" || ev.Injection != "error:1:p.X#call:strconv.Atoi#1" {
+		t.Errorf("Set's evidence %+v, want the plain experiment", ev)
+	}
+}

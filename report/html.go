@@ -342,7 +342,7 @@ pre.src i { color: #999; font-style: normal; display: inline-block; width: 4em; 
 <body>
 <h1>atomicx report</h1>
 <p>Functions that fail (return an error or panic) after changing what they could reach from their receiver and arguments are <em>non-atomic</em>.
-A non-atomic function is <em>pure</em> when it was the first non-atomic call along some failure's propagation (fix or mask it), and <em>dependent</em> when it is only non-atomic after a non-atomic callee (it becomes atomic when they are).</p>
+A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by itself: nothing non-atomic ran inside it, or it stayed non-atomic when replayed with the non-atomic functions that ran inside it masked (fix or mask it). It is <em>dependent</em> when every such replay made it atomic (it becomes atomic when its callees are).</p>
 
 <h2 id="summary">Summary</h2>
 <table>
@@ -402,7 +402,7 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 <dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code></dd>
 <dt>failure</dt><dd>{{$s.How}}{{if .Error}}: <code>{{.Error}}</code>{{end}}</dd>
 <dt>test</dt><dd><code>{{.Test}}</code> in <code>{{.Package}}</code></dd>
-<dt>failed calls</dt><dd>{{$s.NonAtomic}} of {{$s.Failures}} changed the graph; first non-atomic call of a failure's propagation: {{$s.FirstInChain}} times</dd>
+<dt>failed calls</dt><dd>{{$s.NonAtomic}} of {{$s.Failures}} changed the graph; non-atomic by itself: {{$s.PureWhenMasked}}, atomic with the non-atomic functions inside masked: {{$s.DependentWhenMasked}}{{if $s.PracticalRule}}; verdict by the practical rule: {{$s.PracticalRule}}{{end}}</dd>
 </dl>
 {{- if not $s.IsPure}}
 <p>Dependent: it becomes atomic once its non-atomic callees are.</p>

@@ -89,7 +89,10 @@ func describe(f *Function) string {
 			how += " with " + maskedNames(e.Mask) + " masked"
 		}
 		s := fmt.Sprintf("%s: %s: %s → %s (%d of %d failed calls; %s in %s)", f.Verdict, e.Path, e.Before, e.After, f.NonAtomic, f.Failures, how, e.Test)
-		if f.Verdict == Dependent {
+		switch {
+		case f.PracticalRule != "":
+			s += "; by the practical rule (" + f.PracticalRule + ")"
+		case f.Verdict == Dependent:
 			s += "; atomic once its non-atomic callees are"
 		}
 		return s
