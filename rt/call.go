@@ -21,6 +21,10 @@ type Call struct {
 	overBudget bool
 	seq        uint64 // order of entry among all calls
 	num        uint64 // which call of its function this is
+	// afterFault: entered after the armed fault fired, on its goroutine
+	// (see afterFaultWanted); its verdict is logged only when it fails
+	// with the injected failure.
+	afterFault bool
 }
 
 // callSeq numbers calls in the order they are entered. Failure chains use
@@ -37,14 +41,18 @@ var callSeq atomic.Uint64
 // Exit keeps its Call in the caller's frame, and the caller's slice of
 // roots stays on its stack.
 func Enter(s *Site, roots ...any) Call {
-	if config.logPath == "" || s.Ignored || campaign.beforeFault && injected.fired.Load() {
+	if config.logPath == "" || s.Ignored {
 		return Call{}
 	}
-	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1)}
+	after := campaign.beforeFault && injected.fired.Load()
+	if after && !afterFaultWanted() {
+		return Call{}
+	}
+	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1), afterFault: after}
 	if campaign.profile > 0 {
 		pushActive(s, c.num)
 	}
-	if !snapshotWanted(s, c.num) {
+	if !after && !snapshotWanted(s, c.num) {
 		return c // no snapshot, and not too large: see unsnapped
 	}
 	var start time.Time
@@ -99,6 +107,9 @@ func (c Call) Exit(done *bool, errp *error) {
 		return // a normal return: nothing to compare
 	}
 	v := verdictEvent{site: c.site, failure: failure, err: err}
+	if c.afterFault && !c.injectedFailure(&v) {
+		return // a natural failure: the profile run saw it
+	}
 	if c.unsnapped() {
 		c.exitUnsnapped(&v)
 		return
@@ -114,7 +125,9 @@ func (c Call) Exit(done *bool, errp *error) {
 	// A masked call is rolled back: for the calls around it, it failed
 	// atomically.
 	v.masked = campaign.masks[c.site.ID] && c.snap != nil
-	v.placeIn(c.seq, v.verdict == "non-atomic" && !v.masked)
+	if !v.placed() {
+		v.placeIn(c.seq, v.verdict == "non-atomic" && !v.masked)
+	}
 	writeVerdict(&v)
 	if v.masked && v.verdict == "non-atomic" {
 		c.snap.restore()
@@ -130,6 +143,40 @@ func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
 	v.gid, v.seq = goroutineID(), seq
 	v.chain, v.injected, v.first = joinChainOn(v.gid, seq, nonAtomic, v.err)
 }
+
+// injectedFailure places a failed call entered after the fault in its
+// chain, and reports whether the chain is the injected failure's. The
+// call has been compared already: a chain's first non-atomic call is
+// found when the call joins it.
+func (c *Call) injectedFailure(v *verdictEvent) bool {
+	nonAtomic := false
+	if c.snap != nil && !c.tooLarge {
+		_, equal := c.snap.firstDiff(c.roots, c.names)
+		nonAtomic = !equal && !campaign.masks[c.site.ID]
+	}
+	v.placeIn(c.seq, nonAtomic)
+	return v.injected
+}
+
+// placed says whether placeIn ran.
+func (v *verdictEvent) placed() bool { return v.seq != 0 }
+
+// afterFaultWanted says whether an experiment snapshots a call entered
+// after the armed fault fired: a call that the failure's propagation
+// makes (an error helper such as fail(err) or wrap(err)) runs inside the
+// calls that fail further out, and may change state itself. Only calls
+// of the fault's goroutine are, and at most maxAfterFault of them, which
+// bounds what a run that goes on after the failure costs.
+func afterFaultWanted() bool {
+	if afterFault.Load() >= maxAfterFault || goroutineID() != injected.gid {
+		return false
+	}
+	return afterFault.Add(1) <= maxAfterFault
+}
+
+const maxAfterFault = 256
+
+var afterFault atomic.Int32
 
 // unsnapped says the campaign asked for no snapshot of this call.
 func (c *Call) unsnapped() bool { return c.snap == nil && !c.tooLarge }
@@ -168,7 +215,9 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 	}
 	if c.site.NoSnapshot != "" {
 		// Never snapshotted: say why, wherever a verdict is wanted.
-		v.placeIn(c.seq, false)
+		if !v.placed() {
+			v.placeIn(c.seq, false)
+		}
 		if v.injected || campaign.targets == nil || slices.Contains(campaign.targets[c.site.ID], c.num) {
 			v.verdict, v.reason = "unknown", c.site.NoSnapshot
 			writeVerdict(v)
@@ -186,7 +235,9 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		writeVerdict(v)
 		return
 	}
-	v.placeIn(c.seq, false)
+	if !v.placed() {
+		v.placeIn(c.seq, false)
+	}
 	if v.injected {
 		v.verdict, v.reason = "unknown", "not snapshotted"
 		writeVerdict(v)

@@ -715,3 +715,92 @@ func TestVerdictNesting(t *testing.T) {
 		t.Errorf("seq: Push %v, Alloc inside it %v, later Alloc %v; want increasing from Push", seq(outer), seq(inner), seq(later))
 	}
 }
+
+// afLog passes a failure on through note, a helper that changes state.
+type afLog struct{ notes int }
+
+var afSites = [...]Site{
+	{ID: "github.com/atomicx/atomicx/rt.(*afLog).step#entry", Func: "github.com/atomicx/atomicx/rt.(*afLog).step", Pos: "rt/call_test.go:1:1", Roots: "l", Kind: EntrySite, Faults: FaultError},
+	{ID: "github.com/atomicx/atomicx/rt.(*afLog).note#entry", Func: "github.com/atomicx/atomicx/rt.(*afLog).note", Pos: "rt/call_test.go:2:1", Roots: "l,err", Kind: EntrySite, Faults: FaultError},
+	{ID: "github.com/atomicx/atomicx/rt.(*afLog).Run#entry", Func: "github.com/atomicx/atomicx/rt.(*afLog).Run", Pos: "rt/call_test.go:3:1", Roots: "l", Kind: EntrySite, Faults: FaultError},
+}
+
+func (l *afLog) step() (_atx_r0 error) {
+	var _atx_done bool
+	if Enabled() {
+		if e := Inject(&afSites[0]); e != nil {
+			_atx_r0 = e
+			return
+		}
+		defer Enter(&afSites[0], l).Exit(&_atx_done, &_atx_r0)
+	}
+	_atx_done = true
+	return
+}
+
+func (l *afLog) note(err error) (_atx_r0 error) {
+	var _atx_done bool
+	if Enabled() {
+		if e := Inject(&afSites[1]); e != nil {
+			_atx_r0 = e
+			return
+		}
+		defer Enter(&afSites[1], l, err).Exit(&_atx_done, &_atx_r0)
+	}
+	l.notes++
+	_atx_r0 = err
+	_atx_done = true
+	return
+}
+
+func (l *afLog) Run() (_atx_r0 error) {
+	var _atx_done bool
+	if Enabled() {
+		if e := Inject(&afSites[2]); e != nil {
+			_atx_r0 = e
+			return
+		}
+		defer Enter(&afSites[2], l).Exit(&_atx_done, &_atx_r0)
+	}
+	if err := l.step(); err != nil {
+		_atx_r0 = l.note(err)
+		_atx_done = true
+		return
+	}
+	_atx_done = true
+	return
+}
+
+// TestAfterFault checks that an experiment snapshots the calls that the
+// injected failure's propagation makes after the fault (an error helper
+// that changes state is non-atomic, inside its caller), and logs nothing
+// for a natural failure after it.
+func TestAfterFault(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, "error:1:"+afSites[0].ID))
+	var problem string
+	campaign, problem = parseCampaignSettings("", "", "before-fault", "1@"+afSites[2].ID, "")
+	if problem != "" {
+		t.Fatal(problem)
+	}
+	l := &afLog{}
+	if l.Run() == nil {
+		t.Fatal("no injected failure")
+	}
+	l.note(errors.New("natural, after the fault"))
+	resetEventLog()
+	got := readEvents(t, logPath)
+	if len(got) != 3 {
+		t.Fatalf("%d events, want inject, note, Run: %v", len(got), got)
+	}
+	note, run := got[1], got[2]
+	if note["site"] != afSites[1].ID || note["verdict"] != "non-atomic" || note["path"] != "l.notes" || note["injected"] != true {
+		t.Errorf("event 1 = %v, want note non-atomic at l.notes, injected", note)
+	}
+	if run["site"] != afSites[2].ID || run["verdict"] != "non-atomic" || run["injected"] != true {
+		t.Errorf("event 2 = %v, want Run non-atomic, injected", run)
+	}
+	if !(note["g"] == run["g"] && note["seq"].(float64) > run["seq"].(float64)) {
+		t.Errorf("note (g %v, seq %v) is not inside Run (g %v, seq %v)", note["g"], note["seq"], run["g"], run["seq"])
+	}
+}

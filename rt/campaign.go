@@ -37,6 +37,10 @@ const (
 	// part of the failure's propagation, and its own failures were
 	// already seen by the profile run. Most calls of a long test come
 	// after the fault; snapshotting them is most of an experiment's cost.
+	// The exception are calls that the propagation itself makes, such as
+	// an error helper (return f.fail(err)): the first few calls entered
+	// after the fault on its goroutine are snapshotted, and logged when
+	// they fail with the injected failure (see afterFaultWanted).
 	//
 	// Set to "none", calls are never snapshotted: a profile run uses it,
 	// and logs each failed call as a "fail" event (with its call number)
