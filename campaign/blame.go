@@ -39,7 +39,14 @@ type Failure struct {
 	// OverBound: more functions ran non-atomic inside it than a replay
 	// may mask; Question.Mask is then empty and nothing is replayed.
 	OverBound bool
+	// Unsettled: a call of another function failed inside it before the
+	// run's fault fired, and was not snapshotted: whether it was
+	// non-atomic is not known, so nothing is replayed.
+	Unsettled bool
 }
+
+// reasonBeforeFault is rt.ReasonBeforeFault.
+const reasonBeforeFault = "not snapshotted: failed before the fault"
 
 // verdictCall is what the nesting of failed calls needs of a verdict.
 type verdictCall struct {
@@ -49,6 +56,7 @@ type verdictCall struct {
 	masked      bool
 	pid, g, seq uint64
 	placed      bool // g and seq are known
+	beforeFault bool // failed before the fault, not snapshotted
 }
 
 // Failures lists the failed calls of rec that ask a question: its
@@ -65,7 +73,7 @@ func Failures(rec *Record) []Failure {
 			continue
 		}
 		calls = append(calls, &verdictCall{event: i, site: v.Site, nonAtomic: v.Verdict == "non-atomic",
-			masked: v.Masked, pid: v.Pid, g: v.G, seq: v.Seq, placed: v.Seq != 0})
+			masked: v.Masked, pid: v.Pid, g: v.G, seq: v.Seq, placed: v.Seq != 0, beforeFault: v.Reason == reasonBeforeFault})
 	}
 	var masks []string
 	if rec.Mask != "" {
@@ -77,11 +85,21 @@ func Failures(rec *Record) []Failure {
 			continue
 		}
 		inside := map[string]bool{}
+		unsettled := false
 		for _, in := range calls[:j] {
-			if in.placed && in.nonAtomic && !in.masked && in.site != outer.site &&
-				in.pid == outer.pid && in.g == outer.g && in.seq > outer.seq {
-				inside[in.site] = true
+			if !in.placed || in.masked || in.site == outer.site || in.pid != outer.pid || in.g != outer.g || in.seq <= outer.seq {
+				continue
 			}
+			switch {
+			case in.nonAtomic:
+				inside[in.site] = true
+			case in.beforeFault:
+				unsettled = true
+			}
+		}
+		if unsettled {
+			out = append(out, Failure{Event: outer.event, Question: Question{Site: outer.site}, Unsettled: true})
+			continue
 		}
 		if len(inside) == 0 {
 			continue
@@ -125,7 +143,7 @@ func replaysOf(recs []*Record, asked map[Question]bool) []*Record {
 			continue
 		}
 		for _, f := range Failures(r) {
-			if f.OverBound || asked[f.Question] {
+			if f.OverBound || f.Unsettled || asked[f.Question] {
 				continue
 			}
 			asked[f.Question] = true
@@ -145,6 +163,7 @@ const (
 	OutcomeDependent = "dependent"  // atomic once the functions inside were masked
 	OutcomeOverBound = "over bound" // a replay would have had to mask more than MaxMasks functions
 	OutcomeNoAnswer  = "no answer"  // no replay made the function fail (not run yet, or the masks changed the run's path)
+	OutcomeUnsettled = "unsettled"  // a call failed inside it before the fault, not snapshotted
 )
 
 // Blame answers questions from the replays of a campaign.
@@ -175,8 +194,11 @@ func NewBlame(recs []*Record) *Blame {
 // question. For OutcomePure found by a replay, it also returns that
 // replay and the index of the function's verdict in its events.
 func (b *Blame) Resolve(f Failure) (what string, rec *Record, event int) {
-	if f.OverBound {
+	switch {
+	case f.OverBound:
 		return OutcomeOverBound, nil, 0
+	case f.Unsettled:
+		return OutcomeUnsettled, nil, 0
 	}
 	o := b.resolve(f.Question)
 	return o.what, o.rec, o.event
@@ -230,7 +252,7 @@ func (b *Blame) resolveReplays(q Question) outcome {
 		switch what {
 		case OutcomePure:
 			return outcome{what: what, rec: rec, event: event}
-		case OutcomeOverBound, OutcomeNoAnswer:
+		case OutcomeOverBound, OutcomeNoAnswer, OutcomeUnsettled:
 			worst = what
 		}
 	}

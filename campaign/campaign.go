@@ -431,6 +431,7 @@ type event struct {
 	Call uint64 `json:"call"`
 	// verdict
 	Verdict  string `json:"verdict"`
+	Reason   string `json:"reason"`
 	Chain    uint64 `json:"chain"`
 	Injected bool   `json:"injected"`
 	Masked   bool   `json:"masked"`

@@ -69,6 +69,13 @@ func TestFailures(t *testing.T) {
 				"3:p.B#entry:p.C#entry;p.D#entry;p.E#entry", "4:p.A#entry:over bound"},
 		},
 		{
+			name: "a call that failed inside before the fault, not snapshotted: unsettled",
+			events: []json.RawMessage{
+				json.RawMessage(`{"event":"verdict","pid":1,"site":"p.Set#entry","verdict":"unknown","reason":"not snapshotted: failed before the fault","g":1,"seq":2}`),
+				v("p.Parse#entry", "non-atomic", 1, 1, false)},
+			want: []string{"1:p.Parse#entry:unsettled"},
+		},
+		{
 			name:   "a verdict that does not say where it ran (an older runtime) asks nothing",
 			events: []json.RawMessage{v("p.Set#entry", "non-atomic", 0, 0, false), v("p.Parse#entry", "non-atomic", 0, 0, false)},
 		},
@@ -83,8 +90,11 @@ func TestFailures(t *testing.T) {
 			var got []string
 			for _, f := range Failures(&rec) {
 				m := f.Mask
-				if f.OverBound {
+				switch {
+				case f.OverBound:
 					m = "over bound"
+				case f.Unsettled:
+					m = "unsettled"
 				}
 				got = append(got, fmt.Sprintf("%d:%s:%s", f.Event, f.Site, m))
 			}

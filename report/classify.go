@@ -82,7 +82,7 @@ type Function struct {
 
 	maskedEvidence *Evidence // the first replay that found it pure
 	// non-atomic failed calls that replays did not settle
-	overBound, noAnswer int
+	overBound, noAnswer, unsettled int
 }
 
 // Type is the verdict of a type, from those of its methods.
@@ -173,6 +173,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			if e.Event != "reach" && e.Event != "inject" && e.Event != "verdict" {
 				continue // absorbed, fail, problem: about runs, not functions
 			}
+			if e.Reason == reasonBeforeFault {
+				continue // a natural failure that the profile run saw; only blame reads it
+			}
 			f := r.function(e.Func, e.Pos)
 			switch e.Event {
 			case "reach":
@@ -207,7 +210,7 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		switch {
 		case f.NonAtomic > 0 && f.PureWhenMasked > 0:
 			f.Verdict = Pure
-		case f.NonAtomic > 0 && f.overBound+f.noAnswer > 0:
+		case f.NonAtomic > 0 && f.DependentWhenMasked == 0 && f.overBound+f.noAnswer+f.unsettled > 0:
 			f.Verdict = Dependent
 			if f.FirstInChain > 0 {
 				f.Verdict = Pure
@@ -253,11 +256,16 @@ func (r *Report) blame(f *Function, e event, rec *campaign.Record, asks map[int]
 		f.DependentWhenMasked++
 	case campaign.OutcomeOverBound:
 		f.overBound++
+	case campaign.OutcomeUnsettled:
+		f.unsettled++
 	default:
 		f.noAnswer++
 	}
 	return false
 }
+
+// reasonBeforeFault is rt.ReasonBeforeFault.
+const reasonBeforeFault = "not snapshotted: failed before the fault"
 
 // practicalRule says why replays did not settle f's verdict.
 func practicalRule(f *Function) string {
@@ -267,6 +275,9 @@ func practicalRule(f *Function) string {
 	}
 	if f.noAnswer > 0 {
 		why = append(why, fmt.Sprintf("%d non-atomic failed calls were not made to fail again by a replay", f.noAnswer))
+	}
+	if f.unsettled > 0 {
+		why = append(why, fmt.Sprintf("%d non-atomic failed calls had a call fail inside them before the fault, not snapshotted", f.unsettled))
 	}
 	return strings.Join(why, "; ")
 }

@@ -143,6 +143,10 @@ func TestClassifyBlame(t *testing.T) {
 		// Load changes its own state after Read changed its: pure.
 		exp(2, v("p.Read", "non-atomic", 3, true, false), v("p.Load", "non-atomic", 2, false, false)),
 		replay(2, "p.Read#entry", v("p.Read", "non-atomic", 3, true, true), v("p.Load", "non-atomic", 2, true, false)),
+		// A Set call that failed before the fault, not snapshotted: this
+		// call of parseLongArg is unsettled, and the one above decides.
+		exp(4, json.RawMessage(`{"event":"verdict","pid":1,"site":"p.Set#entry","func":"p.Set","verdict":"unknown","reason":"not snapshotted: failed before the fault","g":1,"seq":3}`),
+			v("p.parseLongArg", "non-atomic", 2, true, false)),
 		// Deep has four non-atomic functions inside: over the bound.
 		exp(3, v("p.A", "non-atomic", 6, true, false), v("p.B", "non-atomic", 5, false, false), v("p.C", "non-atomic", 4, false, false),
 			v("p.D", "non-atomic", 3, false, false), v("p.Deep", "non-atomic", 2, false, false)),

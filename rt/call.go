@@ -238,11 +238,23 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 	if !v.placed() {
 		v.placeIn(c.seq, false)
 	}
-	if v.injected {
+	switch {
+	case v.injected:
 		v.verdict, v.reason = "unknown", "not snapshotted"
+		writeVerdict(v)
+	case campaign.beforeFault && !injected.fired.Load():
+		// A natural failure before the fault, seen by the profile run
+		// already. Logged all the same: it may have run inside a call
+		// that the injected failure goes through, and a reader that asks
+		// what failed inside that call must know.
+		v.verdict, v.reason = "unknown", ReasonBeforeFault
 		writeVerdict(v)
 	}
 }
+
+// ReasonBeforeFault is the reason of the verdict of a call that failed,
+// not snapshotted, before an experiment's fault fired.
+const ReasonBeforeFault = "not snapshotted: failed before the fault"
 
 // unwinding reports whether the caller of Exit runs because the goroutine
 // panics or exits (runtime.gopanic or runtime.Goexit is running deferred

@@ -774,7 +774,8 @@ func (l *afLog) Run() (_atx_r0 error) {
 // TestAfterFault checks that an experiment snapshots the calls that the
 // injected failure's propagation makes after the fault (an error helper
 // that changes state is non-atomic, inside its caller), and logs nothing
-// for a natural failure after it.
+// for a natural failure after it; a natural failure before the fault,
+// not snapshotted, is logged as such.
 func TestAfterFault(t *testing.T) {
 	logPath := filepath.Join(t.TempDir(), "events.jsonl")
 	useSettings(t, parseSettings(logPath, "error:1:"+afSites[0].ID))
@@ -784,16 +785,20 @@ func TestAfterFault(t *testing.T) {
 		t.Fatal(problem)
 	}
 	l := &afLog{}
+	l.note(errors.New("natural, before the fault"))
 	if l.Run() == nil {
 		t.Fatal("no injected failure")
 	}
 	l.note(errors.New("natural, after the fault"))
 	resetEventLog()
 	got := readEvents(t, logPath)
-	if len(got) != 3 {
-		t.Fatalf("%d events, want inject, note, Run: %v", len(got), got)
+	if len(got) != 4 {
+		t.Fatalf("%d events, want note, inject, note, Run: %v", len(got), got)
 	}
-	note, run := got[1], got[2]
+	if got[0]["site"] != afSites[1].ID || got[0]["verdict"] != "unknown" || got[0]["reason"] != ReasonBeforeFault || got[0]["seq"] == nil {
+		t.Errorf("event 0 = %v, want note unknown: %s, with where it ran", got[0], ReasonBeforeFault)
+	}
+	note, run := got[2], got[3]
 	if note["site"] != afSites[1].ID || note["verdict"] != "non-atomic" || note["path"] != "l.notes" || note["injected"] != true {
 		t.Errorf("event 1 = %v, want note non-atomic at l.notes, injected", note)
 	}
