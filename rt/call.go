@@ -51,6 +51,9 @@ func Enter(s *Site, roots ...any) Call {
 	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1), afterFault: after}
 	if campaign.profile > 0 {
 		pushActive(s, c.num)
+		if c.num == 1 && s.Faults == 0 {
+			writeEnter(s)
+		}
 	}
 	if !after && !snapshotWanted(s, c.num) {
 		return c // no snapshot, and not too large: see unsnapped

@@ -809,3 +809,36 @@ func TestAfterFault(t *testing.T) {
 		t.Errorf("note (g %v, seq %v) is not inside Run (g %v, seq %v)", note["g"], note["seq"], run["g"], run["seq"])
 	}
 }
+
+// TestEnterEvent checks that a profile run logs the first call of a
+// function whose entry no fault can make fail, once, and nothing of the
+// others.
+func TestEnterEvent(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	var problem string
+	campaign, problem = parseCampaignSettings("1", "", "none", "", "")
+	if problem != "" {
+		t.Fatal(problem)
+	}
+	config.enabled = true
+	afSites[0].Faults = 0
+	t.Cleanup(func() { afSites[0].Faults = FaultError })
+	for i := range afSites {
+		afSites[i].calls.Store(0)
+		afSites[i].hits.Store(0)
+	}
+	l := &afLog{}
+	l.Run()
+	l.Run()
+	resetEventLog()
+	var enters []map[string]any
+	for _, e := range readEvents(t, logPath) {
+		if e["event"] == "enter" {
+			enters = append(enters, e)
+		}
+	}
+	if len(enters) != 1 || enters[0]["site"] != afSites[0].ID || enters[0]["func"] != afSites[0].Func || enters[0]["pos"] != afSites[0].Pos {
+		t.Errorf("enter events %v, want one, of step", enters)
+	}
+}

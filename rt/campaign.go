@@ -170,6 +170,14 @@ func (c *Call) checkAbsorbed() {
 	os.Exit(0)
 }
 
+// writeEnter logs, in a profile run, the first call of a function whose
+// entry is not an injection point (no error result, and no panics
+// injected): a function that no fault can make fail at its entry, which a
+// report tells apart from one no experiment made fail.
+func writeEnter(s *Site) {
+	writeLine(event("enter").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).end())
+}
+
 func writeReach(s *Site, occurrence uint64, stack string) {
 	e := event("reach").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).
 		num("occurrence", occurrence).num("faults", uint64(s.Faults))
