@@ -16,8 +16,20 @@ const (
 	Pure      = "pure non-atomic"
 	Dependent = "dependent non-atomic"
 	Atomic    = "atomic"
-	Unknown   = "unknown" // never seen failing, or only with graphs over budget or not snapshotted
+	Unknown   = "unknown" // no failed call compared: see the kinds below
 )
+
+// Kinds of unknown verdicts (Function.UnknownKind).
+const (
+	CannotFail     = "cannot fail"      // no error result, and panics are not injected into it
+	NotMadeToFail  = "not made to fail" // reached, but no failed call of it was seen
+	NotSnapshotted = "not snapshotted"  // its failed calls were not snapshotted
+	OverBudget     = "over budget"      // its failed calls' graphs were over the snapshot budget
+)
+
+// UnknownKinds lists the kinds of unknown verdicts in the order reports
+// show them.
+var UnknownKinds = []string{CannotFail, NotMadeToFail, NotSnapshotted, OverBudget}
 
 // Evidence is one failed call that shows a function non-atomic: the first
 // path that differs, and how to make it happen again.
@@ -43,6 +55,11 @@ type Function struct {
 	Name    string `json:"-"`   // runtime.Func.Name() form
 	Pos     string `json:"pos"` // import path/file.go:line:col
 	Verdict string `json:"verdict"`
+	// UnknownKind says, for an unknown verdict, which kind of unknown it
+	// is: CannotFail, NotMadeToFail, NotSnapshotted or OverBudget.
+	UnknownKind string `json:"unknown_kind,omitempty"`
+	// UnknownReason says, for NotMadeToFail, why no injection made it fail.
+	UnknownReason string `json:"unknown_reason,omitempty"`
 
 	Reached          int `json:"reached"`           // profile runs that reached its entry
 	Failures         int `json:"failures"`          // failed calls seen
@@ -83,6 +100,10 @@ type Function struct {
 	maskedEvidence *Evidence // the first replay that found it pure
 	// non-atomic failed calls that replays did not settle
 	overBound, noAnswer, unsettled int
+
+	// Its entry is an injection point (canFail), or it was logged as a
+	// function whose entry is none (enterOnly).
+	canFail, enterOnly bool
 }
 
 // Type is the verdict of a type, from those of its methods.
@@ -108,6 +129,8 @@ type Summary struct {
 	Timeouts      int   `json:"timeouts"`
 	Crashed       int   `json:"crashed"` // experiments whose test binary failed (an injected panic included)
 	ExperimentsMs int64 `json:"experiments_ms"`
+	// UnknownKinds counts the functions of each kind of unknown verdict.
+	UnknownKinds map[string]int `json:"unknown_kinds,omitempty"`
 }
 
 // Report is the classification of a campaign.
@@ -120,22 +143,25 @@ type Report struct {
 
 // event is the part of the runtime's events the report reads.
 type event struct {
-	Event    string `json:"event"`
-	Kind     string `json:"kind"` // of an injection point: entry or call
-	Site     string `json:"site"`
-	Func     string `json:"func"`
-	Pos      string `json:"pos"`
-	Verdict  string `json:"verdict"`
-	Reason   string `json:"reason"`
-	Failure  string `json:"failure"`
-	Path     string `json:"path"`
-	Before   string `json:"before"`
-	After    string `json:"after"`
-	Error    string `json:"error"`
-	Injected bool   `json:"injected"`
-	First    bool   `json:"first"`
-	Masked   bool   `json:"masked"`
-	Seq      uint64 `json:"seq"` // 0: the verdict does not say where its call ran
+	Event      string `json:"event"`
+	Kind       string `json:"kind"` // of an injection point: entry or call
+	Site       string `json:"site"`
+	Func       string `json:"func"`
+	Pos        string `json:"pos"`
+	Verdict    string `json:"verdict"`
+	Reason     string `json:"reason"`
+	Failure    string `json:"failure"`
+	Path       string `json:"path"`
+	Before     string `json:"before"`
+	After      string `json:"after"`
+	Error      string `json:"error"`
+	Injected   bool   `json:"injected"`
+	First      bool   `json:"first"`
+	Masked     bool   `json:"masked"`
+	Seq        uint64 `json:"seq"`        // 0: the verdict does not say where its call ran
+	Faults     uint64 `json:"faults"`     // of a reach event
+	Occurrence uint64 `json:"occurrence"` // of a reach event
+	Stack      string `json:"stack"`      // of a reach event: calls in progress, "N@SITE;..."
 }
 
 // Classify builds the report of a campaign's records.
@@ -146,6 +172,7 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	}
 	pkgs, tests := map[string]bool{}, map[string]bool{}
 	blame := campaign.NewBlame(recs)
+	inside := r.pointsInside(recs)
 	for _, rec := range recs {
 		pkgs[rec.Package] = true
 		tests[rec.Package+"\x00"+rec.Test] = true
@@ -170,7 +197,7 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			if json.Unmarshal(raw, &e) != nil || e.Func == "" {
 				continue
 			}
-			if e.Event != "reach" && e.Event != "inject" && e.Event != "verdict" {
+			if e.Event != "reach" && e.Event != "enter" && e.Event != "inject" && e.Event != "verdict" {
 				continue // absorbed, fail, problem: about runs, not functions
 			}
 			if e.Reason == reasonBeforeFault {
@@ -178,10 +205,15 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			}
 			f := r.function(e.Func, e.Pos)
 			switch e.Event {
-			case "reach":
+			case "reach", "enter":
 				if rec.Kind == "profile" && !reached[e.Func] {
 					reached[e.Func] = true
 					f.Reached++
+				}
+				if e.Event == "enter" {
+					f.enterOnly = true
+				} else if e.Site == e.Func+"#entry" && e.Faults != 0 {
+					f.canFail = true
 				}
 			case "inject":
 				if e.Kind == "entry" {
@@ -222,10 +254,94 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			f.Verdict = Atomic
 		default:
 			f.Verdict = Unknown
+			f.UnknownKind, f.UnknownReason = unknownKind(f, inside[f.Name])
+			if r.Summary.UnknownKinds == nil {
+				r.Summary.UnknownKinds = map[string]int{}
+			}
+			r.Summary.UnknownKinds[f.UnknownKind]++
 		}
 	}
 	r.classifyTypes()
 	return r
+}
+
+// injection counts, for a function, the points reached with a call of it
+// on the stack, and the experiments that armed one of them.
+type injection struct{ points, armed, fired int }
+
+// pointsInside reads the profile runs' reach events (the calls on the
+// stack at each point) and the experiments: which points could make each
+// function fail, and whether experiments armed and fired them.
+func (r *Report) pointsInside(recs []*campaign.Record) map[string]*injection {
+	out := map[string]*injection{}
+	stacks := map[string][]string{} // package, test, site, occurrence → functions on the stack
+	get := func(fn string) *injection {
+		if out[fn] == nil {
+			out[fn] = &injection{}
+		}
+		return out[fn]
+	}
+	for _, rec := range recs {
+		if rec.Kind != "profile" {
+			continue
+		}
+		for _, raw := range rec.Events {
+			var e event
+			if json.Unmarshal(raw, &e) != nil || e.Event != "reach" || e.Stack == "" {
+				continue
+			}
+			var fns []string
+			seen := map[string]bool{}
+			for _, call := range strings.Split(e.Stack, ";") {
+				_, site, _ := strings.Cut(call, "@")
+				fn, ok := strings.CutSuffix(site, "#entry")
+				if ok && !seen[fn] {
+					seen[fn] = true
+					fns = append(fns, fn)
+					get(fn).points++
+				}
+			}
+			stacks[fmt.Sprintf("%s\x00%s\x00%s\x00%d", rec.Package, rec.Test, e.Site, e.Occurrence)] = fns
+		}
+	}
+	for _, rec := range recs {
+		if rec.Kind != "experiment" {
+			continue
+		}
+		for _, fn := range stacks[fmt.Sprintf("%s\x00%s\x00%s\x00%d", rec.Package, rec.Test, rec.Site, rec.Occurrence)] {
+			in := get(fn)
+			in.armed++
+			if rec.Fired {
+				in.fired++
+			}
+		}
+	}
+	return out
+}
+
+// unknownKind says which kind of unknown f's verdict is, and for
+// NotMadeToFail, why.
+func unknownKind(f *Function, in *injection) (kind, reason string) {
+	switch {
+	case f.Failures > 0 && f.TooLarge >= f.NotSnapshotted+f.NoSnapshot:
+		return OverBudget, ""
+	case f.Failures > 0:
+		return NotSnapshotted, ""
+	case f.enterOnly && !f.canFail:
+		return CannotFail, ""
+	}
+	if in == nil {
+		in = &injection{}
+	}
+	switch {
+	case in.points == 0:
+		return NotMadeToFail, "no injection point was reached while a call of it was running"
+	case in.armed == 0:
+		return NotMadeToFail, fmt.Sprintf("%d injection points were reached inside it, but no experiment armed one (the tests that reach them fail without a fault, or were not run)", in.points)
+	case in.fired == 0:
+		return NotMadeToFail, fmt.Sprintf("%d experiments armed a point inside it, but the fault never fired (the runs took another path than the profile run)", in.armed)
+	}
+	return NotMadeToFail, fmt.Sprintf("%d faults fired inside it; it handled every one without failing", in.fired)
 }
 
 // blame settles whether the non-atomic failed call of f that the

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
@@ -91,12 +92,12 @@ func TestClassifyUnknownReasons(t *testing.T) {
 	tests := []struct {
 		fn                                   string
 		tooLarge, notSnapshotted, noSnapshot int
-		text                                 string
+		kind, text                           string
 	}{
-		{"p.Locked", 0, 0, 2, "unknown: " + locked + " (2 failed calls)"},
-		{"p.Mixed", 1, 1, 1, "unknown: 3 failed calls, 1 over the snapshot budget, 1 not snapshotted (the run took another path than its profile run), 1 never snapshotted: " + locked},
-		{"p.Sampled", 0, 1, 0, "unknown: 1 failed calls, 0 over the snapshot budget, 1 not snapshotted (the run took another path than its profile run)"},
-		{"p.Big", 1, 0, 0, "unknown: 1 failed calls, every graph over the snapshot budget"},
+		{"p.Locked", 0, 0, 2, NotSnapshotted, "unknown (not snapshotted): " + locked + " (2 failed calls)"},
+		{"p.Mixed", 1, 1, 1, NotSnapshotted, "unknown (not snapshotted): 3 failed calls, 1 over the snapshot budget, 1 not snapshotted (the run took another path than its profile run), 1 never snapshotted: " + locked},
+		{"p.Sampled", 0, 1, 0, NotSnapshotted, "unknown (not snapshotted): 1 failed calls, 0 over the snapshot budget, 1 not snapshotted (the run took another path than its profile run)"},
+		{"p.Big", 1, 0, 0, OverBudget, "unknown (over budget): 1 failed calls, every graph over the snapshot budget"},
 	}
 	for _, tt := range tests {
 		f := r.Functions[tt.fn]
@@ -107,6 +108,9 @@ func TestClassifyUnknownReasons(t *testing.T) {
 		if f.Verdict != Unknown || f.TooLarge != tt.tooLarge || f.NotSnapshotted != tt.notSnapshotted || f.NoSnapshot != tt.noSnapshot {
 			t.Errorf("%s: verdict %s, too large %d, not snapshotted %d, never snapshotted %d; want unknown, %d, %d, %d",
 				tt.fn, f.Verdict, f.TooLarge, f.NotSnapshotted, f.NoSnapshot, tt.tooLarge, tt.notSnapshotted, tt.noSnapshot)
+		}
+		if f.UnknownKind != tt.kind {
+			t.Errorf("%s: kind %q, want %q", tt.fn, f.UnknownKind, tt.kind)
 		}
 		if got := describe(f); got != tt.text {
 			t.Errorf("%s: describe = %q\nwant %q", tt.fn, got, tt.text)
@@ -180,5 +184,68 @@ func TestClassifyBlame(t *testing.T) {
 	}
 	if ev := r.Functions["p.Set"].Evidence; ev == nil || ev.Mask != "" || ev.Injection != "error:1:p.X#call:strconv.Atoi#1" {
 		t.Errorf("Set's evidence %+v, want the plain experiment", ev)
+	}
+}
+
+// TestClassifyUnknownKinds checks the kinds of unknown verdicts of
+// functions that never failed: one that no fault can make fail, and ones
+// that injection did not make fail, each with its reason; and the
+// summary's count of each kind.
+func TestClassifyUnknownKinds(t *testing.T) {
+	ev := func(s string) json.RawMessage { return json.RawMessage(s) }
+	reach := func(site, fn, stack string, faults int) json.RawMessage {
+		return ev(`{"event":"reach","site":"` + site + `","func":"` + fn + `","pos":"p/f.go:3:6","occurrence":1,"faults":` + string(rune('0'+faults)) + `,"stack":"` + stack + `"}`)
+	}
+	recs := []*campaign.Record{
+		{Kind: "profile", Package: "p", Test: "T", Status: "pass", Events: []json.RawMessage{
+			// Len: no error result, panics off; its call-site point does
+			// not make it a function that can fail.
+			ev(`{"event":"enter","site":"p.(*S).Len#entry","func":"p.(*S).Len","pos":"p/f.go:3:6"}`),
+			reach("p.(*S).Len#call:os.Stat#1", "p.(*S).Len", "1@p.(*S).Len#entry", 1),
+			// Leaf: its entry is a point, but nothing inside it is.
+			reach("p.Leaf#entry", "p.Leaf", "", 1),
+			// Armed: a point inside it, armed by an experiment that fired.
+			reach("p.Armed#entry", "p.Armed", "", 1),
+			reach("p.Armed#call:os.Open#1", "p.Armed", "1@p.Armed#entry", 1),
+			// Missed: a point inside it, armed, never fired.
+			reach("p.Missed#entry", "p.Missed", "", 1),
+			reach("p.Missed#call:os.Open#1", "p.Missed", "1@p.Missed#entry", 1),
+		}},
+		{Kind: "profile", Package: "p", Test: "U", Status: "fail", Events: []json.RawMessage{
+			// Broken: reached only by a test that fails by itself.
+			reach("p.Broken#entry", "p.Broken", "", 1),
+			reach("p.Broken#call:os.Open#1", "p.Broken", "1@p.Broken#entry", 1),
+		}},
+		{Kind: "experiment", Package: "p", Test: "T", Site: "p.Armed#call:os.Open#1", Occurrence: 1, Fault: "error", Fired: true},
+		{Kind: "experiment", Package: "p", Test: "T", Site: "p.Missed#call:os.Open#1", Occurrence: 1, Fault: "error"},
+	}
+	r := Classify(recs, nil)
+	tests := []struct{ fn, kind, reason string }{
+		{"p.(*S).Len", CannotFail, ""},
+		{"p.Leaf", NotMadeToFail, "no injection point was reached while a call of it was running"},
+		{"p.Armed", NotMadeToFail, "1 faults fired inside it; it handled every one without failing"},
+		{"p.Missed", NotMadeToFail, "1 experiments armed a point inside it, but the fault never fired (the runs took another path than the profile run)"},
+		{"p.Broken", NotMadeToFail, "1 injection points were reached inside it, but no experiment armed one (the tests that reach them fail without a fault, or were not run)"},
+	}
+	for _, tt := range tests {
+		f := r.Functions[tt.fn]
+		if f == nil {
+			t.Errorf("%s: not in the report", tt.fn)
+			continue
+		}
+		if f.Verdict != Unknown || f.UnknownKind != tt.kind || f.UnknownReason != tt.reason {
+			t.Errorf("%s: %s (%q: %q), want unknown (%q: %q)", tt.fn, f.Verdict, f.UnknownKind, f.UnknownReason, tt.kind, tt.reason)
+		}
+	}
+	if got := r.Summary.UnknownKinds; got[CannotFail] != 1 || got[NotMadeToFail] != 4 || len(got) != 2 {
+		t.Errorf("summary counts %v, want 1 cannot fail, 4 not made to fail", got)
+	}
+	if got := describe(r.Functions["p.(*S).Len"]); got != "unknown (cannot fail): no error result, and panics are not injected (panics = true in the policy injects them)" {
+		t.Errorf("(*S).Len: %q", got)
+	}
+	var text strings.Builder
+	WriteText(&text, r, nil, false)
+	if !strings.Contains(text.String(), "functions: 0 pure, 0 dependent, 0 atomic, 5 unknown (1 cannot fail, 4 not made to fail, 0 not snapshotted, 0 over budget)") {
+		t.Errorf("text report has no count of each kind:\n%s", text.String())
 	}
 }

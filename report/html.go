@@ -301,7 +301,7 @@ func percent(n, total int) string {
 	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(total))
 }
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"percent": percent}).Parse(htmlSource))
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"percent": percent, "unknownKinds": unknownBreakdown}).Parse(htmlSource))
 
 // htmlSource is the page. It is also well-formed XML (void elements
 // closed, no "<" or "&" in the script), so that a test can check its
@@ -354,6 +354,8 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 </tbody>
 </table>
 {{with .Summary -}}
+{{if .UnknownKinds}}<p>Unknown functions by kind{{unknownKinds .UnknownKinds}}: <em>cannot fail</em> (no error result, and panics are not injected), <em>not made to fail</em> (reached, but no failed call seen), <em>not snapshotted</em>, <em>over budget</em> (the graph was larger than the snapshot budget).</p>
+{{end -}}
 <p>Campaign: {{.Packages}} packages, {{.Tests}} tests, {{.ProfileRuns}} profile runs, {{.Experiments}} experiments in {{$.ExperimentsIn}}
 ({{.Fired}} faults injected, {{.Absorbed}} stopped early when the failure was absorbed, {{.Timeouts}} timed out, {{.Crashed}} crashed).</p>
 {{- end}}
@@ -372,7 +374,7 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 <thead><tr><th>name</th><th>position</th><th>verdict</th><th class="n">failures</th><th class="n">non-atomic</th><th class="n">first in chain</th><th class="n">injections into</th><th class="n">false negatives</th></tr></thead>
 <tbody>
 {{- range .Functions}}
-<tr><td data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{if .ID}}<a href="#{{.ID}}">{{.Short}}</a>{{else}}{{.Short}}{{end}}</td><td class="pos">{{.Pos}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{.Failures}}</td><td class="n">{{.NonAtomic}}</td><td class="n">{{.FirstInChain}}</td><td class="n">{{.InjectionsInto}}</td><td class="n">{{.FalseNegatives}}</td></tr>
+<tr><td data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{if .ID}}<a href="#{{.ID}}">{{.Short}}</a>{{else}}{{.Short}}{{end}}</td><td class="pos">{{.Pos}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .UnknownKind}} <span class="kind"{{if .UnknownReason}} title="{{.UnknownReason}}"{{end}}>{{.UnknownKind}}</span>{{end}}</td><td class="n">{{.Failures}}</td><td class="n">{{.NonAtomic}}</td><td class="n">{{.FirstInChain}}</td><td class="n">{{.InjectionsInto}}</td><td class="n">{{.FalseNegatives}}</td></tr>
 {{- end}}
 </tbody>
 </table>

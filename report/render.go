@@ -53,6 +53,11 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 			return fns[i].Pos < fns[j].Pos || fns[i].Pos == fns[j].Pos && fns[i].Name < fns[j].Name
 		})
 		fmt.Fprintf(w, "%s (%d):\n", paint(v, color), len(fns))
+		if v == Unknown {
+			// Cannot fail first, then by kind: what is untested before
+			// what is not testable.
+			sort.SliceStable(fns, func(i, j int) bool { return kindRank(fns[i].UnknownKind) < kindRank(fns[j].UnknownKind) })
+		}
 		for _, f := range fns {
 			fmt.Fprintf(w, "%s: %s: %s\n", locate(f.Pos), shortName(f.Name), describe(f))
 			if f.Evidence != nil && f.Verdict == Pure {
@@ -99,16 +104,21 @@ func describe(f *Function) string {
 	case Atomic:
 		return fmt.Sprintf("atomic (%d failed calls: %d natural, %d injected)", f.Failures, f.NaturalFailures, f.InjectedFailures)
 	}
+	kind := "unknown (" + f.UnknownKind + ")"
 	switch {
+	case f.UnknownKind == CannotFail:
+		return kind + ": no error result, and panics are not injected (panics = true in the policy injects them)"
+	case f.Failures == 0 && f.UnknownReason != "":
+		return kind + ": no failed call seen: " + f.UnknownReason
 	case f.Failures == 0:
-		return "unknown: never seen failing"
+		return kind + ": no failed call seen"
 	case f.NoSnapshot == f.Failures:
-		return fmt.Sprintf("unknown: %s (%d failed calls)", f.NoSnapshotReason, f.Failures)
+		return fmt.Sprintf("%s: %s (%d failed calls)", kind, f.NoSnapshotReason, f.Failures)
 	case f.TooLarge == f.Failures:
-		return fmt.Sprintf("unknown: %d failed calls, every graph over the snapshot budget", f.Failures)
+		return fmt.Sprintf("%s: %d failed calls, every graph over the snapshot budget", kind, f.Failures)
 	}
-	s := fmt.Sprintf("unknown: %d failed calls, %d over the snapshot budget, %d not snapshotted (the run took another path than its profile run)",
-		f.Failures, f.TooLarge, f.NotSnapshotted)
+	s := fmt.Sprintf("%s: %d failed calls, %d over the snapshot budget, %d not snapshotted (the run took another path than its profile run)",
+		kind, f.Failures, f.TooLarge, f.NotSnapshotted)
 	if f.NoSnapshot > 0 {
 		s += fmt.Sprintf(", %d never snapshotted: %s", f.NoSnapshot, f.NoSnapshotReason)
 	}
@@ -128,8 +138,32 @@ func writeTypes(w io.Writer, r *Report) {
 	for _, f := range r.Functions {
 		fns[f.Verdict]++
 	}
-	fmt.Fprintf(w, "functions: %d pure, %d dependent, %d atomic, %d unknown\n", fns[Pure], fns[Dependent], fns[Atomic], fns[Unknown])
+	fmt.Fprintf(w, "functions: %d pure, %d dependent, %d atomic, %d unknown%s\n", fns[Pure], fns[Dependent], fns[Atomic], fns[Unknown], unknownBreakdown(r.Summary.UnknownKinds))
 	fmt.Fprintf(w, "types:     %d pure, %d dependent, %d atomic, %d unknown\n", counts[Pure], counts[Dependent], counts[Atomic], counts[Unknown])
+}
+
+// kindRank orders the kinds of unknown verdicts as UnknownKinds does.
+func kindRank(kind string) int {
+	for i, k := range UnknownKinds {
+		if k == kind {
+			return i
+		}
+	}
+	return len(UnknownKinds)
+}
+
+// unknownBreakdown counts each kind of unknown verdict: " (34 cannot
+// fail, 45 not made to fail, 0 not snapshotted, 0 over budget)", or ""
+// when there is none.
+func unknownBreakdown(kinds map[string]int) string {
+	if len(kinds) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range UnknownKinds {
+		parts = append(parts, fmt.Sprintf("%d %s", kinds[k], k))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // maskedNames turns an ATOMICX_MASK list of entry sites into short
