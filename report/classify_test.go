@@ -248,4 +248,8 @@ func TestClassifyUnknownKinds(t *testing.T) {
 	if !strings.Contains(text.String(), "functions: 0 pure, 0 dependent, 0 atomic, 5 unknown (1 cannot fail, 4 not made to fail, 0 not snapshotted, 0 over budget)") {
 		t.Errorf("text report has no count of each kind:\n%s", text.String())
 	}
+	if !strings.Contains(text.String(), "\n1 functions cannot fail (no error result, and panics are not injected): -format json or html lists them\n") ||
+		strings.Contains(text.String(), "(*S).Len") || !strings.Contains(text.String(), "Leaf: unknown (not made to fail): no failed call seen: no injection point") {
+		t.Errorf("text report: functions that cannot fail are counted, not listed, and the others listed with their kind:\n%s", text.String())
+	}
 }

@@ -54,9 +54,17 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 		})
 		fmt.Fprintf(w, "%s (%d):\n", paint(v, color), len(fns))
 		if v == Unknown {
-			// Cannot fail first, then by kind: what is untested before
-			// what is not testable.
+			// By kind. Functions that cannot fail are many (getters,
+			// constructors) and say nothing to act on: counted, not listed.
 			sort.SliceStable(fns, func(i, j int) bool { return kindRank(fns[i].UnknownKind) < kindRank(fns[j].UnknownKind) })
+			n := 0
+			for n < len(fns) && fns[n].UnknownKind == CannotFail {
+				n++
+			}
+			if n > 0 {
+				fmt.Fprintf(w, "%d functions cannot fail (no error result, and panics are not injected): -format json or html lists them\n", n)
+			}
+			fns = fns[n:]
 		}
 		for _, f := range fns {
 			fmt.Fprintf(w, "%s: %s: %s\n", locate(f.Pos), shortName(f.Name), describe(f))
