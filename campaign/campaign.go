@@ -95,6 +95,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, p := range problems {
+		var oldRec OldRecordError
+		if errors.As(p.Err, &oldRec) {
+			return nil, fmt.Errorf("cannot resume %s: %v", journalPath, oldRec)
+		}
+	}
 	done := map[string]*Record{}
 	for _, r := range old {
 		done[r.Key()] = r
@@ -419,87 +425,40 @@ func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
 	return plan
 }
 
-// maxMasks bounds how many functions a recheck masks: each round of
-// rechecks masks one more function of a failure's propagation.
-const maxMasks = 3
-
-// rechecks replays failures whose propagation found several non-atomic
-// functions, with the first of them masked (rolled back when it fails),
-// to tell whether the next one is non-atomic by itself — then it is the
-// first non-atomic function of the replay, and pure — or only because of
-// its callee: dependent, as the practical rule assumes. Each round masks
-// one more function, up to maxMasks.
+// rechecks replays the non-atomic failed calls that had non-atomic
+// failed calls of other functions inside them, with those functions
+// masked, to tell pure from dependent (see Failures). A replay that finds
+// the call still non-atomic with other functions now non-atomic inside
+// it asks again with those masked too: each round masks at least one
+// more function, up to MaxMasks.
 func (c *runner) rechecks(ctx context.Context, journalPath string) error {
-	planned := map[string]bool{}
-	for range maxMasks {
+	asked := map[Question]bool{}
+	for range MaxMasks {
 		recs, _, err := ReadJournal(journalPath)
 		if err != nil {
 			return err
 		}
-		var plan []*Record
 		for _, r := range recs {
 			if r.Kind == "recheck" {
-				planned[r.Key()] = true // resumed
+				// Resumed: the questions this replay answers were asked.
+				for _, raw := range r.Events {
+					var v event
+					if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" {
+						asked[Question{Site: v.Site, Mask: r.Mask}] = true
+					}
+				}
 			}
 		}
-		for _, r := range recs {
-			// One replay answers a question for every failure that asks
-			// it: is this function, with these masked, non-atomic by
-			// itself?
-			re, question := recheckOf(r)
-			if re != nil && !planned[re.Key()] && !planned[question] {
-				planned[re.Key()], planned[question] = true, true
-				plan = append(plan, re)
-			}
-		}
+		plan := replaysOf(recs, asked)
 		if len(plan) == 0 {
 			return nil
 		}
-		c.logf("rechecking %d failures with their first non-atomic function masked", len(plan))
+		c.logf("replaying %d failures with the non-atomic functions that ran inside them masked", len(plan))
 		if err := c.experiments(ctx, plan); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// recheckOf plans the recheck of an experiment or recheck whose injected
-// failure went through two or more non-atomic functions (not counting
-// masked ones), masking the first; nil when there is nothing to recheck.
-// question names what the recheck asks: the masked functions and the
-// function whose verdict it is about.
-func recheckOf(rec *Record) (recheck *Record, question string) {
-	if rec.Kind != "experiment" && rec.Kind != "recheck" || !rec.Fired {
-		return nil, ""
-	}
-	var nonAtomic []string
-	var chain uint64
-	for _, raw := range rec.Events {
-		var v event
-		if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" || !v.Injected || v.Masked || v.Verdict != "non-atomic" {
-			continue
-		}
-		if chain == 0 {
-			chain = v.Chain
-		}
-		if v.Chain == chain {
-			nonAtomic = append(nonAtomic, v.Site)
-		}
-	}
-	if len(nonAtomic) < 2 || nonAtomic[0] == nonAtomic[1] {
-		return nil, ""
-	}
-	masks := []string{nonAtomic[0]}
-	if rec.Mask != "" {
-		masks = append(strings.Split(rec.Mask, ";"), masks...)
-	}
-	if len(masks) > maxMasks {
-		return nil, ""
-	}
-	sort.Strings(masks)
-	mask := strings.Join(masks, ";")
-	return &Record{Kind: "recheck", Package: rec.Package, Test: rec.Test, Site: rec.Site, Occurrence: rec.Occurrence,
-		Fault: rec.Fault, Snapshot: rec.Snapshot, Mask: mask}, "question\x00" + mask + "\x00" + nonAtomic[1]
 }
 
 // snapshotList is the value of ATOMICX_SNAPSHOT_CALLS for a list of
@@ -550,9 +509,14 @@ type event struct {
 	Call uint64 `json:"call"`
 	// verdict
 	Verdict  string `json:"verdict"`
+	Reason   string `json:"reason"`
 	Chain    uint64 `json:"chain"`
 	Injected bool   `json:"injected"`
 	Masked   bool   `json:"masked"`
+	// where the failed call ran: its process, goroutine and entry number
+	Pid uint64 `json:"pid"`
+	G   uint64 `json:"g"`
+	Seq uint64 `json:"seq"`
 }
 
 // The runtime's fault bits (rt.FaultError, rt.FaultPanic).
@@ -622,7 +586,7 @@ func (c *runner) experiments(ctx context.Context, plan []*Record) error {
 			defer wg.Done()
 			for e := range work {
 				var env []string
-				if e.Kind == "experiment" || e.Kind == "recheck" {
+				if (e.Kind == "experiment" || e.Kind == "recheck") && e.Site != "" {
 					env = append(env, fmt.Sprintf("ATOMICX_INJECT=%s:%d:%s", e.Fault, e.Occurrence, e.Site))
 					if c.cfg.EarlyStop {
 						env = append(env, "ATOMICX_STOP=absorbed")
@@ -717,7 +681,7 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	case hasEvent(rec.Events, "absorbed"):
 		rec.Status = Absorbed
 	default:
-		rec.Status = outcome(runErr, c.cfg.Exec != "", out.sawTestFailure())
+		rec.Status = runOutcome(runErr, c.cfg.Exec != "", out.sawTestFailure())
 	}
 	rec.Fired = hasEvent(rec.Events, "inject")
 	if rec.Status == Crashed || rec.Status != Passed && rec.Status != Absorbed && rec.Kind == "profile" {
@@ -725,14 +689,14 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	}
 }
 
-// outcome names how a run that neither hung nor was ended early ended:
+// runOutcome names how a run that neither hung nor was ended early ended:
 // "pass", "fail" (a test verdict, or a program's exit status), "crash"
 // (the binary died without a test verdict) or "error" (it did not start).
 // A test that panics fails: the testing package prints its "--- FAIL"
 // line before the panic stops the binary. A test binary that exits
 // non-zero without such a line died some other way: a fatal error,
 // os.Exit, a panic on another goroutine.
-func outcome(runErr error, program, sawTestFailure bool) string {
+func runOutcome(runErr error, program, sawTestFailure bool) string {
 	var exit *exec.ExitError
 	switch {
 	case runErr == nil:

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ func TestHeaderInJournal(t *testing.T) {
 	}
 	j.Close()
 	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	f.WriteString(`{"v":2,"kind":"campaign"}` + "\n")
+	fmt.Fprintf(f, "{\"v\":%d,\"kind\":\"campaign\"}\n", JournalVersion)
 	f.Close()
 	recs, problems, err := ReadJournal(path)
 	if err != nil {

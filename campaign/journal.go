@@ -13,7 +13,11 @@ import (
 // JournalVersion is the version of the journal's record format. Version
 // 2 added the calls in progress to profile runs' reach events: an
 // experiment planned from a version 1 profile would snapshot nothing.
-const JournalVersion = 2
+// Version 3: a recheck masks the non-atomic functions that ran inside a
+// failed call (it masked the first non-atomic call of a failure chain),
+// and verdicts say where their call ran (g, seq), which telling which
+// calls ran inside which needs.
+const JournalVersion = 3
 
 // Record is one line of the journal: the campaign's header, or a
 // finished profile run or experiment.
@@ -124,6 +128,14 @@ func (p Problem) String() string {
 	return fmt.Sprintf("%s:%d: skipped: %v", p.Path, p.Line, p.Err)
 }
 
+// OldRecordError is a record of an older journal format, written by an
+// older atomicx: its work cannot be resumed.
+type OldRecordError struct{ Version int }
+
+func (e OldRecordError) Error() string {
+	return fmt.Sprintf("a version %d record, written by an older atomicx (this one writes version %d): run the campaign again without -resume", e.Version, JournalVersion)
+}
+
 // ReadJournal reads every record of a journal. Lines that are not valid
 // records (a truncated last line after a kill, an edit by hand) are
 // reported as problems and skipped; a missing journal has no records.
@@ -147,6 +159,10 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 		var r Record
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			problems = append(problems, Problem{Path: path, Line: line, Err: err})
+			continue
+		}
+		if r.V > 0 && r.V < JournalVersion {
+			problems = append(problems, Problem{Path: path, Line: line, Err: OldRecordError{Version: r.V}})
 			continue
 		}
 		if r.V != JournalVersion || (r.Kind != "campaign" && r.Kind != "profile" && r.Kind != "natural" && r.Kind != "experiment" && r.Kind != "recheck") {

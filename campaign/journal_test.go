@@ -31,10 +31,11 @@ func TestJournalRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(`{"v":2,"kind":"experiment","pkg":"example.com/m","test":"TestA","site":"x#entry","occ` + "\n") // cut short by a kill
+	f.WriteString(`{"v":3,"kind":"experiment","pkg":"example.com/m","test":"TestA","site":"x#entry","occ` + "\n") // cut short by a kill
 	f.WriteString(`{"v":7,"kind":"profile"}` + "\n")                                                              // another version
+	f.WriteString(`{"v":2,"kind":"profile"}` + "\n")                                                              // an older atomicx's
 	f.WriteString("\n")
-	f.WriteString(`{"v":2,"kind":"profile","pkg":"example.com/m","test":"TestB","status":"pass","ms":3}` + "\n")
+	f.WriteString(`{"v":3,"kind":"profile","pkg":"example.com/m","test":"TestB","status":"pass","ms":3}` + "\n")
 	f.Close()
 
 	got, problems, err := ReadJournal(path)
@@ -51,7 +52,8 @@ func TestJournalRoundTrip(t *testing.T) {
 	for _, p := range problems {
 		lines = append(lines, p.String())
 	}
-	want := []string{path + ":3: skipped: ", path + ":4: skipped: not a version 2 record"}
+	want := []string{path + ":3: skipped: ", path + ":4: skipped: not a version 3 record",
+		path + ":5: skipped: a version 2 record, written by an older atomicx (this one writes version 3): run the campaign again without -resume"}
 	if len(lines) != len(want) {
 		t.Fatalf("problems %q, want %d", lines, len(want))
 	}

@@ -48,17 +48,17 @@ func TestOutcome(t *testing.T) {
 			var out tailBuffer
 			cmd.Stdout, cmd.Stderr = &out, &out
 			err := cmd.Run()
-			if got := outcome(err, false, out.sawTestFailure()); got != tc.want {
+			if got := runOutcome(err, false, out.sawTestFailure()); got != tc.want {
 				t.Errorf("outcome = %q, want %q; the run ended with %v and printed:\n%s", got, tc.want, err, out.String())
 			}
 		})
 	}
-	if got := outcome(exec.Command("/nonexistent/binary").Run(), false, false); got != NotRun {
+	if got := runOutcome(exec.Command("/nonexistent/binary").Run(), false, false); got != NotRun {
 		t.Errorf("a binary that does not start: %q, want %q", got, NotRun)
 	}
 	// A program workload has no test verdict: its exit status is its
 	// verdict, unless a signal killed it.
-	if got := outcome(exec.Command("sh", "-c", "exit 2").Run(), true, false); got != Failed {
+	if got := runOutcome(exec.Command("sh", "-c", "exit 2").Run(), true, false); got != Failed {
 		t.Errorf("a program workload that exits 2: %q, want %q", got, Failed)
 	}
 }

@@ -16,7 +16,7 @@ const (
 	Pure      = "pure non-atomic"
 	Dependent = "dependent non-atomic"
 	Atomic    = "atomic"
-	Unknown   = "unknown" // never seen failing, or only with graphs over budget or not snapshotted
+	Unknown   = "unknown" // no failed call compared: see the kinds below
 )
 
 // What the failed calls of a non-atomic function changed, from the most
@@ -44,6 +44,18 @@ func visibilityRank(v string) int {
 	return 0
 }
 
+// Kinds of unknown verdicts (Function.UnknownKind).
+const (
+	CannotFail     = "cannot fail"      // no error result, and panics are not injected into it
+	NotMadeToFail  = "not made to fail" // reached, but no failed call of it was seen
+	NotSnapshotted = "not snapshotted"  // its failed calls were not snapshotted
+	OverBudget     = "over budget"      // its failed calls' graphs were over the snapshot budget
+)
+
+// UnknownKinds lists the kinds of unknown verdicts in the order reports
+// show them.
+var UnknownKinds = []string{CannotFail, NotMadeToFail, NotSnapshotted, OverBudget}
+
 // Evidence is one failed call that shows a function non-atomic: the first
 // path that differs, and how to make it happen again.
 type Evidence struct {
@@ -64,7 +76,7 @@ type Evidence struct {
 	// again as the campaign did: same policy, build flags and binary.
 	AtomicxReproduce string `json:"atomicx_reproduce,omitempty"`
 
-	first bool // the first non-atomic call of its chain
+	first bool // the failed call was non-atomic by itself
 }
 
 // Function is what the campaign learnt about one function.
@@ -76,6 +88,11 @@ type Function struct {
 	// state that its failed calls changed: CallerVisible, Stream or
 	// Scratch. Its evidence shows a change of that kind.
 	Visibility string `json:"visibility,omitempty"`
+	// UnknownKind says, for an unknown verdict, which kind of unknown it
+	// is: CannotFail, NotMadeToFail, NotSnapshotted or OverBudget.
+	UnknownKind string `json:"unknown_kind,omitempty"`
+	// UnknownReason says, for NotMadeToFail, why no injection made it fail.
+	UnknownReason string `json:"unknown_reason,omitempty"`
 
 	Reached          int `json:"reached"`           // profile runs that reached its entry
 	Failures         int `json:"failures"`          // failed calls seen
@@ -83,12 +100,21 @@ type Function struct {
 	InjectedFailures int `json:"injected_failures"` // propagating an injected fault
 	NonAtomic        int `json:"non_atomic"`        // failed calls that changed the graph
 	FirstInChain     int `json:"first_in_chain"`    // times it was the first non-atomic call of a failure's propagation
-	// PureWhenMasked counts rechecks in which it was still non-atomic
-	// with the non-atomic functions it called masked: non-atomic by
-	// itself, so pure although never first in a plain run.
+	// PureWhenMasked counts its non-atomic failed calls that were
+	// non-atomic by themselves: nothing non-atomic ran inside them, or
+	// they stayed non-atomic when replayed with the non-atomic functions
+	// that ran inside them masked. One makes the function pure.
 	PureWhenMasked int `json:"pure_when_masked"`
-	TooLarge       int `json:"too_large"`       // failed calls whose graph was over the snapshot budget
-	NotSnapshotted int `json:"not_snapshotted"` // failed calls the profile run did not foresee on the stack
+	// DependentWhenMasked counts its non-atomic failed calls that were
+	// atomic when replayed with the non-atomic functions that ran inside
+	// them masked.
+	DependentWhenMasked int `json:"dependent_when_masked"`
+	// PracticalRule, when set, says why its verdict rests on the practical
+	// rule (pure when it was the first non-atomic call of a failure's
+	// propagation, else dependent) rather than on replays.
+	PracticalRule  string `json:"practical_rule,omitempty"`
+	TooLarge       int    `json:"too_large"`       // failed calls whose graph was over the snapshot budget
+	NotSnapshotted int    `json:"not_snapshotted"` // failed calls the profile run did not foresee on the stack
 	// NoSnapshot counts failed calls that are never snapshotted because
 	// reading their graph could race with the program (the function takes
 	// a lock other than by the lock idiom); NoSnapshotReason says why.
@@ -104,7 +130,13 @@ type Function struct {
 	FalseNegatives int       `json:"false_negatives"`
 	Evidence       *Evidence `json:"evidence,omitempty"`
 
-	maskedEvidence *Evidence // the first recheck that found it pure
+	maskedEvidence *Evidence // the first replay that found it pure
+	// non-atomic failed calls that replays did not settle
+	overBound, noAnswer, unsettled int
+
+	// Its entry is an injection point (canFail), or it was logged as a
+	// function whose entry is none (enterOnly).
+	canFail, enterOnly bool
 }
 
 // Type is the verdict of a type, from those of its methods. A type is
@@ -132,7 +164,7 @@ type Summary struct {
 	Tests       int `json:"tests"`
 	ProfileRuns int `json:"profile_runs"`
 	NaturalRuns int `json:"natural_runs"` // reruns of a test to snapshot the failures its profile run saw
-	Rechecks    int `json:"rechecks"`     // replays of a failure with its first non-atomic function masked
+	Rechecks    int `json:"rechecks"`     // replays of a failure with the non-atomic functions that ran inside it masked
 	Experiments int `json:"experiments"`
 	Fired       int `json:"fired"` // experiments in which the armed fault was injected
 	// The outcome of each experiment, one of: the test failed (the
@@ -159,6 +191,8 @@ type Summary struct {
 	// for a journal that did not record it.
 	WallMs   int64 `json:"wall_ms"`
 	Sessions int   `json:"sessions"`
+	// UnknownKinds counts the functions of each kind of unknown verdict.
+	UnknownKinds map[string]int `json:"unknown_kinds,omitempty"`
 }
 
 // Report is the classification of a campaign.
@@ -176,22 +210,26 @@ type Report struct {
 
 // event is the part of the runtime's events the report reads.
 type event struct {
-	Event    string `json:"event"`
-	Kind     string `json:"kind"` // of an injection point: entry or call
-	Site     string `json:"site"`
-	Func     string `json:"func"`
-	Pos      string `json:"pos"`
-	Verdict  string `json:"verdict"`
-	Reason   string `json:"reason"`
-	Failure  string `json:"failure"`
-	Path     string `json:"path"`
-	Before   string `json:"before"`
-	After    string `json:"after"`
-	Error    string `json:"error"`
-	Injected bool   `json:"injected"`
-	First    bool   `json:"first"`
-	Masked   bool   `json:"masked"`
-	Changes  string `json:"changes"`
+	Event      string `json:"event"`
+	Kind       string `json:"kind"` // of an injection point: entry or call
+	Site       string `json:"site"`
+	Func       string `json:"func"`
+	Pos        string `json:"pos"`
+	Verdict    string `json:"verdict"`
+	Reason     string `json:"reason"`
+	Failure    string `json:"failure"`
+	Path       string `json:"path"`
+	Before     string `json:"before"`
+	After      string `json:"after"`
+	Error      string `json:"error"`
+	Injected   bool   `json:"injected"`
+	First      bool   `json:"first"`
+	Masked     bool   `json:"masked"`
+	Seq        uint64 `json:"seq"`        // 0: the verdict does not say where its call ran
+	Faults     uint64 `json:"faults"`     // of a reach event
+	Occurrence uint64 `json:"occurrence"` // of a reach event
+	Stack      string `json:"stack"`      // of a reach event: calls in progress, "N@SITE;..."
+	Changes    string `json:"changes"`
 }
 
 // Classify builds the report of a campaign's records.
@@ -203,6 +241,8 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	pkgs, tests := map[string]bool{}, map[string]bool{}
 	hdr := campaign.HeaderOf(recs)
 	r.Provenance = provenanceOf(hdr)
+	blame := campaign.NewBlame(recs)
+	inside := r.pointsInside(recs)
 	for _, rec := range recs {
 		if rec.Kind == "campaign" {
 			continue
@@ -216,33 +256,48 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			r.Summary.NaturalRuns++
 		case "recheck":
 			r.Summary.Rechecks++
-			r.addRecheck(rec)
-			continue
+			continue // read through blame
 		default:
 			r.countExperiment(rec)
 		}
+		asks := map[int]campaign.Failure{}
+		for _, f := range campaign.Failures(rec) {
+			asks[f.Event] = f
+		}
 		reached := map[string]bool{}
-		for _, raw := range rec.Events {
+		for i, raw := range rec.Events {
 			var e event
 			if json.Unmarshal(raw, &e) != nil || e.Func == "" {
 				continue
 			}
-			if e.Event != "reach" && e.Event != "inject" && e.Event != "verdict" {
+			if e.Event != "reach" && e.Event != "enter" && e.Event != "inject" && e.Event != "verdict" {
 				continue // absorbed, fail, problem: about runs, not functions
+			}
+			if e.Reason == reasonBeforeFault {
+				continue // a natural failure that the profile run saw; only blame reads it
 			}
 			f := r.function(e.Func, e.Pos)
 			switch e.Event {
-			case "reach":
+			case "reach", "enter":
 				if rec.Kind == "profile" && !reached[e.Func] {
 					reached[e.Func] = true
 					f.Reached++
+				}
+				if e.Event == "enter" {
+					f.enterOnly = true
+				} else if e.Site == e.Func+"#entry" && e.Faults != 0 {
+					f.canFail = true
 				}
 			case "inject":
 				if e.Kind == "entry" {
 					f.InjectionsInto++
 				}
 			case "verdict":
-				r.addVerdict(f, e, rec)
+				pure := false
+				if e.Verdict == "non-atomic" && !e.Masked {
+					pure = r.blame(f, e, rec, asks, i, blame)
+				}
+				r.addVerdict(f, e, rec, pure)
 			}
 		}
 	}
@@ -253,21 +308,32 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		if f.NonAtomic > 0 {
 			f.FalseNegatives = compared - f.NonAtomic
 		}
-		if f.FirstInChain == 0 && f.maskedEvidence != nil &&
-			(f.Evidence == nil || visibilityRank(f.maskedEvidence.Changes) <= visibilityRank(f.Evidence.Changes)) {
-			// Never first in a plain run: the replay is what shows it
-			// non-atomic by itself.
+		if f.maskedEvidence != nil && (f.Evidence == nil ||
+			!f.Evidence.first && visibilityRank(f.maskedEvidence.Changes) <= visibilityRank(f.Evidence.Changes)) {
+			// No call was non-atomic by itself in a plain run: the replay
+			// is what shows it (unless it shows a less visible change).
 			f.Evidence = f.maskedEvidence
 		}
 		switch {
-		case f.NonAtomic > 0 && (f.FirstInChain > 0 || f.PureWhenMasked > 0):
+		case f.NonAtomic > 0 && f.PureWhenMasked > 0:
 			f.Verdict = Pure
+		case f.NonAtomic > 0 && f.DependentWhenMasked == 0 && f.overBound+f.noAnswer+f.unsettled > 0:
+			f.Verdict = Dependent
+			if f.FirstInChain > 0 {
+				f.Verdict = Pure
+			}
+			f.PracticalRule = practicalRule(f)
 		case f.NonAtomic > 0:
 			f.Verdict = Dependent
 		case compared > 0:
 			f.Verdict = Atomic
 		default:
 			f.Verdict = Unknown
+			f.UnknownKind, f.UnknownReason = unknownKind(f, inside[f.Name])
+			if r.Summary.UnknownKinds == nil {
+				r.Summary.UnknownKinds = map[string]int{}
+			}
+			r.Summary.UnknownKinds[f.UnknownKind]++
 		}
 		if f.Verdict != Pure && f.Verdict != Dependent {
 			f.Visibility = ""
@@ -311,28 +377,144 @@ func Findings(r *Report) []*Function {
 	return fns
 }
 
-// addRecheck reads a replay of a failure with non-atomic callees masked:
-// a function that is the first non-atomic call of the replay is pure.
-// Nothing else is counted again.
-func (r *Report) addRecheck(rec *campaign.Record) {
-	for _, raw := range rec.Events {
-		var e event
-		if json.Unmarshal(raw, &e) != nil || e.Event != "verdict" || e.Masked || !e.Injected || !e.First || e.Verdict != "non-atomic" {
+// injection counts, for a function, the points reached with a call of it
+// on the stack, and the experiments that armed one of them.
+type injection struct{ points, armed, fired int }
+
+// pointsInside reads the profile runs' reach events (the calls on the
+// stack at each point) and the experiments: which points could make each
+// function fail, and whether experiments armed and fired them.
+func (r *Report) pointsInside(recs []*campaign.Record) map[string]*injection {
+	out := map[string]*injection{}
+	stacks := map[string][]string{} // package, test, site, occurrence → functions on the stack
+	get := func(fn string) *injection {
+		if out[fn] == nil {
+			out[fn] = &injection{}
+		}
+		return out[fn]
+	}
+	for _, rec := range recs {
+		if rec.Kind != "profile" {
 			continue
 		}
-		f := r.function(e.Func, e.Pos)
-		f.PureWhenMasked++
-		if f.maskedEvidence == nil {
-			f.maskedEvidence = newEvidence(e, rec)
+		for _, raw := range rec.Events {
+			var e event
+			if json.Unmarshal(raw, &e) != nil || e.Event != "reach" || e.Stack == "" {
+				continue
+			}
+			var fns []string
+			seen := map[string]bool{}
+			for _, call := range strings.Split(e.Stack, ";") {
+				_, site, _ := strings.Cut(call, "@")
+				fn, ok := strings.CutSuffix(site, "#entry")
+				if ok && !seen[fn] {
+					seen[fn] = true
+					fns = append(fns, fn)
+					get(fn).points++
+				}
+			}
+			stacks[fmt.Sprintf("%s\x00%s\x00%s\x00%d", rec.Package, rec.Test, e.Site, e.Occurrence)] = fns
 		}
 	}
+	for _, rec := range recs {
+		if rec.Kind != "experiment" {
+			continue
+		}
+		for _, fn := range stacks[fmt.Sprintf("%s\x00%s\x00%s\x00%d", rec.Package, rec.Test, rec.Site, rec.Occurrence)] {
+			in := get(fn)
+			in.armed++
+			if rec.Fired {
+				in.fired++
+			}
+		}
+	}
+	return out
+}
+
+// unknownKind says which kind of unknown f's verdict is, and for
+// NotMadeToFail, why.
+func unknownKind(f *Function, in *injection) (kind, reason string) {
+	switch {
+	case f.Failures > 0 && f.TooLarge >= f.NotSnapshotted+f.NoSnapshot:
+		return OverBudget, ""
+	case f.Failures > 0:
+		return NotSnapshotted, ""
+	case f.enterOnly && !f.canFail:
+		return CannotFail, ""
+	}
+	if in == nil {
+		in = &injection{}
+	}
+	switch {
+	case in.points == 0:
+		return NotMadeToFail, "no injection point was reached while a call of it was running"
+	case in.armed == 0:
+		return NotMadeToFail, fmt.Sprintf("%d injection points were reached inside it, but no experiment armed one (the tests that reach them fail without a fault, or were not run)", in.points)
+	case in.fired == 0:
+		return NotMadeToFail, fmt.Sprintf("%d experiments armed a point inside it, but the fault never fired (the runs took another path than the profile run)", in.armed)
+	}
+	return NotMadeToFail, fmt.Sprintf("%d faults fired inside it; it handled every one without failing", in.fired)
+}
+
+// blame settles whether the non-atomic failed call of f that the
+// verdict event e (the ith event of rec) reports was non-atomic by itself,
+// and reports whether it was (a replay that shows it becomes f's evidence
+// when no plain run does).
+func (r *Report) blame(f *Function, e event, rec *campaign.Record, asks map[int]campaign.Failure, i int, b *campaign.Blame) bool {
+	q, asked := asks[i]
+	switch {
+	case !asked && e.Seq != 0:
+		f.PureWhenMasked++ // nothing non-atomic ran inside it
+		return true
+	case !asked:
+		f.noAnswer++ // the verdict does not say where its call ran
+		return false
+	}
+	what, replay, at := b.Resolve(q)
+	switch what {
+	case campaign.OutcomePure:
+		f.PureWhenMasked++
+		if replay != nil && f.maskedEvidence == nil {
+			var re event
+			if json.Unmarshal(replay.Events[at], &re) == nil {
+				f.maskedEvidence = newEvidence(re, replay)
+			}
+		}
+	case campaign.OutcomeDependent:
+		f.DependentWhenMasked++
+	case campaign.OutcomeOverBound:
+		f.overBound++
+	case campaign.OutcomeUnsettled:
+		f.unsettled++
+	default:
+		f.noAnswer++
+	}
+	return false
+}
+
+// reasonBeforeFault is rt.ReasonBeforeFault.
+const reasonBeforeFault = "not snapshotted: failed before the fault"
+
+// practicalRule says why replays did not settle f's verdict.
+func practicalRule(f *Function) string {
+	var why []string
+	if f.overBound > 0 {
+		why = append(why, fmt.Sprintf("%d non-atomic failed calls had more than %d non-atomic functions inside them to mask", f.overBound, campaign.MaxMasks))
+	}
+	if f.noAnswer > 0 {
+		why = append(why, fmt.Sprintf("%d non-atomic failed calls were not made to fail again by a replay", f.noAnswer))
+	}
+	if f.unsettled > 0 {
+		why = append(why, fmt.Sprintf("%d non-atomic failed calls had a call fail inside them before the fault, not snapshotted", f.unsettled))
+	}
+	return strings.Join(why, "; ")
 }
 
 // newEvidence is the evidence that a verdict event of rec gives.
 func newEvidence(e event, rec *campaign.Record) *Evidence {
 	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Changes: changesOf(e), Failure: e.Failure, Error: e.Error,
 		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: rec.Mask, first: e.First}
-	if rec.Kind == "experiment" || rec.Kind == "recheck" {
+	if (rec.Kind == "experiment" || rec.Kind == "recheck") && rec.Site != "" {
 		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
 	}
 	return ev
@@ -390,7 +572,9 @@ func (r *Report) function(name, pos string) *Function {
 	return f
 }
 
-func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
+// addVerdict counts a verdict event of rec; pure says that the failed
+// call was non-atomic by itself.
+func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record, pure bool) {
 	f.Failures++
 	if e.Injected {
 		f.InjectedFailures++
@@ -420,6 +604,7 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 			f.Visibility = v
 		}
 		ev := newEvidence(e, rec)
+		ev.first = pure
 		if f.Evidence == nil || betterEvidence(ev, f.Evidence) {
 			f.Evidence = ev
 		}

@@ -2,6 +2,8 @@ package report
 
 import (
 	"encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
@@ -91,12 +93,12 @@ func TestClassifyUnknownReasons(t *testing.T) {
 	tests := []struct {
 		fn                                   string
 		tooLarge, notSnapshotted, noSnapshot int
-		text                                 string
+		kind, text                           string
 	}{
-		{"p.Locked", 0, 0, 2, "unknown: " + locked + " (2 failed calls)"},
-		{"p.Mixed", 1, 1, 1, "unknown: 3 failed calls, 1 over the snapshot budget, 1 not snapshotted (the run took another path than its profile run), 1 never snapshotted: " + locked},
-		{"p.Sampled", 0, 1, 0, "unknown: 1 failed calls, 0 over the snapshot budget, 1 not snapshotted (the run took another path than its profile run)"},
-		{"p.Big", 1, 0, 0, "unknown: 1 failed calls, every graph over the snapshot budget"},
+		{"p.Locked", 0, 0, 2, NotSnapshotted, "unknown (not snapshotted): " + locked + " (2 failed calls)"},
+		{"p.Mixed", 1, 1, 1, NotSnapshotted, "unknown (not snapshotted): 3 failed calls, 1 over the snapshot budget, 1 not snapshotted (the run took another path than its profile run), 1 never snapshotted: " + locked},
+		{"p.Sampled", 0, 1, 0, NotSnapshotted, "unknown (not snapshotted): 1 failed calls, 0 over the snapshot budget, 1 not snapshotted (the run took another path than its profile run)"},
+		{"p.Big", 1, 0, 0, OverBudget, "unknown (over budget): 1 failed calls, every graph over the snapshot budget"},
 	}
 	for _, tt := range tests {
 		f := r.Functions[tt.fn]
@@ -107,6 +109,9 @@ func TestClassifyUnknownReasons(t *testing.T) {
 		if f.Verdict != Unknown || f.TooLarge != tt.tooLarge || f.NotSnapshotted != tt.notSnapshotted || f.NoSnapshot != tt.noSnapshot {
 			t.Errorf("%s: verdict %s, too large %d, not snapshotted %d, never snapshotted %d; want unknown, %d, %d, %d",
 				tt.fn, f.Verdict, f.TooLarge, f.NotSnapshotted, f.NoSnapshot, tt.tooLarge, tt.notSnapshotted, tt.noSnapshot)
+		}
+		if f.UnknownKind != tt.kind {
+			t.Errorf("%s: kind %q, want %q", tt.fn, f.UnknownKind, tt.kind)
 		}
 		if got := describe(f); got != tt.text {
 			t.Errorf("%s: describe = %q\nwant %q", tt.fn, got, tt.text)
@@ -171,7 +176,143 @@ func TestSummaryOutcomesAndWallTime(t *testing.T) {
 	want := Summary{Packages: 1, Tests: 1, ProfileRuns: 1, NaturalRuns: 1, Experiments: 8,
 		TestFailed: 3, TestPassed: 1, Crashed: 1, Timeouts: 1, Absorbed: 1, NotStarted: 1,
 		ExperimentsMs: 300 + 2000 + 10*4 + 500, WallMs: 3100 + 1500, Sessions: 2}
-	if s != want {
+	if s.UnknownKinds = nil; !reflect.DeepEqual(s, want) {
 		t.Errorf("summary\n%+v, want\n%+v", s, want)
+	}
+}
+
+// TestClassifyBlame checks pure and dependent by replays: a function is
+// dependent when its failed calls were atomic with the non-atomic
+// functions that ran inside them masked, whatever helper passed the error
+// on; when no replay settles it, the practical rule decides and the
+// report says why.
+func TestClassifyBlame(t *testing.T) {
+	v := func(fn, verdict string, seq int, first, masked bool) json.RawMessage {
+		b, _ := json.Marshal(map[string]any{"event": "verdict", "pid": 1, "site": fn + "#entry", "func": fn, "pos": "p/f.go:3:6",
+			"verdict": verdict, "failure": "error", "path": "x", "before": "0", "after": "1", "injected": true,
+			"first": first, "masked": masked, "g": 1, "seq": seq, "chain": 1})
+		return b
+	}
+	exp := func(occ uint64, events ...json.RawMessage) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.X#call:strconv.Atoi#1", Occurrence: occ, Fault: "error", Fired: true, Events: events}
+	}
+	replay := func(occ uint64, mask string, events ...json.RawMessage) *campaign.Record {
+		r := exp(occ, events...)
+		r.Kind, r.Mask = "recheck", mask
+		return r
+	}
+	recs := []*campaign.Record{
+		// Set changes the flag and fails inside parseLongArg; fail (a
+		// pass-through helper) starts a new chain, in which parseLongArg
+		// is first.
+		exp(1, v("p.Set", "non-atomic", 3, true, false), v("p.fail", "atomic", 4, false, false), v("p.parseLongArg", "non-atomic", 2, true, false)),
+		replay(1, "p.Set#entry", v("p.Set", "non-atomic", 3, true, true), v("p.fail", "atomic", 4, false, false), v("p.parseLongArg", "atomic", 2, false, false)),
+		// Load changes its own state after Read changed its: pure.
+		exp(2, v("p.Read", "non-atomic", 3, true, false), v("p.Load", "non-atomic", 2, false, false)),
+		replay(2, "p.Read#entry", v("p.Read", "non-atomic", 3, true, true), v("p.Load", "non-atomic", 2, true, false)),
+		// A Set call that failed before the fault, not snapshotted: this
+		// call of parseLongArg is unsettled, and the one above decides.
+		exp(4, json.RawMessage(`{"event":"verdict","pid":1,"site":"p.Set#entry","func":"p.Set","verdict":"unknown","reason":"not snapshotted: failed before the fault","g":1,"seq":3}`),
+			v("p.parseLongArg", "non-atomic", 2, true, false)),
+		// Deep has four non-atomic functions inside: over the bound.
+		exp(3, v("p.A", "non-atomic", 6, true, false), v("p.B", "non-atomic", 5, false, false), v("p.C", "non-atomic", 4, false, false),
+			v("p.D", "non-atomic", 3, false, false), v("p.Deep", "non-atomic", 2, false, false)),
+	}
+	r := Classify(recs, nil)
+	tests := []struct {
+		fn, verdict, practical string
+		pure, dependent        int
+	}{
+		{"p.Set", Pure, "", 1, 0},
+		{"p.parseLongArg", Dependent, "", 0, 1},
+		{"p.Read", Pure, "", 1, 0},
+		{"p.Load", Pure, "", 1, 0},
+		{"p.Deep", Dependent, "1 non-atomic failed calls had more than 3 non-atomic functions inside them to mask", 0, 0},
+		// C's replay (A and B masked) is not in the journal: no answer.
+		{"p.C", Dependent, "1 non-atomic failed calls were not made to fail again by a replay", 0, 0},
+	}
+	for _, tt := range tests {
+		f := r.Functions[tt.fn]
+		if f == nil {
+			t.Errorf("%s: not in the report", tt.fn)
+			continue
+		}
+		if f.Verdict != tt.verdict || f.PracticalRule != tt.practical || f.PureWhenMasked != tt.pure || f.DependentWhenMasked != tt.dependent {
+			t.Errorf("%s: %s (practical rule %q), pure calls %d, dependent calls %d; want %s (%q), %d, %d",
+				tt.fn, f.Verdict, f.PracticalRule, f.PureWhenMasked, f.DependentWhenMasked, tt.verdict, tt.practical, tt.pure, tt.dependent)
+		}
+	}
+	if ev := r.Functions["p.Load"].Evidence; ev == nil || ev.Mask != "p.Read#entry" {
+		t.Errorf("Load's evidence %+v, want the replay with Read masked", ev)
+	}
+	if ev := r.Functions["p.Set"].Evidence; ev == nil || ev.Mask != "" || ev.Injection != "error:1:p.X#call:strconv.Atoi#1" {
+		t.Errorf("Set's evidence %+v, want the plain experiment", ev)
+	}
+}
+
+// TestClassifyUnknownKinds checks the kinds of unknown verdicts of
+// functions that never failed: one that no fault can make fail, and ones
+// that injection did not make fail, each with its reason; and the
+// summary's count of each kind.
+func TestClassifyUnknownKinds(t *testing.T) {
+	ev := func(s string) json.RawMessage { return json.RawMessage(s) }
+	reach := func(site, fn, stack string, faults int) json.RawMessage {
+		return ev(`{"event":"reach","site":"` + site + `","func":"` + fn + `","pos":"p/f.go:3:6","occurrence":1,"faults":` + string(rune('0'+faults)) + `,"stack":"` + stack + `"}`)
+	}
+	recs := []*campaign.Record{
+		{Kind: "profile", Package: "p", Test: "T", Status: "pass", Events: []json.RawMessage{
+			// Len: no error result, panics off; its call-site point does
+			// not make it a function that can fail.
+			ev(`{"event":"enter","site":"p.(*S).Len#entry","func":"p.(*S).Len","pos":"p/f.go:3:6"}`),
+			reach("p.(*S).Len#call:os.Stat#1", "p.(*S).Len", "1@p.(*S).Len#entry", 1),
+			// Leaf: its entry is a point, but nothing inside it is.
+			reach("p.Leaf#entry", "p.Leaf", "", 1),
+			// Armed: a point inside it, armed by an experiment that fired.
+			reach("p.Armed#entry", "p.Armed", "", 1),
+			reach("p.Armed#call:os.Open#1", "p.Armed", "1@p.Armed#entry", 1),
+			// Missed: a point inside it, armed, never fired.
+			reach("p.Missed#entry", "p.Missed", "", 1),
+			reach("p.Missed#call:os.Open#1", "p.Missed", "1@p.Missed#entry", 1),
+		}},
+		{Kind: "profile", Package: "p", Test: "U", Status: "fail", Events: []json.RawMessage{
+			// Broken: reached only by a test that fails by itself.
+			reach("p.Broken#entry", "p.Broken", "", 1),
+			reach("p.Broken#call:os.Open#1", "p.Broken", "1@p.Broken#entry", 1),
+		}},
+		{Kind: "experiment", Package: "p", Test: "T", Site: "p.Armed#call:os.Open#1", Occurrence: 1, Fault: "error", Fired: true},
+		{Kind: "experiment", Package: "p", Test: "T", Site: "p.Missed#call:os.Open#1", Occurrence: 1, Fault: "error"},
+	}
+	r := Classify(recs, nil)
+	tests := []struct{ fn, kind, reason string }{
+		{"p.(*S).Len", CannotFail, ""},
+		{"p.Leaf", NotMadeToFail, "no injection point was reached while a call of it was running"},
+		{"p.Armed", NotMadeToFail, "1 faults fired inside it; it handled every one without failing"},
+		{"p.Missed", NotMadeToFail, "1 experiments armed a point inside it, but the fault never fired (the runs took another path than the profile run)"},
+		{"p.Broken", NotMadeToFail, "1 injection points were reached inside it, but no experiment armed one (the tests that reach them fail without a fault, or were not run)"},
+	}
+	for _, tt := range tests {
+		f := r.Functions[tt.fn]
+		if f == nil {
+			t.Errorf("%s: not in the report", tt.fn)
+			continue
+		}
+		if f.Verdict != Unknown || f.UnknownKind != tt.kind || f.UnknownReason != tt.reason {
+			t.Errorf("%s: %s (%q: %q), want unknown (%q: %q)", tt.fn, f.Verdict, f.UnknownKind, f.UnknownReason, tt.kind, tt.reason)
+		}
+	}
+	if got := r.Summary.UnknownKinds; got[CannotFail] != 1 || got[NotMadeToFail] != 4 || len(got) != 2 {
+		t.Errorf("summary counts %v, want 1 cannot fail, 4 not made to fail", got)
+	}
+	if got := describe(r.Functions["p.(*S).Len"]); got != "unknown (cannot fail): no error result, and panics are not injected (panics = true in the policy injects them)" {
+		t.Errorf("(*S).Len: %q", got)
+	}
+	var text strings.Builder
+	WriteText(&text, r, nil, false)
+	if !strings.Contains(text.String(), "functions: 0 pure, 0 dependent, 0 atomic, 5 unknown (1 cannot fail, 4 not made to fail, 0 not snapshotted, 0 over budget)") {
+		t.Errorf("text report has no count of each kind:\n%s", text.String())
+	}
+	if !strings.Contains(text.String(), "\n1 functions cannot fail (no error result, and panics are not injected): -format json or html lists them\n") ||
+		strings.Contains(text.String(), "(*S).Len") || !strings.Contains(text.String(), "Leaf: unknown (not made to fail): no failed call seen: no injection point") {
+		t.Errorf("text report: functions that cannot fail are counted, not listed, and the others listed with their kind:\n%s", text.String())
 	}
 }

@@ -350,7 +350,7 @@ func percent(n, total int) string {
 	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(total))
 }
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"percent": percent, "help": help}).Parse(htmlSource))
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"percent": percent, "help": help, "unknownKinds": unknownBreakdown}).Parse(htmlSource))
 
 // htmlSource is the page. It is also well-formed XML (void elements
 // closed, no "<" or "&" in the script), so that a test can check its
@@ -394,7 +394,7 @@ pre.src i { color: #999; font-style: normal; display: inline-block; width: 4em; 
 <p class="provenance">atomicx {{.Atomicx}}, {{.Go}}: <code>{{.Command}}</code>{{if and .Dir (ne .Dir ".")}} in <code>{{.Dir}}</code>{{end}}, started {{.Date}}; journal <code>{{.Journal}}</code></p>
 {{- end}}
 <p>Functions that fail (return an error or panic) after changing what they could reach from their receiver and arguments are <em>non-atomic</em>.
-A non-atomic function is <em>pure</em> when it was the first non-atomic call along some failure's propagation (fix or mask it), and <em>dependent</em> when it is only non-atomic after a non-atomic callee (it becomes atomic when they are).</p>
+A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by itself: nothing non-atomic ran inside it, or it stayed non-atomic when replayed with the non-atomic functions that ran inside it masked (fix or mask it). It is <em>dependent</em> when every such replay made it atomic (it becomes atomic when its callees are).</p>
 
 <h2 id="summary">Summary</h2>
 <table>
@@ -406,6 +406,8 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 </tbody>
 </table>
 {{with .Summary -}}
+{{if .UnknownKinds}}<p>Unknown functions by kind{{unknownKinds .UnknownKinds}}: <em>cannot fail</em> (no error result, and panics are not injected), <em>not made to fail</em> (reached, but no failed call seen), <em>not snapshotted</em>, <em>over budget</em> (the graph was larger than the snapshot budget).</p>
+{{end -}}
 <p>Campaign: {{.Packages}} packages, {{.Tests}} tests; {{$.Runs}}; {{$.Times}}.</p>
 <p>Experiments: {{$.Outcomes}}.</p>
 {{- end}}
@@ -432,7 +434,7 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 <thead><tr><th>name</th><th title="{{help "position"}}">position</th><th title="The function's verdict: pure non-atomic, dependent non-atomic, atomic or unknown (see the legend).">verdict</th><th class="n" title="{{help "failures"}}">failures</th><th class="n" title="{{help "non-atomic"}}">non-atomic</th><th class="n" title="{{help "first in chain"}}">first in chain</th><th class="n" title="{{help "injections into"}}">injections into</th><th class="n" title="{{help "false negatives"}}">false negatives</th></tr></thead>
 <tbody>
 {{- range .Functions}}
-<tr><td data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{if .ID}}<a href="#{{.ID}}">{{.Short}}</a>{{else}}{{.Short}}{{end}}</td><td class="pos">{{.Pos}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{.Failures}}</td><td class="n">{{.NonAtomic}}</td><td class="n">{{.FirstInChain}}</td><td class="n">{{.InjectionsInto}}</td><td class="n">{{.FalseNegatives}}</td></tr>
+<tr><td data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{if .ID}}<a href="#{{.ID}}">{{.Short}}</a>{{else}}{{.Short}}{{end}}</td><td class="pos">{{.Pos}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .UnknownKind}} <span class="kind"{{if .UnknownReason}} title="{{.UnknownReason}}"{{end}}>{{.UnknownKind}}</span>{{end}}</td><td class="n">{{.Failures}}</td><td class="n">{{.NonAtomic}}</td><td class="n">{{.FirstInChain}}</td><td class="n">{{.InjectionsInto}}</td><td class="n">{{.FalseNegatives}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -465,7 +467,7 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 <dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code>{{if $s.FoldedVisibility}} (only {{$s.Visibility}}){{end}}</dd>
 <dt>failure</dt><dd>{{$s.How}}</dd>
 <dt>test</dt><dd><code>{{.Test}}</code> in <code>{{.Package}}</code></dd>
-<dt>failed calls</dt><dd>{{$s.NonAtomic}} of {{$s.Failures}} changed the state; <span title="{{help "first in chain"}}">first in chain</span>: {{$s.FirstInChain}}</dd>
+<dt>failed calls</dt><dd>{{$s.NonAtomic}} of {{$s.Failures}} changed the state; non-atomic by itself: {{$s.PureWhenMasked}}, atomic with the non-atomic functions inside masked: {{$s.DependentWhenMasked}}{{if $s.PracticalRule}}; verdict by the practical rule: {{$s.PracticalRule}}{{end}}</dd>
 </dl>
 {{- if not $s.IsPure}}
 <p>Dependent: it becomes atomic once its non-atomic callees are.</p>

@@ -56,6 +56,19 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 			return fns[i].Pos < fns[j].Pos || fns[i].Pos == fns[j].Pos && fns[i].Name < fns[j].Name
 		})
 		fmt.Fprintf(w, "%s (%d):\n", paint(v, color), len(fns))
+		if v == Unknown {
+			// By kind. Functions that cannot fail are many (getters,
+			// constructors) and say nothing to act on: counted, not listed.
+			sort.SliceStable(fns, func(i, j int) bool { return kindRank(fns[i].UnknownKind) < kindRank(fns[j].UnknownKind) })
+			n := 0
+			for n < len(fns) && fns[n].UnknownKind == CannotFail {
+				n++
+			}
+			if n > 0 {
+				fmt.Fprintf(w, "%d functions cannot fail (no error result, and panics are not injected): -format json or html lists them\n", n)
+			}
+			fns = fns[n:]
+		}
 		var folded []*Function
 		for _, f := range fns {
 			if visibilityRank(f.Visibility) > 0 {
@@ -147,23 +160,31 @@ func describe(f *Function) string {
 			how += " with " + maskedNames(e.Mask) + " masked"
 		}
 		s := fmt.Sprintf("%s: %s: %s → %s (%d of %d failed calls non-atomic; %s in %s)", f.Verdict, e.Path, e.Before, e.After, f.NonAtomic, f.Failures, how, e.Test)
-		if f.Verdict == Dependent {
+		switch {
+		case f.PracticalRule != "":
+			s += "; by the practical rule (" + f.PracticalRule + ")"
+		case f.Verdict == Dependent:
 			s += "; atomic once its non-atomic callees are"
 		}
 		return s
 	case Atomic:
 		return fmt.Sprintf("atomic (%d failed calls: %d natural, %d injected)", f.Failures, f.NaturalFailures, f.InjectedFailures)
 	}
+	kind := "unknown (" + f.UnknownKind + ")"
 	switch {
+	case f.UnknownKind == CannotFail:
+		return kind + ": no error result, and panics are not injected (panics = true in the policy injects them)"
+	case f.Failures == 0 && f.UnknownReason != "":
+		return kind + ": no failed call seen: " + f.UnknownReason
 	case f.Failures == 0:
-		return "unknown: never seen failing"
+		return kind + ": no failed call seen"
 	case f.NoSnapshot == f.Failures:
-		return fmt.Sprintf("unknown: %s (%d failed calls)", f.NoSnapshotReason, f.Failures)
+		return fmt.Sprintf("%s: %s (%d failed calls)", kind, f.NoSnapshotReason, f.Failures)
 	case f.TooLarge == f.Failures:
-		return fmt.Sprintf("unknown: %d failed calls, every graph over the snapshot budget", f.Failures)
+		return fmt.Sprintf("%s: %d failed calls, every graph over the snapshot budget", kind, f.Failures)
 	}
-	s := fmt.Sprintf("unknown: %d failed calls, %d over the snapshot budget, %d not snapshotted (the run took another path than its profile run)",
-		f.Failures, f.TooLarge, f.NotSnapshotted)
+	s := fmt.Sprintf("%s: %d failed calls, %d over the snapshot budget, %d not snapshotted (the run took another path than its profile run)",
+		kind, f.Failures, f.TooLarge, f.NotSnapshotted)
 	if f.NoSnapshot > 0 {
 		s += fmt.Sprintf(", %d never snapshotted: %s", f.NoSnapshot, f.NoSnapshotReason)
 	}
@@ -183,7 +204,7 @@ func writeTypes(w io.Writer, r *Report) {
 	for _, f := range r.Functions {
 		fns[f.Verdict]++
 	}
-	fmt.Fprintf(w, "functions: %d pure, %d dependent, %d atomic, %d unknown\n", fns[Pure], fns[Dependent], fns[Atomic], fns[Unknown])
+	fmt.Fprintf(w, "functions: %d pure, %d dependent, %d atomic, %d unknown%s\n", fns[Pure], fns[Dependent], fns[Atomic], fns[Unknown], unknownBreakdown(r.Summary.UnknownKinds))
 	if n := fns[Pure] + fns[Dependent]; n > 0 {
 		vis := map[string]int{}
 		for _, f := range r.Functions {
@@ -217,6 +238,30 @@ func writeFolded(w io.Writer, fns []*Function) {
 		what = "finding touches"
 	}
 	fmt.Fprintf(w, "%d more %s only stream position / scratch: %s\n", len(fns), what, strings.Join(names, ", "))
+}
+
+// kindRank orders the kinds of unknown verdicts as UnknownKinds does.
+func kindRank(kind string) int {
+	for i, k := range UnknownKinds {
+		if k == kind {
+			return i
+		}
+	}
+	return len(UnknownKinds)
+}
+
+// unknownBreakdown counts each kind of unknown verdict: " (34 cannot
+// fail, 45 not made to fail, 0 not snapshotted, 0 over budget)", or ""
+// when there is none.
+func unknownBreakdown(kinds map[string]int) string {
+	if len(kinds) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range UnknownKinds {
+		parts = append(parts, fmt.Sprintf("%d %s", kinds[k], k))
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }
 
 // maskedNames turns an ATOMICX_MASK list of entry sites into short

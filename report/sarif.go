@@ -146,7 +146,7 @@ var sarifRules = []sarifRule{
 		Name:             "PureNonAtomic",
 		ShortDescription: sarifText{"Function is not failure atomic"},
 		FullDescription: sarifText{"The function returned an error or panicked after changing part of the state it can reach from its receiver and arguments, " +
-			"and it was the first non-atomic call along the failure's propagation: the change is its own, not a callee's."},
+			"and it stays non-atomic when the non-atomic functions that ran inside the failed call are masked: the change is its own, not a callee's."},
 		Help: sarifHelp{
 			Text: "A caller that retries or carries on after the failure works on a half-updated object. " +
 				"Make the function check everything that can fail before it changes any state, work on a copy and commit it at the end, " +

@@ -21,6 +21,10 @@ type Call struct {
 	overBudget bool
 	seq        uint64 // order of entry among all calls
 	num        uint64 // which call of its function this is
+	// afterFault: entered after the armed fault fired, on its goroutine
+	// (see afterFaultWanted); its verdict is logged only when it fails
+	// with the injected failure.
+	afterFault bool
 }
 
 // callSeq numbers calls in the order they are entered. Failure chains use
@@ -37,14 +41,21 @@ var callSeq atomic.Uint64
 // Exit keeps its Call in the caller's frame, and the caller's slice of
 // roots stays on its stack.
 func Enter(s *Site, roots ...any) Call {
-	if config.logPath == "" || s.Ignored || campaign.beforeFault && injected.fired.Load() {
+	if config.logPath == "" || s.Ignored {
 		return Call{}
 	}
-	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1)}
+	after := campaign.beforeFault && injected.fired.Load()
+	if after && !afterFaultWanted() {
+		return Call{}
+	}
+	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1), afterFault: after}
 	if campaign.profile > 0 {
 		pushActive(s, c.num)
+		if c.num == 1 && s.Faults == 0 {
+			writeEnter(s)
+		}
 	}
-	if !snapshotWanted(s, c.num) {
+	if !after && !snapshotWanted(s, c.num) {
 		return c // no snapshot, and not too large: see unsnapped
 	}
 	var start time.Time
@@ -99,6 +110,9 @@ func (c Call) Exit(done *bool, errp *error) {
 		return // a normal return: nothing to compare
 	}
 	v := verdictEvent{site: c.site, failure: failure, err: err}
+	if c.afterFault && !c.injectedFailure(&v) {
+		return // a natural failure: the profile run saw it
+	}
 	if c.unsnapped() {
 		c.exitUnsnapped(&v)
 		return
@@ -117,12 +131,58 @@ func (c Call) Exit(done *bool, errp *error) {
 	// A masked call is rolled back: for the calls around it, it failed
 	// atomically.
 	v.masked = campaign.masks[c.site.ID] && c.snap != nil
-	v.chain, v.injected, v.first = joinChain(c.seq, v.verdict == "non-atomic" && !v.masked, err)
+	if !v.placed() {
+		v.placeIn(c.seq, v.verdict == "non-atomic" && !v.masked)
+	}
 	writeVerdict(&v)
 	if v.masked && v.verdict == "non-atomic" {
 		c.snap.restore()
 	}
 }
+
+// placeIn places the failed call entered at seq in its failure chain, and
+// records where it ran (its goroutine and entry number), so that a reader
+// of the log can tell which failed calls ran inside which: on one
+// goroutine, a call entered after another and logged before it ran
+// inside it, whatever functions lie between them.
+func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
+	v.gid, v.seq = goroutineID(), seq
+	v.chain, v.injected, v.first = joinChainOn(v.gid, seq, nonAtomic, v.err)
+}
+
+// injectedFailure places a failed call entered after the fault in its
+// chain, and reports whether the chain is the injected failure's. The
+// call has been compared already: a chain's first non-atomic call is
+// found when the call joins it.
+func (c *Call) injectedFailure(v *verdictEvent) bool {
+	nonAtomic := false
+	if c.snap != nil && !c.tooLarge {
+		_, equal := c.snap.firstDiff(c.roots, c.names)
+		nonAtomic = !equal && !campaign.masks[c.site.ID]
+	}
+	v.placeIn(c.seq, nonAtomic)
+	return v.injected
+}
+
+// placed says whether placeIn ran.
+func (v *verdictEvent) placed() bool { return v.seq != 0 }
+
+// afterFaultWanted says whether an experiment snapshots a call entered
+// after the armed fault fired: a call that the failure's propagation
+// makes (an error helper such as fail(err) or wrap(err)) runs inside the
+// calls that fail further out, and may change state itself. Only calls
+// of the fault's goroutine are, and at most maxAfterFault of them, which
+// bounds what a run that goes on after the failure costs.
+func afterFaultWanted() bool {
+	if afterFault.Load() >= maxAfterFault || goroutineID() != injected.gid {
+		return false
+	}
+	return afterFault.Add(1) <= maxAfterFault
+}
+
+const maxAfterFault = 256
+
+var afterFault atomic.Int32
 
 // unsnapped says the campaign asked for no snapshot of this call.
 func (c *Call) unsnapped() bool { return c.snap == nil && !c.tooLarge }
@@ -161,7 +221,9 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 	}
 	if c.site.NoSnapshot != "" {
 		// Never snapshotted: say why, wherever a verdict is wanted.
-		v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
+		if !v.placed() {
+			v.placeIn(c.seq, false)
+		}
 		if v.injected || campaign.targets == nil || slices.Contains(campaign.targets[c.site.ID], c.num) {
 			v.verdict, v.reason = "unknown", c.site.NoSnapshot
 			writeVerdict(v)
@@ -179,12 +241,26 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		writeVerdict(v)
 		return
 	}
-	v.chain, v.injected, v.first = joinChain(c.seq, false, v.err)
-	if v.injected {
+	if !v.placed() {
+		v.placeIn(c.seq, false)
+	}
+	switch {
+	case v.injected:
 		v.verdict, v.reason = "unknown", "not snapshotted"
+		writeVerdict(v)
+	case campaign.beforeFault && !injected.fired.Load():
+		// A natural failure before the fault, seen by the profile run
+		// already. Logged all the same: it may have run inside a call
+		// that the injected failure goes through, and a reader that asks
+		// what failed inside that call must know.
+		v.verdict, v.reason = "unknown", ReasonBeforeFault
 		writeVerdict(v)
 	}
 }
+
+// ReasonBeforeFault is the reason of the verdict of a call that failed,
+// not snapshotted, before an experiment's fault fired.
+const ReasonBeforeFault = "not snapshotted: failed before the fault"
 
 // unwinding reports whether the caller of Exit runs because the goroutine
 // panics or exits (runtime.gopanic or runtime.Goexit is running deferred

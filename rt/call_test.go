@@ -681,3 +681,164 @@ func TestProblemEvent(t *testing.T) {
 		}
 	}
 }
+
+// TestVerdictNesting checks that verdicts say where their calls ran, so
+// that a reader can tell which failed calls ran inside which: on one
+// goroutine, a call entered later and logged earlier ran inside.
+func TestVerdictNesting(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	campaign = campaignSettings{}
+	for i := range eeSites {
+		eeSites[i].calls.Store(0)
+		eeSites[i].targets.Store(nil)
+	}
+	v := &eeVec{size: 10, data: make([]int, 5)}
+	v.Push(1)   // Alloc fails inside Push
+	v.Alloc(20) // a later call, inside nothing
+	resetEventLog()
+	got := readEvents(t, logPath)
+	if len(got) != 3 {
+		t.Fatalf("%d events, want 3: %v", len(got), got)
+	}
+	inner, outer, later := got[0], got[1], got[2]
+	if inner["site"] != eeSites[0].ID || outer["site"] != eeSites[4].ID || later["site"] != eeSites[0].ID {
+		t.Fatalf("events %v, want Alloc, Push, Alloc", got)
+	}
+	for i, e := range got {
+		if g, _ := e["g"].(float64); g == 0 || g != inner["g"] {
+			t.Errorf("event %d: g = %v, want the goroutine of the first (%v)", i, e["g"], inner["g"])
+		}
+	}
+	seq := func(e map[string]any) float64 { n, _ := e["seq"].(float64); return n }
+	if !(seq(outer) > 0 && seq(inner) > seq(outer) && seq(later) > seq(inner)) {
+		t.Errorf("seq: Push %v, Alloc inside it %v, later Alloc %v; want increasing from Push", seq(outer), seq(inner), seq(later))
+	}
+}
+
+// afLog passes a failure on through note, a helper that changes state.
+type afLog struct{ notes int }
+
+var afSites = [...]Site{
+	{ID: "github.com/atomicx/atomicx/rt.(*afLog).step#entry", Func: "github.com/atomicx/atomicx/rt.(*afLog).step", Pos: "rt/call_test.go:1:1", Roots: "l", Kind: EntrySite, Faults: FaultError},
+	{ID: "github.com/atomicx/atomicx/rt.(*afLog).note#entry", Func: "github.com/atomicx/atomicx/rt.(*afLog).note", Pos: "rt/call_test.go:2:1", Roots: "l,err", Kind: EntrySite, Faults: FaultError},
+	{ID: "github.com/atomicx/atomicx/rt.(*afLog).Run#entry", Func: "github.com/atomicx/atomicx/rt.(*afLog).Run", Pos: "rt/call_test.go:3:1", Roots: "l", Kind: EntrySite, Faults: FaultError},
+}
+
+func (l *afLog) step() (_atx_r0 error) {
+	var _atx_done bool
+	if Enabled() {
+		if e := Inject(&afSites[0]); e != nil {
+			_atx_r0 = e
+			return
+		}
+		defer Enter(&afSites[0], l).Exit(&_atx_done, &_atx_r0)
+	}
+	_atx_done = true
+	return
+}
+
+func (l *afLog) note(err error) (_atx_r0 error) {
+	var _atx_done bool
+	if Enabled() {
+		if e := Inject(&afSites[1]); e != nil {
+			_atx_r0 = e
+			return
+		}
+		defer Enter(&afSites[1], l, err).Exit(&_atx_done, &_atx_r0)
+	}
+	l.notes++
+	_atx_r0 = err
+	_atx_done = true
+	return
+}
+
+func (l *afLog) Run() (_atx_r0 error) {
+	var _atx_done bool
+	if Enabled() {
+		if e := Inject(&afSites[2]); e != nil {
+			_atx_r0 = e
+			return
+		}
+		defer Enter(&afSites[2], l).Exit(&_atx_done, &_atx_r0)
+	}
+	if err := l.step(); err != nil {
+		_atx_r0 = l.note(err)
+		_atx_done = true
+		return
+	}
+	_atx_done = true
+	return
+}
+
+// TestAfterFault checks that an experiment snapshots the calls that the
+// injected failure's propagation makes after the fault (an error helper
+// that changes state is non-atomic, inside its caller), and logs nothing
+// for a natural failure after it; a natural failure before the fault,
+// not snapshotted, is logged as such.
+func TestAfterFault(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, "error:1:"+afSites[0].ID))
+	var problem string
+	campaign, problem = parseCampaignSettings("", "", "before-fault", "1@"+afSites[2].ID, "")
+	if problem != "" {
+		t.Fatal(problem)
+	}
+	l := &afLog{}
+	l.note(errors.New("natural, before the fault"))
+	if l.Run() == nil {
+		t.Fatal("no injected failure")
+	}
+	l.note(errors.New("natural, after the fault"))
+	resetEventLog()
+	got := readEvents(t, logPath)
+	if len(got) != 4 {
+		t.Fatalf("%d events, want note, inject, note, Run: %v", len(got), got)
+	}
+	if got[0]["site"] != afSites[1].ID || got[0]["verdict"] != "unknown" || got[0]["reason"] != ReasonBeforeFault || got[0]["seq"] == nil {
+		t.Errorf("event 0 = %v, want note unknown: %s, with where it ran", got[0], ReasonBeforeFault)
+	}
+	note, run := got[2], got[3]
+	if note["site"] != afSites[1].ID || note["verdict"] != "non-atomic" || note["path"] != "l.notes" || note["injected"] != true {
+		t.Errorf("event 1 = %v, want note non-atomic at l.notes, injected", note)
+	}
+	if run["site"] != afSites[2].ID || run["verdict"] != "non-atomic" || run["injected"] != true {
+		t.Errorf("event 2 = %v, want Run non-atomic, injected", run)
+	}
+	if !(note["g"] == run["g"] && note["seq"].(float64) > run["seq"].(float64)) {
+		t.Errorf("note (g %v, seq %v) is not inside Run (g %v, seq %v)", note["g"], note["seq"], run["g"], run["seq"])
+	}
+}
+
+// TestEnterEvent checks that a profile run logs the first call of a
+// function whose entry no fault can make fail, once, and nothing of the
+// others.
+func TestEnterEvent(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	var problem string
+	campaign, problem = parseCampaignSettings("1", "", "none", "", "")
+	if problem != "" {
+		t.Fatal(problem)
+	}
+	config.enabled = true
+	afSites[0].Faults = 0
+	t.Cleanup(func() { afSites[0].Faults = FaultError })
+	for i := range afSites {
+		afSites[i].calls.Store(0)
+		afSites[i].hits.Store(0)
+	}
+	l := &afLog{}
+	l.Run()
+	l.Run()
+	resetEventLog()
+	var enters []map[string]any
+	for _, e := range readEvents(t, logPath) {
+		if e["event"] == "enter" {
+			enters = append(enters, e)
+		}
+	}
+	if len(enters) != 1 || enters[0]["site"] != afSites[0].ID || enters[0]["func"] != afSites[0].Func || enters[0]["pos"] != afSites[0].Pos {
+		t.Errorf("enter events %v, want one, of step", enters)
+	}
+}

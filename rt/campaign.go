@@ -37,6 +37,10 @@ const (
 	// part of the failure's propagation, and its own failures were
 	// already seen by the profile run. Most calls of a long test come
 	// after the fault; snapshotting them is most of an experiment's cost.
+	// The exception are calls that the propagation itself makes, such as
+	// an error helper (return f.fail(err)): the first few calls entered
+	// after the fault on its goroutine are snapshotted, and logged when
+	// they fail with the injected failure (see afterFaultWanted).
 	//
 	// Set to "none", calls are never snapshotted: a profile run uses it,
 	// and logs each failed call as a "fail" event (with its call number)
@@ -54,10 +58,10 @@ const (
 	EnvSnapshotCalls = "ATOMICX_SNAPSHOT_CALLS"
 	// EnvMask names functions, by entry site ID ("SITE;SITE"), whose
 	// failed calls are rolled back to their snapshot as masking would,
-	// once their verdict is logged. A campaign replays a failure with the
-	// first non-atomic function of its propagation masked to tell whether
-	// the functions further out are non-atomic by themselves (pure) or
-	// only because of it (dependent).
+	// once their verdict is logged. A campaign replays a non-atomic
+	// failed call with the non-atomic functions that ran inside it masked
+	// to tell whether it is non-atomic by itself (pure) or only because
+	// of them (dependent).
 	EnvMask = "ATOMICX_MASK"
 )
 
@@ -164,6 +168,14 @@ func (c *Call) checkAbsorbed() {
 	}
 	writeLine(event("absorbed").str("site", c.site.ID).str("func", c.site.Func).end())
 	os.Exit(0)
+}
+
+// writeEnter logs, in a profile run, the first call of a function whose
+// entry is not an injection point (no error result, and no panics
+// injected): a function that no fault can make fail at its entry, which a
+// report tells apart from one no experiment made fail.
+func writeEnter(s *Site) {
+	writeLine(event("enter").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).end())
 }
 
 func writeReach(s *Site, occurrence uint64, stack string) {

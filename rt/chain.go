@@ -29,7 +29,11 @@ var chains struct {
 // the latest chain of its goroutine if that chain's last failure happened
 // inside this call (it was entered after this call was), else a new one.
 func joinChain(seq uint64, nonAtomic bool, err error) (id uint64, injected, first bool) {
-	gid := goroutineID()
+	return joinChainOn(goroutineID(), seq, nonAtomic, err)
+}
+
+// joinChainOn is joinChain for a call of goroutine gid.
+func joinChainOn(gid, seq uint64, nonAtomic bool, err error) (id uint64, injected, first bool) {
 	// errors.As calls the error's Unwrap and As methods: user code, which
 	// may be instrumented and come back here. Never with the lock held.
 	isInjected := wrapsInjected(err)

@@ -51,6 +51,9 @@ type verdictEvent struct {
 	first    bool   // the first non-atomic call of its chain
 	masked   bool   // rolled back after the verdict (ATOMICX_MASK)
 	call     uint64 // which call of its function, for a sampled-out call; 0 otherwise
+	// Where the call ran, for calls placed in a chain: its goroutine and
+	// its entry number among all calls (0 when not known).
+	gid, seq uint64
 }
 
 func writeVerdict(v *verdictEvent) {
@@ -71,6 +74,9 @@ func writeVerdict(v *verdictEvent) {
 		e.str("error", truncate(errorText(v.err), 200))
 	}
 	e.boolean("injected", v.injected).num("chain", v.chain).boolean("first", v.first)
+	if v.seq != 0 {
+		e.num("g", v.gid).num("seq", v.seq)
+	}
 	if v.masked {
 		e.boolean("masked", true)
 	}

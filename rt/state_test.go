@@ -40,4 +40,5 @@ func resetChains() {
 func resetInjected() {
 	injected.fired.Store(false)
 	injected.seq, injected.gid = 0, 0
+	afterFault.Store(0)
 }

@@ -45,9 +45,11 @@ Detection campaigns:
 	detect builds the packages' tests instrumented, runs each test once to
 	learn which injection points it reaches, then once per point with that
 	one fault injected, and reports the functions as pure non-atomic (fix
-	or mask them), dependent non-atomic (atomic once their callees are),
-	atomic or unknown. Every run is appended to a journal as it ends;
-	-resume goes on from there, and report renders it again.
+	or mask them), dependent non-atomic (atomic once the non-atomic
+	functions that failed inside them are masked), atomic or unknown
+	(cannot fail, not made to fail, not snapshotted, or over budget).
+	Every run is appended to a journal as it ends; -resume goes on from
+	there, and report renders it again.
 
 	-format text prints file:line:col lines; json writes a versioned
 	document; html writes one self-contained page with sortable tables and
