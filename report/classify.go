@@ -34,6 +34,14 @@ type Evidence struct {
 	Injection string `json:"injection,omitempty"` // FAULT:OCCURRENCE:SITE armed, "" for a natural failure
 	Mask      string `json:"mask,omitempty"`      // functions rolled back in the replay that showed it (ATOMICX_MASK)
 	Reproduce string `json:"reproduce"`           // one command that shows it again
+	// CallSite is the position of the call, in instrumented code, whose
+	// injected fault started the failure; "" for a fault at a function's
+	// entry or a natural failure.
+	CallSite string `json:"call_site,omitempty"`
+	// EndLine is the line, in the function's file, of the return
+	// statement that ended the failing call, or of the function's frame
+	// when a panic ended it; 0 when the runtime did not say.
+	EndLine int `json:"end_line,omitempty"`
 
 	first bool // the first non-atomic call of its chain
 }
@@ -70,8 +78,16 @@ type Function struct {
 	// that did not expose the function's non-atomicity.
 	FalseNegatives int       `json:"false_negatives"`
 	Evidence       *Evidence `json:"evidence,omitempty"`
+	// DependsOn names, for a dependent function, the non-atomic functions
+	// that failed inside its non-atomic calls: fixing or masking them
+	// makes it atomic.
+	DependsOn []string `json:"depends_on,omitempty"`
+	// Visibility says who sees the state a non-atomic function leaves:
+	// "caller-visible", "stream" or "scratch"; "" when not ranked.
+	Visibility string `json:"visibility,omitempty"`
 
-	maskedEvidence *Evidence // the first recheck that found it pure
+	maskedEvidence *Evidence       // the first recheck that found it pure
+	inside         map[string]bool // non-atomic functions that failed inside its non-atomic calls
 }
 
 // Type is the verdict of a type, from those of its methods.
@@ -124,6 +140,8 @@ type event struct {
 	Injected bool   `json:"injected"`
 	First    bool   `json:"first"`
 	Masked   bool   `json:"masked"`
+	Chain    uint64 `json:"chain"`
+	End      int    `json:"end"` // line of the return or panic that ended the call
 }
 
 // Classify builds the report of a campaign's records.
@@ -149,6 +167,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			r.countExperiment(rec)
 		}
 		reached := map[string]bool{}
+		// The non-atomic calls of each failure chain so far: a failed
+		// call's chain holds the failures that happened inside it.
+		inside := map[uint64][]string{}
 		for _, raw := range rec.Events {
 			var e event
 			if json.Unmarshal(raw, &e) != nil || e.Func == "" {
@@ -170,6 +191,10 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 				}
 			case "verdict":
 				r.addVerdict(f, e, rec)
+				if e.Verdict == "non-atomic" && !e.Masked && e.Chain != 0 {
+					f.noteInside(inside[e.Chain])
+					inside[e.Chain] = append(inside[e.Chain], e.Func)
+				}
 			}
 		}
 	}
@@ -195,8 +220,30 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			f.Verdict = Unknown
 		}
 	}
+	for _, f := range r.Functions {
+		if f.Verdict != Dependent {
+			continue
+		}
+		for name := range f.inside {
+			if g := r.Functions[name]; name != f.Name && g != nil && (g.Verdict == Pure || g.Verdict == Dependent) {
+				f.DependsOn = append(f.DependsOn, name)
+			}
+		}
+		sort.Strings(f.DependsOn)
+	}
 	r.classifyTypes()
 	return r
+}
+
+// noteInside records the non-atomic calls that failed inside one of f's
+// non-atomic calls.
+func (f *Function) noteInside(names []string) {
+	for _, name := range names {
+		if f.inside == nil {
+			f.inside = map[string]bool{}
+		}
+		f.inside[name] = true
+	}
 }
 
 // addRecheck reads a replay of a failure with non-atomic callees masked:
@@ -223,8 +270,29 @@ func newEvidence(e event, rec *campaign.Record) *Evidence {
 	if rec.Kind == "experiment" || rec.Kind == "recheck" {
 		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
 	}
+	ev.EndLine = e.End
+	ev.CallSite = injectedCallSite(rec)
 	ev.Reproduce = reproduce(ev)
 	return ev
+}
+
+// injectedCallSite returns the position of the call site whose fault an
+// experiment injected, or "" (a fault at a function's entry, a run with
+// nothing injected).
+func injectedCallSite(rec *campaign.Record) string {
+	if rec.Kind != "experiment" && rec.Kind != "recheck" {
+		return ""
+	}
+	for _, raw := range rec.Events {
+		var e event
+		if json.Unmarshal(raw, &e) == nil && e.Event == "inject" {
+			if e.Kind == "call" {
+				return e.Pos
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 func (r *Report) countExperiment(rec *campaign.Record) {
