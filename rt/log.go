@@ -51,6 +51,7 @@ type verdictEvent struct {
 	first    bool   // the first non-atomic call of its chain
 	masked   bool   // rolled back after the verdict (ATOMICX_MASK)
 	call     uint64 // which call of its function, for a sampled-out call; 0 otherwise
+	end      int    // line of the return, or of the panic, that ended the call; 0 if unknown
 }
 
 func writeVerdict(v *verdictEvent) {
@@ -62,6 +63,9 @@ func writeVerdict(v *verdictEvent) {
 	}
 	if v.call != 0 {
 		e.num("call", v.call)
+	}
+	if v.end > 0 {
+		e.num("end", uint64(v.end))
 	}
 	if v.verdict == "non-atomic" {
 		e.str("path", v.diff.Path).str("before", v.diff.Before).str("after", v.diff.After)

@@ -43,6 +43,10 @@ type Site struct {
 	// would race with): a failed call gets the verdict "unknown" with
 	// this reason.
 	NoSnapshot string
+	// Ends are the lines of the statements that end a call of the
+	// function normally (returns, and returns of injected call sites),
+	// in the order of the indexes its calls pass to Exit.
+	Ends []int32
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)
