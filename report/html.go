@@ -457,9 +457,9 @@ td.name { overflow-wrap: anywhere; min-width: 14em; }
 td.pos { white-space: nowrap; }
 table.sortable th button { font: inherit; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; text-align: inherit; }
 table.sortable th button:focus-visible { outline: 2px solid #36c; outline-offset: 2px; }
-table.sortable th button::after { content: " \2195"; color: #aaa; }
-table.sortable th[aria-sort=ascending] button::after { content: " \2191"; color: #222; }
-table.sortable th[aria-sort=descending] button::after { content: " \2193"; color: #222; }
+table.sortable th button::after { content: "\00a0\2195"; color: #aaa; }
+table.sortable th[aria-sort=ascending] button::after { content: "\00a0\2191"; color: #222; }
+table.sortable th[aria-sort=descending] button::after { content: "\00a0\2193"; color: #222; }
 .pkg { color: #777; }
 .verdict { border-radius: 0.3em; padding: 0 0.35em; white-space: nowrap; font-size: 0.9em; }
 .pure { background: #fdd; color: #900; }
