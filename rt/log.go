@@ -64,9 +64,6 @@ func writeVerdict(v *verdictEvent) {
 	if v.call != 0 {
 		e.num("call", v.call)
 	}
-	if v.end > 0 {
-		e.num("end", uint64(v.end))
-	}
 	if v.verdict == "non-atomic" {
 		e.str("path", v.diff.Path).str("before", v.diff.Before).str("after", v.diff.After)
 	}
@@ -76,6 +73,9 @@ func writeVerdict(v *verdictEvent) {
 	e.boolean("injected", v.injected).num("chain", v.chain).boolean("first", v.first)
 	if v.masked {
 		e.boolean("masked", true)
+	}
+	if v.end > 0 {
+		e.num("end", uint64(v.end))
 	}
 	writeLine(e.end())
 }
