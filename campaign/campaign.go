@@ -60,8 +60,14 @@ type Result struct {
 	Records     []*Record // everything in the journal, resumed work included
 	Problems    []Problem
 	Experiments int // experiments run now
-	Skipped     int // experiments the journal already had
-	Elapsed     time.Duration
+
+	// The other runs done now, by kind, named as in the report:
+	// profile runs, natural reruns and rechecks.
+	ProfileRuns, NaturalRuns, Rechecks int
+	// Resumed counts the runs of each kind that the journal already
+	// had (-resume), keyed by Record.Kind.
+	Resumed map[string]int
+	Elapsed time.Duration // wall time of this campaign command
 }
 
 // Run carries out the campaign.
@@ -100,8 +106,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Packages: pkgs, Problems: problems}
-	c := &runner{cfg: cfg, journal: j, done: done, res: res}
+	res := &Result{Packages: pkgs, Problems: problems, Resumed: map[string]int{}}
+	for _, r := range old {
+		res.Resumed[r.Kind]++
+	}
+	c := &runner{cfg: cfg, journal: j, done: done, res: res, session: start.UnixMilli()}
 	for _, p := range pkgs {
 		if err := c.build(ctx, p); err != nil {
 			return nil, err
@@ -143,7 +152,9 @@ type runner struct {
 	journal *Journal
 	done    map[string]*Record
 	res     *Result
+	session int64 // when this campaign command started, in Unix ms
 	mu      sync.Mutex
+	notes   map[string]bool // build notes already shown
 }
 
 func (c *runner) logf(format string, args ...any) {
@@ -209,15 +220,17 @@ func (c *runner) build(ctx context.Context, p *Package) error {
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = c.cfg.Dir
 	cmd.Env = c.buildEnv()
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil {
 		return fmt.Errorf("building %s: %v\n%s", p.ImportPath, err, out)
 	}
+	c.showNotes(out)
 	if c.cfg.Exec != "" {
 		return nil
 	}
 	cmd = exec.CommandContext(ctx, p.Binary, "-test.list", ".")
 	cmd.Dir = p.Dir
-	out, err := cmd.Output()
+	out, err = cmd.Output()
 	if err != nil {
 		return fmt.Errorf("listing the tests of %s: %v", p.ImportPath, err)
 	}
@@ -232,6 +245,35 @@ func (c *runner) build(ctx context.Context, p *Package) error {
 		}
 	}
 	return nil
+}
+
+// The lines of a build's output that say what instrumentation left out
+// of a package (toolexec writes them): calls of error-returning functions
+// that are not injection points, packages built without instrumentation.
+const (
+	buildNote    = "atomicx: note: "
+	buildWarning = "atomicx: warning: "
+)
+
+// showNotes repeats, once per campaign, the notes and warnings of a
+// build's output: what the campaign will never inject a fault into, and
+// why.
+func (c *runner) showNotes(out []byte) {
+	for _, line := range strings.Split(string(out), "\n") {
+		if !strings.HasPrefix(line, buildNote) && !strings.HasPrefix(line, buildWarning) {
+			continue
+		}
+		c.mu.Lock()
+		seen := c.notes[line]
+		if c.notes == nil {
+			c.notes = map[string]bool{}
+		}
+		c.notes[line] = true
+		c.mu.Unlock()
+		if !seen {
+			c.logf("%s", strings.TrimPrefix(line, "atomicx: "))
+		}
+	}
 }
 
 func (c *runner) buildEnv() []string {
@@ -316,6 +358,9 @@ func (c *runner) profile(ctx context.Context, p *Package, test string) (*Record,
 	if err := c.journal.Append(rec); err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
+	c.res.ProfileRuns++
+	c.mu.Unlock()
 	c.logf("profiled %s %s: %s, %d points reached", p.ImportPath, test, rec.Status, len(reaches(rec)))
 	return rec, nil
 }
@@ -522,8 +567,7 @@ func (c *runner) experiments(ctx context.Context, plan []*Record) error {
 	var todo []*Record
 	for _, e := range plan {
 		if _, ok := c.done[e.Key()]; ok {
-			c.res.Skipped++
-			continue
+			continue // counted in Result.Resumed
 		}
 		todo = append(todo, e)
 	}
@@ -534,7 +578,7 @@ func (c *runner) experiments(ctx context.Context, plan []*Record) error {
 	for _, p := range c.res.Packages {
 		pkgs[p.ImportPath] = p
 	}
-	prog := newProgress(c.cfg.Progress, len(todo))
+	prog := newProgress(c.cfg.Progress, todo)
 	work := make(chan *Record)
 	var wg sync.WaitGroup
 	var firstErr error
@@ -570,7 +614,14 @@ func (c *runner) experiments(ctx context.Context, plan []*Record) error {
 					errOnce.Do(func() { firstErr = err })
 				}
 				c.mu.Lock()
-				c.res.Experiments++
+				switch e.Kind {
+				case "natural":
+					c.res.NaturalRuns++
+				case "recheck":
+					c.res.Rechecks++
+				default:
+					c.res.Experiments++
+				}
 				c.mu.Unlock()
 				prog.step()
 			}
@@ -625,21 +676,42 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	began := time.Now()
 	runErr := cmd.Run()
 	rec.Millis = time.Since(began).Milliseconds()
+	rec.Began, rec.Session = began.UnixMilli(), c.session
 	rec.Events = readEvents(logPath)
 	switch {
 	case rctx.Err() == context.DeadlineExceeded:
-		rec.Status = "timeout"
+		rec.Status = Hung
 	case hasEvent(rec.Events, "absorbed"):
-		rec.Status = "absorbed"
-	case runErr == nil:
-		rec.Status = "pass"
+		rec.Status = Absorbed
 	default:
-		rec.Status = "fail"
+		rec.Status = outcome(runErr, c.cfg.Exec != "", out.sawTestFailure())
 	}
 	rec.Fired = hasEvent(rec.Events, "inject")
-	if rec.Status != "pass" && rec.Status != "absorbed" && rec.Kind == "profile" {
+	if rec.Status == Crashed || rec.Status != Passed && rec.Status != Absorbed && rec.Kind == "profile" {
 		rec.Output = out.String()
 	}
+}
+
+// outcome names how a run that neither hung nor was ended early ended:
+// "pass", "fail" (a test verdict, or a program's exit status), "crash"
+// (the binary died without a test verdict) or "error" (it did not start).
+// A test that panics fails: the testing package prints its "--- FAIL"
+// line before the panic stops the binary. A test binary that exits
+// non-zero without such a line died some other way: a fatal error,
+// os.Exit, a panic on another goroutine.
+func outcome(runErr error, program, sawTestFailure bool) string {
+	var exit *exec.ExitError
+	switch {
+	case runErr == nil:
+		return Passed
+	case !errors.As(runErr, &exit):
+		return NotRun
+	case !exit.Exited(): // killed by a signal
+		return Crashed
+	case program || sawTestFailure:
+		return Failed
+	}
+	return Crashed
 }
 
 func readEvents(path string) []json.RawMessage {
@@ -666,20 +738,38 @@ func hasEvent(evs []json.RawMessage, kind string) bool {
 	return false
 }
 
-// tailBuffer keeps the last 4 KiB written to it.
+// tailBuffer keeps the last 4 KiB written to it, and whether a test's
+// failure line went by.
 type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
+	mu     sync.Mutex
+	buf    []byte
+	failed bool
 }
+
+// testFailureLine starts the line on which the testing package reports a
+// failed test.
+var testFailureLine = []byte("--- FAIL: ")
 
 func (t *tailBuffer) Write(p []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if !t.failed {
+		// The line may be split between writes: look at it with the end
+		// of what came before.
+		from := max(len(t.buf)-len(testFailureLine), 0)
+		t.failed = bytes.Contains(append(t.buf[from:len(t.buf):len(t.buf)], p...), testFailureLine)
+	}
 	t.buf = append(t.buf, p...)
 	if len(t.buf) > 4096 {
 		t.buf = t.buf[len(t.buf)-4096:]
 	}
 	return len(p), nil
+}
+
+func (t *tailBuffer) sawTestFailure() bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.failed
 }
 
 func (t *tailBuffer) String() string {

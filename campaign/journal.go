@@ -28,12 +28,33 @@ type Record struct {
 	Fault      string            `json:"fault,omitempty"`      // experiments: error or panic
 	Snapshot   string            `json:"snapshot,omitempty"`   // the only calls snapshotted (ATOMICX_SNAPSHOT_CALLS)
 	Mask       string            `json:"mask,omitempty"`       // rechecks: functions rolled back (ATOMICX_MASK)
-	Status     string            `json:"status"`               // pass, fail, timeout, absorbed, error
+	Status     string            `json:"status"`               // pass, fail, timeout, absorbed, crash, error: see Passed and the other outcomes
 	Fired      bool              `json:"fired,omitempty"`      // the armed fault was injected
 	Millis     int64             `json:"ms"`
 	Output     string            `json:"output,omitempty"` // the end of the output of a run that went wrong
 	Events     []json.RawMessage `json:"events,omitempty"`
+
+	// Began is when the run started and Session when the detect command
+	// that ran it started, both in Unix milliseconds: the report's wall
+	// time. 0 in journals that predate them.
+	Began   int64 `json:"began,omitempty"`
+	Session int64 `json:"session,omitempty"`
 }
+
+// The outcomes of a run (Record.Status). "crash" is a binary that died
+// without a test verdict: a fatal error, os.Exit, a panic on a goroutine
+// of its own, a signal. A test that panics has a verdict, "fail": the
+// testing package reports the failure before the panic stops the
+// binary. Journals written before "crash" existed record crashes as
+// "fail".
+const (
+	Passed   = "pass"     // the test passed; a program workload exited 0
+	Failed   = "fail"     // the test failed; a program workload exited non-zero
+	Hung     = "timeout"  // killed at the time limit
+	Absorbed = "absorbed" // ended early once the injected failure stopped propagating: no test verdict
+	Crashed  = "crash"    // the binary died without a test verdict
+	NotRun   = "error"    // the run could not be started
+)
 
 // Key identifies the work a record stands for, so that a resumed campaign
 // skips it.

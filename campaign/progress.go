@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 	"time"
 )
@@ -15,14 +16,15 @@ type progress struct {
 	mu       sync.Mutex
 	w        io.Writer
 	terminal bool
+	what     string // the runs counted: "experiments", "natural reruns and experiments"
 	total    int
 	done     int
 	start    time.Time
 	last     time.Time
 }
 
-func newProgress(w io.Writer, total int) *progress {
-	p := &progress{w: w, total: total, start: time.Now()}
+func newProgress(w io.Writer, todo []*Record) *progress {
+	p := &progress{w: w, what: kindsOf(todo), total: len(todo), start: time.Now()}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			p.terminal = true
@@ -55,7 +57,7 @@ func (p *progress) print() {
 	if rate > 0 {
 		eta = (time.Duration(float64(p.total-p.done)/rate) * time.Second).Round(time.Second).String()
 	}
-	line := fmt.Sprintf("experiments %d/%d  %.1f/s  ETA %s", p.done, p.total, rate, eta)
+	line := fmt.Sprintf("%s %d/%d  %.1f/s  ETA %s", p.what, p.done, p.total, rate, eta)
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {
@@ -67,4 +69,34 @@ func (p *progress) finish() {
 	if p.w != nil && p.terminal {
 		fmt.Fprintln(p.w)
 	}
+}
+
+// runNames are the names of the kinds of runs, as the report has them.
+var runNames = []struct{ kind, name string }{
+	{"profile", "profile runs"},
+	{"natural", "natural reruns"},
+	{"experiment", "experiments"},
+	{"recheck", "rechecks"},
+}
+
+// kindsOf names the kinds of the runs, in the report's order:
+// "natural reruns and experiments".
+func kindsOf(runs []*Record) string {
+	has := map[string]bool{}
+	for _, r := range runs {
+		has[r.Kind] = true
+	}
+	var names []string
+	for _, k := range runNames {
+		if has[k.kind] {
+			names = append(names, k.name)
+		}
+	}
+	switch len(names) {
+	case 0:
+		return "runs"
+	case 1:
+		return names[0]
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
 }

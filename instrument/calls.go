@@ -42,6 +42,7 @@ type callRewriter struct {
 	sites []site
 	seen  map[string]int // callee name -> calls of it so far
 	lits  []*ast.FuncLit // the function literals around the node being visited
+	made  map[*ast.CallExpr]bool
 }
 
 // rewriteCalls makes each eligible call statement in the function's body,
@@ -49,7 +50,7 @@ type callRewriter struct {
 // whose indices in the site table start at first. It must run before
 // rewriteReturns: a guard it puts before a return statement comes first.
 func (fe *funcEdits) rewriteCalls(edits *editList, first int) []site {
-	cr := &callRewriter{fe: fe, edits: edits, first: first, seen: map[string]int{}}
+	cr := &callRewriter{fe: fe, edits: edits, first: first, seen: map[string]int{}, made: map[*ast.CallExpr]bool{}}
 	var stack []ast.Node
 	ast.Inspect(fe.decl.Body, func(n ast.Node) bool {
 		if n == nil {
@@ -71,10 +72,94 @@ func (fe *funcEdits) rewriteCalls(edits *editList, first int) []site {
 			cr.list(n.Body)
 		case *ast.IfStmt:
 			cr.ifInit(n)
+		case *ast.SwitchStmt:
+			cr.switchInit(n, n.Init, n.Switch, n.Body, labeled(stack))
+		case *ast.TypeSwitchStmt:
+			cr.switchInit(n, n.Init, n.Switch, n.Body, labeled(stack))
 		}
 		return true
 	})
+	cr.countOmitted()
 	return cr.sites
+}
+
+// labeled reports whether the last node of stack is a labeled
+// statement's statement.
+func labeled(stack []ast.Node) bool {
+	if len(stack) < 2 {
+		return false
+	}
+	_, ok := stack[len(stack)-2].(*ast.LabeledStmt)
+	return ok
+}
+
+// Why a call of an error-returning function is not an injection point,
+// as the build tells the user.
+const (
+	omitExpr    = "inside larger expressions"
+	omitHeader  = "in for, range or switch headers or if conditions"
+	omitGoDefer = "in go or defer statements"
+	omitTypes   = "whose results or new variables have types that cannot be named there"
+)
+
+// countOmitted counts, by reason, the calls of error-returning functions
+// in the body that were not made injection points.
+func (cr *callRewriter) countOmitted() {
+	fe := cr.fe
+	var stack []ast.Node
+	ast.Inspect(fe.decl.Body, func(n ast.Node) bool {
+		if n == nil {
+			stack = stack[:len(stack)-1]
+			return true
+		}
+		parents := stack
+		stack = append(stack, n)
+		call, ok := n.(*ast.CallExpr)
+		if !ok || cr.made[call] {
+			return true
+		}
+		if _, _, ok := fe.callPoint(call); !ok {
+			return true
+		}
+		fe.p.omitted[omissionReason(call, parents)]++
+		return true
+	})
+}
+
+// omissionReason says why a call, whose ancestors are parents (the
+// nearest last), is not an injection point.
+func omissionReason(call *ast.CallExpr, parents []ast.Node) string {
+	var child ast.Node = call
+	for i := len(parents) - 1; i >= 0; i-- {
+		switch p := parents[i].(type) {
+		case *ast.ParenExpr:
+			child = p
+			continue
+		case *ast.GoStmt, *ast.DeferStmt:
+			return omitGoDefer
+		case *ast.ExprStmt, *ast.ReturnStmt:
+			return omitTypes
+		case *ast.AssignStmt:
+			if i > 0 {
+				switch h := parents[i-1].(type) {
+				case *ast.ForStmt:
+					if h.Init == p || h.Post == p {
+						return omitHeader
+					}
+				case *ast.SwitchStmt, *ast.TypeSwitchStmt:
+					return omitHeader // a labeled switch
+				}
+			}
+			if len(p.Rhs) == 1 && p.Rhs[0] == child {
+				return omitTypes
+			}
+			return omitExpr
+		case *ast.ForStmt, *ast.RangeStmt, *ast.SwitchStmt, *ast.TypeSwitchStmt, *ast.IfStmt:
+			return omitHeader
+		}
+		return omitExpr
+	}
+	return omitExpr
 }
 
 // list rewrites the call statements of a statement list.
@@ -103,6 +188,7 @@ func (cr *callRewriter) list(stmts []ast.Stmt) {
 func (cr *callRewriter) point(call *ast.CallExpr, callee string) string {
 	fe := cr.fe
 	cr.seen[callee]++
+	cr.made[call] = true
 	idx := cr.first + len(cr.sites)
 	pos := fe.p.fset.Position(call.Lparen)
 	fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
@@ -219,6 +305,37 @@ func (cr *callRewriter) ifInit(s *ast.IfStmt) {
 	}
 	cr.edits.replace(fe.off(s.If), fe.off(as.Pos()), "")
 	cr.edits.replace(fe.off(as.End()), fe.off(s.Cond.Pos()), "")
+	cr.edits.insert(fe.off(s.End()), " }"+cr.directive(s.End()))
+}
+
+// switchInit: switch v, err := f(a); tag { … } →
+// { var v T; var err error; if _atx_e := …; _atx_e != nil { … } else { v, err = f(a) }; switch tag { … } }
+// and the same for a type switch. A labeled switch is left as it is: its
+// label would have to move to the line of the call, inside the block, for
+// break to still find it.
+func (cr *callRewriter) switchInit(s ast.Stmt, init ast.Stmt, kw token.Pos, body *ast.BlockStmt, labeled bool) {
+	as, ok := init.(*ast.AssignStmt)
+	if !ok || labeled {
+		return
+	}
+	fe := cr.fe
+	// What follows the init statement's semicolon: the tag, the type
+	// switch guard, or the body when the switch has no tag.
+	var next token.Pos
+	switch s := s.(type) {
+	case *ast.SwitchStmt:
+		next = body.Lbrace
+		if s.Tag != nil {
+			next = s.Tag.Pos()
+		}
+	case *ast.TypeSwitchStmt:
+		next = s.Assign.Pos()
+	}
+	if !cr.assign(as, as.Pos(), as.End(), "{ ", "; switch "+cr.directive(next)) {
+		return
+	}
+	cr.edits.replace(fe.off(kw), fe.off(as.Pos()), "")
+	cr.edits.replace(fe.off(as.End()), fe.off(next), "")
 	cr.edits.insert(fe.off(s.End()), " }"+cr.directive(s.End()))
 }
 

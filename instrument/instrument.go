@@ -47,6 +47,9 @@ type Options struct {
 	Panics         bool // may inject panics, not only errors
 	Globals        bool // snapshots include the package-level variables
 	SnapshotBudget int  // values a snapshot may copy; 0 means the runtime's default
+	// Scratch lists the fields whose changes are scratch, not
+	// caller-visible, as the runtime reads them ("T.f", see rt.Site).
+	Scratch []string
 }
 
 // File is a Go source file of the package.
@@ -87,6 +90,11 @@ type Result struct {
 	// Declared names every function and method declared in the package's
 	// non-test files, instrumented or not ("(*Vector).Alloc").
 	Declared []string
+	// CallPoints counts the call sites made injection points, and
+	// OmittedCalls the other calls of error-returning functions in
+	// instrumented code, by the reason they are not points.
+	CallPoints   int
+	OmittedCalls map[string]int
 }
 
 // TypeError means the package does not type-check. atomicx then compiles
@@ -132,7 +140,7 @@ func Package(files []File, opts Options) (*Result, error) {
 		return nil, &TypeError{Errors: typeErrs}
 	}
 
-	p := &pkgRewriter{opts: opts, fset: fset, info: info, pkg: pkg}
+	p := &pkgRewriter{opts: opts, fset: fset, info: info, pkg: pkg, omitted: map[string]int{}}
 	res := &Result{Files: make([]File, len(files)), Changed: make([]bool, len(files))}
 	for i, f := range files {
 		res.Files[i] = f
@@ -149,6 +157,12 @@ func Package(files []File, opts Options) (*Result, error) {
 		}
 	}
 	res.Functions, res.Skipped, res.Notes, res.Declared = p.functions, p.skipped, p.notes, p.declared
+	res.OmittedCalls = p.omitted
+	for _, s := range p.sites {
+		if s.call {
+			res.CallPoints++
+		}
+	}
 	if len(p.sites) > 0 {
 		res.Generated = p.generated(parsed)
 	}
@@ -189,6 +203,7 @@ type pkgRewriter struct {
 	functions  []Function
 	skipped    []Skipped
 	notes      []Note
+	omitted    map[string]int // calls that are not injection points, by reason
 	declared   []string
 	savers     map[string][]fieldCopy // generated checkpoint code, by type name
 	wholeSaver bool                   // the generic whole-value checkpoint is used
@@ -312,6 +327,9 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 				lines[i] = strconv.Itoa(int(l))
 			}
 			extra += ", Ends: []int32{" + strings.Join(lines, ", ") + "}"
+		}
+		if len(p.opts.Scratch) > 0 && !s.call {
+			extra += fmt.Sprintf(", Scratch: %q", strings.Join(p.opts.Scratch, ","))
 		}
 		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s},\n",
 			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, extra)

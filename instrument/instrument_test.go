@@ -2,11 +2,14 @@ package instrument
 
 import (
 	"flag"
+	"fmt"
 	"go/importer"
 	"go/token"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,6 +56,12 @@ func TestRewriteGolden(t *testing.T) {
 			}
 			for _, n := range res.Notes {
 				got.WriteString(n.Name + ": note: " + n.Message + "\n")
+			}
+			if len(res.OmittedCalls) > 0 {
+				fmt.Fprintf(&got, "-- omitted calls (%d points) --\n", res.CallPoints)
+				for _, reason := range slices.Sorted(maps.Keys(res.OmittedCalls)) {
+					fmt.Fprintf(&got, "%d %s\n", res.OmittedCalls[reason], reason)
+				}
 			}
 			golden := strings.TrimSuffix(in, ".go") + ".golden"
 			if *update {

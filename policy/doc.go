@@ -32,6 +32,7 @@
 //	from_report = "report.json"                          # mask rules only: also the report's pure non-atomic functions
 //	exclude = ["String", "(*Vector).*"]                  # optional
 //	ignore = ["(*Reader).Read"]                          # optional: intended non-atomic; never injected nor reported
+//	scratch = ["(*Decoder).buf"]                         # optional: fields whose changes are scratch, not caller-visible
 //	panics = true                                        # optional overrides of [defaults]
 //	globals = true
 //	snapshot_budget = 5000
@@ -73,7 +74,7 @@
 // a budget that is not positive and an unknown on_type_check_failure are
 // all errors, reported together, each at the key or value that caused it:
 //
-//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
+//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
 //	atomicheck.toml:13:8: unknown mode "detct" (known modes: off, detect, mask); did you mean "detect"?
 //
 // # Package patterns
@@ -137,6 +138,20 @@
 // ignore is one that is meant not to be failure atomic (a Read that
 // returns the bytes it read along with its error): no fault is injected
 // into it and no verdict about it is reported.
+//
+// # Scratch paths
+//
+// scratch holds struct fields whose contents mean nothing between calls,
+// such as a buffer a decoder reuses. A failed call that changed only
+// such fields (and the position of the streams it reads or writes) is
+// still non-atomic, but reported after the calls that changed what their
+// callers hold. A path names a field by the type that declares it, with
+// or without the pointer: "(*Decoder).buf" and "Decoder.buf" are the
+// same, and type parameters are dropped. It applies wherever a value of a
+// type of that name (declared in any package) is reached from a call of
+// the rule's functions, and to everything the field holds or points to.
+// A path that names no field of a struct type of the rule's packages is
+// reported by Policy.UnknownScratch.
 //
 // Patterns that end up matching nothing are not errors, since the packages
 // of a build vary with build tags and platforms; atomicx reports them as

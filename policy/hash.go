@@ -44,6 +44,11 @@ func (p *Policy) Hash() string {
 		}
 		writeList(h, "exclude", funcTexts(r.exclude))
 		writeList(h, "ignore", funcTexts(r.ignore))
+		if len(r.scratch) > 0 {
+			// Only when set, so that other policies keep their hash. The
+			// runtime's site tables hold the list.
+			writeList(h, "scratch", r.scratchTexts())
+		}
 		writeOptions(h, "options", r.Options)
 	}
 	return hex.EncodeToString(h.Sum(nil))

@@ -16,7 +16,7 @@ import (
 var (
 	topKeys    = []string{"version", "defaults", "rule"}
 	optionKeys = []string{"panics", "globals", "snapshot_budget", "on_type_check_failure"}
-	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", "panics", "globals", "snapshot_budget", "on_type_check_failure"}
+	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", "scratch", "panics", "globals", "snapshot_budget", "on_type_check_failure"}
 )
 
 // schemaVersion is the only version this package reads.
@@ -268,6 +268,15 @@ func (ps *parser) rule(t map[string]any, at tomlPath) {
 
 	if v, ok := t["from_report"]; ok {
 		ps.fromReport(&r, v, at.child("from_report"))
+	}
+
+	if v, ok := t["scratch"]; ok {
+		if list, ok := ps.stringList(v, at.child("scratch")); ok {
+			r.Scratch, r.scratch = list, ps.scratchPaths(list, at.child("scratch"))
+		}
+		if _, hasMode := t["mode"]; hasMode && r.Mode != Detect {
+			ps.errorf(ps.src.keyPos(at.child("scratch")), "scratch has no effect in a rule with mode = %q: only detection compares object graphs; remove it, or move it to the package's detect rule", r.Mode)
+		}
 	}
 
 	r.Options = ps.options(t, at, ps.policy.defaults)

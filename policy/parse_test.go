@@ -32,10 +32,10 @@ func TestParseErrors(t *testing.T) {
 			`9:1: unknown key "snapshot-budget" in [defaults] (known keys: panics, globals, snapshot_budget, on_type_check_failure); did you mean "snapshot_budget"?`,
 			`10:1: unknown key "functions" in [defaults]: it belongs in a [[rule]] table`,
 			`12:1: [[rule]] has no mode: add mode = "detect" (or "mask", or "off")`,
-			`14:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?`,
-			`15:1: unknown key "Mode" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?`,
-			`16:1: unknown key "fuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure); did you mean "functions"?`,
-			`17:1: unknown key "options" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure)`,
+			`14:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?`,
+			`15:1: unknown key "Mode" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?`,
+			`16:1: unknown key "fuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, panics, globals, snapshot_budget, on_type_check_failure); did you mean "functions"?`,
+			`17:1: unknown key "options" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, panics, globals, snapshot_budget, on_type_check_failure)`,
 			`19:1: unknown key "rules" at top level (known keys: version, defaults, rule); did you mean "rule"?`,
 		}},
 		{"types.toml", []string{
@@ -124,8 +124,23 @@ func TestParseErrors(t *testing.T) {
 			`1:8: rule must be an array of tables ([[rule]]), not a string`,
 			`2:12: defaults must be a table ([defaults]), not a boolean`,
 		}},
+		{"scratch.toml", []string{
+			`1:1: unknown key "scratch" at top level: it belongs in a [[rule]] table`,
+			`4:1: unknown key "scratch" in [defaults]: it belongs in a [[rule]] table`,
+			`9:1: unknown key "scrach" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, panics, globals, snapshot_budget, on_type_check_failure); did you mean "scratch"?`,
+			`14:11: scratch must be an array of strings, e.g. scratch = ["..."], not a string`,
+			`20:3: scratch path "buf" is not a type and a field: e.g. "(*Decoder).buf" or "Decoder.buf"`,
+			`21:3: scratch path "(*Decoder.buf" has unbalanced parentheses: write (*T).field, e.g. "(*Decoder).buf" or "Decoder.buf"`,
+			`22:3: scratch path "(*Decoder).state.buf" goes through several fields: name the type that declares the last one, e.g. "(*Decoder).buf" or "Decoder.buf"`,
+			`23:3: scratch path "codec.Decoder.buf" goes through several fields: name the type that declares the last one, e.g. "(*Decoder).buf" or "Decoder.buf"`,
+			`24:3: scratch path "example.com/c.Decoder.buf" goes through several fields: name the type that declares the last one, e.g. "(*Decoder).buf" or "Decoder.buf"`,
+			`25:3: scratch path "Decoder." is not a type and a field: e.g. "(*Decoder).buf" or "Decoder.buf"`,
+			`26:3: scratch path "Decoder.b-f": "b-f" is not a field name, e.g. "(*Decoder).buf" or "Decoder.buf"`,
+			`27:3: scratch must hold only strings, not an integer`,
+			`33:1: scratch has no effect in a rule with mode = "mask": only detection compares object graphs; remove it, or move it to the package's detect rule`,
+		}},
 		{"inline.toml", []string{
-			`3:50: unknown key "fnuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, panics, globals, snapshot_budget, on_type_check_failure); did you mean "functions"?`,
+			`3:50: unknown key "fnuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, panics, globals, snapshot_budget, on_type_check_failure); did you mean "functions"?`,
 			`4:42: unknown mode "masked" (known modes: off, detect, mask)`,
 			`5:3: each rule must be a table, not a string`,
 			`7:23: panics must be true or false, not a string`,
@@ -285,6 +300,14 @@ on_type_check_failure = "fail"
 		}},
 		{"built-in defaults", "[[rule]]\npackages = [\"example.com/a\"]\nmode = \"off\"\n", []Rule{
 			{Packages: []string{"example.com/a"}, Mode: Off, Options: Options{SnapshotBudget: 1_000_000}},
+		}},
+		{"scratch", `
+[[rule]]
+packages = ["example.com/a"]
+mode = "detect"
+scratch = ["(*Decoder).buf", "Encoder.buf", "(*List[T]).tmp"]
+`, []Rule{
+			{Packages: []string{"example.com/a"}, Mode: Detect, Scratch: []string{"(*Decoder).buf", "Encoder.buf", "(*List[T]).tmp"}, Options: Options{SnapshotBudget: 1_000_000}},
 		}},
 		{"inline tables and dotted keys", `
 defaults.globals = true

@@ -80,6 +80,9 @@ type Rule struct {
 	// FromReport is the detection report whose pure non-atomic functions
 	// the rule masks, as written (relative to the policy's directory).
 	FromReport string
+	// Scratch lists the fields whose changes by a failed call are scratch,
+	// not caller-visible, as written (see scratchPath).
+	Scratch []string
 
 	Options Options // after applying [defaults]
 
@@ -88,6 +91,7 @@ type Rule struct {
 	functions []funcPattern
 	exclude   []funcPattern
 	ignore    []funcPattern
+	scratch   []scratchPath
 	// reported holds FromReport's pure non-atomic functions: by package
 	// path, their normalized names relative to it.
 	reported map[string]map[string]bool

@@ -19,12 +19,38 @@ const (
 	Unknown   = "unknown" // never seen failing, or only with graphs over budget or not snapshotted
 )
 
+// What the failed calls of a non-atomic function changed, from the most
+// visible to a caller to the least (Function.Visibility).
+const (
+	// CallerVisible: state the caller holds through the receiver and the
+	// arguments, other than stream positions and scratch fields.
+	CallerVisible = "caller-visible"
+	// Stream: only the inside of readers and writers the function reads
+	// from or writes to: consumed input, partial output.
+	Stream = "stream"
+	// Scratch: only fields the policy declares scratch.
+	Scratch = "scratch"
+)
+
+// visibilityRank orders visibilities, most visible first. A verdict event
+// written before the runtime told them apart counts as caller-visible.
+func visibilityRank(v string) int {
+	switch v {
+	case Stream:
+		return 1
+	case Scratch:
+		return 2
+	}
+	return 0
+}
+
 // Evidence is one failed call that shows a function non-atomic: the first
 // path that differs, and how to make it happen again.
 type Evidence struct {
 	Path      string `json:"path"`
 	Before    string `json:"before"`
 	After     string `json:"after"`
+	Changes   string `json:"changes,omitempty"`   // what the path leads into: caller-visible, stream or scratch
 	Failure   string `json:"failure"`             // error or panic
 	Error     string `json:"error,omitempty"`     // the error's text
 	Package   string `json:"package"`             // the test's package
@@ -51,6 +77,10 @@ type Function struct {
 	Name    string `json:"-"`   // runtime.Func.Name() form
 	Pos     string `json:"pos"` // import path/file.go:line:col
 	Verdict string `json:"verdict"`
+	// Visibility, for a non-atomic function, is the most visible kind of
+	// state that its failed calls changed: CallerVisible, Stream or
+	// Scratch. Its evidence shows a change of that kind.
+	Visibility string `json:"visibility,omitempty"`
 
 	Reached          int `json:"reached"`           // profile runs that reached its entry
 	Failures         int `json:"failures"`          // failed calls seen
@@ -82,15 +112,16 @@ type Function struct {
 	// that failed inside its non-atomic calls: fixing or masking them
 	// makes it atomic.
 	DependsOn []string `json:"depends_on,omitempty"`
-	// Visibility says who sees the state a non-atomic function leaves:
-	// "caller-visible", "stream" or "scratch"; "" when not ranked.
-	Visibility string `json:"visibility,omitempty"`
 
 	maskedEvidence *Evidence       // the first recheck that found it pure
 	inside         map[string]bool // non-atomic functions that failed inside its non-atomic calls
 }
 
-// Type is the verdict of a type, from those of its methods.
+// Type is the verdict of a type, from those of its methods. A type is
+// atomic only when every method seen is atomic: one method never seen
+// failing (unknown) makes the type unknown, since the campaign cannot
+// vouch for it. A non-atomic method makes it non-atomic whatever the
+// others are.
 type Type struct {
 	Name      string   `json:"-"`
 	Verdict   string   `json:"verdict"`
@@ -98,21 +129,46 @@ type Type struct {
 	Pure      int      `json:"pure"`
 	Dependent int      `json:"dependent"`
 	Atomic    int      `json:"atomic"`
+	Unknown   int      `json:"unknown"`
 }
 
-// Summary counts what a campaign did.
+// Summary counts what a campaign did. Runs are of four kinds, named the
+// same on stderr and in every format: profile runs (one per test, nothing
+// injected), natural reruns (a test rerun to snapshot the failures its
+// profile run saw), experiments (one fault injected) and rechecks (an
+// experiment replayed with non-atomic callees masked).
 type Summary struct {
-	Packages      int   `json:"packages"`
-	Tests         int   `json:"tests"`
-	ProfileRuns   int   `json:"profile_runs"`
-	NaturalRuns   int   `json:"natural_runs"` // reruns of a test to snapshot the failures its profile run saw
-	Rechecks      int   `json:"rechecks"`     // replays of a failure with its first non-atomic function masked
-	Experiments   int   `json:"experiments"`
-	Fired         int   `json:"fired"`    // experiments in which the armed fault was injected
-	Absorbed      int   `json:"absorbed"` // experiments ended early: the failure stopped propagating
-	Timeouts      int   `json:"timeouts"`
-	Crashed       int   `json:"crashed"` // experiments whose test binary failed (an injected panic included)
+	Packages    int `json:"packages"`
+	Tests       int `json:"tests"`
+	ProfileRuns int `json:"profile_runs"`
+	NaturalRuns int `json:"natural_runs"` // reruns of a test to snapshot the failures its profile run saw
+	Rechecks    int `json:"rechecks"`     // replays of a failure with its first non-atomic function masked
+	Experiments int `json:"experiments"`
+	Fired       int `json:"fired"` // experiments in which the armed fault was injected
+	// The outcome of each experiment, one of: the test failed (the
+	// expected outcome of an injected fault; an injected panic that the
+	// test does not recover included, since the testing package reports
+	// the test failed before it stops), the test passed (the fault was
+	// handled, or not injected), absorbed (ended early, without a test
+	// verdict, once the failure stopped propagating), a hang (over the
+	// time limit), a crash (the binary died without a test verdict: a
+	// fatal error, os.Exit, a panic on a goroutine of its own) or not
+	// started (the run could not be started).
+	TestFailed int `json:"test_failed"`
+	TestPassed int `json:"test_passed"`
+	Absorbed   int `json:"absorbed"`
+	Timeouts   int `json:"timeouts"`
+	Crashed    int `json:"crashed"`
+	NotStarted int `json:"not_started,omitempty"`
+	// ExperimentsMs is the time of the experiments summed: with several
+	// jobs it exceeds the wall time.
 	ExperimentsMs int64 `json:"experiments_ms"`
+	// WallMs is the campaign's wall time, from the start of each detect
+	// command to the end of its last run, summed over the Sessions that
+	// made the journal (more than one when a campaign was resumed); 0
+	// for a journal that did not record it.
+	WallMs   int64 `json:"wall_ms"`
+	Sessions int   `json:"sessions"`
 }
 
 // Report is the classification of a campaign.
@@ -120,7 +176,11 @@ type Report struct {
 	Functions map[string]*Function `json:"functions"`
 	Types     map[string]*Type     `json:"types"`
 	Summary   Summary              `json:"summary"`
-	Problems  []string             `json:"problems,omitempty"`
+	// Findings are the non-atomic functions in the order a reader should
+	// take them: caller-visible changes first, then stream positions, then
+	// scratch; pure before dependent; then by position.
+	Findings []string `json:"findings,omitempty"`
+	Problems []string `json:"problems,omitempty"`
 }
 
 // event is the part of the runtime's events the report reads.
@@ -142,6 +202,7 @@ type event struct {
 	Masked   bool   `json:"masked"`
 	Chain    uint64 `json:"chain"`
 	End      int    `json:"end"` // line of the return or panic that ended the call
+	Changes  string `json:"changes"`
 }
 
 // Classify builds the report of a campaign's records.
@@ -199,12 +260,14 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		}
 	}
 	r.Summary.Packages, r.Summary.Tests = len(pkgs), len(tests)
+	r.Summary.WallMs, r.Summary.Sessions = wallTime(recs)
 	for _, f := range r.Functions {
 		compared := f.Failures - f.TooLarge - f.NotSnapshotted - f.NoSnapshot
 		if f.NonAtomic > 0 {
 			f.FalseNegatives = compared - f.NonAtomic
 		}
-		if f.FirstInChain == 0 && f.maskedEvidence != nil {
+		if f.FirstInChain == 0 && f.maskedEvidence != nil &&
+			(f.Evidence == nil || visibilityRank(f.maskedEvidence.Changes) <= visibilityRank(f.Evidence.Changes)) {
 			// Never first in a plain run: the replay is what shows it
 			// non-atomic by itself.
 			f.Evidence = f.maskedEvidence
@@ -219,6 +282,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		default:
 			f.Verdict = Unknown
 		}
+		if f.Verdict != Pure && f.Verdict != Dependent {
+			f.Visibility = ""
+		}
 	}
 	for _, f := range r.Functions {
 		if f.Verdict != Dependent {
@@ -232,6 +298,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		sort.Strings(f.DependsOn)
 	}
 	r.classifyTypes()
+	for _, f := range Findings(r) {
+		r.Findings = append(r.Findings, f.Name)
+	}
 	return r
 }
 
@@ -244,6 +313,31 @@ func (f *Function) noteInside(names []string) {
 		}
 		f.inside[name] = true
 	}
+}
+
+// Findings returns the non-atomic functions of the report in the order
+// of Report.Findings.
+func Findings(r *Report) []*Function {
+	var fns []*Function
+	for _, f := range r.Functions {
+		if f.Verdict == Pure || f.Verdict == Dependent {
+			fns = append(fns, f)
+		}
+	}
+	sort.Slice(fns, func(i, j int) bool {
+		a, b := fns[i], fns[j]
+		if ra, rb := visibilityRank(a.Visibility), visibilityRank(b.Visibility); ra != rb {
+			return ra < rb
+		}
+		if a.Verdict != b.Verdict {
+			return a.Verdict == Pure
+		}
+		if ka, kb := posKey(a.Pos), posKey(b.Pos); ka != kb {
+			return ka < kb
+		}
+		return a.Name < b.Name
+	})
+	return fns
 }
 
 // addRecheck reads a replay of a failure with non-atomic callees masked:
@@ -265,7 +359,7 @@ func (r *Report) addRecheck(rec *campaign.Record) {
 
 // newEvidence is the evidence that a verdict event of rec gives.
 func newEvidence(e event, rec *campaign.Record) *Evidence {
-	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Failure: e.Failure, Error: e.Error,
+	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Changes: changesOf(e), Failure: e.Failure, Error: e.Error,
 		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: rec.Mask, first: e.First}
 	if rec.Kind == "experiment" || rec.Kind == "recheck" {
 		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
@@ -303,13 +397,36 @@ func (r *Report) countExperiment(rec *campaign.Record) {
 		s.Fired++
 	}
 	switch rec.Status {
-	case "absorbed":
+	case campaign.Passed:
+		s.TestPassed++
+	case campaign.Failed:
+		s.TestFailed++
+	case campaign.Absorbed:
 		s.Absorbed++
-	case "timeout":
+	case campaign.Hung:
 		s.Timeouts++
-	case "fail", "error":
+	case campaign.Crashed:
 		s.Crashed++
+	case campaign.NotRun:
+		s.NotStarted++
 	}
+}
+
+// wallTime sums, over the detect commands that wrote the records (their
+// sessions), the time from the command's start to the end of its last
+// run.
+func wallTime(recs []*campaign.Record) (ms int64, sessions int) {
+	end := map[int64]int64{}
+	for _, rec := range recs {
+		if rec.Session == 0 || rec.Began == 0 {
+			continue
+		}
+		end[rec.Session] = max(end[rec.Session], rec.Began+rec.Millis)
+	}
+	for start, last := range end {
+		ms += max(last-start, 0)
+	}
+	return ms, len(end)
 }
 
 func (r *Report) function(name, pos string) *Function {
@@ -350,6 +467,9 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 		if e.First {
 			f.FirstInChain++
 		}
+		if v := changesOf(e); f.Visibility == "" || visibilityRank(v) < visibilityRank(f.Visibility) {
+			f.Visibility = v
+		}
 		ev := newEvidence(e, rec)
 		if f.Evidence == nil || betterEvidence(ev, f.Evidence) {
 			f.Evidence = ev
@@ -357,12 +477,25 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record) {
 	}
 }
 
-// betterEvidence reports whether a is easier to act on than b: natural
-// before injected, the first non-atomic call of its chain before a later
+// changesOf is what a non-atomic verdict event changed; events of a
+// runtime that did not say count as caller-visible.
+func changesOf(e event) string {
+	switch e.Changes {
+	case Stream, Scratch:
+		return e.Changes
+	}
+	return CallerVisible
+}
+
+// betterEvidence reports whether a is easier to act on than b: a change
+// a caller sees before a stream position before scratch, natural before
+// injected, the first non-atomic call of its chain before a later
 // one, the shorter path; then by test and injection, so that the choice
 // does not depend on the order in which parallel runs were journaled.
 func betterEvidence(a, b *Evidence) bool {
 	switch {
+	case a.Changes != b.Changes:
+		return visibilityRank(a.Changes) < visibilityRank(b.Changes)
 	case (a.Injection == "") != (b.Injection == ""):
 		return a.Injection == ""
 	case a.first != b.first:
@@ -394,7 +527,23 @@ func reproduce(ev *Evidence) string {
 		inject, ev.Test, ev.Package)
 }
 
-// classifyTypes gives each receiver type the worst verdict of its methods.
+// typeVerdict is the verdict of a type from the counts of its methods'
+// verdicts: the most urgent non-atomic verdict of a method; otherwise
+// atomic only if every method is, and unknown as soon as one method is.
+func typeVerdict(t *Type) string {
+	switch {
+	case t.Pure > 0:
+		return Pure
+	case t.Dependent > 0:
+		return Dependent
+	case t.Unknown == 0 && t.Atomic > 0:
+		return Atomic
+	}
+	return Unknown
+}
+
+// classifyTypes gives each receiver type a verdict from those of its
+// methods (typeVerdict).
 func (r *Report) classifyTypes() {
 	for name, f := range r.Functions {
 		tn := typeOf(name)
@@ -414,20 +563,13 @@ func (r *Report) classifyTypes() {
 			t.Dependent++
 		case Atomic:
 			t.Atomic++
+		default:
+			t.Unknown++
 		}
 	}
 	for _, t := range r.Types {
 		sort.Strings(t.Methods)
-		switch {
-		case t.Pure > 0:
-			t.Verdict = Pure
-		case t.Dependent > 0:
-			t.Verdict = Dependent
-		case t.Atomic > 0:
-			t.Verdict = Atomic
-		default:
-			t.Verdict = Unknown
-		}
+		t.Verdict = typeVerdict(t)
 	}
 }
 

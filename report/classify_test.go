@@ -154,3 +154,65 @@ func TestClassifyFailureMarks(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeVerdicts checks the rule of a type's verdict: a non-atomic
+// method makes it non-atomic; it is atomic only when every method is.
+func TestTypeVerdicts(t *testing.T) {
+	for _, tc := range []struct {
+		name                             string
+		pure, dependent, atomic, unknown int
+		want                             string
+	}{
+		{"all atomic", 0, 0, 3, 0, Atomic},
+		{"partly tested", 0, 0, 1, 2, Unknown},
+		{"never tested", 0, 0, 0, 2, Unknown},
+		{"one pure", 1, 1, 1, 1, Pure},
+		{"dependent and untested", 0, 1, 0, 1, Dependent},
+	} {
+		got := typeVerdict(&Type{Pure: tc.pure, Dependent: tc.dependent, Atomic: tc.atomic, Unknown: tc.unknown})
+		if got != tc.want {
+			t.Errorf("%s: %s, want %s", tc.name, got, tc.want)
+		}
+	}
+	// Through Classify: a type with one atomic and two untested methods.
+	verdict := func(fn, v string) json.RawMessage {
+		return json.RawMessage(`{"event":"verdict","site":"` + fn + `#entry","func":"` + fn + `","pos":"p/f.go:3:6","verdict":"` + v + `","failure":"error"}`)
+	}
+	reach := func(fn string) json.RawMessage {
+		return json.RawMessage(`{"event":"reach","site":"` + fn + `#entry","func":"` + fn + `","pos":"p/f.go:9:6"}`)
+	}
+	r := Classify([]*campaign.Record{{Kind: "profile", Package: "p", Test: "T", Status: "pass",
+		Events: []json.RawMessage{verdict("p.(*T).A", "atomic"), reach("p.(*T).B"), reach("p.T.C")}}}, nil)
+	typ := r.Types["p.T"]
+	if typ == nil || typ.Verdict != Unknown || typ.Atomic != 1 || typ.Unknown != 2 || len(typ.Methods) != 3 {
+		t.Errorf("type p.T: %+v, want unknown with 1 atomic and 2 unknown methods", typ)
+	}
+}
+
+// TestSummaryOutcomesAndWallTime checks the counts of experiments by
+// outcome and the wall time of one or several sessions.
+func TestSummaryOutcomesAndWallTime(t *testing.T) {
+	exp := func(status string, session, began, ms int64) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.F#entry", Occurrence: uint64(began), Fault: "error",
+			Status: status, Session: session, Began: began, Millis: ms}
+	}
+	recs := []*campaign.Record{
+		{Kind: "profile", Package: "p", Test: "T", Status: "pass", Session: 1000, Began: 1500, Millis: 100},
+		exp(campaign.Failed, 1000, 2000, 300),
+		exp(campaign.Failed, 1000, 2100, 2000), // ends last: 4100
+		exp(campaign.Passed, 1000, 2200, 10),
+		exp(campaign.Crashed, 1000, 2300, 10),
+		exp(campaign.Hung, 1000, 2400, 10),
+		exp(campaign.Absorbed, 1000, 2500, 10),
+		exp(campaign.NotRun, 1000, 2600, 0),
+		exp(campaign.Failed, 90000, 91000, 500), // a resumed session: 1500
+		{Kind: "natural", Package: "p", Test: "T", Status: "fail"},
+	}
+	s := Classify(recs, nil).Summary
+	want := Summary{Packages: 1, Tests: 1, ProfileRuns: 1, NaturalRuns: 1, Experiments: 8,
+		TestFailed: 3, TestPassed: 1, Crashed: 1, Timeouts: 1, Absorbed: 1, NotStarted: 1,
+		ExperimentsMs: 300 + 2000 + 10*4 + 500, WallMs: 3100 + 1500, Sessions: 2}
+	if s != want {
+		t.Errorf("summary\n%+v, want\n%+v", s, want)
+	}
+}

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/atomicx/atomicx/internal/funcname"
 )
@@ -168,14 +167,21 @@ func howFailed(e *Evidence) string {
 type (
 	htmlPage struct {
 		Summary       Summary
-		ExperimentsIn string
+		ExperimentsIn string // the experiments' summed time
+		Runs          string // the runs by kind, as on detect's stderr
+		Times         string // wall time and experiment time
+		Outcomes      string // the experiments by outcome
+		Glossary      []Term
 		Counts        []htmlCountRow
 		Functions     []htmlFunction
 		Types         []htmlType
 		Sections      []htmlSection // findings whose changes a caller sees (or not ranked)
-		Folded        []htmlSection // findings whose changes only a stream or scratch state sees
-		Verdicts      []htmlVerdict // the verdicts present, for the filter
-		Problems      []string
+		// Folded are the findings about functions that changed only stream
+		// positions or scratch: they go in a closed <details>.
+		Folded   []htmlSection
+		FoldText string        // the fold's summary
+		Verdicts []htmlVerdict // the verdicts present, for the filter
+		Problems []string
 	}
 	htmlCountRow struct {
 		What                                    string
@@ -210,10 +216,13 @@ type (
 		How        string
 		IsPure     bool
 		Dependency string
-		CallSite   string    // the injected call the failure came through, file:line
-		EndLine    int       // line of the return or panic that ended the failing call
-		Panicked   bool      // a panic ended it
-		DependsOn  []htmlRef // the non-atomic callees it depends on
+		// FoldedVisibility says that the function changed only stream
+		// positions or scratch.
+		FoldedVisibility bool
+		CallSite         string    // the injected call the failure came through, file:line
+		EndLine          int       // line of the return or panic that ended the failing call
+		Panicked         bool      // a panic ended it
+		DependsOn        []htmlRef // the non-atomic callees it depends on
 	}
 	htmlRef struct {
 		ID, Package, Short string // ID "" when the function has no section
@@ -230,19 +239,6 @@ type (
 
 var verdictClass = map[string]string{Pure: "pure", Dependent: "dependent", Atomic: "atomic", Unknown: "unknown"}
 
-// visibilityRank orders findings: what callers see first, then what only
-// a stream sees, then scratch state. Unranked findings count as seen by
-// callers.
-func visibilityRank(v string) int {
-	switch v {
-	case "stream":
-		return 1
-	case "scratch":
-		return 2
-	}
-	return 0
-}
-
 // WriteHTML writes the report as one self-contained HTML page. It opens
 // on the findings — the non-atomic functions, those whose changes callers
 // see first, each with its source, the call the failure came through, the
@@ -255,7 +251,11 @@ func visibilityRank(v string) int {
 func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 	page := htmlPage{
 		Summary:       r.Summary,
-		ExperimentsIn: (time.Duration(r.Summary.ExperimentsMs) * time.Millisecond).String(),
+		ExperimentsIn: durationText(r.Summary.ExperimentsMs),
+		Runs:          runCounts(r.Summary),
+		Times:         timeText(r.Summary),
+		Outcomes:      outcomeText(r.Summary),
+		Glossary:      Glossary,
 		Problems:      r.Problems,
 	}
 	fc, tc := htmlCountRow{What: "functions"}, htmlCountRow{What: "types"}
@@ -296,11 +296,18 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 			}
 			s.DependsOn = append(s.DependsOn, ref)
 		}
-		if visibilityRank(hf.Visibility) == 0 {
-			page.Sections = append(page.Sections, s)
-		} else {
+		if s.FoldedVisibility = visibilityRank(hf.Visibility) > 0; s.FoldedVisibility {
 			page.Folded = append(page.Folded, s)
+		} else {
+			page.Sections = append(page.Sections, s)
 		}
+	}
+	if n := len(page.Folded); n > 0 {
+		what := "findings touch"
+		if n == 1 {
+			what = "finding touches"
+		}
+		page.FoldText = fmt.Sprintf("%d more %s only stream position / scratch", n, what)
 	}
 	tnames := make([]string, 0, len(r.Types))
 	for name := range r.Types {
@@ -382,7 +389,7 @@ func posKey(pos string) string {
 
 func newSection(hf htmlFunction, src SourceReader, base string) htmlSection {
 	ev := hf.Evidence
-	s := htmlSection{htmlFunction: hf, How: howFailed(ev), IsPure: hf.Verdict == Pure,
+	s := htmlSection{htmlFunction: hf, How: failureText(ev), IsPure: hf.Verdict == Pure,
 		EndLine: ev.EndLine, Panicked: ev.Failure == "panic"}
 	file, line, _ := splitPos(hf.Pos)
 	s.File, s.Line = file, line
@@ -430,7 +437,7 @@ func percent(n, total int) string {
 	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(total))
 }
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"percent": percent}).Parse(htmlSource))
+var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"percent": percent, "help": help}).Parse(htmlSource))
 
 // htmlSource is the page. It is also well-formed XML (void elements
 // closed, no "<" or "&" in the script), so that a test can check its
@@ -499,7 +506,7 @@ details.folded > summary { cursor: pointer; margin: 1em 0; font-weight: 600; }
 A non-atomic function is <em>pure</em> when it was the first non-atomic call along some failure's propagation (fix or mask it), and <em>dependent</em> when it is only non-atomic after a non-atomic callee (it becomes atomic when they are).</p>
 
 <nav class="jump" aria-label="findings">
-<p><a href="#non-atomic">Non-atomic functions</a> ({{len .Sections}}{{with .Folded}} + {{len .}} in streams or scratch state{{end}}) · <a href="#summary">Summary</a> · <a href="#functions">Functions</a> · <a href="#types">Types</a></p>
+<p><a href="#non-atomic">Non-atomic functions</a> ({{len .Sections}}{{with .Folded}} + {{len .}} that touch only stream position / scratch{{end}}) · <a href="#summary">Summary</a> · <a href="#functions">Functions</a> · <a href="#types">Types</a></p>
 {{- if or .Sections .Folded}}
 <ol>
 {{- range .Sections}}
@@ -526,8 +533,7 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 {{template "section" .}}
 {{- end}}
 {{- with .Folded}}
-<details class="folded">
-<summary>{{len .}} more whose changes only a stream or scratch state sees</summary>
+<details class="folded"><summary>{{$.FoldText}}</summary>
 {{- range .}}
 {{template "section" .}}
 {{- end}}
@@ -546,9 +552,17 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 </table>
 </div>
 {{with .Summary -}}
-<p>Campaign: {{.Packages}} packages, {{.Tests}} tests, {{.ProfileRuns}} profile runs, {{.Experiments}} experiments in {{$.ExperimentsIn}}
-({{.Fired}} faults injected, {{.Absorbed}} stopped early when the failure was absorbed, {{.Timeouts}} timed out, {{.Crashed}} crashed).</p>
+<p>Campaign: {{.Packages}} packages, {{.Tests}} tests; {{$.Runs}}; {{$.Times}}.</p>
+<p>Experiments: {{$.Outcomes}}.</p>
 {{- end}}
+<details id="legend">
+<summary>What the words and columns mean</summary>
+<dl>
+{{- range .Glossary}}
+<dt>{{.Name}}</dt><dd>{{.Text}}</dd>
+{{- end}}
+</dl>
+</details>
 {{- if .Problems}}
 <p>Problems:</p>
 <ul>
@@ -562,7 +576,7 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 <p>Sort by a column with the button in its header.</p>
 <div class="scroll">
 <table class="sortable" id="function-table">
-<thead><tr><th>name</th><th>position</th><th>verdict</th><th class="n">failures</th><th class="n">non-atomic</th><th class="n">first in chain</th><th class="n">injections into</th><th class="n">false negatives</th></tr></thead>
+<thead><tr><th>name</th><th title="{{help "position"}}">position</th><th title="The function's verdict: pure non-atomic, dependent non-atomic, atomic or unknown (see the legend).">verdict</th><th class="n" title="{{help "failures"}}">failures</th><th class="n" title="{{help "non-atomic"}}">non-atomic</th><th class="n" title="{{help "first in chain"}}">first in chain</th><th class="n" title="{{help "injections into"}}">injections into</th><th class="n" title="{{help "false negatives"}}">false negatives</th></tr></thead>
 <tbody>
 {{- range .Functions}}
 <tr data-verdict="{{.Class}}"><td class="name" data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{if .ID}}<a href="#{{.ID}}">{{.Short}}</a>{{else}}{{.Short}}{{end}}</td><td class="pos" data-k="{{.PosKey}}" title="{{.Pos}}">{{.ShortPos}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{.Failures}}</td><td class="n">{{.NonAtomic}}</td><td class="n">{{.FirstInChain}}</td><td class="n">{{.InjectionsInto}}</td><td class="n">{{.FalseNegatives}}</td></tr>
@@ -572,13 +586,13 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 </div>
 
 <h2 id="types">Types</h2>
-<p>A type has the most urgent verdict of its methods.</p>
+<p>{{help "type verdict"}}</p>
 <div class="scroll">
 <table class="sortable" id="type-table">
-<thead><tr><th>name</th><th>verdict</th><th class="n">methods</th><th class="n">pure</th><th class="n">dependent</th><th class="n">atomic</th></tr></thead>
+<thead><tr><th>name</th><th title="{{help "type verdict"}}">verdict</th><th class="n" title="{{help "methods"}}">methods</th><th class="n" title="Methods that are pure non-atomic.">pure</th><th class="n" title="Methods that are dependent non-atomic.">dependent</th><th class="n" title="Methods that are atomic.">atomic</th><th class="n" title="Methods whose verdict is unknown: never seen failing, or never compared.">unknown</th></tr></thead>
 <tbody>
 {{- range .Types}}
-<tr data-verdict="{{.Class}}"><td class="name" data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{.Short}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{len .Methods}}</td><td class="n">{{.Pure}}</td><td class="n">{{.Dependent}}</td><td class="n">{{.Atomic}}</td></tr>
+<tr data-verdict="{{.Class}}"><td class="name" data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{.Short}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{len .Methods}}</td><td class="n">{{.Pure}}</td><td class="n">{{.Dependent}}</td><td class="n">{{.Atomic}}</td><td class="n">{{.Unknown}}</td></tr>
 {{- end}}
 </tbody>
 </table>
@@ -639,8 +653,8 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 {{- with .Evidence}}
 <dl>
 <dt>position</dt><dd><code title="{{$s.File}}{{if $s.Line}}:{{$s.Line}}{{end}}">{{$s.ShortPos}}</code></dd>
-<dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code></dd>
-<dt>failure</dt><dd>{{$s.How}}{{if .Error}}: <code>{{.Error}}</code>{{end}}</dd>
+<dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code>{{if $s.FoldedVisibility}} (only {{$s.Visibility}}){{end}}</dd>
+<dt>failure</dt><dd>{{$s.How}}</dd>
 {{- if $s.CallSite}}
 <dt>came through</dt><dd>the call at <code title="{{.CallSite}}">{{$s.CallSite}}</code>, whose fault was injected</dd>
 {{- end}}
@@ -651,7 +665,7 @@ A non-atomic function is <em>pure</em> when it was the first non-atomic call alo
 <dt>depends on</dt><dd>{{range $i, $d := $s.DependsOn}}{{if $i}}, {{end}}{{if $d.ID}}<a href="#{{$d.ID}}">{{$d.Short}}</a>{{else}}{{$d.Short}}{{end}}{{end}}</dd>
 {{- end}}
 <dt>test</dt><dd><code>{{.Test}}</code> in <code>{{.Package}}</code></dd>
-<dt>failed calls</dt><dd>{{$s.NonAtomic}} of {{$s.Failures}} changed the graph; first non-atomic call of a failure's propagation: {{$s.FirstInChain}} times</dd>
+<dt>failed calls</dt><dd>{{$s.NonAtomic}} of {{$s.Failures}} changed the state; <span title="{{help "first in chain"}}">first in chain</span>: {{$s.FirstInChain}}</dd>
 </dl>
 {{- if not $s.IsPure}}
 <p>Dependent: it becomes atomic once its non-atomic callees are.</p>

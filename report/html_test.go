@@ -121,7 +121,7 @@ func TestWriteHTML(t *testing.T) {
 	}
 	for _, want := range []string{
 		`<td class="n">5</td><td class="n">2 (40%)</td><td class="n">1 (20%)</td><td class="n">1 (20%)</td><td class="n">1 (20%)</td>`,
-		`negative &lt;-1&gt; &amp; &#34;worse&#34;`,
+		`<dd>natural error &#34;negative &lt;-1&gt; &amp; \&#34;worse\&#34;&#34;</dd>`,
 		`<code>s.items</code>: <code>nil</code> → <code>len=1</code>`,
 		`injected error at example.com/m/store.(*Store).add#entry (occurrence 2)`,
 		`ATOMICX_INJECT=&#39;error:2:example.com/m/store.(*Store).add#entry&#39;`,

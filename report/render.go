@@ -4,8 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/atomicx/atomicx/internal/funcname"
 )
@@ -53,42 +55,97 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 			return fns[i].Pos < fns[j].Pos || fns[i].Pos == fns[j].Pos && fns[i].Name < fns[j].Name
 		})
 		fmt.Fprintf(w, "%s (%d):\n", paint(v, color), len(fns))
+		var folded []*Function
 		for _, f := range fns {
+			if visibilityRank(f.Visibility) > 0 {
+				folded = append(folded, f)
+				continue
+			}
 			fmt.Fprintf(w, "%s: %s: %s\n", locate(f.Pos), shortName(f.Name), describe(f))
 			if f.Evidence != nil && f.Verdict == Pure {
 				fmt.Fprintf(w, "\treproduce: %s\n", f.Evidence.Reproduce)
 			}
 		}
+		writeFolded(w, folded)
 		fmt.Fprintln(w)
 	}
 	writeTypes(w, r)
 	s := r.Summary
-	fmt.Fprintf(w, "campaign: %d packages, %d tests, %d experiments (%d faults injected, %d stopped early when the failure was absorbed, %d timed out)",
-		s.Packages, s.Tests, s.Experiments, s.Fired, s.Absorbed, s.Timeouts)
-	if s.NaturalRuns > 0 {
-		fmt.Fprintf(w, ", %d reruns for natural failures", s.NaturalRuns)
-	}
-	if s.Rechecks > 0 {
-		fmt.Fprintf(w, ", %d rechecks with non-atomic callees masked", s.Rechecks)
-	}
-	fmt.Fprintln(w)
+	fmt.Fprintf(w, "campaign: %d packages, %d tests; %s; %s\n", s.Packages, s.Tests, runCounts(s), timeText(s))
+	fmt.Fprintf(w, "experiments: %s\n", outcomeText(s))
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
+}
+
+// runCounts counts the runs of a campaign by kind, with the names that
+// detect's own summary on stderr uses.
+func runCounts(s Summary) string {
+	return fmt.Sprintf("%d profile runs, %d experiments, %d natural reruns, %d rechecks", s.ProfileRuns, s.Experiments, s.NaturalRuns, s.Rechecks)
+}
+
+// timeText gives the campaign's wall time and the experiments' summed
+// time, each labelled: with several jobs the sum exceeds the wall time.
+func timeText(s Summary) string {
+	sum := durationText(s.ExperimentsMs)
+	switch {
+	case s.Sessions == 0:
+		return fmt.Sprintf("wall time not recorded, experiment time %s (summed)", sum)
+	case s.Sessions > 1:
+		return fmt.Sprintf("wall time %s over %d sessions (resumed), experiment time %s (summed)", durationText(s.WallMs), s.Sessions, sum)
+	}
+	return fmt.Sprintf("wall time %s, experiment time %s (summed)", durationText(s.WallMs), sum)
+}
+
+func durationText(ms int64) string {
+	return (time.Duration(ms) * time.Millisecond).String()
+}
+
+// outcomeText counts the experiments by outcome.
+func outcomeText(s Summary) string {
+	t := fmt.Sprintf("%d faults injected; %d test failed, %d test passed, %d absorbed (ended early: the failure stopped propagating), %d hang (timeout), %d crash (no test verdict)",
+		s.Fired, s.TestFailed, s.TestPassed, s.Absorbed, s.Timeouts, s.Crashed)
+	if s.NotStarted > 0 {
+		t += fmt.Sprintf(", %d not started", s.NotStarted)
+	}
+	return t
+}
+
+// injectedText is the text of an injected fault (rt.InjectedFault) in an
+// error that wraps it, or the start of it where the runtime cut a long
+// error short.
+var injectedText = regexp.MustCompile(`atomicx: injected (error|panic) at \S+ \([^()]*\), occurrence \d+|atomicx: injected .*…$`)
+
+// failureText describes, once, the failure that showed the evidence: a
+// natural failure with its error's text; an injected fault with where it
+// was injected and, when the function failed with another text than the
+// fault's own (a wrapping, a different error), that text with the fault's
+// part elided.
+func failureText(e *Evidence) string {
+	if e.Injection == "" {
+		if e.Error == "" {
+			return "natural " + e.Failure
+		}
+		return fmt.Sprintf("natural %s %q", e.Failure, e.Error)
+	}
+	how := howFailed(e)
+	fault, _, _ := strings.Cut(e.Injection, ":")
+	elided := "<injected " + fault + ">"
+	if rest := injectedText.ReplaceAllString(e.Error, elided); rest != "" && rest != elided {
+		how += fmt.Sprintf(", returned as %q", rest)
+	}
+	return how
 }
 
 func describe(f *Function) string {
 	switch f.Verdict {
 	case Pure, Dependent:
 		e := f.Evidence
-		how := "natural " + e.Failure
-		if e.Injection != "" {
-			how = "injected " + e.Injection
-		}
+		how := failureText(e)
 		if e.Mask != "" {
 			how += " with " + maskedNames(e.Mask) + " masked"
 		}
-		s := fmt.Sprintf("%s: %s: %s → %s (%d of %d failed calls; %s in %s)", f.Verdict, e.Path, e.Before, e.After, f.NonAtomic, f.Failures, how, e.Test)
+		s := fmt.Sprintf("%s: %s: %s → %s (%d of %d failed calls non-atomic; %s in %s)", f.Verdict, e.Path, e.Before, e.After, f.NonAtomic, f.Failures, how, e.Test)
 		if f.Verdict == Dependent {
 			s += "; atomic once its non-atomic callees are"
 		}
@@ -126,7 +183,39 @@ func writeTypes(w io.Writer, r *Report) {
 		fns[f.Verdict]++
 	}
 	fmt.Fprintf(w, "functions: %d pure, %d dependent, %d atomic, %d unknown\n", fns[Pure], fns[Dependent], fns[Atomic], fns[Unknown])
+	if n := fns[Pure] + fns[Dependent]; n > 0 {
+		vis := map[string]int{}
+		for _, f := range r.Functions {
+			if f.Verdict == Pure || f.Verdict == Dependent {
+				vis[f.Visibility]++
+			}
+		}
+		fmt.Fprintf(w, "non-atomic functions by what they changed: %d caller-visible, %d only stream position, %d only scratch\n",
+			n-vis[Stream]-vis[Scratch], vis[Stream], vis[Scratch])
+	}
 	fmt.Fprintf(w, "types:     %d pure, %d dependent, %d atomic, %d unknown\n", counts[Pure], counts[Dependent], counts[Atomic], counts[Unknown])
+}
+
+// writeFolded writes, after the caller-visible findings of a group, one
+// line for the findings whose failed calls changed only stream positions
+// or scratch fields: their names, without detail (the JSON and HTML
+// reports have it).
+func writeFolded(w io.Writer, fns []*Function) {
+	if len(fns) == 0 {
+		return
+	}
+	sort.SliceStable(fns, func(i, j int) bool {
+		return visibilityRank(fns[i].Visibility) < visibilityRank(fns[j].Visibility)
+	})
+	names := make([]string, len(fns))
+	for i, f := range fns {
+		names[i] = shortName(f.Name) + " (" + f.Visibility + ")"
+	}
+	what := "findings touch"
+	if len(fns) == 1 {
+		what = "finding touches"
+	}
+	fmt.Fprintf(w, "%d more %s only stream position / scratch: %s\n", len(fns), what, strings.Join(names, ", "))
 }
 
 // maskedNames turns an ATOMICX_MASK list of entry sites into short

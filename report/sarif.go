@@ -18,7 +18,28 @@ const (
 	// result across runs: the function's runtime.Func.Name() form, which
 	// does not change when lines move.
 	SARIFFingerprint = "atomicxFunction/v1"
+
+	// InformationURI is where atomicx is documented: the driver's
+	// informationUri, and the base of the rules' helpUri.
+	InformationURI = "https://github.com/atomicx/atomicx"
+
+	// DefaultSARIFCategory is the category of a run when none is given:
+	// code scanning keeps one set of results per category and commit.
+	DefaultSARIFCategory = "atomicx"
 )
+
+// SARIFOptions describe the run of a SARIF log.
+type SARIFOptions struct {
+	// Version is atomicx's version ("v1.2.3", a pseudo-version, or
+	// "devel"), written as the driver's version; SemanticVersion is the
+	// same as Semantic Versioning 2.0.0 has it, "" when it has no such
+	// form.
+	Version, SemanticVersion string
+	// Category tells this run apart from others on the same commit (a
+	// module of a repository, an OS): the automationDetails id is
+	// "CATEGORY/". "" is DefaultSARIFCategory.
+	Category string
+}
 
 type (
 	sarifLog struct {
@@ -27,15 +48,23 @@ type (
 		Runs    []sarifRun `json:"runs"`
 	}
 	sarifRun struct {
-		Tool    sarifTool     `json:"tool"`
-		Results []sarifResult `json:"results"`
+		Tool              sarifTool              `json:"tool"`
+		AutomationDetails sarifAutomationDetails `json:"automationDetails"`
+		Results           []sarifResult          `json:"results"`
+	}
+	sarifAutomationDetails struct {
+		ID string `json:"id"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
 	}
 	sarifDriver struct {
-		Name  string      `json:"name"`
-		Rules []sarifRule `json:"rules"`
+		Name            string      `json:"name"`
+		FullName        string      `json:"fullName"`
+		Version         string      `json:"version"`
+		SemanticVersion string      `json:"semanticVersion,omitempty"`
+		InformationURI  string      `json:"informationUri"`
+		Rules           []sarifRule `json:"rules"`
 	}
 	sarifRule struct {
 		ID                   string             `json:"id"`
@@ -43,6 +72,7 @@ type (
 		ShortDescription     sarifText          `json:"shortDescription"`
 		FullDescription      sarifText          `json:"fullDescription"`
 		Help                 sarifHelp          `json:"help"`
+		HelpURI              string             `json:"helpUri"`
 		DefaultConfiguration sarifConfiguration `json:"defaultConfiguration"`
 		Properties           sarifRuleProps     `json:"properties"`
 	}
@@ -110,6 +140,7 @@ var sarifRules = []sarifRule{
 				"- undo its changes before it returns the error.\n\n" +
 				"The message names the first path that differs, its values before and after, the test that showed it and a command that shows it again.",
 		},
+		HelpURI:              InformationURI + "#verdicts",
 		DefaultConfiguration: sarifConfiguration{"error"},
 		Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling"}, Precision: "high", Severity: "error"},
 	},
@@ -125,6 +156,7 @@ var sarifRules = []sarifRule{
 			Markdown: "Fix the **pure** non-atomic functions it calls first; this result then goes away by itself.\n\n" +
 				"The message names the first path that differs, its values before and after, the test that showed it and a command that shows it again.",
 		},
+		HelpURI:              InformationURI + "#verdicts",
 		DefaultConfiguration: sarifConfiguration{"warning"},
 		Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling"}, Precision: "high", Severity: "warning"},
 	},
@@ -134,13 +166,14 @@ var sarifRules = []sarifRule{
 // 2.1.0 log that GitHub code scanning accepts: one result per function,
 // located at its declaration. locate maps import-path positions to paths
 // relative to the working directory, which should be the repository's
-// root; nil leaves positions as they are.
-func WriteSARIF(w io.Writer, r *Report, locate Locator) error {
+// root; nil leaves positions as they are. opt names atomicx's version and
+// the run's category.
+func WriteSARIF(w io.Writer, r *Report, locate Locator, opt SARIFOptions) error {
 	if locate == nil {
 		locate = func(pos string) string { return pos }
 	}
 	results := []sarifResult{}
-	for _, f := range sortedFunctions(r, Pure, Dependent) {
+	for _, f := range Findings(r) {
 		if f.Evidence == nil {
 			continue
 		}
@@ -149,21 +182,41 @@ func WriteSARIF(w io.Writer, r *Report, locate Locator) error {
 			idx = 1
 		}
 		rule := sarifRules[idx]
+		level := rule.DefaultConfiguration.Level
+		if visibilityRank(f.Visibility) > 0 {
+			// Only a stream position or scratch changed: worth knowing,
+			// rarely worth acting on first.
+			level = "note"
+		}
 		results = append(results, sarifResult{
 			RuleID:              rule.ID,
 			RuleIndex:           idx,
-			Level:               rule.DefaultConfiguration.Level,
+			Level:               level,
 			Message:             sarifText{sarifMessage(f)},
 			Locations:           []sarifLocation{sarifLocate(f, locate)},
 			PartialFingerprints: map[string]string{SARIFFingerprint: f.Name},
 		})
 	}
+	version := opt.Version
+	if version == "" {
+		version = "devel"
+	}
+	category := opt.Category
+	if category == "" {
+		category = DefaultSARIFCategory
+	}
 	log := sarifLog{
 		Schema:  sarifSchema,
 		Version: sarifVersion,
 		Runs: []sarifRun{{
-			Tool:    sarifTool{Driver: sarifDriver{Name: "atomicx", Rules: sarifRules}},
-			Results: results,
+			Tool: sarifTool{Driver: sarifDriver{
+				Name: "atomicx", FullName: "atomicx " + version, Version: version, SemanticVersion: opt.SemanticVersion,
+				InformationURI: InformationURI, Rules: sarifRules,
+			}},
+			// A trailing slash: the whole id is the category, with no
+			// run instance after it.
+			AutomationDetails: sarifAutomationDetails{ID: strings.TrimSuffix(category, "/") + "/"},
+			Results:           results,
 		}},
 	}
 	enc := json.NewEncoder(w)
@@ -178,11 +231,13 @@ func sarifMessage(f *Function) string {
 	e := f.Evidence
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s is %s: after a failing call, %s changed: %s → %s.\n", shortName(f.Name), f.Verdict, e.Path, e.Before, e.After)
-	fmt.Fprintf(&b, "Failure: %s", howFailed(e))
-	// An injected fault's own text repeats where it was injected.
-	if e.Error != "" && !(e.Injection != "" && strings.HasPrefix(e.Error, "atomicx: injected")) {
-		fmt.Fprintf(&b, " (%s)", e.Error)
+	switch f.Visibility {
+	case Stream:
+		b.WriteString("Its failed calls changed only the position of streams it reads or writes (consumed input, partial output).\n")
+	case Scratch:
+		b.WriteString("Its failed calls changed only fields the policy declares scratch.\n")
 	}
+	fmt.Fprintf(&b, "Failure: %s", failureText(e))
 	fmt.Fprintf(&b, " in %s of %s; %d of %d failed calls changed the state.\n", e.Test, e.Package, f.NonAtomic, f.Failures)
 	if f.Verdict == Dependent {
 		b.WriteString("It becomes atomic once its non-atomic callees are.\n")

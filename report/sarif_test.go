@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/internal/sarifschema"
 )
 
 // sarifCheck is what GitHub code scanning requires of an upload.
@@ -14,9 +16,14 @@ type sarifCheck struct {
 	Runs    []struct {
 		Tool struct {
 			Driver struct {
-				Name  string `json:"name"`
-				Rules []struct {
+				Name            string `json:"name"`
+				FullName        string `json:"fullName"`
+				Version         string `json:"version"`
+				SemanticVersion string `json:"semanticVersion"`
+				InformationURI  string `json:"informationUri"`
+				Rules           []struct {
 					ID                   string `json:"id"`
+					HelpURI              string `json:"helpUri"`
 					ShortDescription     struct{ Text string }
 					FullDescription      struct{ Text string }
 					Help                 struct{ Text string }
@@ -24,6 +31,9 @@ type sarifCheck struct {
 				} `json:"rules"`
 			} `json:"driver"`
 		} `json:"tool"`
+		AutomationDetails struct {
+			ID string `json:"id"`
+		} `json:"automationDetails"`
 		Results []struct {
 			RuleID    string `json:"ruleId"`
 			RuleIndex int    `json:"ruleIndex"`
@@ -50,10 +60,13 @@ func TestWriteSARIF(t *testing.T) {
 	r := fixtureReport(t)
 	locate := func(pos string) string { return strings.TrimPrefix(pos, "example.com/m/") }
 	var buf bytes.Buffer
-	if err := WriteSARIF(&buf, r, locate); err != nil {
+	if err := WriteSARIF(&buf, r, locate, SARIFOptions{Version: "v1.2.3", SemanticVersion: "1.2.3", Category: "atomicx/m"}); err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "report.sarif", buf.Bytes())
+	if err := sarifschema.Validate(buf.Bytes()); err != nil {
+		t.Error(err)
+	}
 
 	var log sarifCheck
 	if err := json.Unmarshal(buf.Bytes(), &log); err != nil {
@@ -63,13 +76,19 @@ func TestWriteSARIF(t *testing.T) {
 		t.Fatalf("version %q, schema %q, %d runs", log.Version, log.Schema, len(log.Runs))
 	}
 	run := log.Runs[0]
-	if run.Tool.Driver.Name != "atomicx" {
-		t.Errorf("driver %q", run.Tool.Driver.Name)
+	if d := run.Tool.Driver; d.Name != "atomicx" || d.FullName != "atomicx v1.2.3" || d.Version != "v1.2.3" || d.SemanticVersion != "1.2.3" || d.InformationURI != InformationURI {
+		t.Errorf("driver %+v", d)
+	}
+	if id := run.AutomationDetails.ID; id != "atomicx/m/" {
+		t.Errorf("automationDetails id %q, want the category and a slash", id)
 	}
 	rules := map[string]string{}
 	for i, rule := range run.Tool.Driver.Rules {
 		if rule.ShortDescription.Text == "" || rule.FullDescription.Text == "" || rule.Help.Text == "" {
 			t.Errorf("rule %d (%s) lacks a description", i, rule.ID)
+		}
+		if !strings.HasPrefix(rule.HelpURI, InformationURI+"#") {
+			t.Errorf("rule %d (%s) has helpUri %q", i, rule.ID, rule.HelpURI)
 		}
 		rules[rule.ID] = rule.DefaultConfiguration.Level
 	}
@@ -110,16 +129,28 @@ func TestWriteSARIF(t *testing.T) {
 
 func TestWriteSARIFEmptyAndAbsolute(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteSARIF(&buf, &Report{Functions: map[string]*Function{}}, nil); err != nil {
+	if err := WriteSARIF(&buf, &Report{Functions: map[string]*Function{}}, nil, SARIFOptions{}); err != nil {
 		t.Fatal(err)
+	}
+	if err := sarifschema.Validate(buf.Bytes()); err != nil {
+		t.Error(err)
+	}
+	// Without options: a devel build, the default category.
+	for _, want := range []string{`"version": "devel"`, `"fullName": "atomicx devel"`, `"id": "atomicx/"`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("no %s in\n%s", want, buf.String())
+		}
 	}
 	if !strings.Contains(buf.String(), `"results": []`) {
 		t.Errorf("an empty run must still have a results array:\n%s", buf.String())
 	}
 	buf.Reset()
 	locate := func(pos string) string { return "/src/my dir/store.go:16:17" }
-	if err := WriteSARIF(&buf, fixtureReport(t), locate); err != nil {
+	if err := WriteSARIF(&buf, fixtureReport(t), locate, SARIFOptions{Category: "c/"}); err != nil {
 		t.Fatal(err)
+	}
+	if err := sarifschema.Validate(buf.Bytes()); err != nil {
+		t.Error(err)
 	}
 	if !strings.Contains(buf.String(), `"uri": "file:///src/my%20dir/store.go"`) || strings.Contains(buf.String(), `"uriBaseId"`) {
 		t.Errorf("absolute paths must be file URIs without a base:\n%s", buf.String())

@@ -117,10 +117,13 @@ func (c Call) Exit(done *int32, errp *error) {
 	if c.tooLarge {
 		v.verdict = "unknown"
 		v.reason = "graph too large"
-	} else if d, equal := c.snap.firstDiff(c.roots, c.names); equal {
-		v.verdict = "atomic"
 	} else {
-		v.verdict, v.diff = "non-atomic", d
+		c.snap.scratch = c.site.scratch()
+		if d, equal := c.snap.firstDiff(c.roots, c.names); equal {
+			v.verdict = "atomic"
+		} else {
+			v.verdict, v.diff = "non-atomic", d
+		}
 	}
 	// A masked call is rolled back: for the calls around it, it failed
 	// atomically.

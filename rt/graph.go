@@ -53,9 +53,15 @@ type snapshot struct {
 	arrays map[arrayKey]unsafe.Pointer
 	// maps maps a map (its runtime pointer and type) to copies of its entries.
 	maps map[objectKey]*savedMap
+	// unsaved is set when a well-known value's rendering needed elements
+	// that the snapshot does not hold (graph_known.go).
+	unsaved bool
 
 	// plans describes every type met so far; see typePlan.
 	plans map[reflect.Type]*typePlan
+
+	// scratch holds the fields that comparison counts as scratch, or nil.
+	scratch *scratchSet
 
 	// Used while the snapshot is taken only.
 	budget, used int
@@ -121,6 +127,17 @@ type typePlan struct {
 	// equal values (strings, funcs and channels are immutable or compared
 	// by identity), and nothing is reachable from them.
 	flat bool
+	// known marks the well-known types compared and shown as a whole
+	// (graph_known.go).
+	known knownKind
+
+	// stream marks the types whose values are the state of a stream
+	// (see isStreamType): differences inside them are stream positions.
+	stream bool
+	// scratchFields says which fields are scratch (see scratchFields)
+	// for the scratch set scratchOf.
+	scratchOf     *scratchSet
+	scratchFields []bool
 
 	length int         // arrays
 	fields []fieldPlan // structs: fields with state, blank fields left out
@@ -414,6 +431,7 @@ func (s *snapshot) plan(t reflect.Type) *typePlan {
 	case isOpaqueType(t):
 		pl.ignored, pl.hasIgnored, pl.opaque = true, true, true
 	default:
+		pl.known = knownKindOf(t)
 		switch pl.kind {
 		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
 			pl.reaches = true
@@ -435,6 +453,9 @@ func (s *snapshot) plan(t reflect.Type) *typePlan {
 		}
 	}
 	pl.flat = !pl.reaches && !pl.hasIgnored
+	if pl.kind == reflect.Struct || pl.kind == reflect.Interface {
+		pl.stream = isStreamType(t)
+	}
 	return pl
 }
 

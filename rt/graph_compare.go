@@ -10,19 +10,54 @@ import (
 	"unsafe"
 )
 
-// difference is the first place where the object graph of a call differs
-// from the graph at call entry.
+// difference is a place where the object graph of a call differs from
+// the graph at call entry.
 type difference struct {
-	Path   string // Go-like path from a root: v.items[3].name, v.m["k"], *p, v.i.(*T).x
-	Before string // short rendering of the value at entry, e.g. 0, "abc", nil, len=3, &{…}, absent
-	After  string // the same for now
+	Path    string  // Go-like path from a root: v.items[3].name, v.m["k"], *p, v.i.(*T).x
+	Before  string  // short rendering of the value at entry, e.g. 0, "abc", nil, len=3, &{…}, absent
+	After   string  // the same for now
+	Changes changes // what kind of state the path leads into
 }
 
+// changes says what kind of state a differing path leads into, from the
+// most visible to a caller to the least. A non-atomic call is as visible
+// as its most visible difference.
+type changes uint8
+
+const (
+	// callerVisible: state the caller holds through the receiver and the
+	// arguments, other than the two kinds below.
+	callerVisible changes = iota
+	// streamPosition: the inside of a reader or writer the call reads from
+	// or writes to (consumed input, partial output): the standard
+	// library's in-memory streams (bytes.Buffer, bytes.Reader,
+	// strings.Reader, strings.Builder, bufio.Reader, bufio.Writer,
+	// bufio.Scanner) wherever they are, and whatever a field or element
+	// of an interface type with an io.Reader or io.Writer method holds.
+	streamPosition
+	// scratchState: a field the policy declares scratch (a buffer the
+	// call may reuse and overwrite, whose contents mean nothing between
+	// calls).
+	scratchState
+	numChanges
+)
+
+// changesNames are the words of the event log and of the reports.
+var changesNames = [numChanges]string{callerVisible: "caller-visible", streamPosition: "stream", scratchState: "scratch"}
+
+func (k changes) String() string { return changesNames[k] }
+
 // firstDiff walks the graph reachable now from roots (the very slice given
-// to takeSnapshot) alongside the snapshot and returns the first difference,
-// or equal when the two graphs are equal by value: a pointer may now point
-// to another object with equal contents, a slice may have a new backing
-// array with equal elements. names[i] is the display name of roots[i].
+// to takeSnapshot) alongside the snapshot and returns the first difference
+// of the most visible kind (see changes), or equal when the two graphs are
+// equal by value: a pointer may now point to another object with equal
+// contents, a slice may have a new backing array with equal elements.
+// names[i] is the display name of roots[i].
+//
+// The walk ends at the first caller-visible difference. Until it meets
+// one, it goes on past differences in stream positions and scratch
+// fields, so that a call that changed only those is known to have; it
+// renders only the first difference of each kind.
 //
 // The walk is breadth-first over indirections: the inline parts of the
 // roots (in order) come first, then what their pointers, slices, maps and
@@ -52,6 +87,7 @@ func (s *snapshot) firstDiff(roots []any, names []string) (d difference, equal b
 func (s *snapshot) compareGraph(roots []any, names []string) (difference, bool) {
 	// Each saved object, array and map is usually paired once.
 	c := &comparer{s: s, visited: make(map[pairKey]struct{}, len(s.objects)+len(s.arrays)+len(s.maps))}
+	c.class = callerVisible
 	anyPlan := s.plan(reflect.TypeFor[any]())
 	for i := range min(len(roots), len(s.roots)) {
 		name := "root" + strconv.Itoa(i)
@@ -60,8 +96,9 @@ func (s *snapshot) compareGraph(roots []any, names []string) (difference, bool) 
 		}
 		c.path = &pathNode{step: pathStep{op: stepRoot, name: name}}
 		c.steps = c.steps[:0]
+		c.class = callerVisible
 		if c.interfaces(unsafe.Pointer(&s.roots[i]), unsafe.Pointer(&roots[i]), anyPlan, true) {
-			return c.diff, false
+			return c.diffs[callerVisible], false
 		}
 	}
 	for c.head < len(c.queue) {
@@ -70,7 +107,7 @@ func (s *snapshot) compareGraph(roots []any, names []string) (difference, bool) 
 		if c.head == len(c.queue) {
 			c.queue, c.head = c.queue[:0], 0 // reuse the queue's memory
 		}
-		c.path, c.steps = it.path, c.steps[:0]
+		c.path, c.steps, c.class = it.path, c.steps[:0], it.class
 		var found bool
 		if it.savedMap != nil {
 			found = c.mapEntries(it)
@@ -78,7 +115,12 @@ func (s *snapshot) compareGraph(roots []any, names []string) (difference, bool) 
 			found = c.run(it)
 		}
 		if found {
-			return c.diff, false
+			return c.diffs[callerVisible], false
+		}
+	}
+	for k := range numChanges {
+		if c.found[k] > 0 {
+			return c.diffs[k], false
 		}
 	}
 	return difference{}, true
@@ -93,14 +135,18 @@ type comparer struct {
 	// visited holds the pairs (object at entry, object now) already queued:
 	// each pair is compared once, which ends cycles and shared objects.
 	// Assuming a pair equal while it is being compared is sound because
-	// the walk stops at the first difference it finds.
+	// a difference found later in the pair is found all the same.
 	visited map[pairKey]struct{}
 	// path is the path of the item being compared; steps are the steps
 	// taken inside it (fields, indexes), turned into path nodes only when
 	// a difference is found or a pair is queued.
 	path  *pathNode
 	steps []pathStep
-	diff  difference
+	// class is the kind of state the current position is in; diffs holds
+	// the first difference of each kind, found how many there were.
+	class changes
+	diffs [numChanges]difference
+	found [numChanges]int
 }
 
 // compareItem is a queued pair: n values of one type at entry (copied
@@ -112,6 +158,7 @@ type compareItem struct {
 	indexed     bool // the values are slice elements: add [i] to the path
 	savedMap    *savedMap
 	path        *pathNode
+	class       changes // the kind of state the values are in
 }
 
 // pairKey names a queued pair. n tells pointers (0), slices (their length)
@@ -143,17 +190,39 @@ func (c *comparer) here() *pathNode {
 	return n
 }
 
-// report records a difference at the current position; it returns true
-// so that callers can return its result.
+// again counts a difference at the current position and reports whether
+// one of its kind was recorded before: then there is no need to render
+// it. Callers write !c.again() && c.report(…), which renders the values
+// only for the first difference of each kind.
+func (c *comparer) again() bool {
+	c.found[c.class]++
+	return c.found[c.class] > 1
+}
+
+// report records a difference at the current position, counted by again.
+// It returns whether the walk is over: a caller-visible difference ends
+// it, others do not.
 func (c *comparer) report(before, after string) bool {
-	c.diff = difference{Path: c.here().render(c.s), Before: shorten(before), After: shorten(after)}
-	return true
+	c.diffs[c.class] = difference{Path: c.here().render(c.s), Before: shorten(before), After: shorten(after), Changes: c.class}
+	return c.class == callerVisible
 }
 
 // reportValues records a difference between the value at sp (at entry)
 // and at lp (now).
 func (c *comparer) reportValues(sp, lp unsafe.Pointer, pl *typePlan) bool {
-	return c.report(c.s.renderValue(sp, pl, true), c.s.renderValue(lp, pl, false))
+	return !c.again() && c.report(c.s.renderValue(sp, pl, true), c.s.renderValue(lp, pl, false))
+}
+
+// enter makes the current position part of a value of kind k, unless it
+// is in a less visible kind already (a scratch field of a stream stays a
+// stream, a stream in a scratch field stays scratch: the outer one says
+// what the state is for). It returns the kind to restore when leaving.
+func (c *comparer) enter(k changes) changes {
+	old := c.class
+	if old == callerVisible {
+		c.class = k
+	}
+	return old
 }
 
 // run compares the values of a queued item one by one.
@@ -186,6 +255,9 @@ func (c *comparer) value(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	if pl.flat && memEqual(sp, lp, pl.size) {
 		return false
 	}
+	if pl.known != knownNone && pl.known != knownDuration {
+		return c.known(sp, lp, pl)
+	}
 	switch pl.kind {
 	case reflect.Pointer:
 		return c.pointers(*(*unsafe.Pointer)(sp), *(*unsafe.Pointer)(lp), pl)
@@ -206,20 +278,38 @@ func (c *comparer) value(sp, lp unsafe.Pointer, pl *typePlan) bool {
 		}
 		return false
 	case reflect.Struct:
-		for i := range pl.fields {
-			f := &pl.fields[i]
-			c.push(pathStep{op: stepField, name: f.name})
-			if c.value(unsafe.Add(sp, f.offset), unsafe.Add(lp, f.offset), f.plan) {
-				return true
-			}
-			c.pop()
-		}
-		return false
+		return c.structs(sp, lp, pl)
 	}
 	if scalarsEqual(sp, lp, pl) {
 		return false
 	}
 	return c.reportValues(sp, lp, pl)
+}
+
+// structs compares two structs field by field. A stream's fields are
+// stream positions, a scratch field is scratch.
+func (c *comparer) structs(sp, lp unsafe.Pointer, pl *typePlan) bool {
+	outer := c.class
+	if pl.stream {
+		c.enter(streamPosition)
+	}
+	scratch := c.s.scratchFields(pl)
+	for i := range pl.fields {
+		f := &pl.fields[i]
+		c.push(pathStep{op: stepField, name: f.name})
+		in := c.class
+		if scratch != nil && scratch[i] {
+			c.enter(scratchState)
+		}
+		if c.value(unsafe.Add(sp, f.offset), unsafe.Add(lp, f.offset), f.plan) {
+			c.class = outer
+			return true
+		}
+		c.class = in
+		c.pop()
+	}
+	c.class = outer
+	return false
 }
 
 // scalarsEqual compares two values of a kind with no inner structure.
@@ -276,11 +366,11 @@ func (c *comparer) pointers(sp, lp unsafe.Pointer, pl *typePlan) bool {
 		if sp == lp {
 			return false
 		}
-		return c.report(c.s.renderPointer(sp, pl, true), c.s.renderPointer(lp, pl, false))
+		return !c.again() && c.report(c.s.renderPointer(sp, pl, true), c.s.renderPointer(lp, pl, false))
 	}
 	elem := c.s.elemPlan(pl)
 	if elem.opaque && sp != lp {
-		return c.report(c.s.renderPointer(sp, pl, true), c.s.renderPointer(lp, pl, false))
+		return !c.again() && c.report(c.s.renderPointer(sp, pl, true), c.s.renderPointer(lp, pl, false))
 	}
 	if elem.size == 0 || elem.ignored {
 		return false
@@ -290,7 +380,7 @@ func (c *comparer) pointers(sp, lp unsafe.Pointer, pl *typePlan) bool {
 		return false // not reached at entry: cannot happen for a graph walked from the same roots
 	}
 	path := &pathNode{parent: c.here(), step: pathStep{op: stepDeref, plan: elem}}
-	c.enqueue(pairKey{sp, lp, elem, 0}, compareItem{saved: saved, live: lp, plan: elem, n: 1, path: path})
+	c.enqueue(pairKey{sp, lp, elem, 0}, compareItem{saved: saved, live: lp, plan: elem, n: 1, path: path, class: c.class})
 	return false
 }
 
@@ -312,7 +402,7 @@ func (c *comparer) slices(sp, lp unsafe.Pointer, pl *typePlan) bool {
 		return false
 	}
 	c.enqueue(pairKey{sdata, ldata, elem, n},
-		compareItem{saved: saved, live: ldata, plan: elem, n: n, indexed: true, path: c.here()})
+		compareItem{saved: saved, live: ldata, plan: elem, n: n, indexed: true, path: c.here(), class: c.class})
 	return false
 }
 
@@ -330,7 +420,7 @@ func (c *comparer) maps(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	if saved == nil {
 		return false
 	}
-	c.enqueue(pairKey{sm, lm, pl, -1}, compareItem{live: lm, plan: pl, savedMap: saved, path: c.here()})
+	c.enqueue(pairKey{sm, lm, pl, -1}, compareItem{live: lm, plan: pl, savedMap: saved, path: c.here(), class: c.class})
 	return false
 }
 
@@ -364,11 +454,21 @@ func (c *comparer) mapEntries(it compareItem) bool {
 		case order < 0:
 			k := sorder[i]
 			c.push(pathStep{op: stepMapValue, key: at(sm.keys, k, kp.size), plan: kp})
-			return c.report(c.s.renderValue(at(sm.vals, k, vp.size), vp, true), "absent")
+			if !c.again() && c.report(c.s.renderValue(at(sm.vals, k, vp.size), vp, true), "absent") {
+				return true
+			}
+			c.pop()
+			i++
+			continue
 		case order > 0:
 			k := lorder[j]
 			c.push(pathStep{op: stepMapValue, key: at(lkeys, k, kp.size), plan: kp})
-			return c.report("absent", c.s.renderValue(at(lvals, k, vp.size), vp, false))
+			if !c.again() && c.report("absent", c.s.renderValue(at(lvals, k, vp.size), vp, false)) {
+				return true
+			}
+			c.pop()
+			j++
+			continue
 		}
 		sk, lk := at(sm.keys, sorder[i], kp.size), at(lkeys, lorder[j], kp.size)
 		c.push(pathStep{op: stepMapValue, key: sk, plan: kp})
@@ -530,7 +630,13 @@ func (c *comparer) interfaces(sp, lp unsafe.Pointer, pl *typePlan, root bool) bo
 		return false
 	}
 	if sv.IsNil() || lv.IsNil() || sv.Elem().Type() != lv.Elem().Type() {
-		return c.report(c.s.renderInterface(sv, true), c.s.renderInterface(lv, false))
+		return !c.again() && c.report(c.s.renderInterface(sv, true), c.s.renderInterface(lv, false))
+	}
+	if pl.stream {
+		// What an io.Reader or io.Writer holds is the stream's state; the
+		// interface itself (which stream it is) is not.
+		outer := c.enter(streamPosition)
+		defer func() { c.class = outer }()
 	}
 	se, le := sv.Elem(), lv.Elem()
 	dp := c.s.plan(se.Type())
@@ -556,7 +662,7 @@ func (c *comparer) interfaces(sp, lp unsafe.Pointer, pl *typePlan, root bool) bo
 		if scalarsEqual(scp, lcp, dp) {
 			return false
 		}
-		return c.report(c.s.renderInterface(sv, true), c.s.renderInterface(lv, false))
+		return !c.again() && c.report(c.s.renderInterface(sv, true), c.s.renderInterface(lv, false))
 	}
 	var path *pathNode
 	if root {
@@ -567,7 +673,7 @@ func (c *comparer) interfaces(sp, lp unsafe.Pointer, pl *typePlan, root bool) bo
 		c.pop()
 	}
 	// Boxes never change and cannot form cycles: no need to remember them.
-	c.queue = append(c.queue, compareItem{saved: scp, live: lcp, plan: dp, n: 1, path: path})
+	c.queue = append(c.queue, compareItem{saved: scp, live: lcp, plan: dp, n: 1, path: path, class: c.class})
 	return false
 }
 

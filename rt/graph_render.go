@@ -119,6 +119,9 @@ func (s *snapshot) renderValue(p unsafe.Pointer, pl *typePlan, atEntry bool) str
 	if pl.ignored {
 		return "{…}"
 	}
+	if pl.known != knownNone {
+		return s.renderKnown(p, pl, atEntry)
+	}
 	switch pl.kind {
 	case reflect.Bool:
 		return strconv.FormatBool(*(*bool)(p))
@@ -177,6 +180,16 @@ func (s *snapshot) renderPointer(p unsafe.Pointer, pl *typePlan, atEntry bool) s
 	if elem.opaque {
 		return renderAddress(p) // compared by identity
 	}
+	if elem.known != knownNone && elem.size > 0 {
+		if atEntry {
+			copied, ok := s.objects[objectKey{p, elem}]
+			if !ok {
+				return "&…"
+			}
+			p = copied
+		}
+		return "&" + s.renderKnown(p, elem, atEntry)
+	}
 	switch elem.kind {
 	case reflect.Struct:
 		return "&{…}"
@@ -210,16 +223,21 @@ func (s *snapshot) renderInterface(v reflect.Value, atEntry bool) string {
 	e := v.Elem()
 	t := e.Type()
 	name := t.String()
-	switch t.Kind() {
-	case reflect.Struct, reflect.Array:
-		return name + "{…}"
-	case reflect.Pointer:
-		if !e.IsNil() && t.Elem().Kind() == reflect.Struct {
-			return "&" + t.Elem().String() + "{…}"
+	if s.plan(t).known == knownNone {
+		switch t.Kind() {
+		case reflect.Struct, reflect.Array:
+			return name + "{…}"
+		case reflect.Pointer:
+			if !e.IsNil() && t.Elem().Kind() == reflect.Struct && s.plan(t.Elem()).known == knownNone {
+				return "&" + t.Elem().String() + "{…}"
+			}
 		}
 	}
 	c := reflect.New(t)
 	c.Elem().Set(e)
+	if s.plan(t).known == knownBytes {
+		return s.renderValue(c.UnsafePointer(), s.plan(t), atEntry) // names its type already
+	}
 	if strings.HasPrefix(name, "*") || strings.HasPrefix(name, "func") ||
 		strings.HasPrefix(name, "chan") || strings.HasPrefix(name, "<-") {
 		name = "(" + name + ")"

@@ -65,7 +65,8 @@ func writeVerdict(v *verdictEvent) {
 		e.num("call", v.call)
 	}
 	if v.verdict == "non-atomic" {
-		e.str("path", v.diff.Path).str("before", v.diff.Before).str("after", v.diff.After)
+		e.str("path", v.diff.Path).str("before", v.diff.Before).str("after", v.diff.After).
+			str("changes", v.diff.Changes.String())
 	}
 	if v.err != nil {
 		e.str("error", truncate(errorText(v.err), 200))

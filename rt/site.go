@@ -47,6 +47,12 @@ type Site struct {
 	// function normally (returns, and returns of injected call sites),
 	// in the order of the indexes its calls pass to Exit.
 	Ends []int32
+	// Scratch lists the fields the policy declares scratch, as "T.f,U.g"
+	// (a struct type's name without package or type arguments, a field):
+	// a difference inside one is scratch, not caller-visible.
+	Scratch string
+
+	scratchSet atomic.Pointer[scratchSet] // Scratch, parsed
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)

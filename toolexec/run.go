@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strings"
 
 	"github.com/atomicx/atomicx/instrument"
@@ -190,6 +191,7 @@ func (r *runner) compile() (int, error) {
 		Panics:         match.Options.Panics,
 		Globals:        match.Options.Globals,
 		SnapshotBudget: match.Options.SnapshotBudget,
+		Scratch:        match.Scratch(),
 	})
 	var typeErr *instrument.TypeError
 	if errors.As(err, &typeErr) {
@@ -207,6 +209,9 @@ func (r *runner) compile() (int, error) {
 			return 2, errors.New(strings.Join(errs, "\n"))
 		}
 		r.reportMasking(res)
+	}
+	if match.Mode == policy.Detect {
+		r.reportOmittedCalls(importPath, res)
 	}
 	if res.Generated == nil {
 		return r.exec(r.cmd.Args) // nothing selected in this package
@@ -347,6 +352,40 @@ func (r *runner) reportMasking(res *instrument.Result) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(r.cfg.Stderr, "%s: atomicx: warning: %s\n", n.Pos, n.Message)
 	}
+}
+
+// noteOmitted starts the build's note that says which calls of
+// error-returning functions in a detect build are not injection points;
+// the campaign finds these notes in its builds' output by it.
+const noteOmitted = "atomicx: note: "
+
+// reportOmittedCalls tells the user, at build time, how many calls of
+// error-returning functions a detect build of the package could not make
+// injection points, and why: the campaign never injects a fault there.
+// The note is part of the compiler's output, which the go command keeps
+// with the package in its build cache and shows again on a cache hit.
+func (r *runner) reportOmittedCalls(importPath string, res *instrument.Result) {
+	omitted := 0
+	for _, n := range res.OmittedCalls {
+		omitted += n
+	}
+	if omitted == 0 {
+		return
+	}
+	keys := make([]string, 0, len(res.OmittedCalls))
+	for reason := range res.OmittedCalls {
+		keys = append(keys, reason)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, b := res.OmittedCalls[keys[i]], res.OmittedCalls[keys[j]]
+		return a > b || a == b && keys[i] < keys[j]
+	})
+	reasons := make([]string, len(keys))
+	for i, k := range keys {
+		reasons[i] = fmt.Sprintf("%d %s", res.OmittedCalls[k], k)
+	}
+	fmt.Fprintf(r.cfg.Stderr, "%s%s: %d of %d calls of error-returning functions are not injection points: %s\n",
+		noteOmitted, importPath, omitted, omitted+res.CallPoints, strings.Join(reasons, ", "))
 }
 
 // generatedSource returns the generated file's source, headed by a //line

@@ -22,6 +22,7 @@ import (
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/policy"
 	"github.com/atomicx/atomicx/report"
+	"golang.org/x/mod/semver"
 )
 
 func detectCmd(args []string, stdout, stderr io.Writer) int {
@@ -36,6 +37,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	allSnaps := fs.Bool("all-snapshots", false, "snapshot every call of every run, not only those the profile run saw on the stack at the fault (slower; for comparison)")
 	format := fs.String("format", "text", "report format: text, json, html or sarif")
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
+	category := fs.String("category", report.DefaultSARIFCategory, sarifCategoryUsage)
 	tags := fs.String("tags", "", "build tags, as for go build")
 	race := fs.Bool("race", false, "build with the race detector")
 	run := fs.String("run", "", "run only the tests whose names match this regular expression, as go test -run does for top-level tests")
@@ -119,10 +121,10 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		res = &campaign.Result{Records: recs, Problems: problems}
 	} else {
-		fmt.Fprintf(stderr, "%d experiments run, %d resumed from the journal, in %s\n", res.Experiments, res.Skipped, res.Elapsed.Round(time.Millisecond))
+		fmt.Fprintln(stderr, ranLine(res))
 	}
 	rep := report.Classify(res.Records, res.Problems)
-	if err := writeReport(stdout, *outFile, rep, *format, wd); err != nil {
+	if err := writeReport(stdout, *outFile, rep, *format, wd, *category); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
@@ -137,8 +139,9 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "text, json, html or sarif")
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
+	category := fs.String("category", report.DefaultSARIFCategory, sarifCategoryUsage)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx report [-format text|json|html|sarif] [-o file] [journal]\n\n"+
+		fmt.Fprintf(stderr, "usage: atomicx report [-format text|json|html|sarif] [-category NAME] [-o file] [journal]\n\n"+
 			"Prints the report of a campaign from its journal (a directory given to\n"+
 			"detect -journal, or its journal.jsonl); default: the campaign of ./... here.\n")
 	}
@@ -180,11 +183,46 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	for _, p := range problems {
 		fmt.Fprintf(stderr, "%s\n", p)
 	}
-	if err := writeReport(stdout, *outFile, report.Classify(recs, problems), *format, wd); err != nil {
+	if err := writeReport(stdout, *outFile, report.Classify(recs, problems), *format, wd, *category); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// ranLine says what the campaign ran, with the names and counts of the
+// report: "ran 3 profile runs, 8 experiments, 2 natural reruns and 0
+// rechecks in 15.2s (wall time)", and what a resumed journal already had.
+func ranLine(res *campaign.Result) string {
+	counts := func(profile, experiments, natural, rechecks int) string {
+		return fmt.Sprintf("%d profile runs, %d experiments, %d natural reruns and %d rechecks", profile, experiments, natural, rechecks)
+	}
+	line := fmt.Sprintf("ran %s in %s (wall time)", counts(res.ProfileRuns, res.Experiments, res.NaturalRuns, res.Rechecks), res.Elapsed.Round(time.Millisecond))
+	if r := res.Resumed; len(r) > 0 {
+		line += fmt.Sprintf("; resumed from the journal: %s", counts(r["profile"], r["experiment"], r["natural"], r["recheck"]))
+	}
+	return line
+}
+
+const sarifCategoryUsage = "SARIF run category (automationDetails), telling apart several uploads for one commit, e.g. one per module"
+
+// sarifOptions describe this atomicx in a SARIF run.
+func sarifOptions(category string) report.SARIFOptions {
+	v := version()
+	return report.SARIFOptions{Version: v, SemanticVersion: semanticVersion(v), Category: category}
+}
+
+// semanticVersion is a Go module version in Semantic Versioning 2.0.0
+// form (no "v"): "v1.2.3" is "1.2.3", a pseudo-version keeps its
+// pre-release part, and a build from a checkout is "0.0.0-devel".
+func semanticVersion(v string) string {
+	if v == "devel" {
+		return "0.0.0-devel"
+	}
+	if !semver.IsValid(v) {
+		return ""
+	}
+	return strings.TrimPrefix(v, "v")
 }
 
 // reportFormats are the values of -format.
@@ -192,8 +230,8 @@ var reportFormats = map[string]bool{"text": true, "json": true, "html": true, "s
 
 // writeReport renders the report to stdout, or to file when it is not "".
 // Positions are made relative to wd: for SARIF, run from the repository's
-// root so that code scanning finds the files.
-func writeReport(stdout io.Writer, file string, rep *report.Report, format, wd string) error {
+// root so that code scanning finds the files. category is the SARIF run's.
+func writeReport(stdout io.Writer, file string, rep *report.Report, format, wd, category string) error {
 	w := stdout
 	var buf bytes.Buffer
 	if file != "" {
@@ -206,7 +244,7 @@ func writeReport(stdout io.Writer, file string, rep *report.Report, format, wd s
 	case "html":
 		err = report.WriteHTML(w, rep, report.SourceFiles(newLocator(wd, rep)))
 	case "sarif":
-		err = report.WriteSARIF(w, rep, newLocator(wd, rep))
+		err = report.WriteSARIF(w, rep, newLocator(wd, rep), sarifOptions(category))
 	default:
 		report.WriteText(w, rep, newLocator(wd, rep), isTerminal(w))
 	}

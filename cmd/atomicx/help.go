@@ -117,6 +117,7 @@ No file means nothing is instrumented.
 	from_report = "report.json" # mask: also the report's pure non-atomic functions
 	exclude = ["String", "(*Vector).*"]
 	ignore = ["(*Reader).Read"] # non-atomic on purpose: never injected nor reported
+	scratch = ["(*Decoder).buf"] # detect: changes to these fields are scratch
 	panics = true               # overrides [defaults]
 
 Package patterns are import paths with ... wildcards; ./ is the module

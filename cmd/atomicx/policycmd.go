@@ -79,6 +79,7 @@ func policyCheck(patterns []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "policy %s (hash %s)\n", relPath(wd, pol.Path), pol.Hash()[:16])
 	funcs := map[string][]string{}
+	structs := map[string]map[string][]string{}
 	for _, p := range pkgs {
 		m := pol.ForPackage(p.ImportPath, p.Standard)
 		if p.DepOnly && m.Mode == policy.Off {
@@ -88,6 +89,9 @@ func policyCheck(patterns []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "atomicx: package %s: %s\n", p.ImportPath, p.Error.Err)
 		}
 		funcs[p.ImportPath] = packageFuncs(p)
+		if m.Rule != nil && len(m.Rule.Scratch) > 0 {
+			structs[p.ImportPath] = packageStructs(p)
+		}
 		where := "no rule"
 		if m.Rule != nil {
 			where = "rule at " + relPos(wd, m.Rule.Pos)
@@ -99,7 +103,66 @@ func policyCheck(patterns []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\n", w)
 		code = 1
 	}
+	for _, w := range pol.UnknownScratch(structs) {
+		fmt.Fprintf(stderr, "%s\n", w)
+		code = 1
+	}
 	return code
+}
+
+// packageStructs returns the struct types a package declares, with the
+// names of their fields (an embedded field by its type's name).
+func packageStructs(p listedPackage) map[string][]string {
+	structs := map[string][]string{}
+	fset := token.NewFileSet()
+	for _, f := range append(append([]string(nil), p.GoFiles...), p.CgoFiles...) {
+		af, err := parser.ParseFile(fset, filepath.Join(p.Dir, f), nil, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		ast.Inspect(af, func(n ast.Node) bool {
+			ts, ok := n.(*ast.TypeSpec)
+			if !ok {
+				return true
+			}
+			st, ok := ts.Type.(*ast.StructType)
+			if !ok {
+				return true
+			}
+			fields := []string{}
+			for _, fl := range st.Fields.List {
+				for _, id := range fl.Names {
+					fields = append(fields, id.Name)
+				}
+				if len(fl.Names) == 0 {
+					fields = append(fields, embeddedName(fl.Type))
+				}
+			}
+			structs[ts.Name.Name] = append(structs[ts.Name.Name], fields...)
+			return true
+		})
+	}
+	return structs
+}
+
+// embeddedName is the field name of an embedded type: T, *T, pkg.T, T[X].
+func embeddedName(e ast.Expr) string {
+	for {
+		switch t := e.(type) {
+		case *ast.StarExpr:
+			e = t.X
+		case *ast.SelectorExpr:
+			return t.Sel.Name
+		case *ast.IndexExpr:
+			e = t.X
+		case *ast.IndexListExpr:
+			e = t.X
+		case *ast.Ident:
+			return t.Name
+		default:
+			return ""
+		}
+	}
 }
 
 func optionSummary(m policy.Match) string {

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atomicx/atomicx/internal/sarifschema"
 	"github.com/rogpeppe/go-internal/goproxytest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
@@ -107,6 +108,7 @@ func TestScripts(t *testing.T) {
 			"treehash":   cmdTreeHash,
 			"copybinary": cmdCopyBinary,
 			"verdicts":   cmdVerdicts,
+			"sarifvalid": cmdSARIFValid,
 		},
 	})
 }
@@ -241,5 +243,18 @@ func cmdCopyBinary(ts *testscript.TestScript, neg bool, args []string) {
 	out.Write([]byte{0})
 	if err := out.Close(); err != nil {
 		ts.Fatalf("%v", err)
+	}
+}
+
+// sarifvalid FILE... checks each file against the SARIF 2.1.0 JSON
+// schema: every SARIF log a script writes goes through it.
+func cmdSARIFValid(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 || neg {
+		ts.Fatalf("usage: sarifvalid FILE...")
+	}
+	for _, f := range args {
+		if err := sarifschema.Validate([]byte(ts.ReadFile(f))); err != nil {
+			ts.Fatalf("%s: %v", f, err)
+		}
 	}
 }

@@ -24,6 +24,8 @@ Prints the atomicheck.toml rules that mask the pure non-atomic functions a
 campaign found: one [[rule]] with mode = "mask" per package, its functions
 each under a comment with the evidence. Dependent non-atomic functions are
 only named in comments: they become atomic once their callees are masked.
+A field that is the first difference of most of a type's non-atomic
+methods is proposed, in a comment, as a scratch path for the detect rule.
 
 The argument is a campaign's journal (a directory given to detect -journal,
 or its journal.jsonl) or a report written by 'atomicx report -format json';
@@ -153,6 +155,7 @@ func suggestPolicy(rep *report.Report, src string) string {
 		fmt.Fprintf(&b, "# It found %s in %s.\n#\n", plural(npure, "pure non-atomic function"), plural(npkgs, "package"))
 		b.WriteString(suggestHeader)
 	}
+	scratch := scratchCandidates(rep)
 	pkgs := make([]string, 0, len(byPkg))
 	for pkg := range byPkg {
 		pkgs = append(pkgs, pkg)
@@ -182,6 +185,7 @@ func suggestPolicy(rep *report.Report, src string) string {
 		if len(p.pure) > 0 {
 			b.WriteString("ignore = [] # functions non-atomic on purpose (see above)\n")
 		}
+		writeScratchCandidates(&b, pkg, scratch[pkg])
 	}
 	return b.String()
 }
@@ -217,8 +221,12 @@ func evidenceComment(f *report.Function) string {
 	if e.Injection != "" {
 		how = "injected " + e.Injection
 	}
-	return tomlComment(fmt.Sprintf("%s: %s → %s (%s in %s; %d of %d failed calls)",
-		e.Path, clip(e.Before), clip(e.After), how, e.Test, f.NonAtomic, f.Failures))
+	only := ""
+	if f.Visibility == report.Stream || f.Visibility == report.Scratch {
+		only = ", only " + f.Visibility
+	}
+	return tomlComment(fmt.Sprintf("%s: %s → %s (%s in %s; %d of %d failed calls%s)",
+		e.Path, clip(e.Before), clip(e.After), how, e.Test, f.NonAtomic, f.Failures, only))
 }
 
 func plural(n int, what string) string {

@@ -1,0 +1,69 @@
+package report
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestFailureTextSaysItOnce(t *testing.T) {
+	const site = "example.com/m.(*T).load#entry"
+	fault := "atomicx: injected error at " + site + " (example.com/m/t.go:3:4), occurrence 3"
+	for _, tc := range []struct {
+		name string
+		ev   Evidence
+		want string
+	}{
+		{"natural", Evidence{Failure: "error", Error: "no such account"}, `natural error "no such account"`},
+		{"natural panic without text", Evidence{Failure: "panic"}, `natural panic`},
+		{"injected, returned as it is", Evidence{Failure: "error", Error: fault, Injection: "error:3:" + site},
+			"injected error at " + site + " (occurrence 3)"},
+		{"injected, wrapped", Evidence{Failure: "error", Error: "open config: " + fault, Injection: "error:3:" + site},
+			"injected error at " + site + ` (occurrence 3), returned as "open config: <injected error>"`},
+		{"injected, cut short by the runtime", Evidence{Failure: "error", Error: "open config: atomicx: injected error at example.com/m.(*T).lo…", Injection: "error:3:" + site},
+			"injected error at " + site + ` (occurrence 3), returned as "open config: <injected error>"`},
+		{"injected, replaced by another error", Evidence{Failure: "error", Error: "bad port", Injection: "error:1:" + site},
+			"injected error at " + site + ` (occurrence 1), returned as "bad port"`},
+		{"injected panic", Evidence{Failure: "panic", Error: strings.Replace(fault, "error", "panic", 1), Injection: "panic:3:" + site},
+			"injected panic at " + site + " (occurrence 3)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := failureText(&tc.ev)
+			if got != tc.want {
+				t.Errorf("failureText = %s\nwant          %s", got, tc.want)
+			}
+			if strings.Count(got, site) > 1 {
+				t.Errorf("the site is named twice: %s", got)
+			}
+		})
+	}
+}
+
+func TestTextSummaryNamesRunsAndTimes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    Summary
+		want []string
+	}{
+		{"one session", Summary{Packages: 1, Tests: 3, ProfileRuns: 3, NaturalRuns: 2, Experiments: 8, Fired: 8, TestFailed: 6, TestPassed: 1, Absorbed: 1,
+			ExperimentsMs: 28, WallMs: 15200, Sessions: 1},
+			[]string{
+				"campaign: 1 packages, 3 tests; 3 profile runs, 8 experiments, 2 natural reruns, 0 rechecks; wall time 15.2s, experiment time 28ms (summed)\n",
+				"experiments: 8 faults injected; 6 test failed, 1 test passed, 1 absorbed (ended early: the failure stopped propagating), 0 hang (timeout), 0 crash (no test verdict)\n",
+			}},
+		{"resumed", Summary{Experiments: 2, ExperimentsMs: 1500, WallMs: 61000, Sessions: 2, Crashed: 1, NotStarted: 1},
+			[]string{"wall time 1m1s over 2 sessions (resumed), experiment time 1.5s (summed)", "1 crash (no test verdict), 1 not started\n"}},
+		{"old journal", Summary{ExperimentsMs: 5},
+			[]string{"wall time not recorded, experiment time 5ms (summed)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var buf bytes.Buffer
+			WriteText(&buf, &Report{Summary: tc.s}, nil, false)
+			for _, want := range tc.want {
+				if !strings.Contains(buf.String(), want) {
+					t.Errorf("text lacks %q:\n%s", want, buf.String())
+				}
+			}
+		})
+	}
+}
