@@ -381,9 +381,9 @@ func (cr *callRewriter) returnStmt(s *ast.ReturnStmt) {
 	case len(cr.lits) > 0:
 		ret = "return " + strings.Join(values, ", ")
 	case fe.userResults:
-		ret = fmt.Sprintf("%s = %s; %s = true; return %s", strings.Join(fe.temps(), ", "), strings.Join(values, ", "), doneName, strings.Join(fe.temps(), ", "))
+		ret = fmt.Sprintf("%s = %s; %s; return %s", strings.Join(fe.temps(), ", "), strings.Join(values, ", "), fe.doneAt(s.Pos()), strings.Join(fe.temps(), ", "))
 	default:
-		ret = fmt.Sprintf("%s = %s; %s = true; return", strings.Join(fe.results, ", "), strings.Join(values, ", "), doneName)
+		ret = fmt.Sprintf("%s = %s; %s; return", strings.Join(fe.results, ", "), strings.Join(values, ", "), fe.doneAt(s.Pos()))
 	}
 	inject := cr.point(call, callee)
 	cr.edits.insert(fe.off(s.Pos()), fmt.Sprintf("if _atx_e := %s; _atx_e != nil { %s }; %s", inject, ret, cr.directive(s.Pos())))

@@ -36,6 +36,9 @@ type funcEdits struct {
 	results     []string // result identifiers after naming
 	userResults bool     // results were named by the user
 	errResult   string   // identifier of the error result, or ""
+	// ends are the lines of the statements that end a call normally, in
+	// the order of the indexes that the rewritten code stores in done.
+	ends []int32
 }
 
 func (fe *funcEdits) off(pos token.Pos) int { return fe.tf.Offset(pos) }
@@ -72,7 +75,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// Prologue, on the line of the opening brace: the injection point,
 	// then the snapshot, whose comparison is deferred.
 	var b strings.Builder
-	fmt.Fprintf(&b, " var %s bool; if %s.Enabled() { ", doneName, rtName)
+	fmt.Fprintf(&b, " var %s int32; if %s.Enabled() { ", doneName, rtName)
 	switch {
 	case ignored:
 	case fe.errResult != "":
@@ -107,6 +110,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		return err
 	}
 	fe.markFallOff(&local)
+	st.ends = fe.ends
 	edits.edits = append(edits.edits, local.edits...)
 	fe.p.sites = append(fe.p.sites, st)
 	fe.p.sites = append(fe.p.sites, callSites...)
@@ -174,8 +178,21 @@ func (fe *funcEdits) insertPrologue(edits *editList, prologue string) {
 // which can also end by running off its body.
 func (fe *funcEdits) markFallOff(edits *editList) {
 	if res := fe.decl.Type.Results; res == nil || len(res.List) == 0 {
-		edits.insert(fe.off(fe.decl.Body.Rbrace), "; "+doneName+" = true; ")
+		edits.insert(fe.off(fe.decl.Body.Rbrace), "; "+fe.doneAt(fe.decl.Body.Rbrace)+"; ")
 	}
+}
+
+// doneAt is the statement that records normal completion by the
+// statement at pos. A detection build stores which statement it was, an
+// index into the site's table of lines (1 for the first), so that a
+// failed call's verdict can say where the call ended; a masking build
+// only needs to know that it completed.
+func (fe *funcEdits) doneAt(pos token.Pos) string {
+	if fe.p.opts.Mask {
+		return doneName + " = true"
+	}
+	fe.ends = append(fe.ends, int32(fe.p.fset.Position(pos).Line))
+	return doneName + " = " + strconv.Itoa(len(fe.ends))
 }
 
 // nameFields names unnamed or blank receivers, parameters and results.
@@ -282,12 +299,13 @@ func (fe *funcEdits) hasValuedReturn() bool {
 // rewriteReturns makes each return of the function record normal
 // completion after its results are evaluated and before it returns:
 //
-//	return a, b   →   { r0, r1 = a, b; done = true; return }            (results named by atomicx)
-//	return a, b   →   { t0, t1 = a, b; done = true; return t0, t1 }     (results named by the user)
-//	return        →   { done = true; return }
+//	return a, b   →   { r0, r1 = a, b; done = N; return }            (results named by atomicx)
+//	return a, b   →   { t0, t1 = a, b; done = N; return t0, t1 }     (results named by the user)
+//	return        →   { done = N; return }
 //
 // Assigning first keeps the evaluation order, and a panic while the
-// results are evaluated still counts as a failure.
+// results are evaluated still counts as a failure. N says which return
+// it was (see doneAt).
 func (fe *funcEdits) rewriteReturns(edits *editList) error {
 	var err error
 	inspectOwnReturns(fe.decl.Body, func(r *ast.ReturnStmt) {
@@ -297,7 +315,7 @@ func (fe *funcEdits) rewriteReturns(edits *editList) error {
 		start, end := fe.off(r.Pos()), fe.off(r.End())
 		after := lineDirective(fe.p.fset, fe.tf, end)
 		if len(r.Results) == 0 {
-			edits.insert(start, "{ "+doneName+" = true; "+lineDirective(fe.p.fset, fe.tf, start))
+			edits.insert(start, "{ "+fe.doneAt(r.Pos())+"; "+lineDirective(fe.p.fset, fe.tf, start))
 			edits.insert(end, " }"+after)
 			return
 		}
@@ -312,7 +330,7 @@ func (fe *funcEdits) rewriteReturns(edits *editList) error {
 			tail = "return " + strings.Join(targets, ", ")
 		}
 		edits.replace(start, first, "{ "+strings.Join(targets, ", ")+" = "+lineDirective(fe.p.fset, fe.tf, first))
-		edits.insert(end, "; "+doneName+" = true; "+tail+" }"+after)
+		edits.insert(end, "; "+fe.doneAt(r.Pos())+"; "+tail+" }"+after)
 	})
 	return err
 }

@@ -191,6 +191,7 @@ type site struct {
 	noSnapshot         string // why calls are never snapshotted, or ""
 	canError           bool
 	ignored            bool
+	ends               []int32 // lines of the statements that end a call normally (see doneAt)
 }
 
 type pkgRewriter struct {
@@ -316,16 +317,22 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 		if s.call {
 			kind = "CallSite"
 		}
-		noSnapshot := ""
+		extra := ""
 		if s.noSnapshot != "" {
-			noSnapshot = fmt.Sprintf(", NoSnapshot: %q", s.noSnapshot)
+			extra = fmt.Sprintf(", NoSnapshot: %q", s.noSnapshot)
 		}
-		scratch := ""
+		if len(s.ends) > 0 {
+			lines := make([]string, len(s.ends))
+			for i, l := range s.ends {
+				lines[i] = strconv.Itoa(int(l))
+			}
+			extra += ", Ends: []int32{" + strings.Join(lines, ", ") + "}"
+		}
 		if len(p.opts.Scratch) > 0 && !s.call {
-			scratch = fmt.Sprintf(", Scratch: %q", strings.Join(p.opts.Scratch, ","))
+			extra += fmt.Sprintf(", Scratch: %q", strings.Join(p.opts.Scratch, ","))
 		}
-		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s%s},\n",
-			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, noSnapshot, scratch)
+		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s},\n",
+			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, extra)
 	}
 	b.WriteString("}\n")
 	p.writeSavers(&b)

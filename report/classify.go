@@ -75,6 +75,14 @@ type Evidence struct {
 	// AtomicxReproduce is the atomicx reproduce command that runs it
 	// again as the campaign did: same policy, build flags and binary.
 	AtomicxReproduce string `json:"atomicx_reproduce,omitempty"`
+	// CallSite is the position of the call, in instrumented code, whose
+	// injected fault started the failure; "" for a fault at a function's
+	// entry or a natural failure.
+	CallSite string `json:"call_site,omitempty"`
+	// EndLine is the line, in the function's file, of the return
+	// statement that ended the failing call, or of the function's frame
+	// when a panic ended it; 0 when the runtime did not say.
+	EndLine int `json:"end_line,omitempty"`
 
 	first bool // the failed call was non-atomic by itself
 }
@@ -129,8 +137,13 @@ type Function struct {
 	// that did not expose the function's non-atomicity.
 	FalseNegatives int       `json:"false_negatives"`
 	Evidence       *Evidence `json:"evidence,omitempty"`
+	// DependsOn names, for a dependent function, the non-atomic functions
+	// that failed inside its non-atomic calls: fixing or masking them
+	// makes it atomic.
+	DependsOn []string `json:"depends_on,omitempty"`
 
-	maskedEvidence *Evidence // the first replay that found it pure
+	maskedEvidence *Evidence       // the first replay that found it pure
+	inside         map[string]bool // non-atomic functions that failed inside its non-atomic calls
 	// non-atomic failed calls that replays did not settle
 	overBound, noAnswer, unsettled int
 
@@ -230,6 +243,8 @@ type event struct {
 	Occurrence uint64 `json:"occurrence"` // of a reach event
 	Stack      string `json:"stack"`      // of a reach event: calls in progress, "N@SITE;..."
 	Changes    string `json:"changes"`
+	Chain      uint64 `json:"chain"`
+	End        int    `json:"end"` // line of the return or panic that ended the call
 }
 
 // Classify builds the report of a campaign's records.
@@ -265,6 +280,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			asks[f.Event] = f
 		}
 		reached := map[string]bool{}
+		// The non-atomic calls of each failure chain so far: a failed
+		// call's chain holds the failures that happened inside it.
+		inside := map[uint64][]string{}
 		for i, raw := range rec.Events {
 			var e event
 			if json.Unmarshal(raw, &e) != nil || e.Func == "" {
@@ -298,6 +316,10 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 					pure = r.blame(f, e, rec, asks, i, blame)
 				}
 				r.addVerdict(f, e, rec, pure)
+				if e.Verdict == "non-atomic" && !e.Masked && e.Chain != 0 {
+					f.noteInside(inside[e.Chain])
+					inside[e.Chain] = append(inside[e.Chain], e.Func)
+				}
 			}
 		}
 	}
@@ -339,6 +361,17 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			f.Visibility = ""
 		}
 	}
+	for _, f := range r.Functions {
+		if f.Verdict != Dependent {
+			continue
+		}
+		for name := range f.inside {
+			if g := r.Functions[name]; name != f.Name && g != nil && (g.Verdict == Pure || g.Verdict == Dependent) {
+				f.DependsOn = append(f.DependsOn, name)
+			}
+		}
+		sort.Strings(f.DependsOn)
+	}
 	r.classifyTypes()
 	for _, f := range Findings(r) {
 		r.Findings = append(r.Findings, f.Name)
@@ -350,6 +383,17 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		}
 	}
 	return r
+}
+
+// noteInside records the non-atomic calls that failed inside one of f's
+// non-atomic calls.
+func (f *Function) noteInside(names []string) {
+	for _, name := range names {
+		if f.inside == nil {
+			f.inside = map[string]bool{}
+		}
+		f.inside[name] = true
+	}
 }
 
 // Findings returns the non-atomic functions of the report in the order
@@ -369,8 +413,8 @@ func Findings(r *Report) []*Function {
 		if a.Verdict != b.Verdict {
 			return a.Verdict == Pure
 		}
-		if a.Pos != b.Pos {
-			return a.Pos < b.Pos
+		if ka, kb := posKey(a.Pos), posKey(b.Pos); ka != kb {
+			return ka < kb
 		}
 		return a.Name < b.Name
 	})
@@ -517,7 +561,28 @@ func newEvidence(e event, rec *campaign.Record) *Evidence {
 	if (rec.Kind == "experiment" || rec.Kind == "recheck") && rec.Site != "" {
 		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
 	}
+	ev.EndLine = e.End
+	ev.CallSite = injectedCallSite(rec)
 	return ev
+}
+
+// injectedCallSite returns the position of the call site whose fault an
+// experiment injected, or "" (a fault at a function's entry, a run with
+// nothing injected).
+func injectedCallSite(rec *campaign.Record) string {
+	if rec.Kind != "experiment" && rec.Kind != "recheck" {
+		return ""
+	}
+	for _, raw := range rec.Events {
+		var e event
+		if json.Unmarshal(raw, &e) == nil && e.Event == "inject" {
+			if e.Kind == "call" {
+				return e.Pos
+			}
+			return ""
+		}
+	}
+	return ""
 }
 
 func (r *Report) countExperiment(rec *campaign.Record) {

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -115,6 +116,46 @@ func TestClassifyUnknownReasons(t *testing.T) {
 		}
 		if got := describe(f); got != tt.text {
 			t.Errorf("%s: describe = %q\nwant %q", tt.fn, got, tt.text)
+		}
+	}
+}
+
+// TestClassifyFailureMarks checks what a finding says about its failing
+// call: the injected call site the failure came through, the line that
+// ended the call, and the non-atomic callees that failed inside it (in
+// the same failure chain, before it; not those of another chain, nor a
+// masked one).
+func TestClassifyFailureMarks(t *testing.T) {
+	verdict := func(fn string, chain int, extra string) json.RawMessage {
+		return json.RawMessage(`{"event":"verdict","site":"` + fn + `#entry","func":"` + fn + `","pos":"p/f.go:3:6","verdict":"non-atomic","failure":"error","path":"x.n","before":"0","after":"1","injected":true,"chain":` + itoa(chain) + extra + `}`)
+	}
+	recs := []*campaign.Record{{Kind: "experiment", Package: "p", Test: "T", Site: "p.Inner#call:os.Open#1", Occurrence: 1, Fault: "error", Fired: true,
+		Events: []json.RawMessage{
+			json.RawMessage(`{"event":"inject","site":"p.Inner#call:os.Open#1","func":"p.Inner","pos":"p/f.go:12:9","kind":"call","chain":1}`),
+			verdict("p.Inner", 1, `,"first":true,"end":13`),
+			verdict("p.Masked", 1, `,"masked":true`),
+			verdict("p.Elsewhere", 2, `,"first":true`),
+			verdict("p.Outer", 1, `,"end":30`),
+		}}}
+	r := Classify(recs, nil)
+	tests := []struct {
+		fn, verdict, callSite string
+		end                   int
+		dependsOn             []string
+	}{
+		{"p.Inner", Pure, "p/f.go:12:9", 13, nil},
+		{"p.Outer", Dependent, "p/f.go:12:9", 30, []string{"p.Inner"}},
+		{"p.Elsewhere", Pure, "p/f.go:12:9", 0, nil},
+	}
+	for _, tt := range tests {
+		f := r.Functions[tt.fn]
+		if f == nil || f.Evidence == nil {
+			t.Errorf("%s: no evidence", tt.fn)
+			continue
+		}
+		if f.Verdict != tt.verdict || f.Evidence.CallSite != tt.callSite || f.Evidence.EndLine != tt.end || !slices.Equal(f.DependsOn, tt.dependsOn) {
+			t.Errorf("%s: %s, call site %q, end line %d, depends on %q; want %s, %q, %d, %q", tt.fn,
+				f.Verdict, f.Evidence.CallSite, f.Evidence.EndLine, f.DependsOn, tt.verdict, tt.callSite, tt.end, tt.dependsOn)
 		}
 	}
 }

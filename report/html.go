@@ -129,7 +129,7 @@ func verdictRank(v string) int {
 
 // sortedFunctions returns the functions with one of the verdicts (every
 // function if none is given), most urgent verdict first, then by position
-// and name.
+// (file, then line and column as numbers) and name.
 func sortedFunctions(r *Report, verdicts ...string) []*Function {
 	var fns []*Function
 	for _, f := range r.Functions {
@@ -142,8 +142,8 @@ func sortedFunctions(r *Report, verdicts ...string) []*Function {
 		if ra, rb := verdictRank(a.Verdict), verdictRank(b.Verdict); ra != rb {
 			return ra < rb
 		}
-		if a.Pos != b.Pos {
-			return a.Pos < b.Pos
+		if ka, kb := posKey(a.Pos), posKey(b.Pos); ka != kb {
+			return ka < kb
 		}
 		return a.Name < b.Name
 	})
@@ -186,21 +186,29 @@ type (
 		Counts        []htmlCountRow
 		Functions     []htmlFunction
 		Types         []htmlType
-		Sections      []htmlSection
-		// Folded counts the last sections, about functions that changed
-		// only stream positions or scratch: they go in a closed <details>.
-		Folded   int
+		Sections      []htmlSection // findings whose changes a caller sees (or not ranked)
+		// Folded are the findings about functions that changed only stream
+		// positions or scratch: they go in a closed <details>.
+		Folded   []htmlSection
+		FoldText string        // the fold's summary
+		Verdicts []htmlVerdict // the verdicts present, for the filter
 		Problems []string
 	}
 	htmlCountRow struct {
 		What                                    string
 		Total, Pure, Dependent, Atomic, Unknown int
 	}
+	htmlVerdict struct {
+		Name, Class string
+		Count       int
+	}
 	htmlFunction struct {
 		*Function
 		ID          string // anchor of its section, "" when it has none
 		Package     string
 		Short       string
+		ShortPos    string // file:line, relative to the directory of all positions
+		PosKey      string // sorts positions by file, then line and column as numbers
 		VerdictRank int
 		Class       string
 	}
@@ -219,27 +227,38 @@ type (
 		How        string
 		IsPure     bool
 		Dependency string
-		FoldStart  string // on the first folded section: the fold's summary
 		// FoldedVisibility says that the function changed only stream
 		// positions or scratch.
 		FoldedVisibility bool
+		CallSite         string    // the injected call the failure came through, file:line
+		EndLine          int       // line of the return or panic that ended the failing call
+		Panicked         bool      // a panic ended it
+		DependsOn        []htmlRef // the non-atomic callees it depends on
+	}
+	htmlRef struct {
+		ID, Package, Short string // ID "" when the function has no section
 	}
 	htmlLine struct {
-		N    int
-		Text string
-		Decl bool
+		N     int
+		Text  string
+		Decl  bool
+		Call  bool // the call site the failure came through
+		End   bool // the return or panic that ended the failing call
+		Class string
 	}
 )
 
 var verdictClass = map[string]string{Pure: "pure", Dependent: "dependent", Atomic: "atomic", Unknown: "unknown"}
 
-// WriteHTML writes the report as one self-contained HTML page: the
-// campaign's counts, the functions and types per verdict (as in Table II
-// of Fetzer et al.), sortable tables of functions and types, and for each
-// non-atomic function its source, the first differing path, the failure
-// that showed it and the command that shows it again. src reads the
-// functions' source; nil leaves it out. The page loads nothing: its style
-// and its few lines of script are inline.
+// WriteHTML writes the report as one self-contained HTML page. It opens
+// on the findings — the non-atomic functions, those whose changes callers
+// see first, each with its source, the call the failure came through, the
+// return that ended it, the first differing path and the command that
+// shows it again — with a list to jump to them and a filter by verdict;
+// the campaign's counts and sortable tables of all functions and types
+// follow. src reads the functions' source; nil leaves it out. The page
+// loads nothing: its style and its few lines of script are inline, and
+// it reads without the script.
 func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 	page := htmlPage{
 		Provenance:    r.Provenance,
@@ -252,19 +271,56 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 		Problems:      r.Problems,
 	}
 	fc, tc := htmlCountRow{What: "functions"}, htmlCountRow{What: "types"}
-	sections := 0
+	base := commonDir(r)
+	var findings []htmlFunction
+	byName := map[string]*htmlFunction{}
 	for _, f := range sortedFunctions(r) {
 		hf := htmlFunction{Function: f, Package: packageOf(f), Short: shortName(f.Name),
+			ShortPos: shortPos(f.Pos, base), PosKey: posKey(f.Pos),
 			VerdictRank: verdictRank(f.Verdict), Class: verdictClass[f.Verdict]}
 		fc.add(f.Verdict)
 		if (f.Verdict == Pure || f.Verdict == Dependent) && f.Evidence != nil {
-			sections++
-			hf.ID = fmt.Sprintf("f%d", sections)
-			page.Sections = append(page.Sections, newSection(hf, src))
+			findings = append(findings, hf)
 		}
 		page.Functions = append(page.Functions, hf)
 	}
-	foldSections(&page)
+	// Findings: caller-visible first; within a rank, as the table.
+	sort.SliceStable(findings, func(i, j int) bool {
+		return visibilityRank(findings[i].Visibility) < visibilityRank(findings[j].Visibility)
+	})
+	for i := range findings {
+		findings[i].ID = fmt.Sprintf("f%d", i+1)
+		byName[findings[i].Name] = &findings[i]
+	}
+	for i := range page.Functions {
+		if hf := byName[page.Functions[i].Name]; hf != nil {
+			page.Functions[i].ID = hf.ID
+		}
+	}
+	for _, hf := range findings {
+		s := newSection(hf, src, base)
+		for _, name := range hf.DependsOn {
+			ref := htmlRef{Short: shortName(name)}
+			if g := byName[name]; g != nil {
+				ref.ID, ref.Package = g.ID, g.Package
+			} else if g := r.Functions[name]; g != nil {
+				ref.Package = packageOf(g)
+			}
+			s.DependsOn = append(s.DependsOn, ref)
+		}
+		if s.FoldedVisibility = visibilityRank(hf.Visibility) > 0; s.FoldedVisibility {
+			page.Folded = append(page.Folded, s)
+		} else {
+			page.Sections = append(page.Sections, s)
+		}
+	}
+	if n := len(page.Folded); n > 0 {
+		what := "findings touch"
+		if n == 1 {
+			what = "finding touches"
+		}
+		page.FoldText = fmt.Sprintf("%d more %s only stream position / scratch", n, what)
+	}
 	tnames := make([]string, 0, len(r.Types))
 	for name := range r.Types {
 		tnames = append(tnames, name)
@@ -281,6 +337,11 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 			VerdictRank: verdictRank(t.Verdict), Class: verdictClass[t.Verdict]})
 	}
 	page.Counts = []htmlCountRow{fc, tc}
+	for _, v := range []htmlVerdict{{Pure, "pure", fc.Pure}, {Dependent, "dependent", fc.Dependent}, {Atomic, "atomic", fc.Atomic}, {Unknown, "unknown", fc.Unknown}} {
+		if v.Count > 0 {
+			page.Verdicts = append(page.Verdicts, v)
+		}
+	}
 	return htmlTemplate.Execute(w, page)
 }
 
@@ -298,10 +359,59 @@ func (c *htmlCountRow) add(verdict string) {
 	}
 }
 
-func newSection(hf htmlFunction, src SourceReader) htmlSection {
-	s := htmlSection{htmlFunction: hf, How: failureText(hf.Evidence), IsPure: hf.Verdict == Pure}
+// commonDir returns the longest directory that holds the files of every
+// function's position, so that positions can be shown relative to it.
+func commonDir(r *Report) string {
+	base, first := "", true
+	for _, f := range r.Functions {
+		file, _, _ := splitPos(f.Pos)
+		if f.Pos == "" || !strings.Contains(file, "/") {
+			continue
+		}
+		dir := path.Dir(file)
+		if first {
+			base, first = dir, false
+			continue
+		}
+		for base != "." && base != "/" && dir != base && !strings.HasPrefix(dir, base+"/") {
+			base = path.Dir(base)
+		}
+	}
+	return base
+}
+
+// shortPos is "file:line" of pos with the file relative to base.
+func shortPos(pos, base string) string {
+	file, line, _ := splitPos(pos)
+	if base != "" && base != "." && strings.HasPrefix(file, base+"/") {
+		file = file[len(base)+1:]
+	}
+	if line == 0 {
+		return file
+	}
+	return file + ":" + strconv.Itoa(line)
+}
+
+// posKey is pos with its numbers padded, so that positions sort by file,
+// then line and column as numbers ("f.go:980" before "f.go:1116").
+func posKey(pos string) string {
+	file, line, col := splitPos(pos)
+	return fmt.Sprintf("%s:%09d:%06d", file, line, col)
+}
+
+func newSection(hf htmlFunction, src SourceReader, base string) htmlSection {
+	ev := hf.Evidence
+	s := htmlSection{htmlFunction: hf, How: failureText(ev), IsPure: hf.Verdict == Pure,
+		EndLine: ev.EndLine, Panicked: ev.Failure == "panic"}
 	file, line, _ := splitPos(hf.Pos)
 	s.File, s.Line = file, line
+	callLine := 0
+	if ev.CallSite != "" {
+		s.CallSite = shortPos(ev.CallSite, base)
+		if callFile, n, _ := splitPos(ev.CallSite); callFile == file {
+			callLine = n
+		}
+	}
 	if src == nil {
 		return s
 	}
@@ -315,31 +425,20 @@ func newSection(hf htmlFunction, src SourceReader) htmlSection {
 	}
 	for i, text := range lines {
 		n := first + i
-		s.Lines = append(s.Lines, htmlLine{N: n, Text: strings.ReplaceAll(text, "\t", "    "), Decl: n == line})
+		l := htmlLine{N: n, Text: strings.ReplaceAll(text, "\t", "    "), Decl: n == line, Call: n == callLine, End: n == s.EndLine}
+		var class []string
+		for _, c := range []struct {
+			on   bool
+			name string
+		}{{l.Decl, "decl"}, {l.Call, "call"}, {l.End, "end"}} {
+			if c.on {
+				class = append(class, c.name)
+			}
+		}
+		l.Class = strings.Join(class, " ")
+		s.Lines = append(s.Lines, l)
 	}
 	return s
-}
-
-// foldSections puts the sections of functions that changed only stream
-// positions or scratch after the others, in a fold of their own.
-func foldSections(page *htmlPage) {
-	sort.SliceStable(page.Sections, func(i, j int) bool {
-		return visibilityRank(page.Sections[i].Visibility) < visibilityRank(page.Sections[j].Visibility)
-	})
-	for i := range page.Sections {
-		page.Sections[i].FoldedVisibility = visibilityRank(page.Sections[i].Visibility) > 0
-	}
-	for i := range page.Sections {
-		if page.Sections[i].FoldedVisibility {
-			page.Folded = len(page.Sections) - i
-			what := "findings touch"
-			if page.Folded == 1 {
-				what = "finding touches"
-			}
-			page.Sections[i].FoldStart = fmt.Sprintf("%d more %s only stream position / scratch", page.Folded, what)
-			break
-		}
-	}
 }
 
 // percent is n as a share of total, for the summary table.
@@ -362,30 +461,55 @@ const htmlSource = `<!DOCTYPE html>
 <meta name="viewport" content="width=device-width, initial-scale=1"/>
 <title>atomicx report{{with .Provenance}}: {{.Module}}{{end}}</title>
 <style>
-body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 80em; padding: 0 1em; color: #222; }
+*, *::before, *::after { box-sizing: border-box; }
+body { font-family: system-ui, sans-serif; margin: 1em auto; max-width: 80em; padding: 0 1em; color: #222; line-height: 1.4; }
 h1, h2, h3 { font-weight: 600; }
+h1 { margin: 0.3em 0; }
+h3, p, li, dd, summary { overflow-wrap: anywhere; }
 code, pre, td.pos { font-family: ui-monospace, monospace; font-size: 0.9em; }
-table { border-collapse: collapse; margin: 0.5em 0 1.5em; }
+code { overflow-wrap: anywhere; }
+.scroll { overflow-x: auto; max-width: 100%; margin: 0.5em 0 1.5em; }
+table { border-collapse: collapse; }
 th, td { border-bottom: 1px solid #ddd; padding: 0.25em 0.6em; text-align: left; vertical-align: top; }
 td.n, th.n { text-align: right; }
-table.sortable th { cursor: pointer; user-select: none; white-space: nowrap; }
-table.sortable th::after { content: " \2195"; color: #aaa; }
-table.sortable th[aria-sort=ascending]::after { content: " \2191"; color: #222; }
-table.sortable th[aria-sort=descending]::after { content: " \2193"; color: #222; }
+td.name { overflow-wrap: anywhere; min-width: 14em; }
+td.pos { white-space: nowrap; }
+table.sortable th button { font: inherit; color: inherit; background: none; border: 0; padding: 0; cursor: pointer; text-align: inherit; }
+table.sortable th button:focus-visible { outline: 2px solid #36c; outline-offset: 2px; }
+table.sortable th button::after { content: "\00a0\2195"; color: #aaa; }
+table.sortable th[aria-sort=ascending] button::after { content: "\00a0\2191"; color: #222; }
+table.sortable th[aria-sort=descending] button::after { content: "\00a0\2193"; color: #222; }
 .pkg { color: #777; }
-.verdict { border-radius: 0.3em; padding: 0 0.35em; white-space: nowrap; }
+.verdict { border-radius: 0.3em; padding: 0 0.35em; white-space: nowrap; font-size: 0.9em; }
 .pure { background: #fdd; color: #900; }
 .dependent { background: #fec; color: #740; }
 .atomic { background: #dfd; color: #060; }
 .unknown { background: #eee; color: #555; }
-section.fn { border-top: 2px solid #ccc; margin-top: 2em; }
-dl { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1em; }
+.vis { color: #555; font-size: 0.8em; font-weight: normal; }
+nav.jump ol { margin: 0.3em 0; padding-left: 2.5em; max-height: 14em; overflow-y: auto; display: grid; grid-template-columns: repeat(auto-fill, minmax(min(24em, 100%), 1fr)); gap: 0 2.5em; }
+nav.jump li { overflow-wrap: anywhere; }
+#filter { border: 1px solid #ddd; margin: 0.5em 0; padding: 0.2em 0.6em; }
+#filter label { margin-right: 1em; white-space: nowrap; }
+section.fn { border-top: 2px solid #ccc; margin-top: 1em; }
+section.fn h3 { margin: 0.5em 0; }
+dl { display: grid; grid-template-columns: max-content minmax(0, 1fr); gap: 0.2em 1em; }
 dt { color: #555; }
-dd { margin: 0; }
-pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; }
+dd { margin: 0; min-width: 0; }
+pre { background: #f6f6f6; padding: 0.5em; overflow-x: auto; max-width: 100%; }
 pre.src span { display: block; }
 pre.src span.decl { background: #fe9; }
+pre.src span.call { background: #cdf; }
+pre.src span.end { background: #fcc; }
+pre.src span.call::after { content: "  \2190 the failure came through this call"; color: #036; font-family: system-ui, sans-serif; }
+pre.src span.end::after { content: "  \2190 the failing call ended here"; color: #900; font-family: system-ui, sans-serif; }
 pre.src i { color: #999; font-style: normal; display: inline-block; width: 4em; user-select: none; }
+details.folded > summary { cursor: pointer; margin: 1em 0; font-weight: 600; }
+@media (max-width: 40em) {
+	body { padding: 0 0.5em; }
+	dl { display: block; }
+	dt { margin-top: 0.4em; }
+	pre.src i { width: 3em; }
+}
 </style>
 </head>
 <body>
@@ -396,7 +520,43 @@ pre.src i { color: #999; font-style: normal; display: inline-block; width: 4em; 
 <p>Functions that fail (return an error or panic) after changing what they could reach from their receiver and arguments are <em>non-atomic</em>.
 A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by itself: nothing non-atomic ran inside it, or it stayed non-atomic when replayed with the non-atomic functions that ran inside it masked (fix or mask it). It is <em>dependent</em> when every such replay made it atomic (it becomes atomic when its callees are).</p>
 
+<nav class="jump" aria-label="findings">
+<p><a href="#non-atomic">Non-atomic functions</a> ({{len .Sections}}{{with .Folded}} + {{len .}} that touch only stream position / scratch{{end}}) · <a href="#summary">Summary</a> · <a href="#functions">Functions</a> · <a href="#types">Types</a></p>
+{{- if or .Sections .Folded}}
+<ol>
+{{- range .Sections}}
+<li data-verdict="{{.Class}}"><a href="#{{.ID}}">{{.Short}}</a> <span class="verdict {{.Class}}">{{.Verdict}}</span></li>
+{{- end}}
+{{- range .Folded}}
+<li data-verdict="{{.Class}}"><a href="#{{.ID}}">{{.Short}}</a> <span class="verdict {{.Class}}">{{.Verdict}}</span> <span class="vis">{{.Visibility}}</span></li>
+{{- end}}
+</ol>
+{{- end}}
+</nav>
+<fieldset id="filter" hidden="hidden">
+<legend>Show verdicts</legend>
+{{- range .Verdicts}}
+<label><input type="checkbox" value="{{.Class}}" checked="checked"/> <span class="verdict {{.Class}}">{{.Name}}</span> ({{.Count}})</label>
+{{- end}}
+</fieldset>
+
+<h2 id="non-atomic">Non-atomic functions</h2>
+{{- if not (or .Sections .Folded)}}
+<p>None found.</p>
+{{- end}}
+{{- range .Sections}}
+{{template "section" .}}
+{{- end}}
+{{- with .Folded}}
+<details class="folded"><summary>{{$.FoldText}}</summary>
+{{- range .}}
+{{template "section" .}}
+{{- end}}
+</details>
+{{- end}}
+
 <h2 id="summary">Summary</h2>
+<div class="scroll">
 <table>
 <thead><tr><th></th><th class="n">total</th><th class="n">pure non-atomic</th><th class="n">dependent non-atomic</th><th class="n">atomic</th><th class="n">unknown</th></tr></thead>
 <tbody>
@@ -405,6 +565,7 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 {{- end}}
 </tbody>
 </table>
+</div>
 {{with .Summary -}}
 {{if .UnknownKinds}}<p>Unknown functions by kind{{unknownKinds .UnknownKinds}}: <em>cannot fail</em> (no error result, and panics are not injected), <em>not made to fail</em> (reached, but no failed call seen), <em>not snapshotted</em>, <em>over budget</em> (the graph was larger than the snapshot budget).</p>
 {{end -}}
@@ -429,43 +590,97 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 {{- end}}
 
 <h2 id="functions">Functions</h2>
-<p>Click a column's header to sort by it.</p>
+<p>Sort by a column with the button in its header.</p>
+<div class="scroll">
 <table class="sortable" id="function-table">
 <thead><tr><th>name</th><th title="{{help "position"}}">position</th><th title="The function's verdict: pure non-atomic, dependent non-atomic, atomic or unknown (see the legend).">verdict</th><th class="n" title="{{help "failures"}}">failures</th><th class="n" title="{{help "non-atomic"}}">non-atomic</th><th class="n" title="{{help "first in chain"}}">first in chain</th><th class="n" title="{{help "injections into"}}">injections into</th><th class="n" title="{{help "false negatives"}}">false negatives</th></tr></thead>
 <tbody>
 {{- range .Functions}}
-<tr><td data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{if .ID}}<a href="#{{.ID}}">{{.Short}}</a>{{else}}{{.Short}}{{end}}</td><td class="pos">{{.Pos}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .UnknownKind}} <span class="kind"{{if .UnknownReason}} title="{{.UnknownReason}}"{{end}}>{{.UnknownKind}}</span>{{end}}</td><td class="n">{{.Failures}}</td><td class="n">{{.NonAtomic}}</td><td class="n">{{.FirstInChain}}</td><td class="n">{{.InjectionsInto}}</td><td class="n">{{.FalseNegatives}}</td></tr>
+<tr data-verdict="{{.Class}}"><td class="name" data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{if .ID}}<a href="#{{.ID}}">{{.Short}}</a>{{else}}{{.Short}}{{end}}</td><td class="pos" data-k="{{.PosKey}}" title="{{.Pos}}">{{.ShortPos}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .UnknownKind}} <span class="kind"{{if .UnknownReason}} title="{{.UnknownReason}}"{{end}}>{{.UnknownKind}}</span>{{end}}</td><td class="n">{{.Failures}}</td><td class="n">{{.NonAtomic}}</td><td class="n">{{.FirstInChain}}</td><td class="n">{{.InjectionsInto}}</td><td class="n">{{.FalseNegatives}}</td></tr>
 {{- end}}
 </tbody>
 </table>
+</div>
 
 <h2 id="types">Types</h2>
 <p>{{help "type verdict"}}</p>
+<div class="scroll">
 <table class="sortable" id="type-table">
 <thead><tr><th>name</th><th title="{{help "type verdict"}}">verdict</th><th class="n" title="{{help "methods"}}">methods</th><th class="n" title="Methods that are pure non-atomic.">pure</th><th class="n" title="Methods that are dependent non-atomic.">dependent</th><th class="n" title="Methods that are atomic.">atomic</th><th class="n" title="Methods whose verdict is unknown: never seen failing, or never compared.">unknown</th></tr></thead>
 <tbody>
 {{- range .Types}}
-<tr><td data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{.Short}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{len .Methods}}</td><td class="n">{{.Pure}}</td><td class="n">{{.Dependent}}</td><td class="n">{{.Atomic}}</td><td class="n">{{.Unknown}}</td></tr>
+<tr data-verdict="{{.Class}}"><td class="name" data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{.Short}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{len .Methods}}</td><td class="n">{{.Pure}}</td><td class="n">{{.Dependent}}</td><td class="n">{{.Atomic}}</td><td class="n">{{.Unknown}}</td></tr>
 {{- end}}
 </tbody>
 </table>
+</div>
+<script>
+(function () {
+	var filter = document.getElementById("filter");
+	var apply = function () {
+		var shown = {};
+		filter.querySelectorAll("input").forEach(function (box) { shown[box.value] = box.checked; });
+		document.querySelectorAll("[data-verdict]").forEach(function (el) {
+			el.hidden = shown[el.dataset.verdict] === false;
+		});
+	};
+	filter.hidden = false;
+	filter.addEventListener("change", apply);
+	apply();
 
-<h2 id="non-atomic">Non-atomic functions</h2>
-{{- if not .Sections}}
-<p>None found.</p>
-{{- end}}
-{{- range .Sections}}
-{{- $s := .}}
-{{- if .FoldStart}}
-<details class="folded"><summary>{{.FoldStart}}</summary>
-{{- end}}
-<section class="fn" id="{{.ID}}">
-<h3><span class="pkg">{{.Package}}.</span>{{.Short}} <span class="verdict {{.Class}}">{{.Verdict}}</span></h3>
+	document.querySelectorAll("table.sortable th").forEach(function (th) {
+		var button = document.createElement("button");
+		button.type = "button";
+		while (th.firstChild) { button.appendChild(th.firstChild); }
+		th.appendChild(button);
+		button.addEventListener("click", function () {
+			var table = th.closest("table"), body = table.tBodies[0], col = th.cellIndex;
+			var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
+			table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
+			th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
+			var key = function (row) {
+				var c = row.cells[col];
+				return c.dataset.k === undefined ? c.textContent : c.dataset.k;
+			};
+			Array.from(body.rows).sort(function (a, b) {
+				return dir * key(a).localeCompare(key(b), undefined, {numeric: true});
+			}).forEach(function (row) { body.appendChild(row); });
+		});
+	});
+
+	// A finding folded away opens when the address names it.
+	var reveal = function () {
+		var el = location.hash ? document.getElementById(location.hash.slice(1)) : null;
+		var folded = el ? el.closest("details") : null;
+		if (folded) {
+			folded.open = true;
+			el.scrollIntoView();
+		}
+	};
+	window.addEventListener("hashchange", reveal);
+	reveal();
+})();
+</script>
+</body>
+</html>
+{{define "section"}}
+{{- $s := . -}}
+<section class="fn" id="{{.ID}}" data-verdict="{{.Class}}">
+<h3><span class="pkg">{{.Package}}.</span>{{.Short}} <span class="verdict {{.Class}}">{{.Verdict}}</span>{{with .Visibility}} <span class="vis">{{.}}</span>{{end}}</h3>
 {{- with .Evidence}}
 <dl>
-<dt>position</dt><dd><code>{{$s.File}}{{if $s.Line}}:{{$s.Line}}{{end}}</code></dd>
+<dt>position</dt><dd><code title="{{$s.File}}{{if $s.Line}}:{{$s.Line}}{{end}}">{{$s.ShortPos}}</code></dd>
 <dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code>{{if $s.FoldedVisibility}} (only {{$s.Visibility}}){{end}}</dd>
 <dt>failure</dt><dd>{{$s.How}}</dd>
+{{- if $s.CallSite}}
+<dt>came through</dt><dd>the call at <code title="{{.CallSite}}">{{$s.CallSite}}</code>, whose fault was injected</dd>
+{{- end}}
+{{- if $s.EndLine}}
+<dt>ended</dt><dd>{{if $s.Panicked}}panicking through line {{$s.EndLine}}{{else}}by the return at line {{$s.EndLine}}{{end}}</dd>
+{{- end}}
+{{- if $s.DependsOn}}
+<dt>depends on</dt><dd>{{range $i, $d := $s.DependsOn}}{{if $i}}, {{end}}{{if $d.ID}}<a href="#{{$d.ID}}">{{$d.Short}}</a>{{else}}{{$d.Short}}{{end}}{{end}}</dd>
+{{- end}}
 <dt>test</dt><dd><code>{{.Test}}</code> in <code>{{.Package}}</code></dd>
 <dt>failed calls</dt><dd>{{$s.NonAtomic}} of {{$s.Failures}} changed the state; non-atomic by itself: {{$s.PureWhenMasked}}, atomic with the non-atomic functions inside masked: {{$s.DependentWhenMasked}}{{if $s.PracticalRule}}; verdict by the practical rule: {{$s.PracticalRule}}{{end}}</dd>
 </dl>
@@ -479,33 +694,11 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 {{- end}}
 {{- if .Lines}}
 <pre class="src">
-{{- range .Lines}}<span{{if .Decl}} class="decl"{{end}}><i>{{.N}}</i>{{.Text}}</span>{{end -}}
+{{- range .Lines}}<span{{with .Class}} class="{{.}}"{{end}}><i>{{.N}}</i>{{.Text}}</span>{{end -}}
 </pre>
 {{- else if .SourceErr}}
 <p>Source not available: <code>{{.SourceErr}}</code></p>
 {{- end}}
 </section>
 {{- end}}
-{{- if .Folded}}
-</details>
-{{- end}}
-<script>
-document.querySelectorAll("table.sortable th").forEach(function (th) {
-	th.addEventListener("click", function () {
-		var table = th.closest("table"), body = table.tBodies[0], col = th.cellIndex;
-		var dir = th.getAttribute("aria-sort") === "ascending" ? -1 : 1;
-		table.querySelectorAll("th").forEach(function (h) { h.removeAttribute("aria-sort"); });
-		th.setAttribute("aria-sort", dir === 1 ? "ascending" : "descending");
-		var key = function (row) {
-			var c = row.cells[col];
-			return c.dataset.k === undefined ? c.textContent : c.dataset.k;
-		};
-		Array.from(body.rows).sort(function (a, b) {
-			return dir * key(a).localeCompare(key(b), undefined, {numeric: true});
-		}).forEach(function (row) { body.appendChild(row); });
-	});
-});
-</script>
-</body>
-</html>
 `

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,7 +25,7 @@ const fixtureJournal = `
 {"v":2,"kind":"profile","pkg":"example.com/m/store","test":"TestAdd","status":"pass","ms":12,"events":[
  {"event":"reach","site":"example.com/m/store.(*Store).Add#entry","func":"example.com/m/store.(*Store).Add","pos":"example.com/m/store/store.go:26:17"},
  {"event":"reach","site":"example.com/m/store.(*Store).add#entry","func":"example.com/m/store.(*Store).add","pos":"example.com/m/store/store.go:16:17"},
- {"event":"verdict","site":"example.com/m/store.(*Store).add#entry","func":"example.com/m/store.(*Store).add","pos":"example.com/m/store/store.go:16:17","verdict":"non-atomic","failure":"error","path":"s.count","before":"1","after":"2","error":"negative <-1> & \"worse\"","chain":1,"first":true},
+ {"event":"verdict","site":"example.com/m/store.(*Store).add#entry","func":"example.com/m/store.(*Store).add","pos":"example.com/m/store/store.go:16:17","verdict":"non-atomic","failure":"error","path":"s.count","before":"1","after":"2","error":"negative <-1> & \"worse\"","chain":1,"first":true,"end":18},
  {"event":"verdict","site":"example.com/m/store.(*Store).Add#entry","func":"example.com/m/store.(*Store).Add","pos":"example.com/m/store/store.go:26:17","verdict":"non-atomic","failure":"error","path":"s.count","before":"1","after":"2","error":"negative","chain":1}]}
 {"v":2,"kind":"profile","pkg":"example.com/m/store","test":"TestParse","status":"pass","ms":3,"events":[
  {"event":"reach","site":"example.com/m/store.Parse#entry","func":"example.com/m/store.Parse","pos":"example.com/m/store/parse.go:5:6"},
@@ -134,6 +136,10 @@ func TestWriteHTML(t *testing.T) {
 		`Dependent: it becomes atomic once its non-atomic callees are.`,
 		`j/journal.jsonl:9: skipped`,
 		`<table class="sortable" id="function-table">`,
+		`<span class="end"><i>18</i>        return errors.New(&#34;&lt;negative&gt;&#34;)</span>`,
+		`<dt>ended</dt><dd>by the return at line 18</dd>`,
+		`<dt>depends on</dt><dd><a href="#f1">(*Store).add</a></dd>`,
+		`<td class="pos" data-k="example.com/m/store/store.go:000000016:000017" title="example.com/m/store/store.go:16:17">store.go:16</td>`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("page lacks %q", want)
@@ -151,6 +157,82 @@ func TestWriteHTML(t *testing.T) {
 	}
 	if again.String() != out {
 		t.Errorf("WriteHTML is not deterministic")
+	}
+}
+
+// TestWriteHTMLFindings checks the order of the findings and what each
+// marks: caller-visible ones first, the others folded; the call the
+// failure came through and the return that ended it; the callees a
+// dependent finding depends on.
+func TestWriteHTMLFindings(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteHTML(&buf, manyFunctionsReport(), longSource); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	checkWellFormed(t, out)
+	// Sections in page order, and where the folded ones start.
+	var order []string
+	for _, m := range regexp.MustCompile(`<section class="fn" id="(f\d+)"[^>]*>\n<h3><span class="pkg">[^<]*</span>([^ ]+) `).FindAllStringSubmatch(out, -1) {
+		order = append(order, m[1]+" "+m[2])
+	}
+	want := []string{
+		"f1 (*FlagSet).parseArgs", "f2 (*FlagSet).set", "f3 (*FlagSet).Parse", "f4 (*Writer).writeSectionNumber3",
+		"f5 (*Writer).writeSectionNumber0", "f6 (*Writer).writeSectionNumber2", "f7 (*Writer).writeSectionNumber4", "f8 (*Writer).writeSectionNumber1",
+	}
+	if !slices.Equal(order, want) {
+		t.Errorf("findings in order %q, want %q", order, want)
+	}
+	folded := strings.Index(out, `<details class="folded">`)
+	if folded < 0 || strings.Index(out, `id="f4"`) > folded || strings.Index(out, `id="f5"`) < folded {
+		t.Errorf("stream and scratch findings are not the folded ones")
+	}
+	for _, want := range []string{
+		`<li data-verdict="pure"><a href="#f1">(*FlagSet).parseArgs</a>`,
+		`<span class="decl"><i>980</i>`,
+		`<span class="call"><i>985</i>`,
+		`<span class="end"><i>987</i>`,
+		`<dt>came through</dt><dd>the call at <code title="github.com/example/a-module-with-a-rather-long-name/internal/configuration/flag.go:985:12">flag.go:985</code>`,
+		`<dt>ended</dt><dd>panicking through line 2004</dd>`,
+		`<dt>depends on</dt><dd><a href="#f1">(*FlagSet).parseArgs</a></dd>`,
+		`<fieldset id="filter" hidden="hidden">`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
+}
+
+func TestPosKeyOrder(t *testing.T) {
+	for _, c := range []struct{ a, b string }{
+		{"m/flag.go:980:2", "m/flag.go:1116:2"},
+		{"m/flag.go:12:2", "m/flag.go:12:10"},
+		{"m/a.go:900:1", "m/b.go:1:1"},
+	} {
+		if posKey(c.a) >= posKey(c.b) {
+			t.Errorf("posKey(%q) does not sort before posKey(%q)", c.a, c.b)
+		}
+	}
+}
+
+func TestShortPos(t *testing.T) {
+	r := &Report{Functions: map[string]*Function{
+		"a": {Pos: "example.com/m/store/store.go:16:17"},
+		"b": {Pos: "example.com/m/parse.go:5:6"},
+		"c": {Pos: ""},
+	}}
+	base := commonDir(r)
+	if base != "example.com/m" {
+		t.Fatalf("commonDir = %q", base)
+	}
+	for pos, want := range map[string]string{
+		"example.com/m/store/store.go:16:17": "store/store.go:16",
+		"example.com/m/parse.go:5:6":         "parse.go:5",
+		"other.org/x/y.go:3:1":               "other.org/x/y.go:3",
+	} {
+		if got := shortPos(pos, base); got != want {
+			t.Errorf("shortPos(%q) = %q, want %q", pos, got, want)
+		}
 	}
 }
 

@@ -87,11 +87,12 @@ func Enter(s *Site, roots ...any) Call {
 
 // Exit runs when the call ends, deferred by the instrumented function
 // before any of its own deferred calls, so that it runs after them.
-// done says whether the function passed a return statement; errp points at
-// its error result (nil when it has none). A call that ends without
-// passing a return is a failure by panic or runtime.Goexit, unless a
-// deferred function recovered and the function returns normally.
-func (c Call) Exit(done *bool, errp *error) {
+// done says which return statement the function passed, as an index into
+// the site's Ends counted from 1, and 0 if none; errp points at its error
+// result (nil when it has none). A call that ends without passing a
+// return is a failure by panic or runtime.Goexit, unless a deferred
+// function recovered and the function returns normally.
+func (c Call) Exit(done *int32, errp *error) {
 	if c.site == nil {
 		return
 	}
@@ -100,16 +101,26 @@ func (c Call) Exit(done *bool, errp *error) {
 	}
 	var failure string
 	var err error
+	var end int
+	if *done == 0 {
+		var panicking bool
+		panicking, end = unwindingAt(c.site.Func)
+		if panicking {
+			failure = "panic"
+		}
+	}
 	switch {
-	case !*done && unwinding(c.site.Func):
-		failure = "panic"
+	case failure != "":
 	case errp != nil && *errp != nil:
 		failure, err = "error", *errp
+		if i := int(*done) - 1; i >= 0 && i < len(c.site.Ends) {
+			end = int(c.site.Ends[i])
+		}
 	default:
 		c.checkAbsorbed()
 		return // a normal return: nothing to compare
 	}
-	v := verdictEvent{site: c.site, failure: failure, err: err}
+	v := verdictEvent{site: c.site, failure: failure, err: err, end: end}
 	if c.afterFault && !c.injectedFailure(&v) {
 		return // a natural failure: the profile run saw it
 	}
@@ -269,21 +280,32 @@ const ReasonBeforeFault = "not snapshotted: failed before the fault"
 // the instrumented function itself. Only calls that did not pass a return
 // statement pay for it.
 func unwinding(fn string) bool {
+	panicking, _ := unwindingAt(fn)
+	return panicking
+}
+
+// unwindingAt is unwinding that also returns, when the goroutine is
+// unwinding, the line the function's frame was at: where the panic went
+// through it (0 if that frame is deeper than it looks).
+func unwindingAt(fn string) (panicking bool, line int) {
 	var pcs [64]uintptr
-	n := runtime.Callers(2, pcs[:])
+	n := runtime.Callers(3, pcs[:])
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
 		f, more := frames.Next()
 		switch f.Function {
 		case "runtime.gopanic", "runtime.Goexit", "runtime.goexit0":
-			return true
+			panicking = true
 		case fn:
-			return false
+			if panicking {
+				return true, f.Line
+			}
+			return false, 0
 		}
 		if !more {
 			// Deeper than we looked: the function's frame was not found
 			// among the innermost frames, which only unwinding explains.
-			return true
+			return true, 0
 		}
 	}
 }

@@ -252,16 +252,16 @@ type eeVec struct {
 }
 
 var eeSites = [...]Site{
-	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Alloc#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Alloc", Pos: "rt/call_test.go:1:1", Roots: "v,n", Kind: EntrySite, Faults: FaultError | FaultPanic},
+	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Alloc#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Alloc", Pos: "rt/call_test.go:1:1", Roots: "v,n", Kind: EntrySite, Faults: FaultError | FaultPanic, Ends: []int32{101, 102}},
 	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Check#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Check", Pos: "rt/call_test.go:2:1", Roots: "v,n", Kind: EntrySite, Faults: FaultError},
 	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Grow#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Grow", Pos: "rt/call_test.go:3:1", Roots: "v,n", Kind: EntrySite, Faults: FaultPanic},
 	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Safe#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Safe", Pos: "rt/call_test.go:4:1", Roots: "v", Kind: EntrySite, Faults: FaultError},
-	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Push#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Push", Pos: "rt/call_test.go:5:1", Roots: "v,x", Kind: EntrySite, Faults: FaultError},
+	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Push#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Push", Pos: "rt/call_test.go:5:1", Roots: "v,x", Kind: EntrySite, Faults: FaultError, Ends: []int32{501, 502}},
 }
 
 // Alloc adds n to the size before it checks the capacity: not atomic.
 func (v *eeVec) Alloc(n int) (_atx_r0 []int, _atx_r1 error) {
-	var _atx_done bool
+	var _atx_done int32
 	if Enabled() {
 		if e := Inject(&eeSites[0]); e != nil {
 			_atx_r1 = e
@@ -272,18 +272,18 @@ func (v *eeVec) Alloc(n int) (_atx_r0 []int, _atx_r1 error) {
 	v.size += n
 	if v.size > 10 {
 		_atx_r0, _atx_r1 = nil, errFull
-		_atx_done = true
+		_atx_done = 1
 		return
 	}
 	v.data = append(v.data, make([]int, n)...)
 	_atx_r0, _atx_r1 = v.data[v.size-n:], nil
-	_atx_done = true
+	_atx_done = 2
 	return
 }
 
 // Check fails before it changes anything: atomic.
 func (v *eeVec) Check(n int) (_atx_r0 error) {
-	var _atx_done bool
+	var _atx_done int32
 	if Enabled() {
 		if e := Inject(&eeSites[1]); e != nil {
 			_atx_r0 = e
@@ -293,31 +293,33 @@ func (v *eeVec) Check(n int) (_atx_r0 error) {
 	}
 	if v.size+n > 10 {
 		_atx_r0 = errFull
-		_atx_done = true
+		_atx_done = 1
 		return
 	}
 	_atx_r0 = nil
-	_atx_done = true
+	_atx_done = 2
 	return
 }
 
 // Grow panics halfway.
 func (v *eeVec) Grow(n int) {
-	var _atx_done bool
+	var _atx_done int32
 	if Enabled() {
 		Inject(&eeSites[2])
 		defer Enter(&eeSites[2], v, n).Exit(&_atx_done, nil)
 	}
 	v.size += n
 	if v.size > 10 {
+		// The directive gives the panic a line that the test can expect.
+//line call_test.go:900
 		panic("too big")
 	}
-	_atx_done = true
+	_atx_done = 1
 }
 
 // Safe recovers from its own panic and returns normally.
 func (v *eeVec) Safe() {
-	var _atx_done bool
+	var _atx_done int32
 	if Enabled() {
 		Inject(&eeSites[3])
 		defer Enter(&eeSites[3], v).Exit(&_atx_done, nil)
@@ -329,7 +331,7 @@ func (v *eeVec) Safe() {
 
 // Push calls Alloc after it has changed the receiver.
 func (v *eeVec) Push(x int) (_atx_r0 error) {
-	var _atx_done bool
+	var _atx_done int32
 	if Enabled() {
 		if e := Inject(&eeSites[4]); e != nil {
 			_atx_r0 = e
@@ -341,12 +343,12 @@ func (v *eeVec) Push(x int) (_atx_r0 error) {
 	s, err := v.Alloc(1)
 	if err != nil {
 		_atx_r0 = err
-		_atx_done = true
+		_atx_done = 1
 		return
 	}
 	s[0] = x
 	_atx_r0 = nil
-	_atx_done = true
+	_atx_done = 2
 	return
 }
 
@@ -402,7 +404,7 @@ func TestEnterExitVerdicts(t *testing.T) {
 				"event": "verdict", "site": eeSites[0].ID, "func": eeSites[0].Func, "pos": eeSites[0].Pos,
 				"verdict": "non-atomic", "failure": "error", "error": "full",
 				"path": "v.size", "before": "5", "after": "13",
-				"injected": false, "first": true,
+				"injected": false, "first": true, "end": 101.0,
 			}},
 		},
 		{
@@ -438,7 +440,7 @@ func TestEnterExitVerdicts(t *testing.T) {
 			},
 			want: []map[string]any{{
 				"event": "verdict", "site": eeSites[2].ID, "verdict": "non-atomic", "failure": "panic",
-				"path": "v.size", "before": "5", "after": "13", "error": nil,
+				"path": "v.size", "before": "5", "after": "13", "error": nil, "end": 900.0,
 			}},
 		},
 		{
@@ -451,7 +453,7 @@ func TestEnterExitVerdicts(t *testing.T) {
 			run:  func(v *eeVec) { v.Push(1) },
 			want: []map[string]any{
 				{"event": "verdict", "site": eeSites[0].ID, "verdict": "non-atomic", "path": "v.size", "first": true, "chain": "A"},
-				{"event": "verdict", "site": eeSites[4].ID, "verdict": "non-atomic", "first": false, "chain": "A"},
+				{"event": "verdict", "site": eeSites[4].ID, "verdict": "non-atomic", "first": false, "chain": "A", "end": 501.0},
 			},
 		},
 		{
@@ -726,7 +728,7 @@ var afSites = [...]Site{
 }
 
 func (l *afLog) step() (_atx_r0 error) {
-	var _atx_done bool
+	var _atx_done int32
 	if Enabled() {
 		if e := Inject(&afSites[0]); e != nil {
 			_atx_r0 = e
@@ -734,12 +736,12 @@ func (l *afLog) step() (_atx_r0 error) {
 		}
 		defer Enter(&afSites[0], l).Exit(&_atx_done, &_atx_r0)
 	}
-	_atx_done = true
+	_atx_done = 1
 	return
 }
 
 func (l *afLog) note(err error) (_atx_r0 error) {
-	var _atx_done bool
+	var _atx_done int32
 	if Enabled() {
 		if e := Inject(&afSites[1]); e != nil {
 			_atx_r0 = e
@@ -749,12 +751,12 @@ func (l *afLog) note(err error) (_atx_r0 error) {
 	}
 	l.notes++
 	_atx_r0 = err
-	_atx_done = true
+	_atx_done = 1
 	return
 }
 
 func (l *afLog) Run() (_atx_r0 error) {
-	var _atx_done bool
+	var _atx_done int32
 	if Enabled() {
 		if e := Inject(&afSites[2]); e != nil {
 			_atx_r0 = e
@@ -764,10 +766,10 @@ func (l *afLog) Run() (_atx_r0 error) {
 	}
 	if err := l.step(); err != nil {
 		_atx_r0 = l.note(err)
-		_atx_done = true
+		_atx_done = 1
 		return
 	}
-	_atx_done = true
+	_atx_done = 1
 	return
 }
 

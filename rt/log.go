@@ -54,6 +54,7 @@ type verdictEvent struct {
 	// Where the call ran, for calls placed in a chain: its goroutine and
 	// its entry number among all calls (0 when not known).
 	gid, seq uint64
+	end      int // line of the return, or of the panic, that ended the call; 0 if unknown
 }
 
 func writeVerdict(v *verdictEvent) {
@@ -79,6 +80,9 @@ func writeVerdict(v *verdictEvent) {
 	}
 	if v.masked {
 		e.boolean("masked", true)
+	}
+	if v.end > 0 {
+		e.num("end", uint64(v.end))
 	}
 	writeLine(e.end())
 }

@@ -137,7 +137,7 @@ func BenchmarkLoggedCalls(b *testing.B) {
 		b.Run(snapshots, func(b *testing.B) {
 			useSettings(b, parseSettings(b.TempDir()+"/events.jsonl", ""))
 			campaign, _ = parseCampaignSettings("", "", snapshots, "", "")
-			done := true
+			done := int32(1)
 			for b.Loop() {
 				site.calls.Store(0)
 				for range 1000 {

@@ -43,6 +43,10 @@ type Site struct {
 	// would race with): a failed call gets the verdict "unknown" with
 	// this reason.
 	NoSnapshot string
+	// Ends are the lines of the statements that end a call of the
+	// function normally (returns, and returns of injected call sites),
+	// in the order of the indexes its calls pass to Exit.
+	Ends []int32
 	// Scratch lists the fields the policy declares scratch, as "T.f,U.g"
 	// (a struct type's name without package or type arguments, a field):
 	// a difference inside one is scratch, not caller-visible.

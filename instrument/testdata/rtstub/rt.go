@@ -30,6 +30,7 @@ type Site struct {
 	Globals *Globals
 
 	NoSnapshot string
+	Ends       []int32
 }
 
 type Globals struct {
@@ -45,7 +46,7 @@ func Inject(s *Site) error { return nil }
 
 func Enter(s *Site, roots ...any) Call { return Call{} }
 
-func (c Call) Exit(done *bool, errp *error) {}
+func (c Call) Exit(done *int32, errp *error) {}
 
 type Checkpoint struct{}
 
