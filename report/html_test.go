@@ -22,19 +22,19 @@ var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 // fixtureJournal is a small campaign over example.com/m/store, one record
 // a line as the journal holds them.
 const fixtureJournal = `
-{"v":2,"kind":"profile","pkg":"example.com/m/store","test":"TestAdd","status":"pass","ms":12,"events":[
+{"v":3,"kind":"profile","pkg":"example.com/m/store","test":"TestAdd","status":"pass","ms":12,"events":[
  {"event":"reach","site":"example.com/m/store.(*Store).Add#entry","func":"example.com/m/store.(*Store).Add","pos":"example.com/m/store/store.go:26:17"},
  {"event":"reach","site":"example.com/m/store.(*Store).add#entry","func":"example.com/m/store.(*Store).add","pos":"example.com/m/store/store.go:16:17"},
  {"event":"verdict","site":"example.com/m/store.(*Store).add#entry","func":"example.com/m/store.(*Store).add","pos":"example.com/m/store/store.go:16:17","verdict":"non-atomic","failure":"error","path":"s.count","before":"1","after":"2","error":"negative <-1> & \"worse\"","chain":1,"first":true,"end":18},
  {"event":"verdict","site":"example.com/m/store.(*Store).Add#entry","func":"example.com/m/store.(*Store).Add","pos":"example.com/m/store/store.go:26:17","verdict":"non-atomic","failure":"error","path":"s.count","before":"1","after":"2","error":"negative","chain":1}]}
-{"v":2,"kind":"profile","pkg":"example.com/m/store","test":"TestParse","status":"pass","ms":3,"events":[
+{"v":3,"kind":"profile","pkg":"example.com/m/store","test":"TestParse","status":"pass","ms":3,"events":[
  {"event":"reach","site":"example.com/m/store.Parse#entry","func":"example.com/m/store.Parse","pos":"example.com/m/store/parse.go:5:6"},
  {"event":"verdict","site":"example.com/m/store.Parse#entry","func":"example.com/m/store.Parse","pos":"example.com/m/store/parse.go:5:6","verdict":"atomic","failure":"error","error":"bad"},
  {"event":"reach","site":"example.com/m/store.(*Store).Len#entry","func":"example.com/m/store.(*Store).Len","pos":"example.com/m/store/store.go:60:17"}]}
-{"v":2,"kind":"experiment","pkg":"example.com/m/store","test":"TestAddAll","site":"example.com/m/store.(*Store).add#entry","occurrence":2,"fault":"error","status":"absorbed","fired":true,"ms":40,"events":[
+{"v":3,"kind":"experiment","pkg":"example.com/m/store","test":"TestAddAll","site":"example.com/m/store.(*Store).add#entry","occurrence":2,"fault":"error","status":"absorbed","fired":true,"ms":40,"events":[
  {"event":"inject","kind":"entry","site":"example.com/m/store.(*Store).add#entry","func":"example.com/m/store.(*Store).add","pos":"example.com/m/store/store.go:16:17","fault":"error","occurrence":2,"chain":7},
  {"event":"verdict","site":"example.com/m/store.(*Store).AddAll#entry","func":"example.com/m/store.(*Store).AddAll","pos":"example.com/m/store/store.go:35:17","verdict":"non-atomic","failure":"error","path":"s.items","before":"nil","after":"len=1","error":"injected","injected":true,"chain":7,"first":true}]}
-{"v":2,"kind":"experiment","pkg":"example.com/m/store","test":"TestParse","site":"example.com/m/store.Parse#entry","occurrence":1,"fault":"error","status":"timeout","fired":true,"ms":1000,"events":[
+{"v":3,"kind":"experiment","pkg":"example.com/m/store","test":"TestParse","site":"example.com/m/store.Parse#entry","occurrence":1,"fault":"error","status":"timeout","fired":true,"ms":1000,"events":[
  {"event":"inject","kind":"entry","site":"example.com/m/store.Parse#entry","func":"example.com/m/store.Parse","pos":"example.com/m/store/parse.go:5:6","fault":"error","occurrence":1,"chain":3}]}
 `
 

@@ -14,7 +14,7 @@ import (
 // only consumes input, grow only touches the scratch buffer, and Flush
 // is seen once changing scratch and once the caller's output.
 const rankJournal = `
-{"v":2,"kind":"profile","pkg":"example.com/codec","test":"TestDecode","status":"pass","events":[
+{"v":3,"kind":"profile","pkg":"example.com/codec","test":"TestDecode","status":"pass","events":[
  {"event":"verdict","func":"example.com/codec.(*Decoder).grow","pos":"example.com/codec/dec.go:10:20","verdict":"non-atomic","failure":"error","path":"d.buf","before":"nil","after":"len=5","changes":"scratch","chain":1,"first":true},
  {"event":"verdict","func":"example.com/codec.(*Decoder).readByte","pos":"example.com/codec/dec.go:20:20","verdict":"non-atomic","failure":"error","path":"d.r.(*bytes.Reader).i","before":"0","after":"2","changes":"stream","chain":2,"first":true},
  {"event":"verdict","func":"example.com/codec.(*Decoder).Decode","pos":"example.com/codec/dec.go:30:20","verdict":"non-atomic","failure":"error","path":"d.buf","before":"nil","after":"len=5","changes":"scratch","chain":3,"first":true},

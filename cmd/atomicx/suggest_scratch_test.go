@@ -11,7 +11,7 @@ import (
 // methods first differ at d.buf (readByte, which only consumes input,
 // does not count); Encoder's buf is the first difference of one method of
 // two; Table's tmp of one method only.
-const scratchJournal = `{"v":2,"kind":"profile","pkg":"example.com/codec","test":"TestDecode","status":"pass","ms":1,"events":[` +
+const scratchJournal = `{"v":3,"kind":"profile","pkg":"example.com/codec","test":"TestDecode","status":"pass","ms":1,"events":[` +
 	`{"event":"verdict","func":"example.com/codec.(*Decoder).Decode","pos":"example.com/codec/dec.go:10:20","verdict":"non-atomic","failure":"error","path":"d.buf","before":"nil","after":"len=5","chain":1,"first":true},` +
 	`{"event":"verdict","func":"example.com/codec.(*Decoder).decodeMap","pos":"example.com/codec/dec.go:20:20","verdict":"non-atomic","failure":"error","path":"d.buf[0]","before":"0","after":"7","chain":2,"first":true},` +
 	`{"event":"verdict","func":"example.com/codec.(*Decoder[...]).header","pos":"example.com/codec/dec.go:30:20","verdict":"non-atomic","failure":"error","path":"d.buf","before":"nil","after":"len=1","chain":3,"first":true},` +

@@ -15,12 +15,12 @@ import (
 
 // suggestJournal: store has two pure and one dependent function, api one
 // dependent function only, and Parse is atomic.
-const suggestJournal = `{"v":2,"kind":"profile","pkg":"example.com/m/store","test":"TestAdd","status":"pass","ms":1,"events":[` +
+const suggestJournal = `{"v":3,"kind":"profile","pkg":"example.com/m/store","test":"TestAdd","status":"pass","ms":1,"events":[` +
 	`{"event":"verdict","func":"example.com/m/store.(*Store).add","pos":"example.com/m/store/store.go:16:17","verdict":"non-atomic","failure":"error","path":"s.count","before":"1","after":"2","chain":1,"first":true},` +
 	`{"event":"verdict","func":"example.com/m/store.(*Store).Add","pos":"example.com/m/store/store.go:26:17","verdict":"non-atomic","failure":"error","path":"s.count","before":"1","after":"2","chain":1},` +
 	`{"event":"verdict","func":"example.com/m/api.Put","pos":"example.com/m/api/api.go:9:6","verdict":"non-atomic","failure":"error","path":"db.n","before":"0","after":"1\n2","chain":1},` +
 	`{"event":"verdict","func":"example.com/m/store.Parse","pos":"example.com/m/store/parse.go:5:6","verdict":"atomic","failure":"error"}]}
-{"v":2,"kind":"experiment","pkg":"example.com/m/store","test":"TestAddAll","site":"example.com/m/store.(*Store).add#entry","occurrence":2,"fault":"error","status":"absorbed","fired":true,"ms":4,"events":[` +
+{"v":3,"kind":"experiment","pkg":"example.com/m/store","test":"TestAddAll","site":"example.com/m/store.(*Store).add#entry","occurrence":2,"fault":"error","status":"absorbed","fired":true,"ms":4,"events":[` +
 	`{"event":"verdict","func":"example.com/m/store.(*Stack[...]).AddAll","pos":"example.com/m/store/store.go:35:17","verdict":"non-atomic","failure":"error","path":"s.items","before":"nil","after":"len=1","injected":true,"chain":7,"first":true}]}
 `
 
@@ -100,7 +100,7 @@ func TestPolicySuggest(t *testing.T) {
 
 func TestPolicySuggestNothing(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "journal.jsonl")
-	rec := `{"v":2,"kind":"profile","pkg":"p","test":"T","status":"pass","ms":1}` + "\n"
+	rec := `{"v":3,"kind":"profile","pkg":"p","test":"T","status":"pass","ms":1}` + "\n"
 	if err := os.WriteFile(file, []byte(rec), 0o666); err != nil {
 		t.Fatal(err)
 	}
