@@ -132,7 +132,7 @@ func Package(files []File, opts Options) (*Result, error) {
 		return nil, &TypeError{Errors: typeErrs}
 	}
 
-	p := &pkgRewriter{opts: opts, fset: fset, info: info, pkg: pkg}
+	p := &pkgRewriter{opts: opts, fset: fset, info: info, pkg: pkg, literals: funcname.Literals(parsed, info)}
 	res := &Result{Files: make([]File, len(files)), Changed: make([]bool, len(files))}
 	for i, f := range files {
 		res.Files[i] = f
@@ -174,6 +174,7 @@ const (
 type site struct {
 	id, fn, pos, roots string
 	call               bool   // a call site, not a function entry
+	literal            bool   // the entry of a function literal
 	noSnapshot         string // why calls are never snapshotted, or ""
 	canError           bool
 	ignored            bool
@@ -189,6 +190,7 @@ type pkgRewriter struct {
 	skipped    []Skipped
 	notes      []Note
 	declared   []string
+	literals   map[*ast.FuncLit]funcname.Literal
 	savers     map[string][]fieldCopy // generated checkpoint code, by type name
 	wholeSaver bool                   // the generic whole-value checkpoint is used
 	copyKinds  uint8                  // bit k: a per-type checkpoint copies a field of copyKind k
@@ -200,6 +202,13 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 	var edits editList
 	tf := p.fset.File(f.Pos())
 	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+			// Literals in package-level initializers.
+			if err := p.literalsIn(gd, tf, src, &edits); err != nil {
+				return nil, false, err
+			}
+			continue
+		}
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok {
 			continue
@@ -210,26 +219,27 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 			continue // implemented in assembly or C
 		}
 		pos := p.fset.Position(fd.Name.Pos())
+		reason := unsupported(fd)
+		if reason == "" {
+			// The literals of a function with a directive are left alone
+			// with it: they are compiled as part of it.
+			if err := p.literalsIn(fd.Body, tf, src, &edits); err != nil {
+				return nil, false, err
+			}
+		}
 		if fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "_") {
 			continue
 		}
 		if p.opts.Selects != nil && !p.opts.Selects(name) {
 			continue
 		}
-		if reason := unsupported(fd); reason != "" {
+		if reason != "" {
 			p.skipped = append(p.skipped, Skipped{Name: name, Pos: pos, Reason: reason})
 			continue
 		}
-		fe := funcEdits{p: p, tf: tf, src: src, decl: fd, name: name}
-		before := len(edits.edits)
-		if err := fe.rewrite(&edits); err != nil {
-			p.skipped = append(p.skipped, Skipped{Name: name, Pos: pos, Reason: err.Error()})
-			continue
+		if err := p.rewriteFunc(p.declEdits(tf, src, fd, name), &edits); err != nil {
+			return nil, false, err
 		}
-		if err := edits.checkSince(before); err != nil {
-			return nil, false, &FuncError{Func: name, Pos: pos, Err: err}
-		}
-		p.functions = append(p.functions, Function{Name: name, Pos: pos})
 	}
 	if edits.empty() {
 		return src, false, nil
@@ -242,6 +252,46 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 	}
 	header := fmt.Sprintf("//line %s:1:1\n", tf.Name())
 	return append([]byte(header), out...), true, nil
+}
+
+// rewriteFunc rewrites one function into edits; a function it cannot
+// rewrite is skipped, with the reason.
+func (p *pkgRewriter) rewriteFunc(fe *funcEdits, edits *editList) error {
+	pos := p.fset.Position(fe.namePos)
+	before := len(edits.edits)
+	if err := fe.rewrite(edits); err != nil {
+		edits.edits = edits.edits[:before]
+		p.skipped = append(p.skipped, Skipped{Name: fe.name, Pos: pos, Reason: err.Error()})
+		return nil
+	}
+	if err := edits.checkSince(before); err != nil {
+		return &FuncError{Func: fe.name, Pos: pos, Err: err}
+	}
+	p.functions = append(p.functions, Function{Name: fe.name, Pos: pos})
+	return nil
+}
+
+// literalsIn rewrites the function literals in n, at every depth, that
+// the policy selects. Each is a function of its own (see funcEdits); the
+// rewrite of the function around it leaves it alone.
+func (p *pkgRewriter) literalsIn(n ast.Node, tf *token.File, src []byte, edits *editList) error {
+	var err error
+	ast.Inspect(n, func(n ast.Node) bool {
+		lit, ok := n.(*ast.FuncLit)
+		if !ok || err != nil {
+			return err == nil
+		}
+		name, ok := p.literals[lit]
+		if !ok {
+			return true // in code the compiler never names: nothing to match frames with
+		}
+		p.declared = append(p.declared, name.Name)
+		if p.selectsLiteral(lit) {
+			err = p.rewriteFunc(p.litEdits(tf, src, lit, name), edits)
+		}
+		return true
+	})
+	return err
 }
 
 // funcName returns the name of a declared function relative to its
@@ -304,6 +354,9 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 		noSnapshot := ""
 		if s.noSnapshot != "" {
 			noSnapshot = fmt.Sprintf(", NoSnapshot: %q", s.noSnapshot)
+		}
+		if s.literal {
+			noSnapshot += ", Literal: true"
 		}
 		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s},\n",
 			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, noSnapshot)

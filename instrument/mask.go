@@ -33,7 +33,6 @@ import (
 // plain values, the callee's own copies) is masked as it is: edits is
 // left empty.
 func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
-	fd := fe.decl
 	wrap := fe.maskWrap(siteRef)
 	if wrap == "" {
 		// edits holds this function's edits only: naming its fields is
@@ -41,12 +40,12 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		edits.edits = nil
 		return nil
 	}
-	unlock := lockIdiom(fd.Body, fe.src, fe.tf)
+	unlock := lockIdiom(fe.body, fe.src, fe.tf)
 	if unlock != nil && readUnlock(unlock) {
 		return errReadLock
 	}
 	if fe.errResult == "" {
-		fe.note(fd.Name.Pos(), "returns no error: only a panic or runtime.Goexit rolls it back")
+		fe.note(fe.namePos, "returns no error: only a panic or runtime.Goexit rolls it back")
 	}
 	fe.noteChannels()
 
@@ -96,6 +95,11 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 		if types != nil && !fe.p.opts.Globals {
 			kind = fe.p.classifyRoot(types[i])
 		}
+		// A literal's roots may have types declared inside a function,
+		// which the generated checkpoints cannot name.
+		if fe.lit != nil && kind != rootNothing {
+			kind = rootReflected
+		}
 		// The generated checkpoints are generic; a package whose language
 		// version predates generics gets the reflective one.
 		if (kind == rootWhole || kind == rootFields) && !fe.p.genericsAllowed() {
@@ -138,7 +142,7 @@ func (fe *funcEdits) noteChannels() {
 	types := fe.rootTypes()
 	for i, root := range fe.roots {
 		if types != nil && reachesChan(types[i], map[gotypes.Type]bool{}) {
-			fe.note(fe.decl.Name.Pos(), "can reach a channel through "+displayName(root, "an argument")+": a rollback restores which channel a field holds, not what the channel holds")
+			fe.note(fe.namePos, "can reach a channel through "+displayName(root, "an argument")+": a rollback restores which channel a field holds, not what the channel holds")
 		}
 	}
 }
@@ -146,17 +150,19 @@ func (fe *funcEdits) noteChannels() {
 // rootTypes returns the types of the function's roots (receiver, then
 // parameters), in the order of fe.roots, or nil if they are not known.
 func (fe *funcEdits) rootTypes() []gotypes.Type {
-	fn, ok := fe.p.info.Defs[fe.decl.Name].(*gotypes.Func)
-	if !ok {
+	sig := fe.sig
+	if sig == nil {
 		return nil
 	}
-	sig := fn.Type().(*gotypes.Signature)
 	var ts []gotypes.Type
 	if sig.Recv() != nil {
 		ts = append(ts, sig.Recv().Type())
 	}
 	for i := range sig.Params().Len() {
 		ts = append(ts, sig.Params().At(i).Type())
+	}
+	for _, v := range fe.capture {
+		ts = append(ts, gotypes.NewPointer(v.Type()))
 	}
 	if len(ts) != len(fe.roots) {
 		return nil
@@ -221,7 +227,7 @@ func selectorCall(call *ast.CallExpr) (ast.Expr, string) {
 // the function's own body (not in function literals), or NoPos.
 func (fe *funcEdits) lockElsewhere() token.Pos {
 	pos := token.NoPos
-	ast.Inspect(fe.decl.Body, func(n ast.Node) bool {
+	ast.Inspect(fe.body, func(n ast.Node) bool {
 		if pos.IsValid() {
 			return false
 		}

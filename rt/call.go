@@ -21,6 +21,7 @@ type Call struct {
 	overBudget bool
 	seq        uint64 // order of entry among all calls
 	num        uint64 // which call of its function this is
+	frame      string // the function's name in stack frames (see Site.Literal)
 }
 
 // callSeq numbers calls in the order they are entered. Failure chains use
@@ -40,9 +41,12 @@ func Enter(s *Site, roots ...any) Call {
 	if config.logPath == "" || s.Ignored || campaign.beforeFault && injected.fired.Load() {
 		return Call{}
 	}
-	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1)}
+	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1), frame: s.Func}
+	if s.Literal {
+		c.frame = callerName()
+	}
 	if campaign.profile > 0 {
-		pushActive(s, c.num)
+		pushActive(s, c.frame, c.num)
 	}
 	if !snapshotWanted(s, c.num) {
 		return c // no snapshot, and not too large: see unsnapped
@@ -90,7 +94,7 @@ func (c Call) Exit(done *bool, errp *error) {
 	var failure string
 	var err error
 	switch {
-	case !*done && unwinding(c.site.Func):
+	case !*done && unwinding(c.frame):
 		failure = "panic"
 	case errp != nil && *errp != nil:
 		failure, err = "error", *errp
@@ -181,6 +185,19 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		v.verdict, v.reason = "unknown", "not snapshotted"
 		writeVerdict(v)
 	}
+}
+
+// callerName returns the name that the frame of the function calling
+// Enter or Mask shows: for a function literal, the name of the copy of
+// its code that runs (see Site.Literal). An instrumented function is
+// never inlined (it defers a call), so its caller's frame is its own.
+func callerName() string {
+	var pc [1]uintptr
+	if runtime.Callers(3, pc[:]) == 0 {
+		return ""
+	}
+	f, _ := runtime.CallersFrames(pc[:]).Next()
+	return f.Function
 }
 
 // unwinding reports whether the caller of Exit runs because the goroutine

@@ -30,6 +30,7 @@ type Site struct {
 	Globals *Globals
 
 	NoSnapshot string
+	Literal    bool
 }
 
 type Globals struct {
