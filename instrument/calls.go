@@ -102,6 +102,7 @@ func (cr *callRewriter) point(call *ast.CallExpr, callee string) string {
 		fn:       fn,
 		pos:      fe.p.sitePos(pos),
 		call:     true,
+		in:       fe.in,
 		canError: true,
 		ignored:  fe.p.opts.Ignored != nil && fe.p.opts.Ignored(fe.name),
 	})

@@ -115,6 +115,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		canError: fe.errResult != "",
 		ignored:  ignored,
 		literal:  fe.lit != nil,
+		in:       fe.in,
 	}
 
 	siteRef := fmt.Sprintf("&%s[%d]", sitesName, siteIdx)

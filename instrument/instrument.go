@@ -175,6 +175,7 @@ type site struct {
 	id, fn, pos, roots string
 	call               bool   // a call site, not a function entry
 	literal            bool   // the entry of a function literal
+	in                 string // for the sites of a function literal: what it is written in
 	noSnapshot         string // why calls are never snapshotted, or ""
 	canError           bool
 	ignored            bool
@@ -357,6 +358,9 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 		}
 		if s.literal {
 			noSnapshot += ", Literal: true"
+		}
+		if s.in != "" {
+			noSnapshot += fmt.Sprintf(", In: %q", s.in)
 		}
 		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s},\n",
 			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, noSnapshot)

@@ -71,6 +71,11 @@ type Function struct {
 	FalseNegatives int       `json:"false_negatives"`
 	Evidence       *Evidence `json:"evidence,omitempty"`
 
+	// In is, for a function literal, what it is written in: a function
+	// ("(*Store).Put") or package-level variables ("save"). Name stays
+	// the runtime's ("example.com/m.init.func1").
+	In string `json:"in,omitempty"`
+
 	maskedEvidence *Evidence // the first recheck that found it pure
 }
 
@@ -114,6 +119,7 @@ type event struct {
 	Site     string `json:"site"`
 	Func     string `json:"func"`
 	Pos      string `json:"pos"`
+	In       string `json:"in"`
 	Verdict  string `json:"verdict"`
 	Reason   string `json:"reason"`
 	Failure  string `json:"failure"`
@@ -158,6 +164,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 				continue // absorbed, fail, problem: about runs, not functions
 			}
 			f := r.function(e.Func, e.Pos)
+			if e.In != "" {
+				f.In = e.In
+			}
 			switch e.Event {
 			case "reach":
 				if rec.Kind == "profile" && !reached[e.Func] {
@@ -369,6 +378,9 @@ func typeOf(fn string) string {
 	_, rest, ok := funcname.Split(fn)
 	if !ok {
 		return ""
+	}
+	if _, literal := funcname.Enclosing(rest); literal {
+		return "" // a function literal is no method, even in one
 	}
 	pkg := strings.TrimSuffix(fn, "."+rest) // the package's symbol prefix, as in fn
 	if strings.HasPrefix(rest, "(*") {

@@ -228,7 +228,7 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 	fc, tc := htmlCountRow{What: "functions"}, htmlCountRow{What: "types"}
 	sections := 0
 	for _, f := range sortedFunctions(r) {
-		hf := htmlFunction{Function: f, Package: packageOf(f), Short: shortName(f.Name),
+		hf := htmlFunction{Function: f, Package: packageOf(f), Short: displayName(f),
 			VerdictRank: verdictRank(f.Verdict), Class: verdictClass[f.Verdict]}
 		fc.add(f.Verdict)
 		if (f.Verdict == Pure || f.Verdict == Dependent) && f.Evidence != nil {

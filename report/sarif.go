@@ -177,7 +177,7 @@ func WriteSARIF(w io.Writer, r *Report, locate Locator) error {
 func sarifMessage(f *Function) string {
 	e := f.Evidence
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is %s: after a failing call, %s changed: %s → %s.\n", shortName(f.Name), f.Verdict, e.Path, e.Before, e.After)
+	fmt.Fprintf(&b, "%s is %s: after a failing call, %s changed: %s → %s.\n", displayName(f), f.Verdict, e.Path, e.Before, e.After)
 	fmt.Fprintf(&b, "Failure: %s", howFailed(e))
 	// An injected fault's own text repeats where it was injected.
 	if e.Error != "" && !(e.Injection != "" && strings.HasPrefix(e.Error, "atomicx: injected")) {

@@ -55,7 +55,7 @@ type verdictEvent struct {
 
 func writeVerdict(v *verdictEvent) {
 	e := event("verdict").
-		str("site", v.site.ID).str("func", v.site.Func).str("pos", v.site.Pos).
+		str("site", v.site.ID).str("func", v.site.Func).str("pos", v.site.Pos).in(v.site).
 		str("verdict", v.verdict).str("failure", v.failure)
 	if v.reason != "" {
 		e.str("reason", v.reason)
@@ -92,7 +92,7 @@ func writeInjection(s *Site, f *InjectedFault, chain uint64) {
 	if s.Kind == CallSite {
 		kind = "call"
 	}
-	writeLine(event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).str("kind", kind).
+	writeLine(event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).in(s).str("kind", kind).
 		str("fault", fault).num("occurrence", f.Occurrence).num("chain", chain).end())
 }
 
@@ -140,6 +140,15 @@ func (l *jsonLine) num(k string, v uint64) *jsonLine {
 func (l *jsonLine) boolean(k string, v bool) *jsonLine {
 	l.key(k)
 	l.b = strconv.AppendBool(l.b, v)
+	return l
+}
+
+// in adds what a function literal is written in (Site.In); nothing for
+// a declared function.
+func (l *jsonLine) in(s *Site) *jsonLine {
+	if s.In != "" {
+		l.str("in", s.In)
+	}
 	return l
 }
 

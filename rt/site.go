@@ -50,6 +50,10 @@ type Site struct {
 	// walks match such a site by the name its calls' frames show, learnt
 	// at entry; events still name it by Func.
 	Literal bool
+	// In is, for a site of a function literal (its entry and its call
+	// sites), what the literal is written in, for reports to name it
+	// by: a function ("(*Store).Put") or package-level variables ("save").
+	In string
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)

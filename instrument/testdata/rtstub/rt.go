@@ -31,6 +31,7 @@ type Site struct {
 
 	NoSnapshot string
 	Literal    bool
+	In         string
 }
 
 type Globals struct {
