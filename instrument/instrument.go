@@ -245,8 +245,12 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 	if edits.empty() {
 		return src, false, nil
 	}
-	// The runtime import goes on the package clause's line, so no line moves.
-	edits.insert(tf.Offset(f.Name.End()), fmt.Sprintf("; import %s %q", rtName, p.opts.RuntimePath))
+	// The runtime import goes on the package clause's line, so no line
+	// moves; a file whose rewrite only calls generated functions (masking
+	// with generated checkpoints) does not use it.
+	if edits.mention(rtName + ".") {
+		edits.insert(tf.Offset(f.Name.End()), fmt.Sprintf("; import %s %q", rtName, p.opts.RuntimePath))
+	}
 	out, err = edits.apply(src)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", tf.Name(), err)

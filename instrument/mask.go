@@ -85,8 +85,12 @@ func (fe *funcEdits) note(pos token.Pos, msg string) {
 //
 //	_atx_g0, _atx_c0 := _atx_save_T(v); _atx_a0 := v
 //	_atx_g1, _atx_a1 := _atx_save(p), p
-//	defer func() { if err != nil || !done && rt.Unwinding(site.Func) { _atx_restore_T(_atx_a0, &_atx_g0, &_atx_c0); _atx_restore(_atx_a1, &_atx_g1) } }()
+//	defer _atx_restore_T(&err, &done, site, _atx_a0, &_atx_g0, &_atx_c0)
+//	defer _atx_restore(&err, &done, site, _atx_a1, &_atx_g1)
 //	defer rt.Mask(site, m).Rollback(&done, &err)
+//
+// Each generated restore checks that the call failed before it writes
+// anything (see rollbackGuard).
 func (fe *funcEdits) maskWrap(siteRef string) string {
 	types := fe.rootTypes()
 	var saves, restores, reflected []string
@@ -111,24 +115,20 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 		case rootWhole:
 			fe.p.wholeSaver = true
 			saves = append(saves, fmt.Sprintf("%s, %s := _atx_save(%s), %s; ", g, a, root, root))
-			restores = append(restores, fmt.Sprintf("_atx_restore(%s, &%s); ", a, g))
+			restores = append(restores, fmt.Sprintf("defer _atx_restore(%s, &%s, %s, %s, &%s); ", fe.errArg(), doneName, siteRef, a, g))
 		case rootFields:
 			save, restore := fe.p.typeSaver(types[i].Underlying().(*gotypes.Pointer).Elem())
 			c := fmt.Sprintf("_atx_c%d", i)
 			saves = append(saves, fmt.Sprintf("%s, %s := %s(%s); %s := %s; ", g, c, save, root, a, root))
-			restores = append(restores, fmt.Sprintf("%s(%s, &%s, &%s); ", restore, a, g, c))
+			restores = append(restores, fmt.Sprintf("defer %s(%s, &%s, %s, %s, &%s, &%s); ", restore, fe.errArg(), doneName, siteRef, a, g, c))
 		default:
 			reflected = append(reflected, root)
 		}
 	}
 	var b strings.Builder
 	if len(saves) > 0 {
-		failed := "!" + doneName + " && " + rtName + ".Unwinding(" + strings.TrimPrefix(siteRef, "&") + ".Func)"
-		if fe.errResult != "" {
-			failed = fe.errResult + " != nil || " + failed
-		}
 		b.WriteString(strings.Join(saves, ""))
-		fmt.Fprintf(&b, "defer func() { if %s { %s} }(); ", failed, strings.Join(restores, ""))
+		b.WriteString(strings.Join(restores, ""))
 	}
 	if len(reflected) > 0 || fe.p.opts.Globals {
 		args := append([]string{siteRef}, reflected...)
