@@ -2,6 +2,7 @@ package funcname
 
 import (
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strconv"
 	"strings"
@@ -35,8 +36,17 @@ type Literal struct {
 // return), which shifts the numbers of the literals after it, and where
 // it inlines the function around the literal: the inlined copy of the
 // literal is named after the caller (pkg.G.F.func1 in G).
+//
+// Without type information (info nil), declared functions are named as
+// Decl names them, and package-level initializers are taken in source
+// order, which is their initialization order unless one refers to a
+// variable declared after it.
 func Literals(files []*ast.File, info *types.Info) map[*ast.FuncLit]Literal {
 	names := map[*ast.FuncLit]Literal{}
+	var aliases Aliases
+	if info == nil {
+		aliases = LocalAliases(files)
+	}
 	inits := 0
 	for _, f := range files {
 		for _, d := range f.Decls {
@@ -51,6 +61,8 @@ func Literals(files []*ast.File, info *types.Info) map[*ast.FuncLit]Literal {
 				inits++
 			case fd.Recv == nil && fd.Name.Name == "_":
 				continue // never compiled under a name of its own
+			case info == nil:
+				name = Decl(fd, aliases)
 			default:
 				fn, ok := info.Defs[fd.Name].(*types.Func)
 				if !ok {
@@ -63,6 +75,29 @@ func Literals(files []*ast.File, info *types.Info) map[*ast.FuncLit]Literal {
 		}
 	}
 	counter := 0
+	if info == nil {
+		for _, f := range files {
+			for _, d := range f.Decls {
+				if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+					for _, spec := range gd.Specs {
+						vs := spec.(*ast.ValueSpec)
+						vars := make([]string, len(vs.Names))
+						for i, n := range vs.Names {
+							vars[i] = n.Name
+						}
+						in := strings.Join(vars, ", ")
+						for i, v := range vs.Values {
+							if len(vs.Values) == len(vars) {
+								in = vars[i] // var a, b = x, y
+							}
+							nameLiterals(v, "init", in, true, &counter, names)
+						}
+					}
+				}
+			}
+		}
+		return names
+	}
 	for _, init := range info.InitOrder {
 		vars := make([]string, len(init.Lhs))
 		for i, v := range init.Lhs {

@@ -80,7 +80,7 @@ func recordsFirst(lit *ast.FuncLit) bool {
 func TestLiteralIn(t *testing.T) {
 	src := `package p
 
-var save, other = func() {}, 1
+var save, other = func() {}, func() int { return 1 }()
 
 func (s *S) M() { _ = func() { _ = func() {} } }
 
@@ -94,14 +94,16 @@ func init() { _ = func() {} }
 	if _, err := (&types.Config{}).Check("p", fset, []*ast.File{f}, info); err != nil {
 		t.Fatal(err)
 	}
-	var got []string
-	for _, l := range Literals([]*ast.File{f}, info) {
-		got = append(got, l.Name+" in "+l.In)
-	}
-	slices.Sort(got)
-	want := []string{"(*S).M.func1 in (*S).M", "(*S).M.func1.1 in (*S).M", "init.0.func1 in init.0", "init.func1 in save"}
-	if !slices.Equal(got, want) {
-		t.Errorf("got %q, want %q", got, want)
+	want := []string{"(*S).M.func1 in (*S).M", "(*S).M.func1.1 in (*S).M", "init.0.func1 in init.0", "init.func1 in save", "init.func2 in other"}
+	for _, info := range []*types.Info{info, nil} {
+		var got []string
+		for _, l := range Literals([]*ast.File{f}, info) {
+			got = append(got, l.Name+" in "+l.In)
+		}
+		slices.Sort(got)
+		if !slices.Equal(got, want) {
+			t.Errorf("with info %v: got %q, want %q", info != nil, got, want)
+		}
 	}
 }
 
