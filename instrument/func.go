@@ -85,8 +85,8 @@ func (p *pkgRewriter) captured(lit *ast.FuncLit) []*types.Var {
 			return true
 		}
 		v, ok := p.info.Uses[id].(*types.Var)
-		if !ok || v.IsField() || seen[v] || v.Name() == "_" || v.Parent() == nil || v.Parent() == p.pkg.Scope() || v.Parent() == types.Universe {
-			return true
+		if !ok || v.IsField() || seen[v] || v.Name() == "_" || v.Pkg() == nil || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+			return true // a field, or a package-level variable of this package or another (os.Args)
 		}
 		if v.Pos() >= lit.Pos() && v.Pos() < lit.End() {
 			return true // its own

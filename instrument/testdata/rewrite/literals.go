@@ -16,7 +16,7 @@ type Store struct {
 
 // save is a package-level function variable: init.func1.
 var save = func(s *Store, k, v string) error {
-	s.log = append(s.log, k)
+	s.log = append(s.log, k, os.Args[0])
 	if v == "" {
 		return ErrEmpty
 	}
