@@ -54,9 +54,11 @@ type verdictEvent struct {
 }
 
 func writeVerdict(v *verdictEvent) {
-	e := event("verdict").
-		str("site", v.site.ID).str("func", v.site.Func).str("pos", v.site.Pos).in(v.site).
-		str("verdict", v.verdict).str("failure", v.failure)
+	e := event("verdict").str("site", v.site.ID).str("func", v.site.Func).str("pos", v.site.Pos)
+	if v.site.In != "" {
+		e.str("in", v.site.In) // a function literal: what it is written in
+	}
+	e.str("verdict", v.verdict).str("failure", v.failure)
 	if v.reason != "" {
 		e.str("reason", v.reason)
 	}
@@ -92,8 +94,11 @@ func writeInjection(s *Site, f *InjectedFault, chain uint64) {
 	if s.Kind == CallSite {
 		kind = "call"
 	}
-	writeLine(event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).in(s).str("kind", kind).
-		str("fault", fault).num("occurrence", f.Occurrence).num("chain", chain).end())
+	e := event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos)
+	if s.In != "" {
+		e.str("in", s.In)
+	}
+	writeLine(e.str("kind", kind).str("fault", fault).num("occurrence", f.Occurrence).num("chain", chain).end())
 }
 
 func truncate(s string, n int) string {
@@ -140,15 +145,6 @@ func (l *jsonLine) num(k string, v uint64) *jsonLine {
 func (l *jsonLine) boolean(k string, v bool) *jsonLine {
 	l.key(k)
 	l.b = strconv.AppendBool(l.b, v)
-	return l
-}
-
-// in adds what a function literal is written in (Site.In); nothing for
-// a declared function.
-func (l *jsonLine) in(s *Site) *jsonLine {
-	if s.In != "" {
-		l.str("in", s.In)
-	}
 	return l
 }
 
