@@ -41,29 +41,27 @@ type callRewriter struct {
 	first int
 	sites []site
 	seen  map[string]int // callee name -> calls of it so far
-	lits  []*ast.FuncLit // the function literals around the node being visited
 	made  map[*ast.CallExpr]bool
 }
 
-// rewriteCalls makes each eligible call statement in the function's body,
-// function literals included, an injection point. It returns the sites,
-// whose indices in the site table start at first. It must run before
-// rewriteReturns: a guard it puts before a return statement comes first.
+// rewriteCalls makes each eligible call statement in the function's body
+// an injection point. It returns the sites, whose indices in the site
+// table start at first. It must run before rewriteReturns: a guard it
+// puts before a return statement comes first. The function literals in
+// the body are functions of their own, with their own call sites.
 func (fe *funcEdits) rewriteCalls(edits *editList, first int) []site {
 	cr := &callRewriter{fe: fe, edits: edits, first: first, seen: map[string]int{}, made: map[*ast.CallExpr]bool{}}
 	var stack []ast.Node
-	ast.Inspect(fe.decl.Body, func(n ast.Node) bool {
+	ast.Inspect(fe.body, func(n ast.Node) bool {
 		if n == nil {
-			if lit, ok := stack[len(stack)-1].(*ast.FuncLit); ok && len(cr.lits) > 0 && cr.lits[len(cr.lits)-1] == lit {
-				cr.lits = cr.lits[:len(cr.lits)-1]
-			}
 			stack = stack[:len(stack)-1]
 			return true
 		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false // a function of its own, with its own call sites
+		}
 		stack = append(stack, n)
 		switch n := n.(type) {
-		case *ast.FuncLit:
-			cr.lits = append(cr.lits, n)
 		case *ast.BlockStmt:
 			cr.list(n.List)
 		case *ast.CaseClause:
@@ -107,10 +105,13 @@ const (
 func (cr *callRewriter) countOmitted() {
 	fe := cr.fe
 	var stack []ast.Node
-	ast.Inspect(fe.decl.Body, func(n ast.Node) bool {
+	ast.Inspect(fe.body, func(n ast.Node) bool {
 		if n == nil {
 			stack = stack[:len(stack)-1]
 			return true
+		}
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false // counted as a function of its own
 		}
 		parents := stack
 		stack = append(stack, n)
@@ -197,6 +198,7 @@ func (cr *callRewriter) point(call *ast.CallExpr, callee string) string {
 		fn:       fn,
 		pos:      fe.p.sitePos(pos),
 		call:     true,
+		in:       fe.in,
 		canError: true,
 		ignored:  fe.p.opts.Ignored != nil && fe.p.opts.Ignored(fe.name),
 	})
@@ -355,14 +357,8 @@ func (cr *callRewriter) returnStmt(s *ast.ReturnStmt) {
 		return
 	}
 	var results *types.Tuple
-	if len(cr.lits) > 0 {
-		lit, ok := fe.p.info.Types[cr.lits[len(cr.lits)-1]].Type.(*types.Signature)
-		if !ok {
-			return
-		}
-		results = lit.Results()
-	} else if fn, ok := fe.p.info.Defs[fe.decl.Name].(*types.Func); ok {
-		results = fn.Type().(*types.Signature).Results()
+	if fe.sig != nil {
+		results = fe.sig.Results()
 	}
 	if results == nil || results.Len() != sig.Results().Len() || !types.Identical(results.At(results.Len()-1).Type(), errorType) {
 		return
@@ -378,8 +374,6 @@ func (cr *callRewriter) returnStmt(s *ast.ReturnStmt) {
 	values = append(values, "_atx_e")
 	var ret string
 	switch {
-	case len(cr.lits) > 0:
-		ret = "return " + strings.Join(values, ", ")
 	case fe.userResults:
 		ret = fmt.Sprintf("%s = %s; %s; return %s", strings.Join(fe.temps(), ", "), strings.Join(values, ", "), fe.doneAt(s.Pos()), strings.Join(fe.temps(), ", "))
 	default:
@@ -417,6 +411,12 @@ func (fe *funcEdits) text(n ast.Node) string {
 // to a destination of type dest, as it can be written at pos: an untyped
 // constant or nil where that gives the same value, else *new(T).
 func (fe *funcEdits) zeroValue(t, dest types.Type, pos token.Pos) (string, bool) {
+	if _, ok := t.(*types.TypeParam); ok {
+		// Its underlying type is its constraint, an interface; its zero
+		// value need not be nil.
+		name, ok := fe.typeName(t, pos)
+		return "*new(" + name + ")", ok
+	}
 	_, destIface := dest.Underlying().(*types.Interface)
 	_, tIface := t.Underlying().(*types.Interface)
 	if destIface && !tIface {
@@ -550,6 +550,9 @@ func (fe *funcEdits) callPoint(call *ast.CallExpr) (*types.Signature, string, bo
 	if !types.Identical(last, errorType) {
 		return nil, "", false
 	}
+	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok && fe.p.selectsLiteral(lit) {
+		return nil, "", false // its entry is an injection point already
+	}
 	obj := calleeObject(info, call.Fun)
 	if fn, ok := obj.(*types.Func); ok {
 		if fe.p.isInstrumented(fn) {
@@ -642,6 +645,12 @@ func (p *pkgRewriter) isInstrumented(fn *types.Func) bool {
 		return p.opts.Selects == nil || p.opts.Selects(name)
 	}
 	return p.opts.Instrumented != nil && p.opts.Instrumented(fn.Pkg().Path(), name)
+}
+
+// selectsLiteral reports whether a function literal is instrumented.
+func (p *pkgRewriter) selectsLiteral(lit *ast.FuncLit) bool {
+	name, ok := p.literals[lit]
+	return ok && (p.opts.Selects == nil || p.opts.Selects(name.Name))
 }
 
 // genericsAllowed reports whether the package's language version lets the

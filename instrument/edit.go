@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // FuncError is a function that atomicx failed to rewrite: a bug in
@@ -41,6 +42,16 @@ func (l *editList) replace(start, end int, text string) {
 }
 
 func (l *editList) empty() bool { return len(l.edits) == 0 }
+
+// mention reports whether the text of some edit contains s.
+func (l *editList) mention(s string) bool {
+	for _, e := range l.edits {
+		if strings.Contains(e.text, s) {
+			return true
+		}
+	}
+	return false
+}
 
 // panicOnOverlap turns an overlap into a panic. The package's tests set
 // it: there an overlap is a bug to stop at, with a stack trace, while a

@@ -12,7 +12,7 @@ import (
 	"github.com/atomicx/atomicx/internal/funcname"
 )
 
-// funcEdits rewrites one function declaration:
+// funcEdits rewrites one function, declared or literal:
 //
 //   - unnamed and blank receivers, parameters and results get names, so
 //     that the prologue can refer to them (a signature change on the same
@@ -24,12 +24,26 @@ import (
 //     the deferred functions run. A call that ends without passing a
 //     return — a panic or runtime.Goexit — is a failure even when no
 //     recover is ever called, so the panic keeps its value and its stack.
+//
+// A function literal is rewritten the same way, on its own: its roots are
+// its parameters, then the variables it captures (their addresses, since
+// it shares them with the function around it), and its name is the one
+// the compiler gives it (funcname.Literals).
 type funcEdits struct {
 	p    *pkgRewriter
 	tf   *token.File
 	src  []byte
-	decl *ast.FuncDecl
 	name string
+
+	recv    *ast.FieldList // nil for a function without receiver
+	ftype   *ast.FuncType
+	body    *ast.BlockStmt
+	namePos token.Pos        // where the function is said to be: its name, or a literal's func keyword
+	sig     *types.Signature // nil when unknown
+	lit     *ast.FuncLit     // the literal, or nil for a declaration
+	in      string           // for a literal: what it is written in, for display
+	capture []*types.Var     // for a literal: the variables it captures
+	decl    *ast.FuncDecl    // the declaration, or nil for a literal
 
 	roots       []string // receiver and parameter identifiers, in order
 	rootNames   []string // their display names
@@ -43,14 +57,57 @@ type funcEdits struct {
 
 func (fe *funcEdits) off(pos token.Pos) int { return fe.tf.Offset(pos) }
 
+// declEdits prepares the rewrite of a declared function.
+func (p *pkgRewriter) declEdits(tf *token.File, src []byte, fd *ast.FuncDecl, name string) *funcEdits {
+	fe := &funcEdits{p: p, tf: tf, src: src, name: name, recv: fd.Recv, ftype: fd.Type, body: fd.Body, namePos: fd.Name.Pos(), decl: fd}
+	if fn, ok := p.info.Defs[fd.Name].(*types.Func); ok {
+		fe.sig = fn.Type().(*types.Signature)
+	}
+	return fe
+}
+
+// litEdits prepares the rewrite of a function literal.
+func (p *pkgRewriter) litEdits(tf *token.File, src []byte, lit *ast.FuncLit, name funcname.Literal) *funcEdits {
+	fe := &funcEdits{p: p, tf: tf, src: src, name: name.Name, ftype: lit.Type, body: lit.Body, namePos: lit.Pos(), lit: lit, in: name.In}
+	if tv, ok := p.info.Types[lit]; ok {
+		fe.sig, _ = tv.Type.(*types.Signature)
+	}
+	fe.capture = p.captured(lit)
+	return fe
+}
+
+// captured returns the variables that a literal captures, in the order
+// of their first use in it: the local variables, parameters and results
+// of the functions around it that it refers to.
+func (p *pkgRewriter) captured(lit *ast.FuncLit) []*types.Var {
+	var vars []*types.Var
+	seen := map[*types.Var]bool{}
+	ast.Inspect(lit.Body, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok {
+			return true
+		}
+		v, ok := p.info.Uses[id].(*types.Var)
+		if !ok || v.IsField() || seen[v] || v.Name() == "_" || v.Pkg() == nil || v.Parent() == nil || v.Parent() == v.Pkg().Scope() {
+			return true // a field, or a package-level variable of this package or another (os.Args)
+		}
+		if v.Pos() >= lit.Pos() && v.Pos() < lit.End() {
+			return true // its own
+		}
+		seen[v] = true
+		vars = append(vars, v)
+		return true
+	})
+	return vars
+}
+
 func (fe *funcEdits) rewrite(edits *editList) error {
-	fd := fe.decl
 	var local editList
 	fe.nameFields(&local)
 
 	siteIdx := len(fe.p.sites)
 	pkgPath := fe.p.opts.ImportPath
-	pos := fe.p.fset.Position(fd.Name.Pos())
+	pos := fe.p.fset.Position(fe.namePos)
 	ignored := fe.p.opts.Ignored != nil && fe.p.opts.Ignored(fe.name)
 	fn := funcname.Join(pkgPath, fe.name)
 	st := site{
@@ -60,6 +117,8 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		roots:    strings.Join(fe.rootNames, ","),
 		canError: fe.errResult != "",
 		ignored:  ignored,
+		literal:  fe.lit != nil,
+		in:       fe.in,
 	}
 
 	siteRef := fmt.Sprintf("&%s[%d]", sitesName, siteIdx)
@@ -93,7 +152,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// A function that takes a lock in any other way is not snapshotted
 	// (see otherLock): at entry, other goroutines may be writing what
 	// the lock guards.
-	unlock := lockIdiom(fe.decl.Body, fe.src, fe.tf)
+	unlock := lockIdiom(fe.body, fe.src, fe.tf)
 	if unlock != nil {
 		b.WriteString("}; ")
 		end := fe.off(unlock.End())
@@ -134,10 +193,10 @@ func lockedReason(line int, second bool) string {
 func (fe *funcEdits) otherLock(unlock *ast.DeferStmt) token.Pos {
 	var idiomLock ast.Node
 	if unlock != nil {
-		idiomLock = fe.decl.Body.List[0].(*ast.ExprStmt).X
+		idiomLock = fe.body.List[0].(*ast.ExprStmt).X
 	}
 	pos := token.NoPos
-	ast.Inspect(fe.decl.Body, func(n ast.Node) bool {
+	ast.Inspect(fe.body, func(n ast.Node) bool {
 		if pos.IsValid() {
 			return false
 		}
@@ -170,15 +229,15 @@ func (fe *funcEdits) insertPrologue(edits *editList, prologue string) {
 		// shadowed: a valued return assigns them, then returns them.
 		prologue += fmt.Sprintf("%s := %s; ", strings.Join(fe.temps(), ", "), strings.Join(fe.results, ", "))
 	}
-	lbrace := fe.off(fe.decl.Body.Lbrace) + 1
+	lbrace := fe.off(fe.body.Lbrace) + 1
 	edits.insert(lbrace, prologue+lineDirective(fe.p.fset, fe.tf, lbrace))
 }
 
 // markFallOff records normal completion for a function without results,
 // which can also end by running off its body.
 func (fe *funcEdits) markFallOff(edits *editList) {
-	if res := fe.decl.Type.Results; res == nil || len(res.List) == 0 {
-		edits.insert(fe.off(fe.decl.Body.Rbrace), "; "+fe.doneAt(fe.decl.Body.Rbrace)+"; ")
+	if res := fe.ftype.Results; res == nil || len(res.List) == 0 {
+		edits.insert(fe.off(fe.body.Rbrace), "; "+fe.doneAt(fe.body.Rbrace)+"; ")
 	}
 }
 
@@ -196,22 +255,27 @@ func (fe *funcEdits) doneAt(pos token.Pos) string {
 }
 
 // nameFields names unnamed or blank receivers, parameters and results.
+// A literal's captured variables follow its parameters among the roots,
+// by address: "&x", which the runtime displays as x.
 func (fe *funcEdits) nameFields(edits *editList) {
-	fd := fe.decl
-	if fd.Recv != nil && len(fd.Recv.List) > 0 {
-		id := fe.nameField(edits, fd.Recv.List[0], "_atx_recv", 0)
+	if fe.recv != nil && len(fe.recv.List) > 0 {
+		id := fe.nameField(edits, fe.recv.List[0], "_atx_recv", 0)
 		fe.roots = append(fe.roots, id[0])
 		fe.rootNames = append(fe.rootNames, displayName(id[0], "recv"))
 	}
 	n := 0
-	for _, field := range fd.Type.Params.List {
+	for _, field := range fe.ftype.Params.List {
 		for i, id := range fe.nameField(edits, field, "_atx_p", n) {
 			fe.roots = append(fe.roots, id)
 			fe.rootNames = append(fe.rootNames, displayName(id, "arg"+strconv.Itoa(n+i)))
 		}
 		n += max(1, len(field.Names))
 	}
-	res := fd.Type.Results
+	for _, v := range fe.capture {
+		fe.roots = append(fe.roots, "&"+v.Name())
+		fe.rootNames = append(fe.rootNames, "&"+v.Name())
+	}
+	res := fe.ftype.Results
 	if res == nil || len(res.List) == 0 {
 		return
 	}
@@ -219,7 +283,7 @@ func (fe *funcEdits) nameFields(edits *editList) {
 	if res.Opening == token.NoPos {
 		// A single unparenthesized result type: "error" becomes "(_atx_r0 error)".
 		t := res.List[0].Type
-		edits.insert(fe.off(t.Pos()), "(_atx_r0 ")
+		edits.insert(fe.off(t.Pos()), "(_atx_r0 "+fe.resync(t.Pos()))
 		edits.insert(fe.off(t.End()), ")")
 		fe.results = []string{"_atx_r0"}
 	} else {
@@ -232,7 +296,7 @@ func (fe *funcEdits) nameFields(edits *editList) {
 	}
 	// Blank result names are renamed, but the user's other names stay.
 	last := res.List[len(res.List)-1]
-	if tv, ok := fe.p.info.Types[last.Type]; ok && types.Identical(tv.Type, errorType) && !errorAccessor(fd) {
+	if tv, ok := fe.p.info.Types[last.Type]; ok && types.Identical(tv.Type, errorType) && (fe.decl == nil || !errorAccessor(fe.decl)) {
 		fe.errResult = fe.results[len(fe.results)-1]
 	}
 	if fe.userResults {
@@ -243,6 +307,17 @@ func (fe *funcEdits) nameFields(edits *editList) {
 		}
 		fe.userResults = false // every name was blank: all are ours now
 	}
+}
+
+// resync returns, for a function literal, a directive that gives the text
+// at pos its position back after an insertion in its signature: the
+// literal is inside the code of another function, whose positions must
+// stay exact. A declaration's signature needs none.
+func (fe *funcEdits) resync(pos token.Pos) string {
+	if fe.lit == nil {
+		return ""
+	}
+	return lineDirective(fe.p.fset, fe.tf, fe.off(pos))
 }
 
 // nameField gives a field names where it has none or blank ones, and
@@ -256,14 +331,14 @@ func (fe *funcEdits) nameField(edits *editList, field *ast.Field, prefix string,
 	}
 	if len(field.Names) == 0 {
 		id := synth(0)
-		edits.insert(fe.off(field.Type.Pos()), id+" ")
+		edits.insert(fe.off(field.Type.Pos()), id+" "+fe.resync(field.Type.Pos()))
 		return []string{id}
 	}
 	ids := make([]string, len(field.Names))
 	for i, n := range field.Names {
 		if n.Name == "_" {
 			ids[i] = synth(i)
-			edits.replace(fe.off(n.Pos()), fe.off(n.End()), ids[i])
+			edits.replace(fe.off(n.Pos()), fe.off(n.End()), ids[i]+fe.resync(n.End()))
 		} else {
 			ids[i] = n.Name
 		}
@@ -288,7 +363,7 @@ func (fe *funcEdits) temps() []string {
 
 func (fe *funcEdits) hasValuedReturn() bool {
 	found := false
-	inspectOwnReturns(fe.decl.Body, func(r *ast.ReturnStmt) {
+	inspectOwnReturns(fe.body, func(r *ast.ReturnStmt) {
 		if len(r.Results) > 0 {
 			found = true
 		}
@@ -308,7 +383,7 @@ func (fe *funcEdits) hasValuedReturn() bool {
 // it was (see doneAt).
 func (fe *funcEdits) rewriteReturns(edits *editList) error {
 	var err error
-	inspectOwnReturns(fe.decl.Body, func(r *ast.ReturnStmt) {
+	inspectOwnReturns(fe.body, func(r *ast.ReturnStmt) {
 		if err != nil {
 			return
 		}

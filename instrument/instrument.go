@@ -81,12 +81,23 @@ type Skipped struct {
 
 // Result is the instrumented package.
 type Result struct {
-	Files     []File // in input order; rewritten ones have new Src and Changed set
-	Changed   []bool
-	Generated *File // the site table and helpers; nil when nothing was instrumented
-	Functions []Function
-	Skipped   []Skipped
-	Notes     []Note
+	Files   []File // in input order; rewritten ones have new Src and Changed set
+	Changed []bool
+	// Generated holds the site table and helpers; nil when nothing was
+	// instrumented. It is compiled before the package's files: the
+	// package's variables whose initializers refer to instrumented code
+	// depend on the site table, and as the first variable declared it is
+	// initialized first, which leaves the package's own initialization
+	// order as it is without atomicx.
+	Generated *File
+	// GeneratedInit holds the init function that gives the sites the
+	// package's variables (Options.Globals), or is nil. It is compiled
+	// after the package's files, so that their init functions keep their
+	// numbers (init.0, init.1) in stack frames.
+	GeneratedInit *File
+	Functions     []Function
+	Skipped       []Skipped
+	Notes         []Note
 	// Declared names every function and method declared in the package's
 	// non-test files, instrumented or not ("(*Vector).Alloc").
 	Declared []string
@@ -140,7 +151,7 @@ func Package(files []File, opts Options) (*Result, error) {
 		return nil, &TypeError{Errors: typeErrs}
 	}
 
-	p := &pkgRewriter{opts: opts, fset: fset, info: info, pkg: pkg, omitted: map[string]int{}}
+	p := &pkgRewriter{opts: opts, fset: fset, info: info, pkg: pkg, omitted: map[string]int{}, literals: funcname.Literals(parsed, info)}
 	res := &Result{Files: make([]File, len(files)), Changed: make([]bool, len(files))}
 	for i, f := range files {
 		res.Files[i] = f
@@ -164,7 +175,7 @@ func Package(files []File, opts Options) (*Result, error) {
 		}
 	}
 	if len(p.sites) > 0 {
-		res.Generated = p.generated(parsed)
+		res.Generated, res.GeneratedInit = p.generated(parsed)
 	}
 	return res, nil
 }
@@ -188,6 +199,8 @@ const (
 type site struct {
 	id, fn, pos, roots string
 	call               bool   // a call site, not a function entry
+	literal            bool   // the entry of a function literal
+	in                 string // for the sites of a function literal: what it is written in
 	noSnapshot         string // why calls are never snapshotted, or ""
 	canError           bool
 	ignored            bool
@@ -205,6 +218,7 @@ type pkgRewriter struct {
 	notes      []Note
 	omitted    map[string]int // calls that are not injection points, by reason
 	declared   []string
+	literals   map[*ast.FuncLit]funcname.Literal
 	savers     map[string][]fieldCopy // generated checkpoint code, by type name
 	wholeSaver bool                   // the generic whole-value checkpoint is used
 	copyKinds  uint8                  // bit k: a per-type checkpoint copies a field of copyKind k
@@ -216,6 +230,13 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 	var edits editList
 	tf := p.fset.File(f.Pos())
 	for _, d := range f.Decls {
+		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
+			// Literals in package-level initializers.
+			if err := p.literalsIn(gd, tf, src, &edits); err != nil {
+				return nil, false, err
+			}
+			continue
+		}
 		fd, ok := d.(*ast.FuncDecl)
 		if !ok {
 			continue
@@ -226,38 +247,83 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 			continue // implemented in assembly or C
 		}
 		pos := p.fset.Position(fd.Name.Pos())
+		reason := unsupported(fd)
+		if reason == "" {
+			// The literals of a function with a directive are left alone
+			// with it: they are compiled as part of it.
+			if err := p.literalsIn(fd.Body, tf, src, &edits); err != nil {
+				return nil, false, err
+			}
+		}
 		if fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "_") {
 			continue
 		}
 		if p.opts.Selects != nil && !p.opts.Selects(name) {
 			continue
 		}
-		if reason := unsupported(fd); reason != "" {
+		if reason != "" {
 			p.skipped = append(p.skipped, Skipped{Name: name, Pos: pos, Reason: reason})
 			continue
 		}
-		fe := funcEdits{p: p, tf: tf, src: src, decl: fd, name: name}
-		before := len(edits.edits)
-		if err := fe.rewrite(&edits); err != nil {
-			p.skipped = append(p.skipped, Skipped{Name: name, Pos: pos, Reason: err.Error()})
-			continue
+		if err := p.rewriteFunc(p.declEdits(tf, src, fd, name), &edits); err != nil {
+			return nil, false, err
 		}
-		if err := edits.checkSince(before); err != nil {
-			return nil, false, &FuncError{Func: name, Pos: pos, Err: err}
-		}
-		p.functions = append(p.functions, Function{Name: name, Pos: pos})
 	}
 	if edits.empty() {
 		return src, false, nil
 	}
-	// The runtime import goes on the package clause's line, so no line moves.
-	edits.insert(tf.Offset(f.Name.End()), fmt.Sprintf("; import %s %q", rtName, p.opts.RuntimePath))
+	// The runtime import goes on the package clause's line, so no line
+	// moves; a file whose rewrite only calls generated functions (masking
+	// with generated checkpoints) does not use it.
+	if edits.mention(rtName + ".") {
+		edits.insert(tf.Offset(f.Name.End()), fmt.Sprintf("; import %s %q", rtName, p.opts.RuntimePath))
+	}
 	out, err = edits.apply(src)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", tf.Name(), err)
 	}
 	header := fmt.Sprintf("//line %s:1:1\n", tf.Name())
 	return append([]byte(header), out...), true, nil
+}
+
+// rewriteFunc rewrites one function into edits; a function it cannot
+// rewrite is skipped, with the reason.
+func (p *pkgRewriter) rewriteFunc(fe *funcEdits, edits *editList) error {
+	pos := p.fset.Position(fe.namePos)
+	before := len(edits.edits)
+	if err := fe.rewrite(edits); err != nil {
+		edits.edits = edits.edits[:before]
+		p.skipped = append(p.skipped, Skipped{Name: fe.name, Pos: pos, Reason: err.Error()})
+		return nil
+	}
+	if err := edits.checkSince(before); err != nil {
+		return &FuncError{Func: fe.name, Pos: pos, Err: err}
+	}
+	p.functions = append(p.functions, Function{Name: fe.name, Pos: pos})
+	return nil
+}
+
+// literalsIn rewrites the function literals in n, at every depth, that
+// the policy selects. Each is a function of its own (see funcEdits); the
+// rewrite of the function around it leaves it alone.
+func (p *pkgRewriter) literalsIn(n ast.Node, tf *token.File, src []byte, edits *editList) error {
+	var err error
+	ast.Inspect(n, func(n ast.Node) bool {
+		lit, ok := n.(*ast.FuncLit)
+		if !ok || err != nil {
+			return err == nil
+		}
+		name, ok := p.literals[lit]
+		if !ok {
+			return true // in code the compiler never names: nothing to match frames with
+		}
+		p.declared = append(p.declared, name.Name)
+		if p.selectsLiteral(lit) {
+			err = p.rewriteFunc(p.litEdits(tf, src, lit, name), edits)
+		}
+		return true
+	})
+	return err
 }
 
 // funcName returns the name of a declared function relative to its
@@ -292,11 +358,13 @@ func unsupported(fd *ast.FuncDecl) string {
 	return ""
 }
 
-// generated returns the file holding the site table.
-func (p *pkgRewriter) generated(files []*ast.File) *File {
+// generated returns the file holding the site table and, when the sites
+// watch the package's variables, the file of the init function that adds
+// them.
+func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File) {
+	header := fmt.Sprintf("// Code generated by atomicx. DO NOT EDIT.\n\npackage %s\n\nimport %s %q\n\n", files[0].Name.Name, rtName, p.opts.RuntimePath)
 	var b strings.Builder
-	fmt.Fprintf(&b, "// Code generated by atomicx. DO NOT EDIT.\n\npackage %s\n\n", files[0].Name.Name)
-	fmt.Fprintf(&b, "import %s %q\n\n", rtName, p.opts.RuntimePath)
+	b.WriteString(header)
 	fmt.Fprintf(&b, "var %s = [%d]%s.Site{\n", sitesName, len(p.sites), rtName)
 	for _, s := range p.sites {
 		faults := []string{}
@@ -331,22 +399,32 @@ func (p *pkgRewriter) generated(files []*ast.File) *File {
 		if len(p.opts.Scratch) > 0 && !s.call {
 			extra += fmt.Sprintf(", Scratch: %q", strings.Join(p.opts.Scratch, ","))
 		}
+		if s.literal {
+			extra += ", Literal: true"
+		}
+		if s.in != "" {
+			extra += fmt.Sprintf(", In: %q", s.in)
+		}
 		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s},\n",
 			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, extra)
 	}
 	b.WriteString("}\n")
 	p.writeSavers(&b)
+	sites = &File{Name: "_atomicx_sites.go", Src: []byte(b.String())}
 	if p.opts.Globals {
-		p.writeGlobals(&b, files)
+		var g strings.Builder
+		if p.writeGlobals(&g, files) {
+			init = &File{Name: "_atomicx_init.go", Src: []byte(header + g.String())}
+		}
 	}
-	return &File{Name: "_atomicx_sites.go", Src: []byte(b.String())}
+	return sites, init
 }
 
 // writeGlobals adds the package-level variables to every site, from an
 // init function: a package variable initializer may call an instrumented
 // function, and referring to the variables from the site table itself
 // would make an initialization cycle.
-func (p *pkgRewriter) writeGlobals(b *strings.Builder, files []*ast.File) {
+func (p *pkgRewriter) writeGlobals(b *strings.Builder, files []*ast.File) bool {
 	var names []string
 	for _, f := range files {
 		for _, d := range f.Decls {
@@ -365,7 +443,7 @@ func (p *pkgRewriter) writeGlobals(b *strings.Builder, files []*ast.File) {
 	}
 	sort.Strings(names)
 	if len(names) == 0 {
-		return
+		return false
 	}
 	display := make([]string, len(names))
 	addrs := make([]string, len(names))
@@ -375,6 +453,7 @@ func (p *pkgRewriter) writeGlobals(b *strings.Builder, files []*ast.File) {
 	}
 	fmt.Fprintf(b, "\nfunc init() {\n\tg := &%s.Globals{Names: %q, Addrs: func() []any { return []any{%s} }}\n", rtName, strings.Join(display, ","), strings.Join(addrs, ", "))
 	fmt.Fprintf(b, "\tfor i := range %s {\n\t\t%s[i].Globals = g\n\t}\n}\n", sitesName, sitesName)
+	return true
 }
 
 // errorType is the predeclared error interface.

@@ -33,7 +33,6 @@ import (
 // plain values, the callee's own copies) is masked as it is: edits is
 // left empty.
 func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
-	fd := fe.decl
 	wrap := fe.maskWrap(siteRef)
 	if wrap == "" {
 		// edits holds this function's edits only: naming its fields is
@@ -41,12 +40,12 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		edits.edits = nil
 		return nil
 	}
-	unlock := lockIdiom(fd.Body, fe.src, fe.tf)
+	unlock := lockIdiom(fe.body, fe.src, fe.tf)
 	if unlock != nil && readUnlock(unlock) {
 		return errReadLock
 	}
 	if fe.errResult == "" {
-		fe.note(fd.Name.Pos(), "returns no error: only a panic or runtime.Goexit rolls it back")
+		fe.note(fe.namePos, "returns no error: only a panic or runtime.Goexit rolls it back")
 	}
 	fe.noteChannels()
 
@@ -86,8 +85,12 @@ func (fe *funcEdits) note(pos token.Pos, msg string) {
 //
 //	_atx_g0, _atx_c0 := _atx_save_T(v); _atx_a0 := v
 //	_atx_g1, _atx_a1 := _atx_save(p), p
-//	defer func() { if err != nil || !done && rt.Unwinding(site.Func) { _atx_restore_T(_atx_a0, &_atx_g0, &_atx_c0); _atx_restore(_atx_a1, &_atx_g1) } }()
+//	defer _atx_restore_T(&err, &done, site, _atx_a0, &_atx_g0, &_atx_c0)
+//	defer _atx_restore(&err, &done, site, _atx_a1, &_atx_g1)
 //	defer rt.Mask(site, m).Rollback(&done, &err)
+//
+// Each generated restore checks that the call failed before it writes
+// anything (see rollbackGuard).
 func (fe *funcEdits) maskWrap(siteRef string) string {
 	types := fe.rootTypes()
 	var saves, restores, reflected []string
@@ -95,6 +98,11 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 		kind := rootReflected
 		if types != nil && !fe.p.opts.Globals {
 			kind = fe.p.classifyRoot(types[i])
+		}
+		// A literal's roots may have types declared inside a function,
+		// which the generated checkpoints cannot name.
+		if fe.lit != nil && kind != rootNothing {
+			kind = rootReflected
 		}
 		// The generated checkpoints are generic; a package whose language
 		// version predates generics gets the reflective one.
@@ -107,24 +115,20 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 		case rootWhole:
 			fe.p.wholeSaver = true
 			saves = append(saves, fmt.Sprintf("%s, %s := _atx_save(%s), %s; ", g, a, root, root))
-			restores = append(restores, fmt.Sprintf("_atx_restore(%s, &%s); ", a, g))
+			restores = append(restores, fmt.Sprintf("defer _atx_restore(%s, &%s, %s, %s, &%s); ", fe.errArg(), doneName, siteRef, a, g))
 		case rootFields:
 			save, restore := fe.p.typeSaver(types[i].Underlying().(*gotypes.Pointer).Elem())
 			c := fmt.Sprintf("_atx_c%d", i)
 			saves = append(saves, fmt.Sprintf("%s, %s := %s(%s); %s := %s; ", g, c, save, root, a, root))
-			restores = append(restores, fmt.Sprintf("%s(%s, &%s, &%s); ", restore, a, g, c))
+			restores = append(restores, fmt.Sprintf("defer %s(%s, &%s, %s, %s, &%s, &%s); ", restore, fe.errArg(), doneName, siteRef, a, g, c))
 		default:
 			reflected = append(reflected, root)
 		}
 	}
 	var b strings.Builder
 	if len(saves) > 0 {
-		failed := "!" + doneName + " && " + rtName + ".Unwinding(" + strings.TrimPrefix(siteRef, "&") + ".Func)"
-		if fe.errResult != "" {
-			failed = fe.errResult + " != nil || " + failed
-		}
 		b.WriteString(strings.Join(saves, ""))
-		fmt.Fprintf(&b, "defer func() { if %s { %s} }(); ", failed, strings.Join(restores, ""))
+		b.WriteString(strings.Join(restores, ""))
 	}
 	if len(reflected) > 0 || fe.p.opts.Globals {
 		args := append([]string{siteRef}, reflected...)
@@ -138,7 +142,7 @@ func (fe *funcEdits) noteChannels() {
 	types := fe.rootTypes()
 	for i, root := range fe.roots {
 		if types != nil && reachesChan(types[i], map[gotypes.Type]bool{}) {
-			fe.note(fe.decl.Name.Pos(), "can reach a channel through "+displayName(root, "an argument")+": a rollback restores which channel a field holds, not what the channel holds")
+			fe.note(fe.namePos, "can reach a channel through "+displayName(root, "an argument")+": a rollback restores which channel a field holds, not what the channel holds")
 		}
 	}
 }
@@ -146,17 +150,19 @@ func (fe *funcEdits) noteChannels() {
 // rootTypes returns the types of the function's roots (receiver, then
 // parameters), in the order of fe.roots, or nil if they are not known.
 func (fe *funcEdits) rootTypes() []gotypes.Type {
-	fn, ok := fe.p.info.Defs[fe.decl.Name].(*gotypes.Func)
-	if !ok {
+	sig := fe.sig
+	if sig == nil {
 		return nil
 	}
-	sig := fn.Type().(*gotypes.Signature)
 	var ts []gotypes.Type
 	if sig.Recv() != nil {
 		ts = append(ts, sig.Recv().Type())
 	}
 	for i := range sig.Params().Len() {
 		ts = append(ts, sig.Params().At(i).Type())
+	}
+	for _, v := range fe.capture {
+		ts = append(ts, gotypes.NewPointer(v.Type()))
 	}
 	if len(ts) != len(fe.roots) {
 		return nil
@@ -221,7 +227,7 @@ func selectorCall(call *ast.CallExpr) (ast.Expr, string) {
 // the function's own body (not in function literals), or NoPos.
 func (fe *funcEdits) lockElsewhere() token.Pos {
 	pos := token.NoPos
-	ast.Inspect(fe.decl.Body, func(n ast.Node) bool {
+	ast.Inspect(fe.body, func(n ast.Node) bool {
 		if pos.IsValid() {
 			return false
 		}

@@ -430,6 +430,14 @@ var copyCode = map[copyKind]struct{ save, restore string }{
 	copyPointee: {"\t\tc%[1]s = _atx_clonePtr(p%[1]s)\n", "\t\t_atx_set(&p%[1]s, s%[1]s)\n\t\t_atx_restorePtr(s%[1]s, c%[1]s)\n"},
 }
 
+// rollbackGuard opens a generated restore: it is deferred by the masked
+// function, and restores only when the call failed (errp, its error
+// result, nil when it has none; done, whether it passed a return). A
+// deferred call of a generated function, rather than of a function
+// literal, leaves the numbering of the user's literals, and so their
+// names in stack traces, as they are in a build without atomicx.
+const rollbackGuard = "\tif !(errp != nil && *errp != nil || !*done && " + rtName + ".Unwinding(site.Func)) {\n\t\treturn\n\t}\n"
+
 // writeSavers writes the generated checkpoint code: the generic whole-value
 // copy and the per-type field copies. A per-type save returns two values
 // of the type: s holds the fields as they were, c the copies of what the
@@ -439,7 +447,7 @@ func (p *pkgRewriter) writeSavers(b *strings.Builder) {
 	if p.wholeSaver {
 		used["_atx_set"] = true
 		b.WriteString("\nfunc _atx_save[T any](p *T) (s T) {\n\tif p != nil {\n\t\ts = *p\n\t}\n\treturn\n}\n")
-		b.WriteString("\nfunc _atx_restore[T comparable](p *T, s *T) {\n\tif p != nil {\n\t\t_atx_set(p, *s)\n\t}\n}\n")
+		fmt.Fprintf(b, "\nfunc _atx_restore[T comparable](errp *error, done *bool, site *%s.Site, p *T, s *T) {\n%s\tif p != nil {\n\t\t_atx_set(p, *s)\n\t}\n}\n", rtName, rollbackGuard)
 	}
 	for k, names := range helpersOf {
 		if p.copyKinds&(1<<k) != 0 {
@@ -462,7 +470,7 @@ func (p *pkgRewriter) writeSavers(b *strings.Builder) {
 				fmt.Fprintf(b, code, f.path)
 			}
 		}
-		fmt.Fprintf(b, "\t}\n\treturn\n}\n\nfunc _atx_restore_%s(p, s, c *%s) {\n\tif p != nil {\n", n, n)
+		fmt.Fprintf(b, "\t}\n\treturn\n}\n\nfunc _atx_restore_%s(errp *error, done *bool, site *%s.Site, p, s, c *%s) {\n%s\tif p != nil {\n", n, rtName, n, rollbackGuard)
 		for _, f := range copies {
 			fmt.Fprintf(b, copyCode[f.kind].restore, f.path)
 		}

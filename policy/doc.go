@@ -127,6 +127,19 @@
 // A method declared on an alias (type A = T) is a method of T, named
 // (*T).M or T.M, as the runtime names it.
 //
+// Function literals have the runtime's names too: Outer.func1 is the
+// first literal of Outer, Outer.func1.2 the second literal in that one,
+// (*T).M.func2 the second literal of a method, init.func1 the first
+// literal of the package-level variables' initializers (numbered in
+// initialization order), init.0.func1 one in the first init function. A
+// literal goes with the functions it is written in: a functions pattern
+// that names it or one of them selects it, an exclude or ignore pattern
+// that names it or one of them leaves it out. So exclude = ["Outer"]
+// leaves out Outer and its literals, functions = ["Outer.func1"] selects
+// that literal (and the literals in it) without Outer, and
+// exclude = ["Outer.*"] keeps Outer but not its literals. from_report
+// selects a literal only if the report calls it pure itself.
+//
 // A "*" matches any run of characters, except in the "(*" that opens a
 // pointer receiver, where it is the pointer star: "(*Vector).*" is every
 // pointer method of Vector, "Test*" every function whose name begins with

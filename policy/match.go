@@ -3,6 +3,8 @@ package policy
 import (
 	"fmt"
 	"strings"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // Match is what the policy says about one package.
@@ -92,17 +94,45 @@ func moreSpecific(a, b *pkgPattern) bool {
 // functions list is absent or has a matching pattern, and no exclude
 // pattern matches. funcName is in runtime.Func.Name form without the
 // package path, e.g. "(*Vector).Alloc".
+//
+// A function literal ("Outer.func1", "init.func2" in a package-level
+// initializer) goes with the function it is written in: it is selected
+// when a functions pattern matches its own name or that function's, and
+// left out when an exclude pattern matches either. So excluding Outer
+// excludes its literals, and functions = ["Outer.func1"] selects that
+// literal alone. A rule's from_report selects a literal only when the
+// report names the literal itself: the report gives literals verdicts of
+// their own.
 func (m Match) Selects(funcName string) bool {
 	if m.Rule == nil || m.Mode == Off {
 		return false
 	}
-	name := normalizeFuncName(funcName)
+	names := matchNames(funcName)
 	r := m.Rule
-	listed := r.reported[m.Package][name] || len(r.functions) > 0 && anyMatches(r.functions, name)
+	listed := r.reported[m.Package][names[0]]
+	for _, name := range names {
+		listed = listed || len(r.functions) > 0 && anyMatches(r.functions, name)
+	}
 	if (r.reported != nil || len(r.functions) > 0) && !listed {
 		return false
 	}
-	return !anyMatches(r.exclude, name)
+	for _, name := range names {
+		if anyMatches(r.exclude, name) {
+			return false
+		}
+	}
+	return true
+}
+
+// matchNames returns the normalized names that patterns are matched
+// against for a function: its own and, for a function literal, those of
+// the functions it is written in (Outer.func1.1: Outer.func1, Outer).
+func matchNames(funcName string) []string {
+	names := []string{normalizeFuncName(funcName)}
+	for _, in := range funcname.Enclosers(funcName) {
+		names = append(names, normalizeFuncName(in))
+	}
+	return names
 }
 
 // MissingFunctions checks a mask rule's functions list against the
@@ -151,11 +181,18 @@ func (m Match) MissingFunctions(declared []string) []string {
 // Ignores reports whether the rule's ignore list names the function: it is
 // known not to be failure atomic on purpose, so no fault is injected into
 // it and no verdict about it is reported. It says nothing about Selects.
+//
+// A function literal is ignored with the function it is written in.
 func (m Match) Ignores(funcName string) bool {
 	if m.Rule == nil {
 		return false
 	}
-	return anyMatches(m.Rule.ignore, normalizeFuncName(funcName))
+	for _, name := range matchNames(funcName) {
+		if anyMatches(m.Rule.ignore, name) {
+			return true
+		}
+	}
+	return false
 }
 
 func anyMatches(pats []funcPattern, normalizedName string) bool {

@@ -210,8 +210,15 @@ exclude = ["*.String"]
 packages = ["example.com/off"]
 mode = "off"
 ignore = ["*"]
+
+[[rule]]
+packages = ["example.com/lit"]
+mode = "detect"
+functions = ["Outer.func1", "(*T).*", "init.func2", "Save"]
+exclude = ["(*T).M.func1", "Save.*"]
 `)
 	a, b, off := p.ForPackage("example.com/a", false), p.ForPackage("example.com/b", false), p.ForPackage("example.com/off", false)
+	lit := p.ForPackage("example.com/lit", false)
 	tests := []struct {
 		m       Match
 		name    string
@@ -241,6 +248,25 @@ ignore = ["*"]
 		{b, "Vector.String", false, false},
 		{b, "(*Vector).String", false, false},
 		{off, "F", false, true}, // Off selects nothing; ignore is separate
+		// Function literals go with the functions they are written in.
+		{a, "Transfer.func1", true, false},
+		{a, "Transfer.func1.2", true, false},
+		{a, "Transfer2.func1", false, false},
+		{a, "TestMain.func1", false, false},
+		{a, "(*Vector).String.func3", false, false},
+		{a, "(*Vector).Grow.func1", true, true},
+		{a, "(*Reader).Read.func1", false, true},
+		{a, "(*Stack[...]).Push.func1", true, false},
+		{b, "(*Vector).String.func1", false, false},
+		{b, "init.func1", true, false},
+		{lit, "Outer.func1", true, false},
+		{lit, "Outer.func1.1", true, false},
+		{lit, "Outer.func2", false, false},
+		{lit, "Outer", false, false},
+		{lit, "(*T).M.func1", false, false},
+		{lit, "(*T).M.func2", true, false},
+		{lit, "init.func3", false, false},
+		{lit, "Save.func1", false, false},
 	}
 	for _, tt := range tests {
 		if got := tt.m.Selects(tt.name); got != tt.selects {

@@ -142,6 +142,11 @@ type Function struct {
 	// makes it atomic.
 	DependsOn []string `json:"depends_on,omitempty"`
 
+	// In is, for a function literal, what it is written in: a function
+	// ("(*Store).Put") or package-level variables ("save"). Name stays
+	// the runtime's ("example.com/m.init.func1").
+	In string `json:"in,omitempty"`
+
 	maskedEvidence *Evidence       // the first replay that found it pure
 	inside         map[string]bool // non-atomic functions that failed inside its non-atomic calls
 	// non-atomic failed calls that replays did not settle
@@ -245,6 +250,7 @@ type event struct {
 	Changes    string `json:"changes"`
 	Chain      uint64 `json:"chain"`
 	End        int    `json:"end"` // line of the return or panic that ended the call
+	In         string `json:"in"`
 }
 
 // Classify builds the report of a campaign's records.
@@ -295,6 +301,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 				continue // a natural failure that the profile run saw; only blame reads it
 			}
 			f := r.function(e.Func, e.Pos)
+			if e.In != "" {
+				f.In = e.In
+			}
 			switch e.Event {
 			case "reach", "enter":
 				if rec.Kind == "profile" && !reached[e.Func] {
@@ -802,6 +811,9 @@ func typeOf(fn string) string {
 	_, rest, ok := funcname.Split(fn)
 	if !ok {
 		return ""
+	}
+	if _, literal := funcname.Enclosing(rest); literal {
+		return "" // a function literal is no method, even in one
 	}
 	pkg := strings.TrimSuffix(fn, "."+rest) // the package's symbol prefix, as in fn
 	if strings.HasPrefix(rest, "(*") {

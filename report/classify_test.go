@@ -61,6 +61,10 @@ func TestNamesOfDottedPackages(t *testing.T) {
 		{"gopkg.in/ini%2ev1.(*File).Reload", "(*File).Reload", "gopkg.in/ini%2ev1.File", "gopkg.in/ini.v1"},
 		{"gopkg.in/ini%2ev1.Key.String", "Key.String", "gopkg.in/ini%2ev1.Key", "gopkg.in/ini.v1"},
 		{"gopkg.in/ini%2ev1.Load", "Load", "", "gopkg.in/ini.v1"},
+		// Function literals belong to no type, even in a method.
+		{"example.com/m.(*T).M.func1", "(*T).M.func1", "", "example.com/m"},
+		{"example.com/m.T.M.func2.1", "T.M.func2.1", "", "example.com/m"},
+		{"example.com/m.init.func1", "init.func1", "", "example.com/m"},
 	} {
 		if got := shortName(tt.fn); got != tt.short {
 			t.Errorf("shortName(%q) = %q, want %q", tt.fn, got, tt.short)
@@ -355,5 +359,25 @@ func TestClassifyUnknownKinds(t *testing.T) {
 	if !strings.Contains(text.String(), "\n1 functions cannot fail (no error result, and panics are not injected): -format json or html lists them\n") ||
 		strings.Contains(text.String(), "(*S).Len") || !strings.Contains(text.String(), "Leaf: unknown (not made to fail): no failed call seen: no injection point") {
 		t.Errorf("text report: functions that cannot fail are counted, not listed, and the others listed with their kind:\n%s", text.String())
+	}
+}
+
+// TestDisplayName checks how reports name functions for people: function
+// literals as "closure in X, file:line", after what the events say they
+// are written in, or else after their runtime name.
+func TestDisplayName(t *testing.T) {
+	for _, tt := range []struct {
+		f    Function
+		want string
+	}{
+		{Function{Name: "example.com/m.(*T).M", Pos: "example.com/m/t.go:3:6"}, "(*T).M"},
+		{Function{Name: "example.com/m.init.func1", Pos: "example.com/m/store.go:16:12", In: "save"}, "closure in save, store.go:16"},
+		{Function{Name: "example.com/m.(*T).M.func2.1", Pos: "example.com/m/t.go:9:3", In: "(*T).M"}, "closure in (*T).M, t.go:9"},
+		{Function{Name: "example.com/m.(*T).M.func2.1", Pos: "example.com/m/t.go:9:3"}, "closure in (*T).M, t.go:9"},
+		{Function{Name: "gopkg.in/ini%2ev1.Load.func1", Pos: "gopkg.in/ini.v1/ini.go:20:7"}, "closure in Load, ini.go:20"},
+	} {
+		if got := displayName(&tt.f); got != tt.want {
+			t.Errorf("displayName(%s) = %q, want %q", tt.f.Name, got, tt.want)
+		}
 	}
 }

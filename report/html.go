@@ -275,7 +275,7 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 	var findings []htmlFunction
 	byName := map[string]*htmlFunction{}
 	for _, f := range sortedFunctions(r) {
-		hf := htmlFunction{Function: f, Package: packageOf(f), Short: shortName(f.Name),
+		hf := htmlFunction{Function: f, Package: packageOf(f), Short: displayName(f),
 			ShortPos: shortPos(f.Pos, base), PosKey: posKey(f.Pos),
 			VerdictRank: verdictRank(f.Verdict), Class: verdictClass[f.Verdict]}
 		fc.add(f.Verdict)

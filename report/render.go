@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"path"
 	"regexp"
 	"sort"
 	"strings"
@@ -75,7 +76,7 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 				folded = append(folded, f)
 				continue
 			}
-			fmt.Fprintf(w, "%s: %s: %s\n", locate(f.Pos), shortName(f.Name), describe(f))
+			fmt.Fprintf(w, "%s: %s: %s\n", locate(f.Pos), displayName(f), describe(f))
 			if f.Evidence != nil && f.Verdict == Pure {
 				writeReproduce(w, f.Evidence)
 			}
@@ -279,6 +280,23 @@ func maskedNames(mask string) string {
 func shortName(fn string) string {
 	_, rel, _ := funcname.Split(fn)
 	return rel
+}
+
+// displayName names a function for people: its short name, or for a
+// function literal "closure in save, store.go:16". A report read from a
+// journal whose events do not say what a literal is in names the
+// function its runtime name gives.
+func displayName(f *Function) string {
+	_, rel, _ := funcname.Split(f.Name)
+	in := f.In
+	if in == "" {
+		var literal bool
+		if in, literal = funcname.Enclosing(rel); !literal {
+			return rel
+		}
+	}
+	file, line, _ := splitPos(f.Pos)
+	return funcname.Readable(in, path.Base(file), line)
 }
 
 func paint(verdict string, color bool) string {

@@ -268,7 +268,7 @@ func WriteSARIF(w io.Writer, r *Report, locate Locator, opt SARIFOptions, roots 
 func sarifMessage(f *Function) string {
 	e := f.Evidence
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is %s: after a failing call, %s changed: %s → %s.\n", shortName(f.Name), f.Verdict, e.Path, e.Before, e.After)
+	fmt.Fprintf(&b, "%s is %s: after a failing call, %s changed: %s → %s.\n", displayName(f), f.Verdict, e.Path, e.Before, e.After)
 	switch f.Visibility {
 	case Stream:
 		b.WriteString("Its failed calls changed only the position of streams it reads or writes (consumed input, partial output).\n")

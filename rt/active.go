@@ -16,13 +16,16 @@ var activeSites struct {
 	byFunc map[string]*Site
 }
 
-func pushActive(s *Site, n uint64) {
-	if !s.registered.Load() {
+// pushActive records call n of s as in progress. frame is the name the
+// function's frames show: a function literal may
+// run under several (see Site.Literal), each registered when first seen.
+func pushActive(s *Site, frame string, n uint64) {
+	if !s.registered.Load() || s.Literal {
 		activeSites.Lock()
 		if activeSites.byFunc == nil {
 			activeSites.byFunc = map[string]*Site{}
 		}
-		activeSites.byFunc[s.Func] = s
+		activeSites.byFunc[frame] = s
 		s.registered.Store(true)
 		activeSites.Unlock()
 	}

@@ -25,6 +25,7 @@ type Call struct {
 	// (see afterFaultWanted); its verdict is logged only when it fails
 	// with the injected failure.
 	afterFault bool
+	frame      string // the function's name in stack frames (see Site.Literal)
 }
 
 // callSeq numbers calls in the order they are entered. Failure chains use
@@ -48,9 +49,12 @@ func Enter(s *Site, roots ...any) Call {
 	if after && !afterFaultWanted() {
 		return Call{}
 	}
-	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1), afterFault: after}
+	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1), afterFault: after, frame: s.Func}
+	if s.Literal {
+		c.frame = callerName()
+	}
 	if campaign.profile > 0 {
-		pushActive(s, c.num)
+		pushActive(s, c.frame, c.num)
 		if c.num == 1 && s.Faults == 0 {
 			writeEnter(s)
 		}
@@ -104,7 +108,7 @@ func (c Call) Exit(done *int32, errp *error) {
 	var end int
 	if *done == 0 {
 		var panicking bool
-		panicking, end = unwindingAt(c.site.Func)
+		panicking, end = unwindingAt(c.frame)
 		if panicking {
 			failure = "panic"
 		}
@@ -272,6 +276,19 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 // ReasonBeforeFault is the reason of the verdict of a call that failed,
 // not snapshotted, before an experiment's fault fired.
 const ReasonBeforeFault = "not snapshotted: failed before the fault"
+
+// callerName returns the name that the frame of the function calling
+// Enter or Mask shows: for a function literal, the name of the copy of
+// its code that runs (see Site.Literal). An instrumented function is
+// never inlined (it defers a call), so its caller's frame is its own.
+func callerName() string {
+	var pc [1]uintptr
+	if runtime.Callers(3, pc[:]) == 0 {
+		return ""
+	}
+	f, _ := runtime.CallersFrames(pc[:]).Next()
+	return f.Function
+}
 
 // unwinding reports whether the caller of Exit runs because the goroutine
 // panics or exits (runtime.gopanic or runtime.Goexit is running deferred

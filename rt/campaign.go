@@ -179,8 +179,11 @@ func writeEnter(s *Site) {
 }
 
 func writeReach(s *Site, occurrence uint64, stack string) {
-	e := event("reach").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).
-		num("occurrence", occurrence).num("faults", uint64(s.Faults))
+	e := event("reach").str("site", s.ID).str("func", s.Func).str("pos", s.Pos)
+	if s.In != "" {
+		e.str("in", s.In)
+	}
+	e.num("occurrence", occurrence).num("faults", uint64(s.Faults))
 	if stack != "" {
 		e.str("stack", stack)
 	}

@@ -72,7 +72,14 @@ const maxPathSteps = 48
 func (s *snapshot) renderSteps(b string, steps []pathStep) (string, int) {
 	// Dereferences not written yet: how many, and the type the last yields.
 	derefs, derefElem := 0, (*typePlan)(nil)
+	// A root named "&x" is the address of variable x (a variable a
+	// function literal captures): its first dereference is x itself.
+	varRoot := false
 	for _, st := range steps {
+		if st.op == stepDeref && varRoot {
+			varRoot = false
+			continue
+		}
 		if st.op == stepDeref {
 			derefs, derefElem = derefs+1, st.plan
 			continue
@@ -91,6 +98,9 @@ func (s *snapshot) renderSteps(b string, steps []pathStep) (string, int) {
 		switch st.op {
 		case stepRoot:
 			b = st.name
+			if name, ok := strings.CutPrefix(b, "&"); ok {
+				b, varRoot = name, true
+			}
 		case stepField:
 			b += "." + st.name
 		case stepIndex:

@@ -621,6 +621,37 @@ var graphCases = []graphCase{
 			return diff(`(*v)[{0 "z"}]`, "absent", "3")
 		}
 	}},
+	// A function literal's captured variables are roots by address, named
+	// "&x": paths name the variable itself.
+	{name: "captured slice", names: []string{"&log"}, build: func() ([]any, func() *difference) {
+		log := []string{"a"}
+		return []any{&log}, func() *difference {
+			log = append(log, "b")
+			return diff("log", "len=1", "len=2")
+		}
+	}},
+	{name: "captured element", names: []string{"&log"}, build: func() ([]any, func() *difference) {
+		log := []string{"a"}
+		return []any{&log}, func() *difference {
+			log[0] = "b"
+			return diff("log[0]", `"a"`, `"b"`)
+		}
+	}},
+	{name: "captured int", names: []string{"&n"}, build: func() ([]any, func() *difference) {
+		n := 1
+		return []any{&n}, func() *difference {
+			n++
+			return diff("n", "1", "2")
+		}
+	}},
+	{name: "captured pointer", names: []string{"&s"}, build: func() ([]any, func() *difference) {
+		type store struct{ m map[string]int }
+		s := &store{m: map[string]int{}}
+		return []any{&s}, func() *difference {
+			s.m["k"] = 1
+			return diff(`s.m["k"]`, "absent", "1")
+		}
+	}},
 	{name: "interface map keys", build: func() ([]any, func() *difference) {
 		m := map[any]int{1: 1, "a": 2, 2.5: 3, nil: 4}
 		return []any{m}, func() *difference {

@@ -58,9 +58,11 @@ type verdictEvent struct {
 }
 
 func writeVerdict(v *verdictEvent) {
-	e := event("verdict").
-		str("site", v.site.ID).str("func", v.site.Func).str("pos", v.site.Pos).
-		str("verdict", v.verdict).str("failure", v.failure)
+	e := event("verdict").str("site", v.site.ID).str("func", v.site.Func).str("pos", v.site.Pos)
+	if v.site.In != "" {
+		e.str("in", v.site.In) // a function literal: what it is written in
+	}
+	e.str("verdict", v.verdict).str("failure", v.failure)
 	if v.reason != "" {
 		e.str("reason", v.reason)
 	}
@@ -103,8 +105,11 @@ func writeInjection(s *Site, f *InjectedFault, chain uint64) {
 	if s.Kind == CallSite {
 		kind = "call"
 	}
-	writeLine(event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).str("kind", kind).
-		str("fault", fault).num("occurrence", f.Occurrence).num("chain", chain).end())
+	e := event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos)
+	if s.In != "" {
+		e.str("in", s.In)
+	}
+	writeLine(e.str("kind", kind).str("fault", fault).num("occurrence", f.Occurrence).num("chain", chain).end())
 }
 
 func truncate(s string, n int) string {

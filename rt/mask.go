@@ -32,7 +32,11 @@ func Mask(s *Site, roots ...any) *Checkpoint {
 	if !ok {
 		return nil // a graph the walk cannot handle: the call runs unmasked
 	}
-	return &Checkpoint{fn: s.Func, snap: snap}
+	fn := s.Func
+	if s.Literal {
+		fn = callerName()
+	}
+	return &Checkpoint{fn: fn, snap: snap}
 }
 
 // Rollback runs when the masked call ends, deferred before the function's

@@ -1941,3 +1941,39 @@ func BenchmarkMaskReflect(b *testing.B) {
 		b.Fatal("the method never ran")
 	}
 }
+
+// TestMaskLiteralFrame checks that a function literal's checkpoint goes by
+// the name its frames show, not by the site's Func: where the compiler
+// inlines the function around a literal, the literal runs under another
+// name. A literal that recovers a panic and returns normally keeps its
+// changes; looking for the site's name, the stack walk would not find the
+// literal's frame and would take the return for a panic going through.
+func TestMaskLiteralFrame(t *testing.T) {
+	for _, literal := range []bool{true, false} {
+		s := &Site{ID: "example.com/m.Inlined.func1#entry", Func: "example.com/m.Inlined.func1", Kind: EntrySite, Literal: literal}
+		v := []int{1}
+		var name string
+		f := func() {
+			done := false
+			c := Mask(s, &v)
+			name = c.fn
+			defer c.Rollback(&done, nil)
+			defer func() { recover() }()
+			v[0] = 2
+			panic("recovered")
+		}
+		f()
+		if literal {
+			if want := funcName(f); name != want {
+				t.Errorf("checkpoint of a literal site names %q, want its frame's %q", name, want)
+			}
+			if v[0] != 2 {
+				t.Error("a literal that recovered and returned normally was rolled back")
+			}
+		} else if v[0] != 1 {
+			// The site's Func names no frame: the walk takes the return
+			// for a panic, which is why literal sites learn their name.
+			t.Error("without Literal, the return was not taken for a panic")
+		}
+	}
+}

@@ -53,6 +53,17 @@ type Site struct {
 	Scratch string
 
 	scratchSet atomic.Pointer[scratchSet] // Scratch, parsed
+	// Literal marks the entry of a function literal. Its Func is the name
+	// the compiler gives the literal when the function around it is not
+	// inlined; where it is, the literal's code is compiled again under
+	// another name (pkg.G.F.func1 for F's literal inlined into G). Stack
+	// walks match such a site by the name its calls' frames show, learnt
+	// at entry; events still name it by Func.
+	Literal bool
+	// In is, for a site of a function literal (its entry and its call
+	// sites), what the literal is written in, for reports to name it
+	// by: a function ("(*Store).Put") or package-level variables ("save").
+	In string
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)

@@ -119,8 +119,9 @@ func (c Compile) Files() []string {
 }
 
 // WithFiles returns the arguments with the Go files and the importcfg
-// replaced. extra files are appended after the last Go file.
-func (c Compile) WithFiles(files []string, extra []string, importcfg string) []string {
+// replaced. first files go before the first Go file, extra files after
+// the last one.
+func (c Compile) WithFiles(files []string, first, extra []string, importcfg string) []string {
 	args := append([]string(nil), c.Args...)
 	for i, idx := range c.GoFiles {
 		args[idx] = files[i]
@@ -128,6 +129,10 @@ func (c Compile) WithFiles(files []string, extra []string, importcfg string) []s
 	if len(extra) > 0 {
 		last := c.GoFiles[len(c.GoFiles)-1]
 		args = append(args[:last+1], append(append([]string(nil), extra...), args[last+1:]...)...)
+	}
+	if len(first) > 0 {
+		at := c.GoFiles[0]
+		args = append(args[:at], append(append([]string(nil), first...), args[at:]...)...)
 	}
 	if importcfg != "" {
 		replaceFlagValue(args, "-importcfg", importcfg)

@@ -271,6 +271,7 @@ func TestCompileWithFiles(t *testing.T) {
 		name      string
 		line      string
 		files     []string
+		first     []string
 		extra     []string
 		importcfg string
 		want      string // expected command line, in the same notation
@@ -300,12 +301,13 @@ func TestCompileWithFiles(t *testing.T) {
 			want:      `/usr/local/go/pkg/tool/linux_amd64/compile -o $WORK/b047/_pkg_.a -trimpath "$WORK/b047=>" -p example.com/cmdl/emb -lang=go1.22 -complete -buildid TSCOvneIvDqFtopfZ0bt/TSCOvneIvDqFtopfZ0bt -goversion go1.26.8 -c=2 -nolocalimports -importcfg /o/importcfg -embedcfg $WORK/b047/embedcfg -pack ./emb/emb.go /o/_atomicx_sites.go`,
 		},
 		{
-			name:      "-importcfg= form",
+			name:      "-importcfg= form, files first and last",
 			line:      compileMainRace,
 			files:     []string{"/o/main.go", "./util.go"},
-			extra:     []string{"/o/_atomicx_sites.go", "/o/more.go"},
+			first:     []string{"/o/_atomicx_sites.go"},
+			extra:     []string{"/o/_atomicx_init.go", "/o/more.go"},
 			importcfg: "/o/importcfg",
-			want:      `/usr/local/go/pkg/tool/linux_amd64/compile -o $WORK/b001/_pkg_.a -trimpath "$WORK/b001=>;/src/cmdl=>example.com/cmdl" -N -p main -lang=go1.22 -race -complete -buildid pJH8X39kkvrJRuGc0GJw/pJH8X39kkvrJRuGc0GJw -goversion go1.26.8 -c=4 -shared -nolocalimports -importcfg=/o/importcfg -pack /o/main.go ./util.go /o/_atomicx_sites.go /o/more.go`,
+			want:      `/usr/local/go/pkg/tool/linux_amd64/compile -o $WORK/b001/_pkg_.a -trimpath "$WORK/b001=>;/src/cmdl=>example.com/cmdl" -N -p main -lang=go1.22 -race -complete -buildid pJH8X39kkvrJRuGc0GJw/pJH8X39kkvrJRuGc0GJw -goversion go1.26.8 -c=4 -shared -nolocalimports -importcfg=/o/importcfg -pack /o/_atomicx_sites.go /o/main.go ./util.go /o/_atomicx_init.go /o/more.go`,
 		},
 		{
 			name:  "no extra, importcfg kept",
@@ -317,9 +319,10 @@ func TestCompileWithFiles(t *testing.T) {
 			name:      "arguments after the last Go file stay after the extra file",
 			line:      toolDir + "/compile -o out.a -p p -importcfg cfg a.go b.go x.s",
 			files:     []string{"A.go", "B.go"},
+			first:     []string{"sites.go"},
 			extra:     []string{"gen.go"},
 			importcfg: "new",
-			want:      toolDir + "/compile -o out.a -p p -importcfg new A.go B.go gen.go x.s",
+			want:      toolDir + "/compile -o out.a -p p -importcfg new sites.go A.go B.go gen.go x.s",
 		},
 	}
 	for _, tt := range tests {
@@ -327,7 +330,7 @@ func TestCompileWithFiles(t *testing.T) {
 			cmd := mustParseCommand(t, tt.line)
 			cc := ParseCompile(cmd)
 			before := append([]string(nil), cc.Args...)
-			got := cc.WithFiles(tt.files, tt.extra, tt.importcfg)
+			got := cc.WithFiles(tt.files, tt.first, tt.extra, tt.importcfg)
 			want := splitCommandLine(t, tt.want)[1:]
 			if !equalStrings(got, want) {
 				t.Errorf("WithFiles:\n got %q\nwant %q", got, want)

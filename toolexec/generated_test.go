@@ -16,11 +16,11 @@ func TestGeneratedSource(t *testing.T) {
 		{Name: filepath.Join(pkg, "m.go")},
 	}
 	want := "//line " + filepath.Join(pkg, "_atomicx_sites.go") + ":1\n" + string(src)
-	if got := string(generatedSource(src, files, objdir)); got != want {
+	if got := string(generatedSource(&instrument.File{Name: "_atomicx_sites.go", Src: src}, files, objdir)); got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
 	// Only cgo output: nothing to place the file by.
-	if got := string(generatedSource(src, files[:1], objdir)); got != string(src) {
+	if got := string(generatedSource(&instrument.File{Name: "_atomicx_sites.go", Src: src}, files[:1], objdir)); got != string(src) {
 		t.Errorf("got %q, want the source unchanged", got)
 	}
 }

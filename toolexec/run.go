@@ -234,15 +234,25 @@ func (r *runner) compile() (int, error) {
 		}
 	}
 	gen := uniqueName(dir, res.Generated.Name, used)
-	if err := os.WriteFile(gen, generatedSource(res.Generated.Src, res.Files, filepath.Dir(cc.Output)), 0o666); err != nil {
+	if err := os.WriteFile(gen, generatedSource(res.Generated, res.Files, filepath.Dir(cc.Output)), 0o666); err != nil {
 		return 2, err
+	}
+	var last []string
+	if res.GeneratedInit != nil {
+		name := uniqueName(dir, res.GeneratedInit.Name, used)
+		if err := os.WriteFile(name, generatedSource(res.GeneratedInit, res.Files, filepath.Dir(cc.Output)), 0o666); err != nil {
+			return 2, err
+		}
+		last = append(last, name)
 	}
 	icfg.AddMissing(archives)
 	cfgPath := filepath.Join(dir, "importcfg")
 	if err := os.WriteFile(cfgPath, icfg.Bytes(), 0o666); err != nil {
 		return 2, err
 	}
-	args := cc.WithFiles(names, []string{gen}, cfgPath)
+	// The site table goes first and the init function last: see
+	// instrument.Result.
+	args := cc.WithFiles(names, []string{gen}, last, cfgPath)
 
 	var stderr bytes.Buffer
 	code, err := r.execCapture(args, &stderr)
@@ -396,13 +406,14 @@ func (r *runner) reportOmittedCalls(importPath string, res *instrument.Result) {
 // binary and -trimpath builds were not reproducible. The package's
 // directory is taken from its first file outside objdir (cgo output lives
 // in objdir); without one the file is left as it is.
-func generatedSource(src []byte, files []instrument.File, objdir string) []byte {
+func generatedSource(gen *instrument.File, files []instrument.File, objdir string) []byte {
+	src := gen.Src
 	for _, f := range files {
 		dir := filepath.Dir(f.Name)
 		if rel, err := filepath.Rel(objdir, dir); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			continue // in objdir
 		}
-		line := "//line " + filepath.Join(dir, "_atomicx_sites.go") + ":1\n"
+		line := "//line " + filepath.Join(dir, gen.Name) + ":1\n"
 		return append([]byte(line), src...)
 	}
 	return src

@@ -226,6 +226,9 @@ func packageFuncs(p listedPackage) []string {
 			}
 		}
 	}
+	for _, lit := range funcname.Literals(files, nil) {
+		names = append(names, lit.Name)
+	}
 	return names
 }
 

@@ -15,18 +15,19 @@
 // the dots of its last element among them (see Prefix). A method declared
 // on an alias is named after the type the alias denotes.
 //
-// Function literals are not named here. The compiler names a literal
-// after the function it is in and a counter: F.func1, F.func1.2 for a
-// literal in a literal, init.0.func1 in the first init function,
-// init.func1 in a package-level variable's initializer, F-range1 for the
-// body of a range-over-func loop. But the counters skip literals in code
-// the compiler drops as dead (a constant false condition, statements after
-// a return), initializers are numbered in initialization order, and a
+// Function literals are named by Literals, after the function they are
+// in and a counter: F.func1, F.func1.2 for a literal in a literal,
+// init.0.func1 in the first init function, init.func1 in a package-level
+// variable's initializer (numbered in initialization order). Those are
+// the names frames show where the compiler compiles the literal once,
+// inside its function. It does not in two cases. It drops literals in
+// code it finds dead (a constant false condition, statements after a
+// return), which shifts the numbers of the literals after them; and a
 // function inlined into another has its literals compiled again under the
-// caller's name and counter (pkg.G.F.func1.func6 for a literal of a
-// literal of F run from G). So the name a frame of a literal shows cannot
-// be told from the source in every case: literals need an identity other
-// than their runtime name (their source span, or their code's address).
+// caller's name and counter (pkg.G.F.func1 for F's literal run from G).
+// atomicx keys sites, reports and policy patterns by the name computed
+// here; the runtime matches a literal's frames by the name it learns from
+// them (rt.Site.Literal).
 //
 // The package is used at build time and by the commands; the runtime
 // linked into programs gets the names already computed, in its site

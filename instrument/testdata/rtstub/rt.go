@@ -31,6 +31,8 @@ type Site struct {
 
 	NoSnapshot string
 	Ends       []int32
+	Literal    bool
+	In         string
 }
 
 type Globals struct {
