@@ -170,6 +170,10 @@ type Type struct {
 	Dependent int      `json:"dependent"`
 	Atomic    int      `json:"atomic"`
 	Unknown   int      `json:"unknown"`
+	// CannotFail counts the methods that no fault can make fail (no
+	// error result, panics not injected): they leave a type's verdict as
+	// its other methods make it, as they cannot leave it half updated.
+	CannotFail int `json:"cannot_fail"`
 }
 
 // Summary counts what a campaign did. Runs are of four kinds, named the
@@ -796,7 +800,11 @@ func (r *Report) classifyTypes() {
 		case Atomic:
 			t.Atomic++
 		default:
-			t.Unknown++
+			if f.UnknownKind == CannotFail {
+				t.CannotFail++
+			} else {
+				t.Unknown++
+			}
 		}
 	}
 	for _, t := range r.Types {

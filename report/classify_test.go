@@ -381,3 +381,19 @@ func TestDisplayName(t *testing.T) {
 		}
 	}
 }
+
+// TestTypeVerdictIgnoresMethodsThatCannotFail checks that a method no
+// fault can make fail does not make its type unknown: a type whose only
+// other method is atomic is atomic.
+func TestTypeVerdictIgnoresMethodsThatCannotFail(t *testing.T) {
+	r := Classify([]*campaign.Record{{Kind: "profile", Package: "p", Test: "T", Status: "pass", Events: []json.RawMessage{
+		json.RawMessage(`{"event":"verdict","site":"p.(*S).Set#entry","func":"p.(*S).Set","pos":"p/f.go:3:6","verdict":"atomic","failure":"error"}`),
+		json.RawMessage(`{"event":"enter","site":"p.(*S).Len#entry","func":"p.(*S).Len","pos":"p/f.go:9:6"}`),
+	}}}, nil)
+	if f := r.Functions["p.(*S).Len"]; f == nil || f.UnknownKind != CannotFail {
+		t.Fatalf("Len: %+v, want unknown (cannot fail)", f)
+	}
+	if typ := r.Types["p.S"]; typ == nil || typ.Verdict != Atomic || typ.Atomic != 1 || typ.CannotFail != 1 || typ.Unknown != 0 {
+		t.Errorf("type p.S: %+v, want atomic with 1 atomic method and 1 that cannot fail", typ)
+	}
+}

@@ -15,7 +15,7 @@ var Glossary = []Term{
 	{Dependent, "The function failed after the state had changed, but only ever after a non-atomic callee failed: it becomes atomic once its non-atomic callees are."},
 	{Atomic, "Every failed call that could be compared left the state as it was at entry."},
 	{Unknown, "No failed call could be compared: the function was never seen failing, or each failing call was over the snapshot budget, not snapshotted (the run took another path than its profile run) or never snapshotted (it takes a lock)."},
-	{"type verdict", "A type is pure (dependent) non-atomic when one of its methods is; atomic only when every method of it that the campaign saw is atomic; unknown otherwise, so a type with untested methods is never called atomic."},
+	{"type verdict", "A type is pure (dependent) non-atomic when one of its methods is; atomic only when every method of it that the campaign saw is atomic or cannot fail (and one is atomic); unknown otherwise, so a type with untested methods is never called atomic."},
 	{"position", "Where the function is declared: import path, file, line and column."},
 	{"failures", "Failed calls of the function seen in all runs: natural failures and failures that propagated an injected fault."},
 	{"non-atomic", "Failed calls after which the state reachable from the receiver and arguments differed from the state at entry."},

@@ -606,10 +606,10 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 <p>{{help "type verdict"}}</p>
 <div class="scroll">
 <table class="sortable" id="type-table">
-<thead><tr><th>name</th><th title="{{help "type verdict"}}">verdict</th><th class="n" title="{{help "methods"}}">methods</th><th class="n" title="Methods that are pure non-atomic.">pure</th><th class="n" title="Methods that are dependent non-atomic.">dependent</th><th class="n" title="Methods that are atomic.">atomic</th><th class="n" title="Methods whose verdict is unknown: never seen failing, or never compared.">unknown</th></tr></thead>
+<thead><tr><th>name</th><th title="{{help "type verdict"}}">verdict</th><th class="n" title="{{help "methods"}}">methods</th><th class="n" title="Methods that are pure non-atomic.">pure</th><th class="n" title="Methods that are dependent non-atomic.">dependent</th><th class="n" title="Methods that are atomic.">atomic</th><th class="n" title="Methods whose verdict is unknown: never made to fail, or never compared.">unknown</th><th class="n" title="Methods that cannot fail (no error result, panics not injected): they do not make the type unknown.">cannot fail</th></tr></thead>
 <tbody>
 {{- range .Types}}
-<tr data-verdict="{{.Class}}"><td class="name" data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{.Short}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{len .Methods}}</td><td class="n">{{.Pure}}</td><td class="n">{{.Dependent}}</td><td class="n">{{.Atomic}}</td><td class="n">{{.Unknown}}</td></tr>
+<tr data-verdict="{{.Class}}"><td class="name" data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{.Short}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span></td><td class="n">{{len .Methods}}</td><td class="n">{{.Pure}}</td><td class="n">{{.Dependent}}</td><td class="n">{{.Atomic}}</td><td class="n">{{.Unknown}}</td><td class="n">{{.CannotFail}}</td></tr>
 {{- end}}
 </tbody>
 </table>
