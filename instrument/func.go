@@ -104,6 +104,7 @@ func (p *pkgRewriter) captured(lit *ast.FuncLit) []*types.Var {
 func (fe *funcEdits) rewrite(edits *editList) error {
 	var local editList
 	fe.nameFields(&local)
+	sig := len(local.edits)
 
 	siteIdx := len(fe.p.sites)
 	pkgPath := fe.p.opts.ImportPath
@@ -170,6 +171,14 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	}
 	fe.markFallOff(&local)
 	st.ends = fe.ends
+	if len(callSites) == 0 && st.noSnapshot == "" && fe.twinnable() {
+		if err := fe.twin(edits, local.edits, sig); err != nil {
+			return err
+		}
+		st.frame = funcname.Join(pkgPath, fe.twinFrame())
+		fe.p.sites = append(fe.p.sites, st)
+		return nil
+	}
 	edits.edits = append(edits.edits, local.edits...)
 	fe.p.sites = append(fe.p.sites, st)
 	fe.p.sites = append(fe.p.sites, callSites...)

@@ -205,6 +205,7 @@ type site struct {
 	canError           bool
 	ignored            bool
 	ends               []int32 // lines of the statements that end a call normally (see doneAt)
+	frame              string  // the name of the frames of its instrumented body, when not fn (see twin)
 }
 
 type pkgRewriter struct {
@@ -404,6 +405,9 @@ func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File) {
 		}
 		if s.in != "" {
 			extra += fmt.Sprintf(", In: %q", s.in)
+		}
+		if s.frame != "" {
+			extra += fmt.Sprintf(", Frame: %q", s.frame)
 		}
 		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s},\n",
 			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, extra)

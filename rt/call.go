@@ -49,7 +49,7 @@ func Enter(s *Site, roots ...any) Call {
 	if after && !afterFaultWanted() {
 		return Call{}
 	}
-	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1), afterFault: after, frame: s.Func}
+	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1), afterFault: after, frame: s.frameName()}
 	if s.Literal {
 		c.frame = callerName()
 	}

@@ -48,6 +48,7 @@ func init() {
 	if campaign.profile > 0 && config.logPath != "" {
 		config.enabled = true
 	}
+	On = config.enabled
 }
 
 func parseSettings(logPath, inject string) settings {
@@ -73,3 +74,9 @@ func parseSettings(logPath, inject string) settings {
 // runtime at all. It is the only cost of instrumentation while atomicx is
 // not driving the program, and is small enough to be inlined.
 func Enabled() bool { return config.enabled }
+
+// On is what Enabled returns, for the test that keeps a small function
+// inlinable (see the instrument package's twins): reading a variable costs
+// the inliner less than an inlined call. It is set before main runs and
+// never changed.
+var On bool

@@ -64,6 +64,11 @@ type Site struct {
 	// sites), what the literal is written in, for reports to name it
 	// by: a function ("(*Store).Put") or package-level variables ("save").
 	In string
+	// Frame, when set, is the name of the frames that run the function's
+	// instrumented body: a small function hands its calls over to an
+	// instrumented twin while the runtime is enabled, so that, when it is
+	// not, it stays what it was (inlinable, with the same frames).
+	Frame string
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)
@@ -87,4 +92,12 @@ type Site struct {
 type Globals struct {
 	Names string       // comma-separated display names: "pkg.a,pkg.b"
 	Addrs func() []any // their addresses, in the same order
+}
+
+// frameName is the name of the frames of s's instrumented body.
+func (s *Site) frameName() string {
+	if s.Frame != "" {
+		return s.Frame
+	}
+	return s.Func
 }

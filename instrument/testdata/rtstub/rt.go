@@ -33,6 +33,7 @@ type Site struct {
 	Ends       []int32
 	Literal    bool
 	In         string
+	Frame      string
 }
 
 type Globals struct {
@@ -43,6 +44,8 @@ type Globals struct {
 type Call struct{}
 
 func Enabled() bool { return false }
+
+var On bool
 
 func Inject(s *Site) error { return nil }
 
