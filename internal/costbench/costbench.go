@@ -1,0 +1,44 @@
+// Package costbench measures what instrumentation costs a program while
+// nothing is armed: small methods (a getter, a setter, an error-returning
+// method) and a method that calls another, benchmarked plain and in a
+// detect build side by side:
+//
+//	go test -run '^$' -bench . -count 6 ./internal/costbench > plain.txt
+//	go test -toolexec atomicx -run '^$' -bench . -count 6 ./internal/costbench > detect.txt
+//	benchstat plain.txt detect.txt
+//
+// The repository's policy (atomicheck.toml) selects the package for
+// detection, so the second command instruments it.
+package costbench
+
+import "errors"
+
+// Counter is a bounded counter.
+type Counter struct{ n, max int }
+
+// Get returns the count.
+func (c *Counter) Get() int { return c.n }
+
+// Set sets the count.
+func (c *Counter) Set(n int) { c.n = n }
+
+// ErrFull is the error of an addition past the bound.
+var ErrFull = errors.New("full")
+
+// Add adds d, or fails with ErrFull.
+func (c *Counter) Add(d int) error {
+	if c.n+d > c.max {
+		return ErrFull
+	}
+	c.n += d
+	return nil
+}
+
+// AddTwice adds d twice: a method that calls others, whose call sites are
+// injection points.
+func (c *Counter) AddTwice(d int) error {
+	if err := c.Add(d); err != nil {
+		return err
+	}
+	return c.Add(d)
+}
