@@ -17,6 +17,7 @@
 // The package is compiled into users' binaries, so it imports the standard
 // library only, keeps its dependencies few, holds no global state beyond
 // the settings read once at start-up and the injection counters, and costs
-// one predictable branch per instrumented call while nothing is enabled.
+// one predictable branch per instrumented call while nothing is enabled
+// (small functions stay inlinable: see On).
 // It must never be instrumented itself.
 package rt
