@@ -96,16 +96,13 @@ func (s *Site) scratch() *scratchSet {
 }
 
 // scratchFields returns, for a struct plan, which of its fields (in the
-// order of pl.fields) are scratch, or nil when none is.
+// order of pl.fields) are scratch, or nil when none is. It is computed
+// at each call, as plans are shared by every snapshot and scratch sets
+// are per site: only sites with scratch fields pay for it.
 func (s *snapshot) scratchFields(pl *typePlan) []bool {
 	if s.scratch == nil || len(s.scratch.fields) == 0 || pl.kind != reflect.Struct {
 		return nil
 	}
-	if pl.scratchOf == s.scratch {
-		return pl.scratchFields
-	}
-	pl.scratchOf = s.scratch
-	pl.scratchFields = nil
 	name, _, _ := strings.Cut(pl.typ.Name(), "[")
 	names := s.scratch.fields[name]
 	if name == "" || len(names) == 0 {
@@ -122,6 +119,5 @@ func (s *snapshot) scratchFields(pl *typePlan) []bool {
 			}
 		}
 	}
-	pl.scratchFields = mask
 	return mask
 }

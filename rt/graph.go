@@ -4,6 +4,8 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -57,15 +59,14 @@ type snapshot struct {
 	// that the snapshot does not hold (graph_known.go).
 	unsaved bool
 
-	// plans describes every type met so far; see typePlan.
-	plans map[reflect.Type]*typePlan
-
 	// scratch holds the fields that comparison counts as scratch, or nil.
 	scratch *scratchSet
 
 	// Used while the snapshot is taken only.
 	budget, used int
 	pending      []savedRun
+	batches      map[*typePlan]*batch // see newCopy
+	lastBatch    *batch
 }
 
 // objectKey names an object by its original address and type: a struct and
@@ -134,17 +135,14 @@ type typePlan struct {
 	// stream marks the types whose values are the state of a stream
 	// (see isStreamType): differences inside them are stream positions.
 	stream bool
-	// scratchFields says which fields are scratch (see scratchFields)
-	// for the scratch set scratchOf.
-	scratchOf     *scratchSet
-	scratchFields []bool
-
 	length int         // arrays
 	fields []fieldPlan // structs: fields with state, blank fields left out
-	// elem is the element type of arrays (set at once), pointers, slices
-	// and maps (set on first use, as recursive types need).
+	// elem is the element type of arrays, set when the plan is made.
 	elem *typePlan
-	key  *typePlan // maps, set on first use
+	// target is the element type of pointers, slices and maps, and key
+	// the key type of maps, planned on first use (recursive types need
+	// it): read them through elemPlan and keyPlan.
+	target, key atomic.Pointer[typePlan]
 }
 
 // fieldPlan is one struct field.
@@ -189,7 +187,6 @@ func snapshotGraph(roots []any, budget int) (*snapshot, bool) {
 		objects: make(map[objectKey]unsafe.Pointer),
 		arrays:  make(map[arrayKey]unsafe.Pointer),
 		maps:    make(map[objectKey]*savedMap),
-		plans:   make(map[reflect.Type]*typePlan),
 		budget:  budget,
 	}
 	anyPlan := s.plan(reflect.TypeFor[any]())
@@ -207,7 +204,7 @@ func snapshotGraph(roots []any, budget int) (*snapshot, bool) {
 			}
 		}
 	}
-	s.pending = nil
+	s.pending, s.batches, s.lastBatch = nil, nil, nil
 	return s, true
 }
 
@@ -279,7 +276,7 @@ func (s *snapshot) savePointee(target unsafe.Pointer, elem *typePlan) bool {
 	if !s.charge(wordsOf(1, elem.size)) {
 		return false
 	}
-	c := reflect.New(elem.typ).UnsafePointer()
+	c := s.newCopy(elem)
 	copyValue(c, target, elem)
 	s.objects[key] = c
 	if elem.reaches {
@@ -303,8 +300,7 @@ func (s *snapshot) saveSlice(v reflect.Value, pl *typePlan) bool {
 	if !s.charge(wordsOf(n, elem.size)) {
 		return false
 	}
-	c := reflect.MakeSlice(pl.typ, n, n)
-	cp := c.UnsafePointer()
+	cp := s.newCopies(elem, n)
 	if elem.hasIgnored {
 		src := v.UnsafePointer()
 		for i := range n {
@@ -312,7 +308,7 @@ func (s *snapshot) saveSlice(v reflect.Value, pl *typePlan) bool {
 			copyValue(unsafe.Add(cp, off), unsafe.Add(src, off), elem)
 		}
 	} else {
-		reflect.Copy(c, v)
+		reflect.Copy(reflect.SliceAt(elem.typ, cp, n), v)
 	}
 	s.arrays[key] = cp
 	if elem.reaches {
@@ -382,10 +378,60 @@ func (s *snapshot) saveInterface(v reflect.Value) bool {
 	if !s.charge(wordsOf(1, dp.size)) {
 		return false
 	}
-	c := reflect.New(dp.typ)
-	c.Elem().Set(e)
-	s.pending = append(s.pending, savedRun{c.UnsafePointer(), dp, 1})
+	c := s.newCopy(dp)
+	reflect.NewAt(dp.typ, c).Elem().Set(e)
+	s.pending = append(s.pending, savedRun{c, dp, 1})
 	return true
+}
+
+// batch hands out zeroed values of one type for copies, from arrays
+// allocated a run at a time: a list of a thousand nodes costs a dozen
+// allocations, not a thousand. The arrays are typed, so the collector sees
+// the pointers in the copies.
+type batch struct {
+	plan       *typePlan
+	base       unsafe.Pointer
+	used, size int
+}
+
+// maxBatchBytes bounds one array of a batch, so that a large type does
+// not reserve much more memory than its copies need.
+const maxBatchBytes = 8 << 10
+
+// newCopy returns memory for a copy of a value of type pl.
+func (s *snapshot) newCopy(pl *typePlan) unsafe.Pointer { return s.newCopies(pl, 1) }
+
+// newCopies returns memory for n consecutive values of type pl: from the
+// type's batch when they fit in an array of it, in an array of their own
+// when they are many.
+func (s *snapshot) newCopies(pl *typePlan, n int) unsafe.Pointer {
+	if n > 64 || uintptr(n)*pl.size > maxBatchBytes/2 {
+		return reflect.MakeSlice(reflect.SliceOf(pl.typ), n, n).UnsafePointer()
+	}
+	b := s.lastBatch
+	if b == nil || b.plan != pl {
+		// Most graphs hold one type of object: the map of batches is made
+		// when a second one comes.
+		if b != nil && s.batches == nil {
+			s.batches = map[*typePlan]*batch{b.plan: b}
+		}
+		b = s.batches[pl]
+		if b == nil {
+			b = &batch{plan: pl}
+			if s.batches != nil {
+				s.batches[pl] = b
+			}
+		}
+		s.lastBatch = b
+	}
+	if b.size-b.used < n {
+		b.size = max(n, min(b.size*2, 256, int(maxBatchBytes/pl.size)))
+		b.base = reflect.MakeSlice(reflect.SliceOf(pl.typ), b.size, b.size).UnsafePointer()
+		b.used = 0
+	}
+	p := unsafe.Add(b.base, uintptr(b.used)*pl.size)
+	b.used += n
+	return p
 }
 
 // copyValue copies the value of type pl at src to dst, leaving the fields
@@ -413,16 +459,38 @@ func copyValue(dst, src unsafe.Pointer, pl *typePlan) {
 	}
 }
 
-// plan returns the plan of type t, building it on first use. Struct fields
+// plans holds the plan of every type met so far, shared by every snapshot
+// of the program: a plan is published complete (but for the lazily planned
+// targets of references, which are atomic) and never changed, so the
+// types of a call's graph are planned once per run, not once per call.
+// planMu serializes the making of plans.
+var (
+	plans  sync.Map // reflect.Type → *typePlan
+	planMu sync.Mutex
+)
+
+// plan returns the plan of type t.
+func (s *snapshot) plan(t reflect.Type) *typePlan { return planOf(t) }
+
+// planOf returns the plan of type t, making it on first use. Struct fields
 // and array elements are planned at once (a type cannot contain itself
 // inline); the targets of pointers, slices and maps are planned when first
 // needed, which lets recursive types terminate.
-func (s *snapshot) plan(t reflect.Type) *typePlan {
-	if pl, ok := s.plans[t]; ok {
-		return pl
+func planOf(t reflect.Type) *typePlan {
+	if pl, ok := plans.Load(t); ok {
+		return pl.(*typePlan)
+	}
+	planMu.Lock()
+	defer planMu.Unlock()
+	return makePlan(t)
+}
+
+// makePlan is planOf with planMu held.
+func makePlan(t reflect.Type) *typePlan {
+	if pl, ok := plans.Load(t); ok {
+		return pl.(*typePlan)
 	}
 	pl := &typePlan{typ: t, kind: t.Kind(), size: t.Size()}
-	s.plans[t] = pl
 	switch {
 	case pl.size == 0:
 		// No state at all: nothing to copy or compare.
@@ -437,12 +505,12 @@ func (s *snapshot) plan(t reflect.Type) *typePlan {
 			pl.reaches = true
 		case reflect.Array:
 			pl.length = t.Len()
-			pl.elem = s.plan(t.Elem())
+			pl.elem = makePlan(t.Elem())
 			pl.reaches, pl.hasIgnored = pl.elem.reaches, pl.elem.hasIgnored
 		case reflect.Struct:
 			for i := range t.NumField() {
 				f := t.Field(i)
-				fp := s.plan(f.Type)
+				fp := makePlan(f.Type)
 				if f.Name == "_" || fp.size == 0 {
 					continue // blank fields are padding or markers; Go's == skips them too
 				}
@@ -456,23 +524,36 @@ func (s *snapshot) plan(t reflect.Type) *typePlan {
 	if pl.kind == reflect.Struct || pl.kind == reflect.Interface {
 		pl.stream = isStreamType(t)
 	}
+	plans.Store(t, pl)
 	return pl
 }
 
-// elemPlan is the plan of the element type of a pointer, slice or map.
-func (s *snapshot) elemPlan(pl *typePlan) *typePlan {
-	if pl.elem == nil {
-		pl.elem = s.plan(pl.typ.Elem())
+// elemPlan is the plan of the element type of an array, pointer, slice or
+// map.
+func (s *snapshot) elemPlan(pl *typePlan) *typePlan { return pl.elemPlan() }
+
+func (pl *typePlan) elemPlan() *typePlan {
+	if pl.kind == reflect.Array {
+		return pl.elem
 	}
-	return pl.elem
+	if e := pl.target.Load(); e != nil {
+		return e
+	}
+	e := planOf(pl.typ.Elem())
+	pl.target.Store(e)
+	return e
 }
 
 // keyPlan is the plan of a map type's key type.
-func (s *snapshot) keyPlan(pl *typePlan) *typePlan {
-	if pl.key == nil {
-		pl.key = s.plan(pl.typ.Key())
+func (s *snapshot) keyPlan(pl *typePlan) *typePlan { return pl.keyPlan() }
+
+func (pl *typePlan) keyPlan() *typePlan {
+	if k := pl.key.Load(); k != nil {
+		return k
 	}
-	return pl.key
+	k := planOf(pl.typ.Key())
+	pl.key.Store(k)
+	return k
 }
 
 // isSyncType reports whether t is a type of the packages that implement

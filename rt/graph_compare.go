@@ -147,6 +147,22 @@ type comparer struct {
 	class changes
 	diffs [numChanges]difference
 	found [numChanges]int
+	// nodes is where path nodes are allocated from, a run at a time;
+	// runs double up to 128 nodes, from nodesRun.
+	nodes    []pathNode
+	nodesRun int
+}
+
+// node returns a new path node.
+func (c *comparer) node(parent *pathNode, step pathStep) *pathNode {
+	if len(c.nodes) == 0 {
+		c.nodesRun = min(max(2*c.nodesRun, 2), 128)
+		c.nodes = make([]pathNode, c.nodesRun)
+	}
+	n := &c.nodes[0]
+	c.nodes = c.nodes[1:]
+	*n = pathNode{parent: parent, step: step}
+	return n
 }
 
 // compareItem is a queued pair: n values of one type at entry (copied
@@ -185,7 +201,7 @@ func (c *comparer) pop()             { c.steps = c.steps[:len(c.steps)-1] }
 func (c *comparer) here() *pathNode {
 	n := c.path
 	for _, st := range c.steps {
-		n = &pathNode{parent: n, step: st}
+		n = c.node(n, st)
 	}
 	return n
 }
@@ -379,7 +395,7 @@ func (c *comparer) pointers(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	if !ok {
 		return false // not reached at entry: cannot happen for a graph walked from the same roots
 	}
-	path := &pathNode{parent: c.here(), step: pathStep{op: stepDeref, plan: elem}}
+	path := c.node(c.here(), pathStep{op: stepDeref, plan: elem})
 	c.enqueue(pairKey{sp, lp, elem, 0}, compareItem{saved: saved, live: lp, plan: elem, n: 1, path: path, class: c.class})
 	return false
 }

@@ -861,7 +861,7 @@ func TestGuards(t *testing.T) {
 }
 
 func TestRenderValues(t *testing.T) {
-	s := &snapshot{plans: make(map[reflect.Type]*typePlan)}
+	s := &snapshot{}
 	render := func(v any) string {
 		p := reflect.New(reflect.TypeOf(v))
 		p.Elem().Set(reflect.ValueOf(v))
@@ -948,5 +948,70 @@ func BenchmarkSnapshot(b *testing.B) {
 		if _, ok := takeSnapshot(roots, 0); !ok {
 			b.Fatal("snapshot over budget")
 		}
+	}
+}
+
+// BenchmarkSnapshotFlat snapshots and compares a pointer to a flat 64-byte
+// struct, the commonest receiver.
+func BenchmarkSnapshotFlat(b *testing.B) {
+	type flat struct {
+		a, b, c, d int64
+		e, f       float64
+		g, h       uint64
+	}
+	v := &flat{a: 1, b: 2}
+	roots := []any{v}
+	names := []string{"v"}
+	b.ReportAllocs()
+	for b.Loop() {
+		s, ok := takeSnapshot(roots, 0)
+		if !ok {
+			b.Fatal("snapshot over budget")
+		}
+		if _, equal := s.firstDiff(roots, names); !equal {
+			b.Fatal("unchanged struct differs")
+		}
+	}
+}
+
+// TestPlansShared checks that snapshots taken at once by several goroutines
+// share one plan per type, recursive types included, and still see their
+// own graphs (run it with -race too).
+func TestPlansShared(t *testing.T) {
+	type node struct {
+		val  int
+		next *node
+		kids map[string]*node
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := &node{val: g, next: &node{val: g + 1}, kids: map[string]*node{"a": {val: g + 2}}}
+			roots := []any{n}
+			for range 50 {
+				s, ok := takeSnapshot(roots, 0)
+				if !ok {
+					t.Error("over budget")
+					return
+				}
+				n.next.val++
+				d, equal := s.firstDiff(roots, []string{"n"})
+				n.next.val--
+				if equal || d.Path != "n.next.val" {
+					t.Errorf("goroutine %d: diff %+v, equal %t", g, d, equal)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	pl := planOf(reflect.TypeFor[*node]())
+	if pl != planOf(reflect.TypeFor[*node]()) || pl.elemPlan() != planOf(reflect.TypeFor[node]()) {
+		t.Error("a type has two plans")
+	}
+	if f := planOf(reflect.TypeFor[node]()).fields[1].plan; f != pl {
+		t.Error("the field next does not share the plan of *node")
 	}
 }

@@ -89,7 +89,7 @@ func (s *snapshot) restore() {
 	for k, sm := range s.maps {
 		hmap := k.addr
 		m := reflect.NewAt(k.plan.typ, unsafe.Pointer(&hmap)).Elem()
-		kp, vp := k.plan.key, k.plan.elem
+		kp, vp := k.plan.keyPlan(), k.plan.elemPlan()
 		if !val.IsValid() || val.Type().Elem() != vp.typ {
 			val = reflect.New(vp.typ)
 		}
