@@ -171,6 +171,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	}
 	fe.markFallOff(&local)
 	st.ends = fe.ends
+	st.leaf, _ = fe.leaf()
 	if len(callSites) == 0 && st.noSnapshot == "" && fe.twinnable() {
 		if err := fe.twin(edits, local.edits, sig); err != nil {
 			return err

@@ -206,6 +206,7 @@ type site struct {
 	ignored            bool
 	ends               []int32 // lines of the statements that end a call normally (see doneAt)
 	frame              string  // the name of the frames of its instrumented body, when not fn (see twin)
+	leaf               bool    // the function calls nothing but builtins (see funcEdits.leaf)
 }
 
 type pkgRewriter struct {
@@ -408,6 +409,9 @@ func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File) {
 		}
 		if s.frame != "" {
 			extra += fmt.Sprintf(", Frame: %q", s.frame)
+		}
+		if s.leaf {
+			extra += ", Leaf: true"
 		}
 		fmt.Fprintf(&b, "\t{ID: %q, Func: %q, Pos: %q, Roots: %q, Kind: %s.%s, Faults: %s, Budget: %d, Ignored: %t%s},\n",
 			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, extra)

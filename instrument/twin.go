@@ -54,8 +54,16 @@ func (fe *funcEdits) twinnable() bool {
 			}
 		}
 	}
-	nodes, leaf := 0, true
-	ast.Inspect(fd.Body, func(n ast.Node) bool {
+	leaf, nodes := fe.leaf()
+	return leaf && nodes <= maxTwinNodes
+}
+
+// leaf reports whether the function calls nothing but builtins and
+// conversions (so that no injection point is reached while a call of it is
+// in progress), and counts the syntax nodes of its body.
+func (fe *funcEdits) leaf() (leaf bool, nodes int) {
+	leaf = true
+	ast.Inspect(fe.body, func(n ast.Node) bool {
 		if !leaf || n == nil {
 			return false
 		}
@@ -68,7 +76,7 @@ func (fe *funcEdits) twinnable() bool {
 		}
 		return leaf
 	})
-	return leaf && nodes <= maxTwinNodes
+	return leaf, nodes
 }
 
 // builtinOrConversion reports calls that are not calls of functions: type

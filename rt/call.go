@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -49,12 +50,19 @@ func Enter(s *Site, roots ...any) Call {
 	if after && !afterFaultWanted() {
 		return Call{}
 	}
-	c := Call{site: s, seq: callSeq.Add(1), num: s.calls.Add(1), afterFault: after, frame: s.frameName()}
+	c := Call{site: s, num: s.calls.Add(1), afterFault: after, frame: s.frameName()}
+	if !campaign.noSnapshots {
+		// Without snapshots no failure is placed in a chain (see
+		// exitUnsnapped), and a profile run skips the shared counter.
+		c.seq = callSeq.Add(1)
+	}
 	if s.Literal {
 		c.frame = callerName()
 	}
 	if campaign.profile > 0 {
-		pushActive(s, c.frame, c.num)
+		if !s.Leaf {
+			pushActive(s, c.frame, c.num)
+		}
 		if c.num == 1 && s.Faults == 0 {
 			writeEnter(s)
 		}
@@ -100,7 +108,7 @@ func (c Call) Exit(done *int32, errp *error) {
 	if c.site == nil {
 		return
 	}
-	if campaign.profile > 0 {
+	if campaign.profile > 0 && !c.site.Leaf {
 		popActive(c.site, c.num)
 	}
 	var failure string
@@ -286,9 +294,17 @@ func callerName() string {
 	if runtime.Callers(3, pc[:]) == 0 {
 		return ""
 	}
+	if name, ok := callerNames.Load(pc[0]); ok {
+		return name.(string)
+	}
 	f, _ := runtime.CallersFrames(pc[:]).Next()
+	callerNames.Store(pc[0], f.Function)
 	return f.Function
 }
+
+// callerNames caches callerName's answers by return address: a literal is
+// entered from a few places, very often.
+var callerNames sync.Map // uintptr → string
 
 // unwinding reports whether the caller of Exit runs because the goroutine
 // panics or exits (runtime.gopanic or runtime.Goexit is running deferred

@@ -69,6 +69,10 @@ type Site struct {
 	// instrumented twin while the runtime is enabled, so that, when it is
 	// not, it stays what it was (inlinable, with the same frames).
 	Frame string
+	// Leaf marks a function that calls nothing but builtins: no injection
+	// point is reached while one of its calls is in progress, so profile
+	// runs need not track its calls (see pushActive).
+	Leaf bool
 
 	hits  atomic.Uint64 // times reached while the runtime is enabled
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)

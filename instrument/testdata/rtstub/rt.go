@@ -34,6 +34,7 @@ type Site struct {
 	Literal    bool
 	In         string
 	Frame      string
+	Leaf       bool
 }
 
 type Globals struct {
