@@ -158,9 +158,11 @@ func noteInjection(seq, gid uint64) {
 }
 
 // checkAbsorbed ends the program when c, a call that returns normally,
-// was on the stack of the goroutine where the fault was injected.
+// was on the stack of the goroutine where the fault was injected. A call
+// without a sequence number (a run without snapshots) is never taken for
+// one.
 func (c *Call) checkAbsorbed() {
-	if !campaign.stopAbsorbed || !injected.fired.Load() || c.seq >= injected.seq {
+	if !campaign.stopAbsorbed || !injected.fired.Load() || c.seq == 0 || c.seq >= injected.seq {
 		return
 	}
 	if goroutineID() != injected.gid {
