@@ -30,11 +30,15 @@ func Inject(s *Site) error {
 	if !config.enabled {
 		return nil
 	}
+	armed := isArmed(s)
+	if !armed && campaign.profile == 0 {
+		return nil // an experiment counts the reaches of its armed site only
+	}
 	n := s.hits.Add(1)
 	if n <= campaign.profile {
 		writeReach(s, n, activeStack())
 	}
-	if !isArmed(s) || n != config.armedOcc {
+	if !armed || n != config.armedOcc {
 		return nil
 	}
 	panicking := !config.armedErr

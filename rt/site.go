@@ -74,7 +74,7 @@ type Site struct {
 	// runs need not track its calls (see pushActive).
 	Leaf bool
 
-	hits  atomic.Uint64 // times reached while the runtime is enabled
+	hits  atomic.Uint64 // times reached in a profile run, or as the armed site
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)
 	// targets are the call numbers the campaign wants snapshotted
 	// (ATOMICX_SNAPSHOT_CALLS), looked up at the first call.
