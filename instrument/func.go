@@ -77,8 +77,8 @@ func (p *pkgRewriter) litEdits(tf *token.File, src []byte, lit *ast.FuncLit, nam
 }
 
 // captured returns the variables that a literal captures, in the order
-// of their first use in it: the local variables, parameters and results
-// of the functions around it that it refers to.
+// of their first use in it: the local variables and parameters of the
+// functions around it that it refers to.
 func (p *pkgRewriter) captured(lit *ast.FuncLit) []*types.Var {
 	var vars []*types.Var
 	seen := map[*types.Var]bool{}
@@ -93,6 +93,14 @@ func (p *pkgRewriter) captured(lit *ast.FuncLit) []*types.Var {
 		}
 		if v.Pos() >= lit.Pos() && v.Pos() < lit.End() {
 			return true // its own
+		}
+		if p.results[v] {
+			// A result of the function around it: what that function
+			// returns, not state. Taking its address would move it to
+			// the heap, and a function whose results live on the heap
+			// runs its deferred calls from its closing brace, which
+			// runtime.Caller in them would see.
+			return true
 		}
 		seen[v] = true
 		vars = append(vars, v)

@@ -152,6 +152,7 @@ func Package(files []File, opts Options) (*Result, error) {
 	}
 
 	p := &pkgRewriter{opts: opts, fset: fset, info: info, pkg: pkg, omitted: map[string]int{}, literals: funcname.Literals(parsed, info)}
+	p.results = resultVars(parsed, info)
 	res := &Result{Files: make([]File, len(files)), Changed: make([]bool, len(files))}
 	for i, f := range files {
 		res.Files[i] = f
@@ -221,6 +222,7 @@ type pkgRewriter struct {
 	omitted    map[string]int // calls that are not injection points, by reason
 	declared   []string
 	literals   map[*ast.FuncLit]funcname.Literal
+	results    map[*types.Var]bool    // the named results of every function, literals' included
 	savers     map[string][]fieldCopy // generated checkpoint code, by type name
 	wholeSaver bool                   // the generic whole-value checkpoint is used
 	copyKinds  uint8                  // bit k: a per-type checkpoint copies a field of copyKind k
@@ -480,3 +482,26 @@ func lineDirective(fset *token.FileSet, tf *token.File, off int) string {
 }
 
 var errNewline = errors.New("a return statement spans lines between its keyword and its first result")
+
+// resultVars returns the named results of the functions and function
+// literals of files.
+func resultVars(files []*ast.File, info *types.Info) map[*types.Var]bool {
+	vars := map[*types.Var]bool{}
+	for _, f := range files {
+		ast.Inspect(f, func(n ast.Node) bool {
+			ft, ok := n.(*ast.FuncType)
+			if !ok || ft.Results == nil {
+				return true
+			}
+			for _, field := range ft.Results.List {
+				for _, id := range field.Names {
+					if v, ok := info.Defs[id].(*types.Var); ok {
+						vars[v] = true
+					}
+				}
+			}
+			return true
+		})
+	}
+	return vars
+}
