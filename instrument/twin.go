@@ -73,6 +73,12 @@ func (fe *funcEdits) leaf() (leaf bool, nodes int) {
 			leaf = false
 		case *ast.CallExpr:
 			leaf = fe.builtinOrConversion(n)
+		case *ast.RangeStmt:
+			// Ranging over a function calls it, with the loop's body as
+			// a function of its own.
+			if tv, ok := fe.p.info.Types[n.X]; !ok || isFunc(tv.Type) {
+				leaf = false
+			}
 		}
 		return leaf
 	})
@@ -180,4 +186,14 @@ func (fe *funcEdits) twinCall() string {
 		return call + "; return"
 	}
 	return "return " + call
+}
+
+// isFunc reports a function type. A type parameter may stand for one: it
+// counts as one.
+func isFunc(t types.Type) bool {
+	if _, ok := t.(*types.TypeParam); ok {
+		return true
+	}
+	_, ok := t.Underlying().(*types.Signature)
+	return ok
 }
