@@ -87,3 +87,33 @@ func writeList(w io.Writer, name string, list []string) {
 	}
 	fmt.Fprintln(w)
 }
+
+// Hash is a hex SHA-256 of what the policy says about the package: what
+// instrumenting it depends on, and nothing else. It changes when an edit
+// of the policy changes the package's mode, options, or the functions the
+// rule selects, excludes or ignores in it, and not when the edit is about
+// other packages only; so that a build keyed on it (see package gocmd)
+// recompiles only the packages whose instrumentation changed. An external
+// test package has the hash of its package.
+func (m Match) Hash() string {
+	h := sha256.New()
+	fmt.Fprintf(h, "atomicheck.toml version %d\n", schemaVersion)
+	fmt.Fprintf(h, "package %q mode %s\n", m.Package, m.Mode)
+	writeOptions(h, "options", m.Options)
+	if r := m.Rule; r != nil && m.Mode != Off {
+		if r.Functions != nil {
+			writeList(h, "functions", funcTexts(r.functions))
+		}
+		if r.reported != nil {
+			names := make([]string, 0, len(r.reported[m.Package]))
+			for n := range r.reported[m.Package] {
+				names = append(names, n)
+			}
+			writeList(h, "from_report", names)
+		}
+		writeList(h, "exclude", funcTexts(r.exclude))
+		writeList(h, "ignore", funcTexts(r.ignore))
+		writeList(h, "scratch", r.scratchTexts())
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}

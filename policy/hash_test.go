@@ -3,6 +3,7 @@ package policy
 import (
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -61,5 +62,56 @@ func TestHashEmpty(t *testing.T) {
 	}
 	if got := (&Policy{defaults: builtinDefaults}).Hash(); got != want {
 		t.Errorf("a policy with no rules and no module: Hash() = %s, want %s", got, want)
+	}
+}
+
+func TestMatchHash(t *testing.T) {
+	const base = `[[rule]]
+packages = ["example.com/a"]
+mode = "detect"
+functions = ["(*T).Set"]
+
+[[rule]]
+packages = ["example.com/b"]
+mode = "mask"
+functions = ["(*U).Put"]
+`
+	hashes := func(src string) (a, b string) {
+		t.Helper()
+		p, err := Parse(filepath.Join("testdata", "hash", "x.toml"), []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.ForPackage("example.com/a", false).Hash(), p.ForPackage("example.com/b", false).Hash()
+	}
+	a0, b0 := hashes(base)
+	if a0 == b0 {
+		t.Fatal("two packages under different rules have one hash")
+	}
+	tests := []struct {
+		name         string
+		src          string
+		aSame, bSame bool
+	}{
+		{"reformatted", "# comment\n" + base, true, true},
+		{"b's functions", strings.Replace(base, `"(*U).Put"`, `"(*U).Put", "(*U).Del"`, 1), true, false},
+		{"a's mode", strings.Replace(base, `mode = "detect"`, `mode = "off"`, 1), false, true},
+		{"a's options", strings.Replace(base, `functions = ["(*T).Set"]`, "functions = [\"(*T).Set\"]\npanics = true", 1), false, true},
+		{"a's exclude", strings.Replace(base, `functions = ["(*T).Set"]`, "functions = [\"(*T).Set\"]\nexclude = [\"(*T).Reset\"]", 1), false, true},
+		{"another package in b's rule", strings.Replace(base, `["example.com/b"]`, `["example.com/b", "example.com/c"]`, 1), true, true},
+		{"rules swapped", base[strings.Index(base, "\n\n")+2:] + "\n" + base[:strings.Index(base, "\n\n")], true, true},
+	}
+	for _, tt := range tests {
+		a, b := hashes(tt.src)
+		if (a == a0) != tt.aSame || (b == b0) != tt.bSame {
+			t.Errorf("%s: a's hash unchanged = %t (want %t), b's = %t (want %t)", tt.name, a == a0, tt.aSame, b == b0, tt.bSame)
+		}
+	}
+	p, err := Parse(filepath.Join("testdata", "hash", "x.toml"), []byte(base))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if x := p.ForPackage("example.com/a_test [example.com/a.test]", false).Hash(); x != a0 {
+		t.Errorf("external test package: hash %s, want its package's %s", x, a0)
 	}
 }

@@ -87,6 +87,12 @@ func BuildFlags(goArgs []string) []string {
 				i++
 				value = goArgs[i]
 			}
+			if name == "-gcflags" && strings.Contains(value, KeyFlag) {
+				// A build key (see KeyFlag), for an instrumented package
+				// alone: the runtime and std are built as without it, and
+				// the runtime is the same whatever the keys.
+				continue
+			}
 			out = append(out, name+"="+value)
 		case goFlagsWithValue[name] && !hasValue:
 			i++ // skip the value
@@ -233,4 +239,12 @@ func mergeFlags(base, extra []string) []string {
 		}
 	}
 	return base
+}
+
+// GoFlagTakesValue reports whether a flag of the go command's build and
+// test subcommands ("-tags", "--run") takes a value, which then follows it
+// as the next argument unless written "-flag=value".
+func GoFlagTakesValue(name string) bool {
+	name = "-" + strings.TrimLeft(name, "-")
+	return mirroredValueFlags[name] || goFlagsWithValue[name]
 }

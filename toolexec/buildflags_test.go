@@ -33,6 +33,11 @@ func TestBuildFlags(t *testing.T) {
 			want: []string{"-msan", "-trimpath"},
 		},
 		{
+			name: "build keys are not mirrored",
+			args: "build -toolexec=atomicx -gcflags=all=-N -gcflags=example.com/m/a=-atomicx=0123 .",
+			want: []string{"-gcflags=all=-N"},
+		},
+		{
 			name: "double dash flags",
 			args: "test --race --tags=y --gcflags -l ./...",
 			want: []string{"-race", "-tags=y", "-gcflags=-l"},

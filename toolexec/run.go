@@ -40,7 +40,7 @@ type Config struct {
 
 // Run carries out one tool invocation and returns the exit code to use.
 func Run(cfg Config, cmd Command) int {
-	r := &runner{cfg: cfg, cmd: cmd}
+	r := &runner{cfg: cfg, cmd: cmd, keyed: os.Getenv(KeyedEnv)}
 	code, err := r.run()
 	if err != nil {
 		fmt.Fprintf(cfg.Stderr, "atomicx: %v\n", err)
@@ -55,6 +55,10 @@ type runner struct {
 	cfg Config
 	cmd Command
 	pol *policy.Policy
+	// keyed is the policy's hash when the go command runs under the
+	// front-end (atomicx go, atomicx detect): instrumented packages then
+	// carry their own cache key (KeyFlag), and -V=full is the real tool's.
+	keyed string
 }
 
 func (r *runner) run() (int, error) {
@@ -93,17 +97,26 @@ func (r *runner) loadPolicy() error {
 	if err != nil {
 		return err
 	}
-	if path == "" {
-		r.pol = policy.Empty()
-		return nil
+	r.pol = policy.Empty()
+	if path != "" {
+		if r.pol, err = policy.Load(path); err != nil {
+			return err
+		}
 	}
-	r.pol, err = policy.Load(path)
-	return err
+	if r.keyed != "" && r.pol.Hash() != r.keyed {
+		return fmt.Errorf("the policy %s changed during the build: build again", path)
+	}
+	return nil
 }
 
 // version answers -V=full with the real tool's line plus atomicx's
-// identity and the policy's hash.
+// identity and the policy's hash; under the front-end, with the real
+// tool's line alone, so that every package that is not instrumented
+// shares its build cache entries with plain builds.
 func (r *runner) version() (int, error) {
+	if r.keyed != "" {
+		return r.exec(r.cmd.Args)
+	}
 	var out bytes.Buffer
 	c := exec.Command(r.cmd.ToolPath, r.cmd.Args...)
 	c.Stdin, c.Stdout, c.Stderr = os.Stdin, &out, r.cfg.Stderr
@@ -117,7 +130,7 @@ func (r *runner) version() (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	line, err := VersionLine(out.String(), id+"+policy:"+r.pol.Hash()[:16]+"+rt:"+runtimeCacheID())
+	line, err := VersionLine(out.String(), id+"+policy:"+r.pol.Hash()[:16]+"+rt:"+RuntimeCacheID())
 	if err != nil {
 		return 2, err
 	}
@@ -125,14 +138,14 @@ func (r *runner) version() (int, error) {
 	return 0, nil
 }
 
-// runtimeCacheID names the directory the runtime is built in. The
+// RuntimeCacheID names the directory the runtime is built in. The
 // runtime's export data records its source files' paths, so a runtime
 // built under another cache directory has another fingerprint: an
 // instrumented package compiled against one and found in the build cache
 // would not link with the other ("fingerprint mismatch"). Keying the
 // build cache on the directory keeps them apart; a stable cache
 // directory, the default, costs nothing.
-func runtimeCacheID() string {
+func RuntimeCacheID() string {
 	dir, err := cacheDir()
 	if err != nil {
 		return "none"
@@ -144,6 +157,8 @@ func runtimeCacheID() string {
 // compile instruments the package when the policy selects it, and runs
 // the compiler.
 func (r *runner) compile() (int, error) {
+	var key string
+	r.cmd.Args, key = takeKey(r.cmd.Args)
 	cc := ParseCompile(r.cmd)
 	if cc.Package == "" || len(cc.GoFiles) == 0 || cc.Output == "" || cc.ImportCfg == "" {
 		return r.exec(r.cmd.Args)
@@ -156,6 +171,12 @@ func (r *runner) compile() (int, error) {
 	}
 	if isTestMain(cc) {
 		return r.exec(r.cmd.Args)
+	}
+	if r.keyed != "" && key == "" {
+		// Compiled, the package would be cached under the key of a plain
+		// build, and handed to one.
+		return 2, fmt.Errorf("package %s is instrumented (%s) but the go command gave it no atomicx build key: "+
+			"build with 'atomicx go', or unset %s to key the whole build on atomicx", importPath, match.Mode, KeyedEnv)
 	}
 
 	archives, err := r.runtime()

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+
+	"github.com/atomicx/atomicx/gocmd"
+)
+
+const goUsage = `usage: atomicx go build|install|run|test [build and test flags] [packages] [arguments]
+
+Runs the go command with atomicx as its -toolexec program, as
+"go build -toolexec atomicx" does, but with build cache keys of their
+own for the packages that the policy instruments: every other package,
+the standard library first, comes from the cache that plain builds fill,
+and a policy edit recompiles only the packages whose instrumentation it
+changes. atomicx detect builds this way.
+
+-toolexec cannot be given; -gcflags values are kept, and apply to the
+instrumented packages as they would without atomicx.
+`
+
+// goCmd runs "atomicx go ...".
+func goCmd(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" {
+		fmt.Fprint(stderr, goUsage)
+		return 2
+	}
+	self, err := os.Executable()
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx go: %v\n", err)
+		return 2
+	}
+	cmd, err := gocmd.Command(context.Background(), gocmd.Config{Atomicx: self, Identity: identity}, args)
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx go: %v\n", err)
+		return 2
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, stdout, stderr
+	// An interrupt reaches the go command too, which ends its tools and
+	// its tests: wait for it to say how it ended.
+	signal.Ignore(os.Interrupt)
+	defer signal.Reset(os.Interrupt)
+	err = cmd.Run()
+	var exit *exec.ExitError
+	switch {
+	case errors.As(err, &exit):
+		return exit.ExitCode()
+	case err != nil:
+		fmt.Fprintf(stderr, "atomicx go: %v\n", err)
+		return 2
+	}
+	return 0
+}

@@ -1,0 +1,189 @@
+package gocmd
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/atomicx/atomicx/policy"
+	"github.com/atomicx/atomicx/toolexec"
+)
+
+// Config says which atomicx runs under the go command, and where.
+type Config struct {
+	Atomicx string // the atomicx binary, the go command's -toolexec
+	// Identity returns that binary's identity, as toolexec.Config's does:
+	// it is part of every key.
+	Identity func() (string, error)
+	Dir      string   // the directory the go command runs in ("" for the current one)
+	Env      []string // its environment; os.Environ() when nil
+}
+
+func (c Config) environ() []string {
+	if c.Env == nil {
+		return os.Environ()
+	}
+	return c.Env
+}
+
+func (c Config) getenv(name string) string {
+	env := c.environ()
+	for i := len(env) - 1; i >= 0; i-- {
+		if v, ok := strings.CutPrefix(env[i], name+"="); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+func (c Config) identity() (string, error) {
+	if c.Identity == nil {
+		return "", fmt.Errorf("no atomicx identity to key the build on")
+	}
+	return c.Identity()
+}
+
+// Command returns the go command that runs goArgs (a subcommand that
+// builds, its flags and packages: "test -run X ./...") with atomicx as its
+// -toolexec program and the build keys of the packages the policy
+// instruments. The policy is the one that applies in the go command's
+// directory (see policy.Find).
+func Command(ctx context.Context, cfg Config, goArgs []string) (*exec.Cmd, error) {
+	cl, err := parseCmdLine(goArgs)
+	if err != nil {
+		return nil, err
+	}
+	if cl.chdir != "" {
+		cfg.Dir = filepath.Join(cfg.Dir, cl.chdir)
+		cl.chdir = ""
+	}
+	dir := cfg.Dir
+	if dir == "" {
+		if dir, err = os.Getwd(); err != nil {
+			return nil, err
+		}
+	}
+	polPath, err := policy.Find(dir, cfg.getenv)
+	if err != nil {
+		return nil, err
+	}
+	keys, err := ComputeKeys(ctx, cfg, polPath, cl.listFlags, cl.sub == "test", cl.pkgs)
+	if err != nil {
+		return nil, err
+	}
+	args, err := keys.args(ctx, cl)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.CommandContext(ctx, "go", args...)
+	cmd.Dir, cmd.Env = cfg.Dir, keys.Env()
+	return cmd, nil
+}
+
+// Args returns goArgs, a go command line that builds some of the packages
+// the keys were computed for, with atomicx as -toolexec and the keys.
+func (k *Keys) Args(ctx context.Context, goArgs []string) ([]string, error) {
+	cl, err := parseCmdLine(goArgs)
+	if err != nil {
+		return nil, err
+	}
+	return k.args(ctx, cl)
+}
+
+// Env is the environment the go command runs in: atomicx finds the
+// policy the keys were computed with, and knows the build is keyed.
+func (k *Keys) Env() []string {
+	pol := k.polPath
+	if pol == "" {
+		pol = "off"
+	}
+	return append(slices.Clone(k.cfg.environ()), policy.EnvVar+"="+pol, toolexec.KeyedEnv+"="+k.pol.Hash())
+}
+
+// args puts the command line back together. The go command applies, for
+// each package, the last -gcflags value whose pattern matches it: every
+// key comes last, as a value for its package alone, with the flags that
+// the user's values give that package.
+func (k *Keys) args(ctx context.Context, cl *cmdLine) ([]string, error) {
+	tool, err := joinQuoted([]string{k.cfg.Atomicx})
+	if err != nil {
+		return nil, err
+	}
+	out := []string{cl.sub}
+	if cl.chdir != "" {
+		out = append(out, "-C", cl.chdir)
+	}
+	out = append(out, "-toolexec="+tool)
+	var user []perPackage
+	goflags, err := splitQuoted(k.cfg.getenv("GOFLAGS"))
+	if err != nil {
+		return nil, fmt.Errorf("GOFLAGS: %v", err)
+	}
+	var values []string
+	for _, f := range goflags {
+		if isFlag(f, "-gcflags") {
+			v, _ := flagValue([]string{f, ""})
+			values = append(values, v)
+		}
+	}
+	values = append(values, cl.gcflags...)
+	for _, v := range values {
+		pp, err := parsePerPackage(v, k.dir)
+		if err != nil {
+			return nil, err
+		}
+		user = append(user, pp)
+	}
+	for _, v := range cl.gcflags {
+		out = append(out, "-gcflags="+v)
+	}
+	var cmdline map[string]bool
+	for _, path := range k.Instrumented() {
+		p := k.pkgs[path]
+		var flags []string
+		for _, pp := range slices.Backward(user) {
+			if p == nil {
+				break
+			}
+			if cmdline == nil {
+				if cmdline, err = k.cmdline(ctx, cl); err != nil {
+					return nil, err
+				}
+			}
+			if pp.matches(p, cmdline[path]) {
+				flags = slices.Clone(pp.flags)
+				break
+			}
+		}
+		v, err := joinQuoted(append(flags, toolexec.KeyFlag+k.keys[path]))
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, "-gcflags="+path+"="+v)
+	}
+	return append(out, cl.args...), nil
+}
+
+// cmdline returns the import paths of the packages named on the command
+// line, to which a -gcflags value without a pattern applies.
+func (k *Keys) cmdline(ctx context.Context, cl *cmdLine) (map[string]bool, error) {
+	set := map[string]bool{}
+	if slices.Equal(cl.pkgs, k.listed) && slices.Equal(cl.listFlags, k.flags) {
+		for path, p := range k.pkgs {
+			set[path] = !p.DepOnly
+		}
+		return set, nil
+	}
+	list, err := k.list(ctx, append(append([]string{"list", "-e", "-json=ImportPath"}, cl.listFlags...), "--"), cl.pkgs)
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range list {
+		set[p.ImportPath] = true
+	}
+	return set, nil
+}
