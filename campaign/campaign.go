@@ -16,14 +16,20 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/atomicx/atomicx/gocmd"
 )
 
 // Config is what a campaign does.
 type Config struct {
-	Patterns  []string      // packages whose tests are the workload
-	Dir       string        // where the go command runs
-	Journal   string        // directory holding the journal and the test binaries
-	Atomicx   string        // the atomicx binary, for -toolexec
+	Patterns []string // packages whose tests are the workload
+	Dir      string   // where the go command runs
+	Journal  string   // directory holding the journal and the test binaries
+	Atomicx  string   // the atomicx binary, for -toolexec
+	// Identity returns the atomicx binary's identity. When set, the test
+	// binaries are built with build keys (package gocmd): what the policy
+	// does not instrument comes from the cache of plain builds.
+	Identity  func() (string, error)
 	Policy    string        // policy file to build with ("" : the one the go command finds)
 	Jobs      int           // experiments run at once
 	Timeout   time.Duration // per run
@@ -134,6 +140,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		res.Resumed[r.Kind]++
 	}
 	c := &runner{cfg: cfg, journal: j, done: done, res: res, session: start.UnixMilli()}
+	if cfg.Identity != nil {
+		gc := gocmd.Config{Atomicx: cfg.Atomicx, Identity: cfg.Identity, Dir: cfg.Dir, Env: c.buildEnv()}
+		if c.keys, err = gocmd.KeysFor(ctx, gc, cfg.Policy, c.goArgs(cfg.Patterns...)); err != nil {
+			return nil, err
+		}
+	}
 	for _, p := range pkgs {
 		if err := c.build(ctx, p); err != nil {
 			return nil, err
@@ -194,6 +206,17 @@ type runner struct {
 	session int64 // when this campaign command started, in Unix ms
 	mu      sync.Mutex
 	notes   map[string]bool // build notes already shown
+	keys    *gocmd.Keys     // the build keys, when cfg.Identity is set
+}
+
+// goArgs is the go command line that builds the workload's packages: a
+// test binary each, or, for a program workload, the program.
+func (c *runner) goArgs(pkgs ...string) []string {
+	verb := []string{"test", "-c"}
+	if c.cfg.Exec != "" {
+		verb = []string{"build"}
+	}
+	return append(append(verb, c.cfg.BuildArgs...), pkgs...)
 }
 
 func (c *runner) logf(format string, args ...any) {
@@ -248,17 +271,24 @@ const execWorkload = "exec"
 func (c *runner) build(ctx context.Context, p *Package) error {
 	p.Binary = filepath.Join(c.cfg.Journal, "bin", binaryName(p.ImportPath))
 	c.logf("building %s", p.ImportPath)
-	verb := []string{"test", "-c"}
 	if c.cfg.Exec != "" {
-		verb = []string{"build"}
 		p.Binary = strings.TrimSuffix(p.Binary, ".test")
 		p.Tests = []string{execWorkload}
 	}
-	args := append(append(verb, "-o", p.Binary, "-toolexec", c.cfg.Atomicx), c.cfg.BuildArgs...)
-	args = append(args, p.ImportPath)
+	args := c.goArgs("-o", p.Binary, p.ImportPath)
+	env := c.buildEnv()
+	if c.keys != nil {
+		var err error
+		if args, err = c.keys.Args(ctx, args); err != nil {
+			return fmt.Errorf("building %s: %v", p.ImportPath, err)
+		}
+		env = c.keys.Env()
+	} else {
+		args = append([]string{args[0], "-toolexec", c.cfg.Atomicx}, args[1:]...)
+	}
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir = c.cfg.Dir
-	cmd.Env = c.buildEnv()
+	cmd.Env = env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return fmt.Errorf("building %s: %v\n%s", p.ImportPath, err, out)

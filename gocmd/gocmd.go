@@ -187,3 +187,17 @@ func (k *Keys) cmdline(ctx context.Context, cl *cmdLine) (map[string]bool, error
 	}
 	return set, nil
 }
+
+// KeysFor computes the keys for the builds of a go command line (see
+// Command), with the policy at polPath ("" for none). The keys then serve
+// every build of some of its packages, with its flags (Keys.Args).
+func KeysFor(ctx context.Context, cfg Config, polPath string, goArgs []string) (*Keys, error) {
+	cl, err := parseCmdLine(goArgs)
+	if err != nil {
+		return nil, err
+	}
+	if cl.chdir != "" {
+		cfg.Dir = filepath.Join(cfg.Dir, cl.chdir)
+	}
+	return ComputeKeys(ctx, cfg, polPath, cl.listFlags, cl.sub == "test", cl.pkgs)
+}

@@ -102,7 +102,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := campaign.Run(ctx, campaign.Config{
-		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Policy: pol,
+		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Identity: identity, Policy: pol,
 		Jobs: *jobs, Timeout: *timeout, MaxOccur: *maxOccur, EarlyStop: !*noStop, AllSnaps: *allSnaps,
 		Resume: *resume, BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, *execScript), Run: runRE,
 		Header: campaign.Header{Command: append([]string{"atomicx", "detect"}, args...), Version: version(),

@@ -19,7 +19,14 @@ Usage:
 
 	go build -toolexec atomicx [build flags] [packages]
 	go test  -toolexec atomicx [build and test flags] [packages]
+	atomicx go build|install|run|test [flags] [packages]
 	atomicx <command> [arguments]
+
+	atomicx go runs the go command with atomicx as -toolexec, and with
+	build cache keys of their own for the instrumented packages only:
+	the standard library and everything else the policy leaves alone
+	come from the cache of plain builds, and a policy edit recompiles
+	only the packages whose instrumentation it changes.
 
 Commands:
 
