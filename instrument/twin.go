@@ -44,8 +44,9 @@ const twinPrefix = "_atx_"
 // The inliner's arithmetic (cmd/compile/internal/inline), which
 // inlineCost follows from the syntax.
 const (
-	inlineBudget = 80 // the most a function may cost and be inlined
-	callCost     = 57 // a call that is not inlined
+	inlineBudget  = 80 // the most a function may cost and be inlined
+	callCost      = 57 // a call that is not inlined
+	paramCallCost = 17 // a call of a parameter
 	// handOverCost and directHandOverCost are what the test
 	// "if On { return handOver(twin, args) }" costs, or with a direct call
 	// of the twin, before its arguments (one each): measured with -m=2.
@@ -121,13 +122,13 @@ func countRoots(fd *ast.FuncDecl) int {
 // inline it (a function of the package, instrumented or not, as atomicx
 // compiles it) and 57 where not. It returns more than inlineBudget for a
 // body the inliner refuses whatever its size (a defer, a go statement, a
-// select, a label, a function literal, recover, a range over a function)
-// and for recursion.
+// select, a label, a function literal, recover, a range over a function).
+// A recursive call costs 57.
 func (p *pkgRewriter) inlineCost(fd *ast.FuncDecl) int {
 	if c, ok := p.costs[fd]; ok {
 		return c
 	}
-	p.costs[fd] = tooCostly // recursion is never inlined
+	p.costs[fd] = tooCostly // a recursive call is not inlined
 	cost := 0
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if n == nil || cost > inlineBudget {
@@ -147,7 +148,7 @@ func (p *pkgRewriter) inlineCost(fd *ast.FuncDecl) int {
 			if isRecover(p.info, n) {
 				cost = tooCostly
 			} else if !builtinOrConversion(p.info, n) {
-				cost += p.callCost(n)
+				cost += p.callCost(fd, n)
 			}
 		}
 		return cost <= inlineBudget
@@ -157,23 +158,28 @@ func (p *pkgRewriter) inlineCost(fd *ast.FuncDecl) int {
 	return cost
 }
 
-// callCost is what the inliner charges for a call of a function: the
-// callee's own cost when it inlines it, 57 when not.
-func (p *pkgRewriter) callCost(call *ast.CallExpr) int {
-	fn, ok := calleeObject(p.info, call.Fun).(*types.Func)
+// callCost is what the inliner charges for a call in fd: the callee's
+// own cost when it inlines it, 17 for a call of a parameter (a function
+// the caller may pass as a constant), 57 for any other.
+func (p *pkgRewriter) callCost(fd *ast.FuncDecl, call *ast.CallExpr) int {
+	obj := calleeObject(p.info, call.Fun)
+	if v, ok := obj.(*types.Var); ok && v.Pos() >= fd.Type.Params.Pos() && v.Pos() < fd.Type.Params.End() {
+		return paramCallCost
+	}
+	fn, ok := obj.(*types.Func)
 	if !ok {
 		return callCost
 	}
 	if fn.Pkg() != nil && fn.Pkg().Path() == "errors" && fn.Name() == "New" {
 		return 6 // inlined: it makes a *errorString
 	}
-	fd := p.decls[fn.Origin()]
-	if fd == nil {
+	callee := p.decls[fn.Origin()]
+	if callee == nil {
 		return callCost
 	}
-	cost := p.inlineCost(fd)
-	if p.willInstrument(fd) {
-		cost = p.twinCost(fd)
+	cost := p.inlineCost(callee)
+	if p.willInstrument(callee) {
+		cost = p.twinCost(callee)
 	}
 	if cost > inlineBudget {
 		return callCost
