@@ -170,3 +170,50 @@ func TestTwinsBeforeGenerics(t *testing.T) {
 		t.Errorf("Add is split, or a helper is declared, without generics:\n%s\n%s", out, res.Generated.Src)
 	}
 }
+
+// TestTwinCallSites: a call that is an injection point is one in the
+// twin only; the function keeps the call as written.
+func TestTwinCallSites(t *testing.T) {
+	opts := testOptions()
+	opts.Selects = func(name string) bool { return name != "parse" }
+	src := `package m
+
+import "errors"
+
+func parse(s string) (int, error) {
+	if s == "" {
+		return 0, errors.New("empty")
+	}
+	return len(s), nil
+}
+
+type C struct{ n int }
+
+func (c *C) Load(s string) error {
+	n, err := parse(s)
+	if err != nil {
+		return err
+	}
+	c.n = n
+	return nil
+}
+`
+	res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Files[0].Src)
+	fn, twin, ok := strings.Cut(out, "/*line /src/example.com/m/m.go:14:1*/func (c *C) _atx_Load(")
+	if !ok {
+		t.Fatalf("Load has no twin:\n%s", out)
+	}
+	if !strings.Contains(fn, "\tn, err := parse(s)\n") || strings.Contains(fn, "Inject") {
+		t.Errorf("Load does not keep its call as written:\n%s", fn)
+	}
+	if !strings.Contains(twin, "if _atx_e := _atxrt.Inject(&_atx_sites[1]); _atx_e != nil { n = 0; err = _atx_e; } else {") {
+		t.Errorf("Load's twin has no injection point at its call of parse:\n%s", twin)
+	}
+	if !strings.Contains(string(res.Generated.Src), `{ID: "example.com/m.(*C).Load#call:m.parse#1"`) {
+		t.Errorf("no call site in the table:\n%s", res.Generated.Src)
+	}
+}
