@@ -134,6 +134,14 @@ func (p *pkgRewriter) inlineCost(fd *ast.FuncDecl) int {
 		if n == nil || cost > inlineBudget {
 			return false
 		}
+		if !p.costsNode(n) {
+			return true
+		}
+		if e, ok := n.(ast.Expr); ok {
+			if tv, ok := p.info.Types[e]; ok && tv.IsType() {
+				return false // types are no nodes of the compiler's
+			}
+		}
 		cost++
 		switch n := n.(type) {
 		case *ast.FuncLit, *ast.DeferStmt, *ast.GoStmt, *ast.SelectStmt, *ast.LabeledStmt:
@@ -156,6 +164,26 @@ func (p *pkgRewriter) inlineCost(fd *ast.FuncDecl) int {
 	cost = min(cost, tooCostly)
 	p.costs[fd] = cost
 	return cost
+}
+
+// costsNode reports whether the inliner counts a node of the syntax as
+// one of its own: blocks, parentheses, the names of fields and methods
+// after a selector's dot, package names and the names of builtins are
+// part of other nodes.
+func (p *pkgRewriter) costsNode(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.BlockStmt, *ast.ParenExpr:
+		return false
+	case *ast.Ident:
+		if _, ok := p.info.Uses[n].(*types.PkgName); ok {
+			return false
+		}
+		if tv, ok := p.info.Types[n]; ok && tv.IsBuiltin() {
+			return false
+		}
+		return !p.selectorNames[n]
+	}
+	return true
 }
 
 // callCost is what the inliner charges for a call in fd: the callee's

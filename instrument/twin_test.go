@@ -157,7 +157,8 @@ func TestTwins(t *testing.T) {
 func TestTwinsBeforeGenerics(t *testing.T) {
 	opts := testOptions()
 	opts.GoVersion = "go1.17"
-	src := "package m\n\ntype C struct{ n int }\n\nfunc (c *C) Get() int { return c.n }\n\nfunc (c *C) Add(d int) int { if d < 0 { return c.n }; c.n += d; return c.n }\n"
+	src := "package m\n\ntype C struct{ n, max, sum int }\n\nfunc (c *C) Get() int { return c.n }\n\n" +
+		"func (c *C) Add(d int) (int, bool) { if d < 0 || c.n+d > c.max { return c.n, false }; c.n += d; c.sum += d * d; return c.n, true }\n"
 	res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, opts)
 	if err != nil {
 		t.Fatal(err)
