@@ -31,8 +31,10 @@ import (
 // generated file (see handOver), which calls the twin through its
 // parameter: the inliner charges a call it cannot inline 57 of its budget
 // of 80, but a call of a parameter 17, so that a function whose own cost
-// is up to about 50 stays inlinable, not only one up to about 17. Once the
-// helper is inlined, the call is a direct call of the twin.
+// is up to about 50 stays inlinable, not only one up to about 17. The
+// helper is inlined; the twin is then called through a func value, an
+// indirect call that only armed runs make. Packages whose language version
+// has no generics call the twin directly.
 //
 // Other functions keep the single instrumented body, whose unarmed cost is
 // one branch and a deferred call that is not made: they were not inlined
