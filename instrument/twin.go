@@ -370,7 +370,8 @@ func (fe *funcEdits) typeArgs() string {
 // viaHandOver reports whether fd's calls are handed over to its twin
 // through a hand-over helper: the helpers are generic, and the method
 // expression that names the twin of a method repeats the receiver's type,
-// which must name its type parameters and fit on one line.
+// which must name its type parameters, fit on one line, and not be
+// shadowed by a parameter or result of the method.
 func (p *pkgRewriter) viaHandOver(fd *ast.FuncDecl) bool {
 	if !p.genericsAllowed() {
 		return false
@@ -378,10 +379,21 @@ func (p *pkgRewriter) viaHandOver(fd *ast.FuncDecl) bool {
 	if fd.Recv == nil {
 		return true
 	}
+	shadowed := map[string]bool{"_": true}
+	for _, list := range []*ast.FieldList{fd.Type.Params, fd.Type.Results} {
+		if list == nil {
+			continue
+		}
+		for _, f := range list.List {
+			for _, n := range f.Names {
+				shadowed[n.Name] = true
+			}
+		}
+	}
 	t := fd.Recv.List[0].Type
 	ok := p.fset.Position(t.Pos()).Line == p.fset.Position(t.End()).Line
 	ast.Inspect(t, func(n ast.Node) bool {
-		if id, isID := n.(*ast.Ident); isID && id.Name == "_" {
+		if id, isID := n.(*ast.Ident); isID && shadowed[id.Name] {
 			ok = false
 		}
 		return ok

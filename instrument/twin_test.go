@@ -99,6 +99,8 @@ func First[T any](xs []T) (T, bool) { // twin: generic
 
 func (Counter) Zero(int) int { return 0 } // twin: unnamed receiver and parameter
 
+func (c *Counter) Shadow(Counter int) int { return Counter + c.n } // twin: called directly, as a parameter hides the receiver's type
+
 //go:noinline
 func Kept() int { return 1 } // single: the user asks for no inlining
 
@@ -145,6 +147,7 @@ func TestTwins(t *testing.T) {
 		"return _atx_handOver1_2(_atx_First[T], xs)",
 		"return _atx_handOver2_1((Counter)._atx_Zero, _atx_recv, _atx_p0)",
 		"_atx_handOver2_0((*Counter)._atx_Set, c, n); return",
+		"return c._atx_Shadow(Counter)",
 	} {
 		if !strings.Contains(out, call) {
 			t.Errorf("rewrite lacks %q", call)
