@@ -179,13 +179,14 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	}
 	fe.markFallOff(&local)
 	st.ends = fe.ends
-	st.leaf, _ = fe.leaf()
-	if len(callSites) == 0 && st.noSnapshot == "" && fe.twinnable() {
+	st.leaf = fe.leaf()
+	if st.noSnapshot == "" && fe.twinnable() {
 		if err := fe.twin(edits, local.edits, sig); err != nil {
 			return err
 		}
 		st.frame = funcname.Join(pkgPath, fe.twinFrame())
 		fe.p.sites = append(fe.p.sites, st)
+		fe.p.sites = append(fe.p.sites, callSites...)
 		return nil
 	}
 	edits.edits = append(edits.edits, local.edits...)

@@ -153,6 +153,26 @@ func Package(files []File, opts Options) (*Result, error) {
 
 	p := &pkgRewriter{opts: opts, fset: fset, info: info, pkg: pkg, omitted: map[string]int{}, literals: funcname.Literals(parsed, info)}
 	p.results = resultVars(parsed, info)
+	p.decls, p.costs, p.handOvers = map[*types.Func]*ast.FuncDecl{}, map[*ast.FuncDecl]int{}, map[handOver]bool{}
+	p.selectorNames = map[*ast.Ident]bool{}
+	for i, f := range parsed {
+		if skipFile(files[i].Name) {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if se, ok := n.(*ast.SelectorExpr); ok {
+				p.selectorNames[se.Sel] = true
+			}
+			return true
+		})
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				if fn, ok := info.Defs[fd.Name].(*types.Func); ok {
+					p.decls[fn] = fd
+				}
+			}
+		}
+	}
 	res := &Result{Files: make([]File, len(files)), Changed: make([]bool, len(files))}
 	for i, f := range files {
 		res.Files[i] = f
@@ -211,21 +231,25 @@ type site struct {
 }
 
 type pkgRewriter struct {
-	opts       Options
-	fset       *token.FileSet
-	info       *types.Info
-	pkg        *types.Package
-	sites      []site
-	functions  []Function
-	skipped    []Skipped
-	notes      []Note
-	omitted    map[string]int // calls that are not injection points, by reason
-	declared   []string
-	literals   map[*ast.FuncLit]funcname.Literal
-	results    map[*types.Var]bool    // the named results of every function, literals' included
-	savers     map[string][]fieldCopy // generated checkpoint code, by type name
-	wholeSaver bool                   // the generic whole-value checkpoint is used
-	copyKinds  uint8                  // bit k: a per-type checkpoint copies a field of copyKind k
+	opts          Options
+	fset          *token.FileSet
+	info          *types.Info
+	pkg           *types.Package
+	sites         []site
+	functions     []Function
+	skipped       []Skipped
+	notes         []Note
+	omitted       map[string]int // calls that are not injection points, by reason
+	declared      []string
+	literals      map[*ast.FuncLit]funcname.Literal
+	results       map[*types.Var]bool           // the named results of every function, literals' included
+	decls         map[*types.Func]*ast.FuncDecl // the functions declared in the files instrumented
+	costs         map[*ast.FuncDecl]int         // estimated inlining costs (see inlineCost)
+	handOvers     map[handOver]bool             // the hand-over helpers the twins use
+	selectorNames map[*ast.Ident]bool           // the names after the dot of selectors
+	savers        map[string][]fieldCopy        // generated checkpoint code, by type name
+	wholeSaver    bool                          // the generic whole-value checkpoint is used
+	copyKinds     uint8                         // bit k: a per-type checkpoint copies a field of copyKind k
 }
 
 // file rewrites one file; changed is false when it has nothing to
@@ -419,6 +443,7 @@ func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File) {
 			s.id, s.fn, s.pos, s.roots, rtName, kind, fault, p.opts.SnapshotBudget, s.ignored, extra)
 	}
 	b.WriteString("}\n")
+	p.writeHandOvers(&b)
 	p.writeSavers(&b)
 	sites = &File{Name: "_atomicx_sites.go", Src: []byte(b.String())}
 	if p.opts.Globals {

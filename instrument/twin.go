@@ -1,18 +1,21 @@
 package instrument
 
 import (
+	"cmp"
 	"fmt"
 	"go/ast"
 	"go/types"
+	"maps"
+	"slices"
 	"strings"
 )
 
 // Twins. The compiler never inlines a function that contains a defer
 // statement, even one that never runs, so the deferred comparison of the
 // instrumented prologue would cost every small function of a selected
-// package its inlining, in every run, armed or not. A small leaf function
-// (one that calls nothing but builtins and conversions, so that its only
-// injection point is its own entry) is therefore split in two:
+// package its inlining, in every run, armed or not. A function that the
+// inliner could take as it is written (see inlineCost) is therefore split
+// in two:
 //
 //   - the function keeps its name, its signature and its body, preceded by
 //     one test: when the runtime is enabled it returns what its twin
@@ -21,91 +24,248 @@ import (
 //     answers as without atomicx;
 //   - its twin, appended to the file with the positions of the original,
 //     is the instrumented function: injection point, snapshot, deferred
-//     comparison. Armed, the body runs in the twin, whose frames show the
-//     twin's name (Site.Frame), one frame deeper.
+//     comparison, call sites. Armed, the body runs in the twin, whose
+//     frames show the twin's name (Site.Frame).
 //
-// Larger functions are not inlined once they call the twin (a call that
-// is not inlined costs 57 of the inliner's budget of 80), and functions
-// that call others have call sites to instrument: both keep the single
-// instrumented body, whose unarmed cost is one branch and a deferred call
-// that is not made.
+// The test hands the call over through a small generic function of the
+// generated file (see handOver), which calls the twin through its
+// parameter: the inliner charges a call it cannot inline 57 of its budget
+// of 80, but a call of a parameter 17, so that a function whose own cost
+// is up to about 50 stays inlinable, not only one up to about 17. The
+// helper is inlined; the twin is then called through a func value, an
+// indirect call that only armed runs make. Packages whose language version
+// has no generics call the twin directly.
+//
+// Other functions keep the single instrumented body, whose unarmed cost is
+// one branch and a deferred call that is not made: they were not inlined
+// anyway, or would not be once they hand over.
 
 // twinPrefix starts the name of a function's twin.
 const twinPrefix = "_atx_"
 
-// maxTwinNodes bounds the syntax nodes of a body worth splitting: a
-// function whose own cost plus the call of its twin exceeds the
-// inliner's budget is not inlined either way.
-const maxTwinNodes = 24
+// The inliner's arithmetic (cmd/compile/internal/inline), which
+// inlineCost follows from the syntax.
+const (
+	inlineBudget  = 80 // the most a function may cost and be inlined
+	callCost      = 57 // a call that is not inlined
+	paramCallCost = 17 // a call of a parameter
+	// handOverCost and directHandOverCost are what the test
+	// "if On { return handOver(twin, args) }" costs, or with a direct call
+	// of the twin, before its arguments (one each): measured with -m=2.
+	handOverCost       = 30
+	directHandOverCost = 61
+	tooCostly          = inlineBudget + 1
+)
 
 // twinnable reports whether fe, a declared function, is split into a
 // function and its instrumented twin.
 func (fe *funcEdits) twinnable() bool {
 	fd := fe.decl
-	if fd == nil || fe.p.opts.Mask || fd.Name.Name == "main" {
-		return false
+	return fd != nil && fe.p.twinCost(fd) <= inlineBudget
+}
+
+// twinCost estimates what the inliner charges for fd once it is split,
+// or returns more than inlineBudget when fd is not split: the mask
+// rewrite, main, a function with a blank type parameter (its twin could
+// not be instantiated) or marked //go:noinline, or one that would not be
+// inlinable once split.
+func (p *pkgRewriter) twinCost(fd *ast.FuncDecl) int {
+	if p.opts.Mask || fd.Body == nil || fd.Recv == nil && (fd.Name.Name == "main" || fd.Name.Name == "init") || noinline(fd) {
+		return tooCostly
 	}
 	if tp := fd.Type.TypeParams; tp != nil {
 		for _, f := range tp.List {
 			for _, n := range f.Names {
 				if n.Name == "_" {
-					return false // cannot be passed on to the twin
+					return tooCostly // cannot be passed on to the twin
 				}
 			}
 		}
 	}
-	leaf, nodes := fe.leaf()
-	return leaf && nodes <= maxTwinNodes
+	cost := p.inlineCost(fd)
+	if cost > inlineBudget {
+		return tooCostly
+	}
+	over := directHandOverCost
+	if p.viaHandOver(fd) {
+		over = handOverCost
+	}
+	return cost + over + countRoots(fd)
+}
+
+// noinline reports a //go:noinline directive.
+func noinline(fd *ast.FuncDecl) bool {
+	if fd.Doc == nil {
+		return false
+	}
+	for _, c := range fd.Doc.List {
+		if strings.HasPrefix(c.Text, "//go:noinline") {
+			return true
+		}
+	}
+	return false
+}
+
+// countRoots counts a function's receiver and parameters.
+func countRoots(fd *ast.FuncDecl) int {
+	n := 0
+	if fd.Recv != nil {
+		n = len(fd.Recv.List)
+	}
+	for _, f := range fd.Type.Params.List {
+		n += max(1, len(f.Names))
+	}
+	return n
+}
+
+// inlineCost estimates what the inliner charges for fd's body as the user
+// wrote it: one per syntax node (a little more than the inliner counts),
+// plus, for each call, the cost of the callee where the inliner would
+// inline it (a function of the package, instrumented or not, as atomicx
+// compiles it) and 57 where not. It returns more than inlineBudget for a
+// body the inliner refuses whatever its size (a defer, a go statement, a
+// select, a label, a function literal, recover, a range over a function).
+// A recursive call costs 57.
+func (p *pkgRewriter) inlineCost(fd *ast.FuncDecl) int {
+	if c, ok := p.costs[fd]; ok {
+		return c
+	}
+	p.costs[fd] = tooCostly // a recursive call is not inlined
+	cost := 0
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if n == nil || cost > inlineBudget {
+			return false
+		}
+		if !p.costsNode(n) {
+			return true
+		}
+		if e, ok := n.(ast.Expr); ok {
+			if tv, ok := p.info.Types[e]; ok && tv.IsType() {
+				return false // types are no nodes of the compiler's
+			}
+		}
+		cost++
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.DeferStmt, *ast.GoStmt, *ast.SelectStmt, *ast.LabeledStmt:
+			cost = tooCostly
+		case *ast.RangeStmt:
+			// Ranging over a function calls it, with the loop's body as
+			// a function of its own.
+			if tv, ok := p.info.Types[n.X]; !ok || isFunc(tv.Type) {
+				cost = tooCostly
+			}
+		case *ast.CallExpr:
+			if isRecover(p.info, n) {
+				cost = tooCostly
+			} else if !builtinOrConversion(p.info, n) {
+				cost += p.callCost(fd, n)
+			}
+		}
+		return cost <= inlineBudget
+	})
+	cost = min(cost, tooCostly)
+	p.costs[fd] = cost
+	return cost
+}
+
+// costsNode reports whether the inliner counts a node of the syntax as
+// one of its own: blocks, parentheses, the names of fields and methods
+// after a selector's dot, package names and the names of builtins are
+// part of other nodes.
+func (p *pkgRewriter) costsNode(n ast.Node) bool {
+	switch n := n.(type) {
+	case *ast.BlockStmt, *ast.ParenExpr:
+		return false
+	case *ast.Ident:
+		if _, ok := p.info.Uses[n].(*types.PkgName); ok {
+			return false
+		}
+		if tv, ok := p.info.Types[n]; ok && tv.IsBuiltin() {
+			return false
+		}
+		return !p.selectorNames[n]
+	}
+	return true
+}
+
+// callCost is what the inliner charges for a call in fd: the callee's
+// own cost when it inlines it, 17 for a call of a parameter (a function
+// the caller may pass as a constant), 57 for any other.
+func (p *pkgRewriter) callCost(fd *ast.FuncDecl, call *ast.CallExpr) int {
+	obj := calleeObject(p.info, call.Fun)
+	if v, ok := obj.(*types.Var); ok && v.Pos() >= fd.Type.Params.Pos() && v.Pos() < fd.Type.Params.End() {
+		return paramCallCost
+	}
+	fn, ok := obj.(*types.Func)
+	if !ok {
+		return callCost
+	}
+	if fn.Pkg() != nil && fn.Pkg().Path() == "errors" && fn.Name() == "New" {
+		return 6 // inlined: it makes a *errorString
+	}
+	callee := p.decls[fn.Origin()]
+	if callee == nil {
+		return callCost
+	}
+	cost := p.inlineCost(callee)
+	if p.willInstrument(callee) {
+		cost = p.twinCost(callee)
+	}
+	if cost > inlineBudget {
+		return callCost
+	}
+	return cost
+}
+
+// willInstrument reports whether fd, a function of the package, is
+// instrumented for detection.
+func (p *pkgRewriter) willInstrument(fd *ast.FuncDecl) bool {
+	if p.opts.Mask || fd.Body == nil || unsupported(fd) != "" {
+		return false
+	}
+	return p.opts.Selects == nil || p.opts.Selects(p.funcName(fd))
+}
+
+// isRecover reports a call of the recover builtin, which no inlinable
+// function may make.
+func isRecover(info *types.Info, call *ast.CallExpr) bool {
+	id, ok := ast.Unparen(call.Fun).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	b, ok := info.Uses[id].(*types.Builtin)
+	return ok && b.Name() == "recover"
 }
 
 // leaf reports whether the function calls nothing but builtins and
-// conversions (so that no injection point is reached while a call of it is
-// in progress), and counts the syntax nodes of its body.
-func (fe *funcEdits) leaf() (leaf bool, nodes int) {
-	leaf = true
+// conversions, so that no injection point is reached while a call of it
+// is in progress (see Site.Leaf).
+func (fe *funcEdits) leaf() bool {
+	leaf := true
 	ast.Inspect(fe.body, func(n ast.Node) bool {
 		if !leaf || n == nil {
 			return false
 		}
-		nodes++
 		switch n := n.(type) {
 		case *ast.FuncLit, *ast.DeferStmt, *ast.GoStmt, *ast.SelectStmt, *ast.LabeledStmt:
 			leaf = false
 		case *ast.CallExpr:
-			leaf = fe.builtinOrConversion(n)
+			leaf = builtinOrConversion(fe.p.info, n) && !isRecover(fe.p.info, n)
 		case *ast.RangeStmt:
-			// Ranging over a function calls it, with the loop's body as
-			// a function of its own.
 			if tv, ok := fe.p.info.Types[n.X]; !ok || isFunc(tv.Type) {
 				leaf = false
 			}
 		}
 		return leaf
 	})
-	return leaf, nodes
+	return leaf
 }
 
 // builtinOrConversion reports calls that are not calls of functions: type
-// conversions, and builtins other than recover, which no inlinable
-// function may call.
-func (fe *funcEdits) builtinOrConversion(call *ast.CallExpr) bool {
-	tv, ok := fe.p.info.Types[call.Fun]
-	if !ok {
-		return false
-	}
-	if tv.IsType() {
-		return true
-	}
-	if !tv.IsBuiltin() {
-		return false
-	}
-	fun := ast.Unparen(call.Fun)
-	id, ok := fun.(*ast.Ident)
-	if !ok {
-		return false
-	}
-	b, ok := fe.p.info.Uses[id].(*types.Builtin)
-	return ok && b.Name() != "recover"
+// conversions and builtins.
+func builtinOrConversion(info *types.Info, call *ast.CallExpr) bool {
+	tv, ok := info.Types[call.Fun]
+	return ok && (tv.IsType() || tv.IsBuiltin())
 }
 
 // twinName is the identifier of the function's twin.
@@ -157,35 +317,147 @@ func (fe *funcEdits) twin(edits *editList, instrumented []edit, sig int) error {
 	return nil
 }
 
-// twinCall is the statement that hands a call over to the twin.
+// twinCall is the statement that hands a call over to the twin: through
+// a hand-over helper (see handOver), or with a direct call where none
+// can be used.
 func (fe *funcEdits) twinCall() string {
 	fd := fe.decl
-	args := fe.roots
-	callee := fe.twinName()
-	if fd.Recv != nil {
-		callee = args[0] + "." + callee
-		args = args[1:]
-	}
-	if tp := fd.Type.TypeParams; tp != nil && len(tp.List) > 0 {
-		var names []string
-		for _, f := range tp.List {
-			for _, n := range f.Names {
-				names = append(names, n.Name)
-			}
+	var call string
+	if fe.p.viaHandOver(fd) {
+		h := handOver{params: len(fe.roots), results: fd.Type.Results.NumFields(), variadic: variadic(fd.Type)}
+		fe.p.handOvers[h] = true
+		twin := fe.twinName() + fe.typeArgs()
+		if fd.Recv != nil {
+			t := fd.Recv.List[0].Type
+			twin = "(" + string(fe.src[fe.off(t.Pos()):fe.off(t.End())]) + ")." + twin
 		}
-		callee += "[" + strings.Join(names, ", ") + "]"
-	}
-	list := strings.Join(args, ", ")
-	if params := fd.Type.Params.List; len(params) > 0 {
-		if _, ok := params[len(params)-1].Type.(*ast.Ellipsis); ok {
+		call = h.name() + "(" + strings.Join(append([]string{twin}, fe.roots...), ", ") + ")"
+	} else {
+		args := fe.roots
+		callee := fe.twinName() + fe.typeArgs()
+		if fd.Recv != nil {
+			callee = args[0] + "." + callee
+			args = args[1:]
+		}
+		list := strings.Join(args, ", ")
+		if variadic(fd.Type) {
 			list += "..."
 		}
+		call = callee + "(" + list + ")"
 	}
-	call := callee + "(" + list + ")"
-	if res := fd.Type.Results; res == nil || len(res.List) == 0 {
+	if fd.Type.Results.NumFields() == 0 {
 		return call + "; return"
 	}
 	return "return " + call
+}
+
+// typeArgs instantiates the twin of a generic function with the
+// function's type parameters: "[K, V]", or "".
+func (fe *funcEdits) typeArgs() string {
+	tp := fe.decl.Type.TypeParams
+	if tp == nil || len(tp.List) == 0 {
+		return ""
+	}
+	var names []string
+	for _, f := range tp.List {
+		for _, n := range f.Names {
+			names = append(names, n.Name)
+		}
+	}
+	return "[" + strings.Join(names, ", ") + "]"
+}
+
+// viaHandOver reports whether fd's calls are handed over to its twin
+// through a hand-over helper: the helpers are generic, and the method
+// expression that names the twin of a method repeats the receiver's type,
+// which must name its type parameters, fit on one line, and not be
+// shadowed by a parameter or result of the method.
+func (p *pkgRewriter) viaHandOver(fd *ast.FuncDecl) bool {
+	if !p.genericsAllowed() {
+		return false
+	}
+	if fd.Recv == nil {
+		return true
+	}
+	shadowed := map[string]bool{"_": true}
+	for _, list := range []*ast.FieldList{fd.Type.Params, fd.Type.Results} {
+		if list == nil {
+			continue
+		}
+		for _, f := range list.List {
+			for _, n := range f.Names {
+				shadowed[n.Name] = true
+			}
+		}
+	}
+	t := fd.Recv.List[0].Type
+	ok := p.fset.Position(t.Pos()).Line == p.fset.Position(t.End()).Line
+	ast.Inspect(t, func(n ast.Node) bool {
+		if id, isID := n.(*ast.Ident); isID && shadowed[id.Name] {
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+func variadic(ft *ast.FuncType) bool {
+	params := ft.Params.List
+	if len(params) == 0 {
+		return false
+	}
+	_, ok := params[len(params)-1].Type.(*ast.Ellipsis)
+	return ok
+}
+
+// handOver is the shape of a hand-over helper, declared in the generated
+// file for each shape that the package's twins use:
+//
+//	func _atx_handOver2_1[P0, P1, R0 any](f func(P0, P1) R0, p0 P0, p1 P1) R0 { return f(p0, p1) }
+//
+// The function calls it with its twin (a method expression for a method)
+// and its receiver and parameters.
+type handOver struct {
+	params, results int
+	variadic        bool
+}
+
+func (h handOver) name() string {
+	v := ""
+	if h.variadic {
+		v = "v"
+	}
+	return fmt.Sprintf("_atx_handOver%d%s_%d", h.params, v, h.results)
+}
+
+// decl is the helper's declaration.
+func (h handOver) decl() string {
+	var tparams, ptypes, params, args, rtypes []string
+	for i := range h.params {
+		tparams = append(tparams, fmt.Sprintf("P%d", i))
+		pt, param, arg := fmt.Sprintf("P%d", i), fmt.Sprintf("p%d P%d", i, i), fmt.Sprintf("p%d", i)
+		if h.variadic && i == h.params-1 {
+			pt, param, arg = "..."+pt, fmt.Sprintf("p%d []P%d", i, i), arg+"..."
+		}
+		ptypes, params, args = append(ptypes, pt), append(params, param), append(args, arg)
+	}
+	for i := range h.results {
+		tparams = append(tparams, fmt.Sprintf("R%d", i))
+		rtypes = append(rtypes, fmt.Sprintf("R%d", i))
+	}
+	generic, results, ret := "", "", ""
+	if len(tparams) > 0 {
+		generic = "[" + strings.Join(tparams, ", ") + " any]"
+	}
+	switch len(rtypes) {
+	case 0:
+	case 1:
+		results, ret = " "+rtypes[0], "return "
+	default:
+		results, ret = " ("+strings.Join(rtypes, ", ")+")", "return "
+	}
+	fn := "func(" + strings.Join(ptypes, ", ") + ")" + results
+	return fmt.Sprintf("func %s%s(%s)%s { %sf(%s) }\n", h.name(), generic, strings.Join(append([]string{"f " + fn}, params...), ", "), results, ret, strings.Join(args, ", "))
 }
 
 // isFunc reports a function type. A type parameter may stand for one: it
@@ -196,4 +468,28 @@ func isFunc(t types.Type) bool {
 	}
 	_, ok := t.Underlying().(*types.Signature)
 	return ok
+}
+
+// writeHandOvers declares the hand-over helpers that the twins use.
+func (p *pkgRewriter) writeHandOvers(b *strings.Builder) {
+	if len(p.handOvers) == 0 {
+		return
+	}
+	hs := slices.SortedFunc(maps.Keys(p.handOvers), func(a, b handOver) int {
+		return cmp.Or(cmp.Compare(a.params, b.params), cmp.Compare(a.results, b.results), boolCompare(a.variadic, b.variadic))
+	})
+	b.WriteString("\n")
+	for _, h := range hs {
+		b.WriteString(h.decl())
+	}
+}
+
+func boolCompare(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
 }

@@ -1,7 +1,7 @@
 // Package costbench measures what instrumentation costs a program while
 // nothing is armed: small methods (a getter, a setter, an error-returning
-// method) and a method that calls another, benchmarked plain and in a
-// detect build side by side:
+// method, one that calls errors.New) and a method that calls another,
+// benchmarked plain and in a detect build side by side:
 //
 //	go test -run '^$' -bench . -count 6 ./internal/costbench > plain.txt
 //	go test -toolexec atomicx -run '^$' -bench . -count 6 ./internal/costbench > detect.txt
@@ -31,6 +31,15 @@ func (c *Counter) Add(d int) error {
 		return ErrFull
 	}
 	c.n += d
+	return nil
+}
+
+// Check fails when the count went past the bound: a method that calls an
+// inlinable function (errors.New).
+func (c *Counter) Check() error {
+	if c.n > c.max {
+		return errors.New("past the bound")
+	}
 	return nil
 }
 

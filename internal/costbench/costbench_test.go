@@ -27,6 +27,15 @@ func BenchmarkAdd(b *testing.B) {
 	}
 }
 
+func BenchmarkCheck(b *testing.B) {
+	c := &Counter{max: 1}
+	for range b.N {
+		if c.Check() != nil {
+			b.Fatal("past the bound")
+		}
+	}
+}
+
 func BenchmarkAddTwice(b *testing.B) {
 	c := &Counter{max: 1 << 62}
 	for range b.N {
@@ -47,6 +56,7 @@ func TestNoAllocs(t *testing.T) {
 		{"Get", func() { sink += c.Get() }},
 		{"Set", func() { c.Set(3) }},
 		{"Add", func() { _ = c.Add(1) }},
+		{"Check", func() { _ = c.Check() }},
 		{"AddTwice", func() { _ = c.AddTwice(1) }},
 	} {
 		if n := testing.AllocsPerRun(100, tc.f); n != 0 {
