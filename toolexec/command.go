@@ -23,6 +23,13 @@ type Command struct {
 // ok is false when args do not start with the path of a Go tool, in which
 // case atomicx is being run as a command, not as a toolexec wrapper.
 func ParseCommand(args []string) (cmd Command, ok bool) {
+	if len(args) >= 2 && args[1] == "-###" {
+		// The go command asks the C compiler for its identity, to key
+		// the cgo packages, through the -toolexec program too, by the
+		// name $CC gives ("gcc"): it must run as is, or those packages
+		// get keys no plain build has.
+		return Command{ToolPath: args[0], Tool: strings.TrimSuffix(filepath.Base(args[0]), ".exe"), Args: args[1:]}, true
+	}
 	if len(args) == 0 || !filepath.IsAbs(args[0]) {
 		return Command{}, false
 	}

@@ -34,6 +34,12 @@ func TestParseCommand(t *testing.T) {
 			wantOK: true,
 		},
 		{
+			name:   "the C compiler's identity, by the name $CC gives",
+			args:   []string{"gcc", "-###", "-x", "c", "-c", "-"},
+			want:   Command{ToolPath: "gcc", Tool: "gcc", Args: []string{"-###", "-x", "c", "-c", "-"}},
+			wantOK: true,
+		},
+		{
 			name:   "custom vet tool anywhere",
 			args:   []string{"/home/u/bin/myvet", "-V=full"},
 			want:   Command{ToolPath: "/home/u/bin/myvet", Tool: "myvet", Args: []string{"-V=full"}},
