@@ -1,6 +1,8 @@
 // Package toolexec is everything about being run by the go command as a
 // -toolexec program: recognising the tool and its flags, answering
-// -V=full with an identity that keys the build cache, building the atomicx
+// -V=full with an identity that keys the build cache (or, in a keyed
+// build run by package gocmd, with the real tool's line, the instrumented
+// packages carrying keys of their own: see KeyFlag), building the atomicx
 // runtime with the user's toolchain and flags, adding it to the import
 // configurations, and running the real tool.
 //
