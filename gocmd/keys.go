@@ -103,7 +103,7 @@ func ComputeKeys(ctx context.Context, cfg Config, polPath string, listFlags []st
 				continue
 			}
 			if dm := k.pol.ForPackage(d, dp.Standard); dm.Mode == policy.Detect {
-				fmt.Fprintf(h, "detect %s %s\n", d, dm.Hash())
+				fmt.Fprintf(h, "detect %s %s\n", d, dm.SelectionHash())
 			}
 		}
 		k.keys[path] = hex.EncodeToString(h.Sum(nil))[:20]

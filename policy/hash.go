@@ -97,23 +97,40 @@ func writeList(w io.Writer, name string, list []string) {
 // test package has the hash of its package.
 func (m Match) Hash() string {
 	h := sha256.New()
-	fmt.Fprintf(h, "atomicheck.toml version %d\n", schemaVersion)
-	fmt.Fprintf(h, "package %q mode %s\n", m.Package, m.Mode)
+	m.writeSelection(h)
 	writeOptions(h, "options", m.Options)
 	if r := m.Rule; r != nil && m.Mode != Off {
-		if r.Functions != nil {
-			writeList(h, "functions", funcTexts(r.functions))
-		}
-		if r.reported != nil {
-			names := make([]string, 0, len(r.reported[m.Package]))
-			for n := range r.reported[m.Package] {
-				names = append(names, n)
-			}
-			writeList(h, "from_report", names)
-		}
-		writeList(h, "exclude", funcTexts(r.exclude))
 		writeList(h, "ignore", funcTexts(r.ignore))
 		writeList(h, "scratch", r.scratchTexts())
 	}
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// SelectionHash is a hex SHA-256 of which functions of the package the
+// policy instruments, and how (Mode and Selects): all that the
+// instrumentation of another package that calls them depends on.
+func (m Match) SelectionHash() string {
+	h := sha256.New()
+	m.writeSelection(h)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func (m Match) writeSelection(w io.Writer) {
+	fmt.Fprintf(w, "atomicheck.toml version %d\n", schemaVersion)
+	fmt.Fprintf(w, "package %q mode %s\n", m.Package, m.Mode)
+	r := m.Rule
+	if r == nil || m.Mode == Off {
+		return
+	}
+	if r.Functions != nil {
+		writeList(w, "functions", funcTexts(r.functions))
+	}
+	if r.reported != nil {
+		names := make([]string, 0, len(r.reported[m.Package]))
+		for n := range r.reported[m.Package] {
+			names = append(names, n)
+		}
+		writeList(w, "from_report", names)
+	}
+	writeList(w, "exclude", funcTexts(r.exclude))
 }

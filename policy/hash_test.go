@@ -111,6 +111,24 @@ functions = ["(*U).Put"]
 	if err != nil {
 		t.Fatal(err)
 	}
+	sel := p.ForPackage("example.com/a", false).SelectionHash()
+	for _, tt := range []struct {
+		name, src string
+		same      bool
+	}{
+		{"options", strings.Replace(base, `functions = ["(*T).Set"]`, "functions = [\"(*T).Set\"]\npanics = true", 1), true},
+		{"ignore", strings.Replace(base, `functions = ["(*T).Set"]`, "functions = [\"(*T).Set\"]\nignore = [\"(*T).Set\"]", 1), true},
+		{"exclude", strings.Replace(base, `functions = ["(*T).Set"]`, "functions = [\"(*T).Set\"]\nexclude = [\"(*T).Set\"]", 1), false},
+		{"mode", strings.Replace(base, `mode = "detect"`, `mode = "mask"`, 1), false},
+	} {
+		q, err := Parse(filepath.Join("testdata", "hash", "x.toml"), []byte(tt.src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := q.ForPackage("example.com/a", false).SelectionHash(); (got == sel) != tt.same {
+			t.Errorf("an edit of a's %s: SelectionHash unchanged = %t, want %t", tt.name, got == sel, tt.same)
+		}
+	}
 	if x := p.ForPackage("example.com/a_test [example.com/a.test]", false).Hash(); x != a0 {
 		t.Errorf("external test package: hash %s, want its package's %s", x, a0)
 	}
