@@ -49,7 +49,7 @@ func goCmd(args []string, stdout, stderr io.Writer) int {
 	err = cmd.Run()
 	var exit *exec.ExitError
 	switch {
-	case errors.As(err, &exit):
+	case errors.As(err, &exit) && exit.ExitCode() >= 0:
 		return exit.ExitCode()
 	case err != nil:
 		fmt.Fprintf(stderr, "atomicx go: %v\n", err)
