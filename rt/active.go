@@ -16,25 +16,46 @@ var activeSites struct {
 	byFunc map[string]*Site
 }
 
-// pushActive records call n of s as in progress. frame is the name the
-// function's frames show: a function literal may
-// run under several (see Site.Literal), each registered when first seen.
-func pushActive(s *Site, frame string, n uint64) {
-	if !s.registered.Load() || s.Literal {
-		activeSites.Lock()
-		if activeSites.byFunc == nil {
-			activeSites.byFunc = map[string]*Site{}
+// registerFrame lists s under the name its frames show. A function
+// literal may run under several names (see Site.Literal), each registered
+// when first seen (see callerName).
+func registerFrame(s *Site, frame string) {
+	activeSites.Lock()
+	if activeSites.byFunc == nil {
+		activeSites.byFunc = map[string]*Site{}
+	}
+	activeSites.byFunc[frame] = s
+	activeSites.Unlock()
+}
+
+// pushActive records call n of s as in progress, and reports whether it
+// took the site's slot. Most calls run while no other call of their
+// function is in progress, and a profile run makes every call come here:
+// such a call takes the slot (Site.open) with one compare-and-swap, and
+// frees it with one store. A call that finds the slot taken (recursion,
+// or another goroutine) goes to the site's list, under its lock.
+func pushActive(s *Site, n uint64) (inSlot bool) {
+	if !s.registered.Load() {
+		if !s.Literal { // a literal registers each name it runs under: see Enter
+			registerFrame(s, s.frameName())
 		}
-		activeSites.byFunc[frame] = s
 		s.registered.Store(true)
-		activeSites.Unlock()
+	}
+	if s.open.CompareAndSwap(0, n) {
+		return true
 	}
 	s.activeMu.Lock()
 	s.active = append(s.active, n)
 	s.activeMu.Unlock()
+	return false
 }
 
-func popActive(s *Site, n uint64) {
+// popActive records the end of call n of s.
+func popActive(s *Site, n uint64, inSlot bool) {
+	if inSlot {
+		s.open.Store(0)
+		return
+	}
 	s.activeMu.Lock()
 	defer s.activeMu.Unlock()
 	for i := len(s.active) - 1; i >= 0; i-- {
@@ -70,14 +91,12 @@ func activeStack() string {
 		activeSites.Unlock()
 		if s != nil && !seen[s] {
 			seen[s] = true
+			if n := s.open.Load(); n != 0 {
+				b = appendActive(b, n, s)
+			}
 			s.activeMu.Lock()
 			for _, n := range s.active {
-				if len(b) > 0 {
-					b = append(b, ';')
-				}
-				b = strconv.AppendUint(b, n, 10)
-				b = append(b, '@')
-				b = append(b, s.ID...)
+				b = appendActive(b, n, s)
 			}
 			s.activeMu.Unlock()
 		}
@@ -85,4 +104,14 @@ func activeStack() string {
 			return string(b)
 		}
 	}
+}
+
+// appendActive appends "N@SITE" to a list of calls in progress.
+func appendActive(b []byte, n uint64, s *Site) []byte {
+	if len(b) > 0 {
+		b = append(b, ';')
+	}
+	b = strconv.AppendUint(b, n, 10)
+	b = append(b, '@')
+	return append(b, s.ID...)
 }

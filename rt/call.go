@@ -27,6 +27,9 @@ type Call struct {
 	// with the injected failure.
 	afterFault bool
 	frame      string // the function's name in stack frames (see Site.Literal)
+	// inSlot: a profile run tracks this call in progress in its site's
+	// slot rather than in its list (see pushActive).
+	inSlot bool
 }
 
 // callSeq numbers calls in the order they are entered. Failure chains use
@@ -56,12 +59,21 @@ func Enter(s *Site, roots ...any) Call {
 		// exitUnsnapped), and a profile run skips the shared counter.
 		c.seq = callSeq.Add(1)
 	}
-	if s.Literal {
-		c.frame = callerName()
+	if s.Literal && s.Leaf {
+		c.frame = ""
+	} else if s.Literal {
+		// The name of the copy of the literal's code that runs: a leaf
+		// has no calls in progress to track, and Exit finds its frame
+		// without it (see unwindingAt), so it saves the stack walk.
+		var fresh bool
+		c.frame, fresh = callerName()
+		if fresh && campaign.profile > 0 {
+			registerFrame(s, c.frame)
+		}
 	}
 	if campaign.profile > 0 {
 		if !s.Leaf {
-			pushActive(s, c.frame, c.num)
+			c.inSlot = pushActive(s, c.num)
 		}
 		if c.num == 1 && s.Faults == 0 {
 			writeEnter(s)
@@ -109,7 +121,7 @@ func (c Call) Exit(done *int32, errp *error) {
 		return
 	}
 	if campaign.profile > 0 && !c.site.Leaf {
-		popActive(c.site, c.num)
+		popActive(c.site, c.num, c.inSlot)
 	}
 	var failure string
 	var err error
@@ -289,17 +301,18 @@ const ReasonBeforeFault = "not snapshotted: failed before the fault"
 // Enter or Mask shows: for a function literal, the name of the copy of
 // its code that runs (see Site.Literal). An instrumented function is
 // never inlined (it defers a call), so its caller's frame is its own.
-func callerName() string {
+// fresh says that the name was not known yet from this caller.
+func callerName() (name string, fresh bool) {
 	var pc [1]uintptr
 	if runtime.Callers(3, pc[:]) == 0 {
-		return ""
+		return "", false
 	}
 	if name, ok := callerNames.Load(pc[0]); ok {
-		return name.(string)
+		return name.(string), false
 	}
 	f, _ := runtime.CallersFrames(pc[:]).Next()
-	callerNames.Store(pc[0], f.Function)
-	return f.Function
+	_, known := callerNames.LoadOrStore(pc[0], f.Function)
+	return f.Function, !known
 }
 
 // callerNames caches callerName's answers by return address: a literal is
@@ -320,16 +333,22 @@ func unwinding(fn string) bool {
 // unwindingAt is unwinding that also returns, when the goroutine is
 // unwinding, the line the function's frame was at: where the panic went
 // through it (0 if that frame is deeper than it looks).
+//
+// fn "" stands for a leaf function literal, whose frame's name is not
+// known (see Enter): a leaf calls nothing but builtins, has no deferred
+// call but Exit, and so ends without passing a return only by a panic
+// that it made, and its frame is the first outside the runtime below
+// runtime.gopanic.
 func unwindingAt(fn string) (panicking bool, line int) {
 	var pcs [64]uintptr
 	n := runtime.Callers(3, pcs[:])
 	frames := runtime.CallersFrames(pcs[:n])
 	for {
 		f, more := frames.Next()
-		switch f.Function {
-		case "runtime.gopanic", "runtime.Goexit", "runtime.goexit0":
+		switch {
+		case f.Function == "runtime.gopanic" || f.Function == "runtime.Goexit" || f.Function == "runtime.goexit0":
 			panicking = true
-		case fn:
+		case f.Function == fn || fn == "" && panicking && !strings.HasPrefix(f.Function, "runtime."):
 			if panicking {
 				return true, f.Line
 			}

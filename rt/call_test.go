@@ -849,3 +849,40 @@ func TestEnterEvent(t *testing.T) {
 		t.Errorf("enter events %v, want one, of step", enters)
 	}
 }
+
+// leafUnwound is what exitOfLeaf saw.
+var leafUnwound struct {
+	panicking bool
+	line      int
+}
+
+// exitOfLeaf stands for Exit deferred by a leaf function literal, whose
+// frame's name Enter does not look up.
+func exitOfLeaf() { leafUnwound.panicking, leafUnwound.line = unwindingAt("") }
+
+// TestUnwindingLeafLiteral: unwindingAt("") finds a leaf literal's frame
+// as the first outside the runtime below the panic, whatever the runtime
+// function that panicked, and the line the panic went through.
+func TestUnwindingLeafLiteral(t *testing.T) {
+	_, _, line, _ := runtime.Caller(0)
+	tests := []struct {
+		name string
+		body func()
+		line int
+	}{
+		{"index out of range", func() { defer exitOfLeaf(); var a []int; _ = a[len(a)+2] }, line + 6},
+		{"panic", func() { defer exitOfLeaf(); panic("boom") }, line + 7},
+		{"nil map write", func() { defer exitOfLeaf(); var m map[int]int; m[1] = 2 }, line + 8},
+		{"division by zero", func() { defer exitOfLeaf(); x := 0; _ = 1 / x }, line + 9},
+	}
+	for _, tt := range tests {
+		leafUnwound.panicking, leafUnwound.line = false, 0
+		func() {
+			defer func() { recover() }()
+			tt.body()
+		}()
+		if !leafUnwound.panicking || leafUnwound.line != tt.line {
+			t.Errorf("%s: unwindingAt(\"\") = %t, line %d; want true, line %d", tt.name, leafUnwound.panicking, leafUnwound.line, tt.line)
+		}
+	}
+}

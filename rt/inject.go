@@ -31,8 +31,10 @@ func Inject(s *Site) error {
 		return nil
 	}
 	armed := isArmed(s)
-	if !armed && campaign.profile == 0 {
-		return nil // an experiment counts the reaches of its armed site only
+	if !armed && (campaign.profile == 0 || s.hits.Load() >= campaign.profile) {
+		// An experiment counts the reaches of its armed site only, and
+		// a profile run the reaches it logs.
+		return nil
 	}
 	n := s.hits.Add(1)
 	if n <= campaign.profile {

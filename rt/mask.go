@@ -34,7 +34,7 @@ func Mask(s *Site, roots ...any) *Checkpoint {
 	}
 	fn := s.Func
 	if s.Literal {
-		fn = callerName()
+		fn, _ = callerName()
 	}
 	return &Checkpoint{fn: fn, snap: snap}
 }

@@ -85,7 +85,9 @@ type Site struct {
 	retryUntil atomic.Uint64
 	retries    atomic.Uint32
 
-	// Profile runs only: the call numbers of the calls in progress.
+	// Profile runs only: the call numbers of the calls in progress, one
+	// in the slot open (0: free), the others in active (see pushActive).
+	open       atomic.Uint64
 	activeMu   sync.Mutex
 	active     []uint64
 	registered atomic.Bool   // listed in activeSites
