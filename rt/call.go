@@ -12,9 +12,9 @@ import (
 // Call is one call of an instrumented function while verdicts are on: the
 // snapshot of its object graph taken at entry.
 type Call struct {
-	site     *Site
-	roots    []any
-	names    []string
+	site *Site
+	// snap holds the roots and their names with their copies; nil when
+	// the call was not snapshotted.
 	snap     *snapshot
 	tooLarge bool
 	// overBudget: the call was to be snapshotted, but the sampled run
@@ -90,18 +90,15 @@ func Enter(s *Site, roots ...any) Call {
 			return c
 		}
 	}
-	c.roots = slices.Clone(roots)
-	if s.Roots != "" {
-		c.names = strings.Split(s.Roots, ",")
-	}
+	// A copy: the variadic slice itself stays on the caller's stack.
+	all := slices.Clone(roots)
 	if g := s.Globals; g != nil {
-		c.roots = append(c.roots, g.Addrs()...)
-		c.names = append(c.names, strings.Split(g.Names, ",")...)
+		all = append(all, g.Addrs()...)
 	}
-	for len(c.names) < len(c.roots) {
-		c.names = append(c.names, "arg")
+	snap, ok := takeSnapshot(all, s.Budget)
+	if snap != nil {
+		snap.names = s.rootNames(len(all))
 	}
-	snap, ok := takeSnapshot(c.roots, s.Budget)
 	c.snap, c.tooLarge = snap, !ok
 	if campaign.sampled {
 		snapshotTime.spent.Add(int64(time.Since(start)))
@@ -157,7 +154,7 @@ func (c Call) Exit(done *int32, errp *error) {
 		v.reason = "graph too large"
 	} else {
 		c.snap.scratch = c.site.scratch()
-		if d, equal := c.snap.firstDiff(c.roots, c.names); equal {
+		if d, equal := c.snap.firstDiff(c.snap.roots, c.snap.names); equal {
 			v.verdict = "atomic"
 		} else {
 			v.verdict, v.diff = "non-atomic", d
@@ -192,7 +189,7 @@ func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
 func (c *Call) injectedFailure(v *verdictEvent) bool {
 	nonAtomic := false
 	if c.snap != nil && !c.tooLarge {
-		_, equal := c.snap.firstDiff(c.roots, c.names)
+		_, equal := c.snap.firstDiff(c.snap.roots, c.snap.names)
 		nonAtomic = !equal && !campaign.masks[c.site.ID]
 	}
 	v.placeIn(c.seq, nonAtomic)

@@ -47,6 +47,8 @@ type snapshot struct {
 	// roots are the call's roots as they were passed in: pointers, or
 	// values boxed at call entry, whose boxes Go never changes.
 	roots []any
+	// names are the roots' display names, for the paths of differences.
+	names []string
 
 	// objects maps an original pointed-to object to the address of its copy.
 	objects map[objectKey]unsafe.Pointer

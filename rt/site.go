@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"strings"
 	"sync"
 	"sync/atomic"
 )
@@ -85,6 +86,8 @@ type Site struct {
 	retryUntil atomic.Uint64
 	retries    atomic.Uint32
 
+	splitNames atomic.Pointer[[]string] // Roots and Globals.Names, split (see rootNames)
+
 	// Profile runs only: the call numbers of the calls in progress, one
 	// in the slot open (0: free), the others in active (see pushActive).
 	open       atomic.Uint64
@@ -106,4 +109,26 @@ func (s *Site) frameName() string {
 		return s.Frame
 	}
 	return s.Func
+}
+
+// rootNames returns the display names of a call's n roots: the receiver
+// and parameters (Roots), then the package-level variables, then "arg"
+// for any other. They are split once; snapshots share the slice and never
+// change it.
+func (s *Site) rootNames(n int) []string {
+	if p := s.splitNames.Load(); p != nil && len(*p) >= n {
+		return *p
+	}
+	var names []string
+	if s.Roots != "" {
+		names = strings.Split(s.Roots, ",")
+	}
+	if g := s.Globals; g != nil {
+		names = append(names, strings.Split(g.Names, ",")...)
+	}
+	for len(names) < n {
+		names = append(names, "arg")
+	}
+	s.splitNames.Store(&names)
+	return names
 }
