@@ -206,7 +206,7 @@ func (g *graphGen) id(t types.Type) int {
 func (g *graphGen) addRoots(types []types.Type, roots []string) string {
 	g.roots = append(g.roots, types)
 	var b strings.Builder
-	b.WriteString("var _atx_k _atx_graph; ")
+	b.WriteString("_atx_k := _atx_graphs.Get(); ")
 	for i, t := range types {
 		fmt.Fprintf(&b, "_atx_k.root%d(%s); ", g.id(t), roots[i])
 	}
@@ -459,13 +459,40 @@ func (w *graphWriter) write() {
 	}
 	fields.WriteString("}\n")
 	w.b.WriteString(fields.String())
-	w.printf("\nfunc _atx_restoreGraph(errp *error, done *bool, site *%s.Site, k *_atx_graph) {\n%s\tk.rollback()\n}\n", rtName, rollbackGuard)
+	w.printf("\n// _atx_graphs holds the checkpoints between calls, emptied: a call\n// reuses the logs and visited sets of an earlier one.\nvar _atx_graphs %s.Pool[_atx_graph]\n", rtName)
+	w.printf(`
+// _atx_restoreGraph is deferred by a masked function: it rolls the graph
+// back when the call failed (an error returned, or a panic or
+// runtime.Goexit going through), and puts the emptied checkpoint
+// back in the pool.
+func _atx_restoreGraph(errp *error, done *bool, site *%s.Site, k *_atx_graph) {
+	if errp != nil && *errp != nil || !*done && %s.Unwinding(site.Func) {
+		k.rollback()
+	}
+	k.reset()
+	_atx_graphs.Put(k)
+}
+`, rtName, rtName)
 	w.drain()
 	w.rollback()
+	w.reset()
 	w.b.WriteString(methods)
 	w.printf("\nfunc _atx_obj[T any](p *T) _atx_objEntry[T] { return _atx_objEntry[T]{p: p} }\n")
 	w.printf("\ntype _atx_objEntry[T any] struct {\n\tp *T\n\tv T\n}\n")
 	w.printf("\ntype _atx_pair[T any] struct{ x, c T }\n")
+	w.printf(`
+// _atx_reuse empties a log for the next call, unless it grew large.
+func _atx_reuse[S ~[]E, E any](s S) S {
+	if cap(s) > 4096 {
+		return nil
+	}
+	var zero E
+	for i := range s {
+		s[i] = zero
+	}
+	return s[:0]
+}
+`)
 }
 
 // entryType is the type of the entries of node n's log.
@@ -699,6 +726,22 @@ func (w *graphWriter) drain() {
 		w.printf("\t\t}\n")
 	}
 	w.printf("\t}\n}\n")
+}
+
+// reset writes the emptying of every log, cursor and visited set.
+func (w *graphWriter) reset() {
+	w.printf("\nfunc (k *_atx_graph) reset() {\n")
+	for _, n := range w.order {
+		field := fmt.Sprintf("%c%d", n.kind, n.id)
+		w.printf("\tk.%[1]s = _atx_reuse(k.%[1]s)\n", field)
+		if w.walksContents(n) {
+			w.printf("\tk.n%s = 0\n", field)
+		}
+		if w.visited[n] {
+			w.printf("\tk.v%s.Reset()\n", field)
+		}
+	}
+	w.printf("}\n")
 }
 
 // rollback writes the restore of every log.

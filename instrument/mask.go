@@ -85,10 +85,10 @@ func (fe *funcEdits) note(pos token.Pos, msg string) {
 //
 //	_atx_g0, _atx_c0 := _atx_save_T(v); _atx_a0 := v
 //	_atx_g1, _atx_a1 := _atx_save(p), p
-//	var _atx_k _atx_graph; _atx_k.root3(l); _atx_k.drain()
+//	_atx_k := _atx_graphs.Get(); _atx_k.root3(l); _atx_k.drain()
 //	defer _atx_restore_T(&err, &done, site, _atx_a0, &_atx_g0, &_atx_c0)
 //	defer _atx_restore(&err, &done, site, _atx_a1, &_atx_g1)
-//	defer _atx_restoreGraph(&err, &done, site, &_atx_k)
+//	defer _atx_restoreGraph(&err, &done, site, _atx_k)
 //	defer rt.Mask(site, m).Rollback(&done, &err)
 //
 // Each generated restore checks that the call failed before it writes
@@ -134,7 +134,7 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 	}
 	if len(graphTypes) > 0 {
 		saves = append(saves, fe.p.graph().addRoots(graphTypes, graphRoots))
-		restores = append(restores, fmt.Sprintf("defer _atx_restoreGraph(%s, &%s, %s, &_atx_k); ", fe.errArg(), doneName, siteRef))
+		restores = append(restores, fmt.Sprintf("defer _atx_restoreGraph(%s, &%s, %s, _atx_k); ", fe.errArg(), doneName, siteRef))
 	}
 	var b strings.Builder
 	if len(saves) > 0 {

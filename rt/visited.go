@@ -1,6 +1,9 @@
 package rt
 
-import "unsafe"
+import (
+	"sync"
+	"unsafe"
+)
 
 // Visited is the set of objects, backing arrays and maps of one type that
 // a generated checkpoint has saved already. Generated code keeps one per
@@ -54,6 +57,37 @@ func VisitSlice[S ~[]E, E any](v *Visited, s S) bool {
 func VisitMap[M ~map[K]E, K comparable, E any](v *Visited, m M) bool {
 	return v.add(*(*uintptr)(unsafe.Pointer(&m)))
 }
+
+// maxKeptSlots bounds the table that Reset keeps for the next
+// checkpoint: a set that grew for a huge graph is dropped rather than held.
+const maxKeptSlots = 1 << 16
+
+// Reset empties the set, keeping its table when it is not large.
+func (v *Visited) Reset() {
+	if len(v.slots) > maxKeptSlots {
+		v.slots, v.shift = nil, 0
+	} else {
+		clear(v.slots)
+	}
+	v.n, v.arrays = 0, nil
+}
+
+// Pool keeps the generated checkpoints of a package between calls, so
+// that a masked call reuses the logs and visited sets of an earlier one
+// instead of growing new ones. The generated code empties a checkpoint
+// (dropping its references to the user's objects) before it puts it back.
+type Pool[T any] struct{ p sync.Pool }
+
+// Get returns an empty checkpoint.
+func (p *Pool[T]) Get() *T {
+	if x, ok := p.p.Get().(*T); ok {
+		return x
+	}
+	return new(T)
+}
+
+// Put hands back a checkpoint emptied by its owner.
+func (p *Pool[T]) Put(x *T) { p.p.Put(x) }
 
 // minVisitedSlots is the size of a set's first table.
 const minVisitedSlots = 32

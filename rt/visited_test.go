@@ -48,6 +48,26 @@ func TestVisited(t *testing.T) {
 	if big.n != len(nodes) {
 		t.Errorf("the set holds %d keys, want %d", big.n, len(nodes))
 	}
+
+	// After a reset, everything is new again.
+	big.Reset()
+	v.Reset()
+	if !VisitPtr(&big, &nodes[7]) || !VisitSlice(&v, arr) || !VisitMap(&v, m1) {
+		t.Error("a key is still in the set after Reset")
+	}
+}
+
+// TestPool checks that a pool hands out a checkpoint, new or put back.
+func TestPool(t *testing.T) {
+	var p Pool[[4]int]
+	x := p.Get()
+	if x == nil || *x != [4]int{} {
+		t.Fatalf("Get = %v, want a new zero value", x)
+	}
+	p.Put(x)
+	if y := p.Get(); y == nil {
+		t.Fatal("Get after Put = nil")
+	}
 }
 
 // BenchmarkVisitPtr is the cost of adding the nodes of a list of 1000.
