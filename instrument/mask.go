@@ -85,8 +85,10 @@ func (fe *funcEdits) note(pos token.Pos, msg string) {
 //
 //	_atx_g0, _atx_c0 := _atx_save_T(v); _atx_a0 := v
 //	_atx_g1, _atx_a1 := _atx_save(p), p
+//	_atx_k := _atx_graphs.Get(); _atx_k.root3(l); _atx_k.drain()
 //	defer _atx_restore_T(&err, &done, site, _atx_a0, &_atx_g0, &_atx_c0)
 //	defer _atx_restore(&err, &done, site, _atx_a1, &_atx_g1)
+//	defer _atx_restoreGraph(&err, &done, site, _atx_k)
 //	defer rt.Mask(site, m).Rollback(&done, &err)
 //
 // Each generated restore checks that the call failed before it writes
@@ -94,6 +96,8 @@ func (fe *funcEdits) note(pos token.Pos, msg string) {
 func (fe *funcEdits) maskWrap(siteRef string) string {
 	types := fe.rootTypes()
 	var saves, restores, reflected []string
+	var graphTypes []gotypes.Type
+	var graphRoots []string
 	for i, root := range fe.roots {
 		kind := rootReflected
 		if types != nil && !fe.p.opts.Globals {
@@ -106,7 +110,7 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 		}
 		// The generated checkpoints are generic; a package whose language
 		// version predates generics gets the reflective one.
-		if (kind == rootWhole || kind == rootFields) && !fe.p.genericsAllowed() {
+		if (kind == rootWhole || kind == rootFields || kind == rootGraph) && !fe.p.genericsAllowed() {
 			kind = rootReflected
 		}
 		g, a := fmt.Sprintf("_atx_g%d", i), fmt.Sprintf("_atx_a%d", i)
@@ -121,9 +125,16 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 			c := fmt.Sprintf("_atx_c%d", i)
 			saves = append(saves, fmt.Sprintf("%s, %s := %s(%s); %s := %s; ", g, c, save, root, a, root))
 			restores = append(restores, fmt.Sprintf("defer %s(%s, &%s, %s, %s, &%s, &%s); ", restore, fe.errArg(), doneName, siteRef, a, g, c))
+		case rootGraph:
+			graphTypes = append(graphTypes, types[i])
+			graphRoots = append(graphRoots, root)
 		default:
 			reflected = append(reflected, root)
 		}
+	}
+	if len(graphTypes) > 0 {
+		saves = append(saves, fe.p.graph().addRoots(graphTypes, graphRoots))
+		restores = append(restores, fmt.Sprintf("defer _atx_restoreGraph(%s, &%s, %s, _atx_k); ", fe.errArg(), doneName, siteRef))
 	}
 	var b strings.Builder
 	if len(saves) > 0 {

@@ -15,7 +15,8 @@ import (
 // what a hand-written temp-and-swap costs. Roots that reach further
 // (pointers, slices, maps, interfaces), roots of generic types and roots
 // of types declared inside functions go to the runtime's reflective
-// checkpoint, which follows the whole graph.
+// checkpoint, which follows the whole graph, unless generated code can
+// name every type they reach (graphgen.go).
 
 // rootKind says how a masked function's root is checkpointed.
 type rootKind uint8
@@ -24,6 +25,7 @@ const (
 	rootNothing   rootKind = iota // a value of plain type: the callee's own copy
 	rootWhole                     // *T, T plain without locks: _atx_save / _atx_restore
 	rootFields                    // *N, N a struct of this package with locks: per-type code
+	rootGraph                     // a graph of types this package can name: graphgen.go
 	rootReflected                 // everything else: rt.Mask
 )
 
@@ -40,10 +42,19 @@ func (p *pkgRewriter) classifyRoot(t types.Type) rootKind {
 		if p.fieldCopyable(elem) {
 			return rootFields
 		}
-		return rootReflected
+		return p.graphOrReflected(t)
 	}
 	if plainNoLocks(t) {
 		return rootNothing
+	}
+	return p.graphOrReflected(t)
+}
+
+// graphOrReflected is rootGraph when generated code can checkpoint all a
+// root of type t reaches, rootReflected otherwise.
+func (p *pkgRewriter) graphOrReflected(t types.Type) rootKind {
+	if p.graph().supports(t) {
+		return rootGraph
 	}
 	return rootReflected
 }
@@ -443,7 +454,10 @@ const rollbackGuard = "\tif !(errp != nil && *errp != nil || !*done && " + rtNam
 // of the type: s holds the fields as they were, c the copies of what the
 // slices, maps and pointers among them referred to.
 func (p *pkgRewriter) writeSavers(b *strings.Builder) {
-	used := map[string]bool{}
+	used := maps.Clone(p.genUsed)
+	if used == nil {
+		used = map[string]bool{}
+	}
 	if p.wholeSaver {
 		used["_atx_set"] = true
 		b.WriteString("\nfunc _atx_save[T any](p *T) (s T) {\n\tif p != nil {\n\t\ts = *p\n\t}\n\treturn\n}\n")

@@ -1,7 +1,13 @@
 package instrument
 
 import (
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/token"
 	"go/types"
+	"slices"
+	"sort"
 	"testing"
 )
 
@@ -30,6 +36,84 @@ func TestPlainTypeOpaque(t *testing.T) {
 	for _, tt := range tests {
 		if plain, _ := plainType(tt.t); plain != tt.wantPlain {
 			t.Errorf("plainType(%v) = %v, want %v", tt.t, plain, tt.wantPlain)
+		}
+	}
+}
+
+// graphFixture is a package whose types the graph checkpoints support or
+// not; each type's comment says which, and which reference nodes keep a
+// visited set when a method of *T is masked.
+const graphFixture = `package m
+
+import (
+	"image"
+	"os"
+	"sync"
+)
+
+type List struct{ head *node }         // supported; visited: node
+type node struct{ v int; next *node }  // supported
+type Pair struct{ a, b *leaf }          // supported; visited: leaf (two fields lead to it)
+type leaf struct{ n int }
+type ByName struct{ m map[string]*leaf } // supported; visited: none
+type Boxes struct{ r []image.Rectangle } // supported; visited: none
+type File struct{ f *os.File; mu sync.Mutex; n int } // supported; visited: none
+type Hook struct{ f func() }             // unsupported: a func
+type Named struct{ err error }           // unsupported: an interface
+type Chan struct{ c chan int }           // unsupported: a channel
+type Gen[T any] struct{ v T }
+type HoldsGen struct{ g *Gen[int] }      // unsupported: a generic type
+type Time struct{ t image.Uniform }      // unsupported: an interface field of another package
+type Floats struct{ m map[float64]int }  // unsupported: a float key
+`
+
+func TestGraphSupports(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "m.go", graphFixture, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	pkg, err := conf.Check("example.com/m", fset, []*ast.File{f}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name    string
+		ok      bool
+		visited []string // the types whose objects, slices or maps keep a visited set
+	}{
+		{"List", true, []string{"node"}},
+		{"Pair", true, []string{"leaf"}},
+		{"ByName", true, nil},
+		{"Boxes", true, nil},
+		{"File", true, nil},
+		{"Hook", false, nil},
+		{"Named", false, nil},
+		{"Chan", false, nil},
+		{"HoldsGen", false, nil},
+		{"Time", false, nil},
+		{"Floats", false, nil},
+	}
+	for _, tt := range tests {
+		p := &pkgRewriter{pkg: pkg, fset: fset}
+		root := types.NewPointer(pkg.Scope().Lookup(tt.name).Type())
+		g := p.graph()
+		if got := g.supports(root); got != tt.ok {
+			t.Errorf("%s: supported = %v, want %v", tt.name, got, tt.ok)
+			continue
+		}
+		if !tt.ok {
+			continue
+		}
+		g.addRoots([]types.Type{root}, []string{"x"})
+		var visited []string
+		for n := range g.visitedNodes() {
+			visited = append(visited, types.TypeString(g.types[n.id], types.RelativeTo(pkg)))
+		}
+		sort.Strings(visited)
+		if !slices.Equal(visited, tt.visited) {
+			t.Errorf("%s: visited sets for %v, want %v", tt.name, visited, tt.visited)
 		}
 	}
 }

@@ -10,6 +10,14 @@
 //
 //	go test -toolexec atomicx -run '^$' -bench . ./internal/maskbench
 //
+// The Linked* types do the same on linked structures — a list, a binary
+// search tree and a map of pointers, of 1 to 1024 nodes — whose masked
+// methods get generated recursive checkpoints; their hand-written
+// variants save every node at entry and write them back on failure.
+// Their benchmarks are the BenchmarkLinked* ones:
+//
+//	go test -toolexec atomicx -run '^$' -bench 'Linked' ./internal/maskbench
+//
 // Built without atomicx, the Masked* methods are plain ones.
 package maskbench
 

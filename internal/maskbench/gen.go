@@ -127,11 +127,278 @@ var (
 )
 `, t, s.name, s.words)
 	}
+	for _, l := range linked {
+		writeLinked(&b, l)
+	}
 	src, err := format.Source(b.Bytes())
 	if err != nil {
 		log.Fatal(err)
 	}
 	if err := os.WriteFile("objects.go", src, 0o666); err != nil {
 		log.Fatal(err)
+	}
+}
+
+// A linked structure of the benchmarks: its types and constructor, the
+// body of its fixed-work and size-proportional methods, and its
+// hand-written undo, which saves every node the way the checkpoints do
+// (an address and a copy of what it held) without their generality: it
+// knows the structure is neither shared nor cyclic, and how big it is.
+type linkedCase struct {
+	name, recv, doc   string
+	decl              string // the types, the constructor new<name>(n int) and values()
+	fixed, scan       string // the methods' work, on the receiver
+	undoDecl          string // the undo's types, save() and restore()
+	fixedDoc, scanDoc string
+}
+
+var linked = []linkedCase{
+	{
+		name: "LinkedList", recv: "l", doc: "a singly linked list of n nodes",
+		decl: `
+type listNode struct {
+	val  int64
+	next *listNode
+}
+
+func newLinkedList(n int) *LinkedList {
+	l := &LinkedList{n: n}
+	for i := range n {
+		l.head = &listNode{int64(i), l.head}
+	}
+	return l
+}
+
+func (l *LinkedList) values() (vs []int64, nodes []any) {
+	for n := l.head; n != nil; n = n.next {
+		vs, nodes = append(vs, n.val), append(nodes, n)
+	}
+	return vs, nodes
+}
+
+type listUndo struct {
+	l     LinkedList
+	nodes []listEntry
+}
+
+type listEntry struct {
+	p *listNode
+	v listNode
+}
+
+func (l *LinkedList) save() listUndo {
+	u := listUndo{l: *l, nodes: make([]listEntry, 0, l.n)}
+	for n := l.head; n != nil; n = n.next {
+		u.nodes = append(u.nodes, listEntry{n, *n})
+	}
+	return u
+}
+
+func (l *LinkedList) restore(u *listUndo) {
+	*l = u.l
+	for _, e := range u.nodes {
+		*e.p = e.v
+	}
+}
+`,
+		fixed:    "l.head.val++",
+		scan:     "for n := l.head; n != nil; n = n.next {\n\t\tn.val++\n\t}",
+		fixedDoc: "changes the first node",
+		scanDoc:  "changes every node",
+	},
+	{
+		name: "LinkedTree", recv: "t", doc: "a balanced binary search tree of n nodes",
+		decl: `
+type treeNode struct {
+	key, count  int64
+	left, right *treeNode
+}
+
+func newLinkedTree(n int) *LinkedTree {
+	var build func(lo, hi int) *treeNode
+	build = func(lo, hi int) *treeNode {
+		if lo >= hi {
+			return nil
+		}
+		mid := (lo + hi) / 2
+		return &treeNode{key: int64(mid), left: build(lo, mid), right: build(mid+1, hi)}
+	}
+	return &LinkedTree{root: build(0, n), size: n}
+}
+
+func (n *treeNode) bump() {
+	if n != nil {
+		n.count++
+		n.left.bump()
+		n.right.bump()
+	}
+}
+
+func (t *LinkedTree) values() (vs []int64, nodes []any) {
+	var walk func(n *treeNode)
+	walk = func(n *treeNode) {
+		if n != nil {
+			walk(n.left)
+			vs, nodes = append(vs, n.key, n.count), append(nodes, n)
+			walk(n.right)
+		}
+	}
+	walk(t.root)
+	return vs, nodes
+}
+
+type treeUndo struct {
+	t     LinkedTree
+	nodes []treeEntry
+}
+
+type treeEntry struct {
+	p *treeNode
+	v treeNode
+}
+
+func (t *LinkedTree) save() treeUndo {
+	u := treeUndo{t: *t, nodes: make([]treeEntry, 0, t.size)}
+	var walk func(n *treeNode)
+	walk = func(n *treeNode) {
+		if n != nil {
+			u.nodes = append(u.nodes, treeEntry{n, *n})
+			walk(n.left)
+			walk(n.right)
+		}
+	}
+	walk(t.root)
+	return u
+}
+
+func (t *LinkedTree) restore(u *treeUndo) {
+	*t = u.t
+	for _, e := range u.nodes {
+		*e.p = e.v
+	}
+}
+`,
+		fixed:    "for n := t.root; n != nil; n = n.left {\n\t\tn.count++\n\t}",
+		scan:     "t.root.bump()",
+		fixedDoc: "changes the nodes on the path from the root to the first leaf, as a B-tree update does",
+		scanDoc:  "changes every node",
+	},
+	{
+		name: "LinkedMap", recv: "m", doc: "a map of n pointers to items",
+		decl: `
+type mapItem struct{ n int64 }
+
+func newLinkedMap(n int) *LinkedMap {
+	m := &LinkedMap{items: make(map[int64]*mapItem, n)}
+	for i := range n {
+		m.items[int64(i)] = &mapItem{int64(i)}
+	}
+	return m
+}
+
+func (m *LinkedMap) values() (vs []int64, nodes []any) {
+	for i := range int64(len(m.items)) {
+		vs, nodes = append(vs, m.items[i].n), append(nodes, m.items[i])
+	}
+	return append(vs, m.total), nodes
+}
+
+type mapUndo struct {
+	m     LinkedMap
+	items map[int64]*mapItem
+	vals  []mapEntry
+}
+
+type mapEntry struct {
+	p *mapItem
+	v mapItem
+}
+
+func (m *LinkedMap) save() mapUndo {
+	u := mapUndo{m: *m, items: make(map[int64]*mapItem, len(m.items)), vals: make([]mapEntry, 0, len(m.items))}
+	for k, it := range m.items {
+		u.items[k] = it
+		u.vals = append(u.vals, mapEntry{it, *it})
+	}
+	return u
+}
+
+func (m *LinkedMap) restore(u *mapUndo) {
+	*m = u.m
+	clear(m.items)
+	for k, it := range u.items {
+		m.items[k] = it
+	}
+	for _, e := range u.vals {
+		*e.p = e.v
+	}
+}
+`,
+		fixed:    "m.items[0].n++\n\tm.total++",
+		scan:     "for _, it := range m.items {\n\t\tit.n++\n\t}",
+		fixedDoc: "changes one item and the total",
+		scanDoc:  "changes every item",
+	},
+}
+
+func writeLinked(b *bytes.Buffer, l linkedCase) {
+	fmt.Fprintf(b, "\n// %s is %s.\ntype %s struct {\n", l.name, l.doc, l.name)
+	switch l.name {
+	case "LinkedList":
+		b.WriteString("\thead *listNode\n\tn    int\n")
+	case "LinkedTree":
+		b.WriteString("\troot *treeNode\n\tsize int\n")
+	case "LinkedMap":
+		b.WriteString("\titems map[int64]*mapItem\n\ttotal int64\n")
+	}
+	b.WriteString("}\n")
+	b.WriteString(l.decl)
+	for _, m := range []struct{ kind, doc, work string }{{"Fixed", l.fixedDoc, l.fixed}, {"Scan", l.scanDoc, l.scan}} {
+		fmt.Fprintf(b, `
+// Plain%[2]s %[3]s, then fails if asked.
+func (%[4]s *%[1]s) Plain%[2]s(fail bool) error {
+	%[5]s
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// Masked%[2]s is Plain%[2]s, masked by the policy when built with atomicx.
+func (%[4]s *%[1]s) Masked%[2]s(fail bool) error {
+	%[5]s
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// Reflect%[2]s is Plain%[2]s under the runtime's reflective checkpoint.
+func (%[4]s *%[1]s) Reflect%[2]s(fail bool) (err error) {
+	var done bool
+	defer rt.Mask(&%[1]s%[2]sSite, %[4]s).Rollback(&done, &err)
+	%[5]s
+	if fail {
+		err, done = errFailed, true
+		return
+	}
+	err, done = nil, true
+	return
+}
+
+// Undo%[2]s is Plain%[2]s written failure atomic by hand: it saves every
+// node at entry, and writes them back when it fails.
+func (%[4]s *%[1]s) Undo%[2]s(fail bool) error {
+	u := %[4]s.save()
+	%[5]s
+	if fail {
+		%[4]s.restore(&u)
+		return errFailed
+	}
+	return nil
+}
+
+var %[1]s%[2]sSite = rt.Site{Func: "github.com/atomicx/atomicx/internal/maskbench.(*%[1]s).Reflect%[2]s"}
+`, l.name, m.kind, m.doc, l.recv, m.work)
 	}
 }

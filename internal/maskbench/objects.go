@@ -513,3 +513,481 @@ var (
 	Obj64KFixedSite = rt.Site{Func: "github.com/atomicx/atomicx/internal/maskbench.(*Obj64K).ReflectFixed"}
 	Obj64KScanSite  = rt.Site{Func: "github.com/atomicx/atomicx/internal/maskbench.(*Obj64K).ReflectScan"}
 )
+
+// LinkedList is a singly linked list of n nodes.
+type LinkedList struct {
+	head *listNode
+	n    int
+}
+
+type listNode struct {
+	val  int64
+	next *listNode
+}
+
+func newLinkedList(n int) *LinkedList {
+	l := &LinkedList{n: n}
+	for i := range n {
+		l.head = &listNode{int64(i), l.head}
+	}
+	return l
+}
+
+func (l *LinkedList) values() (vs []int64, nodes []any) {
+	for n := l.head; n != nil; n = n.next {
+		vs, nodes = append(vs, n.val), append(nodes, n)
+	}
+	return vs, nodes
+}
+
+type listUndo struct {
+	l     LinkedList
+	nodes []listEntry
+}
+
+type listEntry struct {
+	p *listNode
+	v listNode
+}
+
+func (l *LinkedList) save() listUndo {
+	u := listUndo{l: *l, nodes: make([]listEntry, 0, l.n)}
+	for n := l.head; n != nil; n = n.next {
+		u.nodes = append(u.nodes, listEntry{n, *n})
+	}
+	return u
+}
+
+func (l *LinkedList) restore(u *listUndo) {
+	*l = u.l
+	for _, e := range u.nodes {
+		*e.p = e.v
+	}
+}
+
+// PlainFixed changes the first node, then fails if asked.
+func (l *LinkedList) PlainFixed(fail bool) error {
+	l.head.val++
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// MaskedFixed is PlainFixed, masked by the policy when built with atomicx.
+func (l *LinkedList) MaskedFixed(fail bool) error {
+	l.head.val++
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// ReflectFixed is PlainFixed under the runtime's reflective checkpoint.
+func (l *LinkedList) ReflectFixed(fail bool) (err error) {
+	var done bool
+	defer rt.Mask(&LinkedListFixedSite, l).Rollback(&done, &err)
+	l.head.val++
+	if fail {
+		err, done = errFailed, true
+		return
+	}
+	err, done = nil, true
+	return
+}
+
+// UndoFixed is PlainFixed written failure atomic by hand: it saves every
+// node at entry, and writes them back when it fails.
+func (l *LinkedList) UndoFixed(fail bool) error {
+	u := l.save()
+	l.head.val++
+	if fail {
+		l.restore(&u)
+		return errFailed
+	}
+	return nil
+}
+
+var LinkedListFixedSite = rt.Site{Func: "github.com/atomicx/atomicx/internal/maskbench.(*LinkedList).ReflectFixed"}
+
+// PlainScan changes every node, then fails if asked.
+func (l *LinkedList) PlainScan(fail bool) error {
+	for n := l.head; n != nil; n = n.next {
+		n.val++
+	}
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// MaskedScan is PlainScan, masked by the policy when built with atomicx.
+func (l *LinkedList) MaskedScan(fail bool) error {
+	for n := l.head; n != nil; n = n.next {
+		n.val++
+	}
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// ReflectScan is PlainScan under the runtime's reflective checkpoint.
+func (l *LinkedList) ReflectScan(fail bool) (err error) {
+	var done bool
+	defer rt.Mask(&LinkedListScanSite, l).Rollback(&done, &err)
+	for n := l.head; n != nil; n = n.next {
+		n.val++
+	}
+	if fail {
+		err, done = errFailed, true
+		return
+	}
+	err, done = nil, true
+	return
+}
+
+// UndoScan is PlainScan written failure atomic by hand: it saves every
+// node at entry, and writes them back when it fails.
+func (l *LinkedList) UndoScan(fail bool) error {
+	u := l.save()
+	for n := l.head; n != nil; n = n.next {
+		n.val++
+	}
+	if fail {
+		l.restore(&u)
+		return errFailed
+	}
+	return nil
+}
+
+var LinkedListScanSite = rt.Site{Func: "github.com/atomicx/atomicx/internal/maskbench.(*LinkedList).ReflectScan"}
+
+// LinkedTree is a balanced binary search tree of n nodes.
+type LinkedTree struct {
+	root *treeNode
+	size int
+}
+
+type treeNode struct {
+	key, count  int64
+	left, right *treeNode
+}
+
+func newLinkedTree(n int) *LinkedTree {
+	var build func(lo, hi int) *treeNode
+	build = func(lo, hi int) *treeNode {
+		if lo >= hi {
+			return nil
+		}
+		mid := (lo + hi) / 2
+		return &treeNode{key: int64(mid), left: build(lo, mid), right: build(mid+1, hi)}
+	}
+	return &LinkedTree{root: build(0, n), size: n}
+}
+
+func (n *treeNode) bump() {
+	if n != nil {
+		n.count++
+		n.left.bump()
+		n.right.bump()
+	}
+}
+
+func (t *LinkedTree) values() (vs []int64, nodes []any) {
+	var walk func(n *treeNode)
+	walk = func(n *treeNode) {
+		if n != nil {
+			walk(n.left)
+			vs, nodes = append(vs, n.key, n.count), append(nodes, n)
+			walk(n.right)
+		}
+	}
+	walk(t.root)
+	return vs, nodes
+}
+
+type treeUndo struct {
+	t     LinkedTree
+	nodes []treeEntry
+}
+
+type treeEntry struct {
+	p *treeNode
+	v treeNode
+}
+
+func (t *LinkedTree) save() treeUndo {
+	u := treeUndo{t: *t, nodes: make([]treeEntry, 0, t.size)}
+	var walk func(n *treeNode)
+	walk = func(n *treeNode) {
+		if n != nil {
+			u.nodes = append(u.nodes, treeEntry{n, *n})
+			walk(n.left)
+			walk(n.right)
+		}
+	}
+	walk(t.root)
+	return u
+}
+
+func (t *LinkedTree) restore(u *treeUndo) {
+	*t = u.t
+	for _, e := range u.nodes {
+		*e.p = e.v
+	}
+}
+
+// PlainFixed changes the nodes on the path from the root to the first leaf, as a B-tree update does, then fails if asked.
+func (t *LinkedTree) PlainFixed(fail bool) error {
+	for n := t.root; n != nil; n = n.left {
+		n.count++
+	}
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// MaskedFixed is PlainFixed, masked by the policy when built with atomicx.
+func (t *LinkedTree) MaskedFixed(fail bool) error {
+	for n := t.root; n != nil; n = n.left {
+		n.count++
+	}
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// ReflectFixed is PlainFixed under the runtime's reflective checkpoint.
+func (t *LinkedTree) ReflectFixed(fail bool) (err error) {
+	var done bool
+	defer rt.Mask(&LinkedTreeFixedSite, t).Rollback(&done, &err)
+	for n := t.root; n != nil; n = n.left {
+		n.count++
+	}
+	if fail {
+		err, done = errFailed, true
+		return
+	}
+	err, done = nil, true
+	return
+}
+
+// UndoFixed is PlainFixed written failure atomic by hand: it saves every
+// node at entry, and writes them back when it fails.
+func (t *LinkedTree) UndoFixed(fail bool) error {
+	u := t.save()
+	for n := t.root; n != nil; n = n.left {
+		n.count++
+	}
+	if fail {
+		t.restore(&u)
+		return errFailed
+	}
+	return nil
+}
+
+var LinkedTreeFixedSite = rt.Site{Func: "github.com/atomicx/atomicx/internal/maskbench.(*LinkedTree).ReflectFixed"}
+
+// PlainScan changes every node, then fails if asked.
+func (t *LinkedTree) PlainScan(fail bool) error {
+	t.root.bump()
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// MaskedScan is PlainScan, masked by the policy when built with atomicx.
+func (t *LinkedTree) MaskedScan(fail bool) error {
+	t.root.bump()
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// ReflectScan is PlainScan under the runtime's reflective checkpoint.
+func (t *LinkedTree) ReflectScan(fail bool) (err error) {
+	var done bool
+	defer rt.Mask(&LinkedTreeScanSite, t).Rollback(&done, &err)
+	t.root.bump()
+	if fail {
+		err, done = errFailed, true
+		return
+	}
+	err, done = nil, true
+	return
+}
+
+// UndoScan is PlainScan written failure atomic by hand: it saves every
+// node at entry, and writes them back when it fails.
+func (t *LinkedTree) UndoScan(fail bool) error {
+	u := t.save()
+	t.root.bump()
+	if fail {
+		t.restore(&u)
+		return errFailed
+	}
+	return nil
+}
+
+var LinkedTreeScanSite = rt.Site{Func: "github.com/atomicx/atomicx/internal/maskbench.(*LinkedTree).ReflectScan"}
+
+// LinkedMap is a map of n pointers to items.
+type LinkedMap struct {
+	items map[int64]*mapItem
+	total int64
+}
+
+type mapItem struct{ n int64 }
+
+func newLinkedMap(n int) *LinkedMap {
+	m := &LinkedMap{items: make(map[int64]*mapItem, n)}
+	for i := range n {
+		m.items[int64(i)] = &mapItem{int64(i)}
+	}
+	return m
+}
+
+func (m *LinkedMap) values() (vs []int64, nodes []any) {
+	for i := range int64(len(m.items)) {
+		vs, nodes = append(vs, m.items[i].n), append(nodes, m.items[i])
+	}
+	return append(vs, m.total), nodes
+}
+
+type mapUndo struct {
+	m     LinkedMap
+	items map[int64]*mapItem
+	vals  []mapEntry
+}
+
+type mapEntry struct {
+	p *mapItem
+	v mapItem
+}
+
+func (m *LinkedMap) save() mapUndo {
+	u := mapUndo{m: *m, items: make(map[int64]*mapItem, len(m.items)), vals: make([]mapEntry, 0, len(m.items))}
+	for k, it := range m.items {
+		u.items[k] = it
+		u.vals = append(u.vals, mapEntry{it, *it})
+	}
+	return u
+}
+
+func (m *LinkedMap) restore(u *mapUndo) {
+	*m = u.m
+	clear(m.items)
+	for k, it := range u.items {
+		m.items[k] = it
+	}
+	for _, e := range u.vals {
+		*e.p = e.v
+	}
+}
+
+// PlainFixed changes one item and the total, then fails if asked.
+func (m *LinkedMap) PlainFixed(fail bool) error {
+	m.items[0].n++
+	m.total++
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// MaskedFixed is PlainFixed, masked by the policy when built with atomicx.
+func (m *LinkedMap) MaskedFixed(fail bool) error {
+	m.items[0].n++
+	m.total++
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// ReflectFixed is PlainFixed under the runtime's reflective checkpoint.
+func (m *LinkedMap) ReflectFixed(fail bool) (err error) {
+	var done bool
+	defer rt.Mask(&LinkedMapFixedSite, m).Rollback(&done, &err)
+	m.items[0].n++
+	m.total++
+	if fail {
+		err, done = errFailed, true
+		return
+	}
+	err, done = nil, true
+	return
+}
+
+// UndoFixed is PlainFixed written failure atomic by hand: it saves every
+// node at entry, and writes them back when it fails.
+func (m *LinkedMap) UndoFixed(fail bool) error {
+	u := m.save()
+	m.items[0].n++
+	m.total++
+	if fail {
+		m.restore(&u)
+		return errFailed
+	}
+	return nil
+}
+
+var LinkedMapFixedSite = rt.Site{Func: "github.com/atomicx/atomicx/internal/maskbench.(*LinkedMap).ReflectFixed"}
+
+// PlainScan changes every item, then fails if asked.
+func (m *LinkedMap) PlainScan(fail bool) error {
+	for _, it := range m.items {
+		it.n++
+	}
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// MaskedScan is PlainScan, masked by the policy when built with atomicx.
+func (m *LinkedMap) MaskedScan(fail bool) error {
+	for _, it := range m.items {
+		it.n++
+	}
+	if fail {
+		return errFailed
+	}
+	return nil
+}
+
+// ReflectScan is PlainScan under the runtime's reflective checkpoint.
+func (m *LinkedMap) ReflectScan(fail bool) (err error) {
+	var done bool
+	defer rt.Mask(&LinkedMapScanSite, m).Rollback(&done, &err)
+	for _, it := range m.items {
+		it.n++
+	}
+	if fail {
+		err, done = errFailed, true
+		return
+	}
+	err, done = nil, true
+	return
+}
+
+// UndoScan is PlainScan written failure atomic by hand: it saves every
+// node at entry, and writes them back when it fails.
+func (m *LinkedMap) UndoScan(fail bool) error {
+	u := m.save()
+	for _, it := range m.items {
+		it.n++
+	}
+	if fail {
+		m.restore(&u)
+		return errFailed
+	}
+	return nil
+}
+
+var LinkedMapScanSite = rt.Site{Func: "github.com/atomicx/atomicx/internal/maskbench.(*LinkedMap).ReflectScan"}

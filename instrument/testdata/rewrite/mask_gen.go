@@ -46,7 +46,7 @@ func (a *Account) Withdraw(n int, opts Counter) error {
 	return nil
 }
 
-// Merge reaches a map: the runtime checkpoints it.
+// Merge reaches a map: a generated graph checkpoint saves it.
 func (c *Counter) Merge(m map[string]int) error {
 	m["x"] = c.n
 	return errBad
@@ -89,7 +89,8 @@ func (t *Table) Put(k string, v int) error {
 	return nil
 }
 
-// Tree reaches pointers to structs that reach further: reflective.
+// Tree reaches pointers to structs that reach further: a generated graph
+// checkpoint follows them.
 type Tree struct {
 	root *node
 }

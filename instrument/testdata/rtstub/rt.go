@@ -63,3 +63,19 @@ func (c *Checkpoint) Rollback(done *bool, errp *error) {}
 func Unwinding(fn string) bool { return false }
 
 func SameBits[T any](a, b *T) bool { return false }
+
+type Visited struct{}
+
+func VisitPtr[T any](v *Visited, p *T) bool { return false }
+
+func VisitSlice[S ~[]E, E any](v *Visited, s S) bool { return false }
+
+func VisitMap[M ~map[K]E, K comparable, E any](v *Visited, m M) bool { return false }
+
+func (v *Visited) Reset() {}
+
+type Pool[T any] struct{}
+
+func (p *Pool[T]) Get() *T { return nil }
+
+func (p *Pool[T]) Put(x *T) {}
