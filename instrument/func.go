@@ -142,8 +142,17 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 
 	// Prologue, on the line of the opening brace: the injection point,
 	// then the snapshot, whose comparison is deferred.
+	//
+	// A leaf asks its site whether to go through the runtime: an
+	// experiment has no use for most calls of leaves (see Site.Traced),
+	// which are the most frequent calls of a program.
+	st.leaf = fe.leaf()
+	enabled := rtName + ".Enabled()"
+	if st.leaf {
+		enabled = fmt.Sprintf("%s[%d].Traced()", sitesName, siteIdx)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, " var %s int32; if %s.Enabled() { ", doneName, rtName)
+	fmt.Fprintf(&b, " var %s int32; if %s { ", doneName, enabled)
 	switch {
 	case ignored:
 	case fe.errResult != "":
@@ -179,7 +188,6 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	}
 	fe.markFallOff(&local)
 	st.ends = fe.ends
-	st.leaf = fe.leaf()
 	if st.noSnapshot == "" && fe.twinnable() {
 		if err := fe.twin(edits, local.edits, sig); err != nil {
 			return err

@@ -95,6 +95,46 @@ type Site struct {
 	active     []uint64
 	registered atomic.Bool   // listed in activeSites
 	armed      atomic.Uint32 // 0: not yet resolved, 1: not the armed site, 2: the armed site
+	tracing    atomic.Uint32 // 0: not yet resolved, then tracingOn or tracingOff (see Traced)
+}
+
+const (
+	tracingOn  = 1
+	tracingOff = 2
+)
+
+// Traced reports whether a call of a leaf function (see Leaf) goes through
+// the runtime: Inject at entry, Enter, and the deferred Exit. That is
+// every call while verdicts are on, except in an experiment, where a leaf
+// that cannot return an error, is not the armed site, and has no call the
+// experiment snapshots (it targets calls: ATOMICX_SNAPSHOT_CALLS) or masks
+// has nothing to give: no fault is injected into it, it is on no failure
+// chain (no error leaves it, and no panic goes through a function that
+// calls nothing), and a failure of its own is a natural one, which the
+// profile run saw. A profile run traces every call: it learns which calls
+// fail naturally.
+func (s *Site) Traced() bool {
+	if !config.enabled {
+		return false
+	}
+	switch s.tracing.Load() {
+	case tracingOn:
+		return true
+	case tracingOff:
+		return false
+	}
+	return s.resolveTracing()
+}
+
+func (s *Site) resolveTracing() bool {
+	quiet := s.Leaf && s.Faults&FaultError == 0 && config.armedID != "" && campaign.profile == 0 &&
+		campaign.targets != nil && len(campaign.targets[s.ID]) == 0 && !campaign.masks[s.ID] && !isArmed(s)
+	if quiet {
+		s.tracing.Store(tracingOff)
+		return false
+	}
+	s.tracing.Store(tracingOn)
+	return true
 }
 
 // Globals are the package-level variables of the package a site is in.

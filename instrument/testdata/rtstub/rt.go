@@ -46,6 +46,8 @@ type Call struct{}
 
 func Enabled() bool { return false }
 
+func (s *Site) Traced() bool { return false }
+
 var On bool
 
 func Inject(s *Site) error { return nil }

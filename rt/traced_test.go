@@ -1,0 +1,59 @@
+package rt
+
+import "testing"
+
+// TestTraced: an experiment skips the calls of a leaf that cannot return
+// an error and that it neither arms, snapshots nor masks; every other run
+// and every other function goes through the runtime.
+func TestTraced(t *testing.T) {
+	const (
+		leafID  = "example.com/m.leaf#entry"
+		errID   = "example.com/m.leafErr#entry"
+		outerID = "example.com/m.outer#entry"
+		armedID = "example.com/m.armed#entry"
+	)
+	sites := func() map[string]*Site {
+		return map[string]*Site{
+			leafID:  {ID: leafID, Func: "example.com/m.leaf", Leaf: true},
+			errID:   {ID: errID, Func: "example.com/m.leafErr", Leaf: true, Faults: FaultError},
+			outerID: {ID: outerID, Func: "example.com/m.outer"},
+			armedID: {ID: armedID, Func: "example.com/m.armed", Leaf: true, Faults: FaultPanic},
+		}
+	}
+	experiment := [5]string{"", "", "before-fault", "3@" + outerID, ""}
+	tests := []struct {
+		name     string
+		inject   string
+		campaign [5]string // profile, stop, snapshots, calls, masks
+		quiet    []string  // the sites whose calls skip the runtime
+	}{
+		{"experiment", "panic:1:" + armedID, experiment, []string{leafID}},
+		{"experiment that snapshots a call of the leaf", "panic:1:" + armedID, [5]string{"", "", "before-fault", "3@" + outerID + ";1@" + leafID, ""}, nil},
+		{"experiment that masks the leaf", "panic:1:" + armedID, [5]string{"", "", "before-fault", "3@" + outerID, leafID}, nil},
+		{"experiment without a list of calls to snapshot", "panic:1:" + armedID, [5]string{"", "", "before-fault", "", ""}, nil},
+		{"profile run", "", [5]string{"3", "", "none", "", ""}, nil},
+		{"natural rerun", "", [5]string{"", "", "", "1@" + outerID, ""}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			useSettings(t, parseSettings(t.TempDir()+"/events.jsonl", tt.inject))
+			c := tt.campaign
+			campaign, _ = parseCampaignSettings(c[0], c[1], c[2], c[3], c[4])
+			quiet := map[string]bool{}
+			for _, id := range tt.quiet {
+				quiet[id] = true
+			}
+			for id, s := range sites() {
+				for range 2 { // resolved, then remembered
+					if got := s.Traced(); got == quiet[id] {
+						t.Errorf("%s: Traced() = %t, want %t", id, got, !quiet[id])
+					}
+				}
+			}
+		})
+	}
+	useSettings(t, parseSettings("", ""))
+	if (&Site{ID: leafID, Leaf: true}).Traced() {
+		t.Error("verdicts off: Traced() = true")
+	}
+}
