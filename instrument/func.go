@@ -160,8 +160,10 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	case fe.p.opts.Panics:
 		fmt.Fprintf(&b, "%s.Inject(%s); ", rtName, siteRef)
 	}
-	enterArgs := append([]string{siteRef}, fe.roots...)
-	enter := fmt.Sprintf("defer %s.Enter(%s).Exit(&%s, %s) }; ", rtName, strings.Join(enterArgs, ", "), doneName, fe.errArg())
+	// The roots are boxed for the snapshot only when the call is to be
+	// snapshotted: a value that is not a pointer costs an allocation.
+	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[1]s.Snap(%[4]s) }; defer %[1]s.Exit(&%[5]s, %[6]s) }; ",
+		callName, rtName, siteRef, strings.Join(fe.roots, ", "), doneName, fe.errArg())
 	// A function that opens with the lock idiom is snapshotted once it
 	// holds the lock, and compared before the lock is released: the
 	// snapshot then reads nothing that another goroutine writes under

@@ -218,6 +218,7 @@ const (
 	rtName    = "_atxrt"
 	sitesName = "_atx_sites"
 	doneName  = "_atx_done"
+	callName  = "_atx_c"
 )
 
 // site is one entry of the generated site table.

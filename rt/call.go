@@ -30,6 +30,7 @@ type Call struct {
 	// inSlot: a profile run tracks this call in progress in its site's
 	// slot rather than in its list (see pushActive).
 	inSlot bool
+	want   bool // to be snapshotted (see Snap)
 }
 
 // callSeq numbers calls in the order they are entered. Failure chains use
@@ -39,13 +40,29 @@ var callSeq atomic.Uint64
 // Enter snapshots the object graph that a call of s can reach from its
 // receiver and arguments (roots, in the order of s.Roots) and, when the
 // site asks for it, from the package-level variables. It returns the zero
-// Call when no verdict is wanted; Exit accepts it.
+// Call when no verdict is wanted; Exit accepts it. It is Begin, then Snap
+// when the call Wants one.
 //
 // A Call is a value, and roots are kept only when snapshotted, so that a
 // call that is not snapshotted allocates nothing for them: the deferred
 // Exit keeps its Call in the caller's frame, and the caller's slice of
 // roots stays on its stack.
 func Enter(s *Site, roots ...any) Call {
+	c := begin(s)
+	if c.want {
+		c.Snap(roots...)
+	}
+	return c
+}
+
+// Begin starts a call of s: numbered, and, in a profile run, tracked as in
+// progress. Instrumented code then snapshots it only when it Wants: the
+// roots that are not pointers are boxed (and allocated) only then.
+func Begin(s *Site) Call { return begin(s) }
+
+// begin is Begin, called by Begin or Enter: the frame of the
+// instrumented function is the fourth from callerName's (see Site.Literal).
+func begin(s *Site) Call {
 	if config.logPath == "" || s.Ignored {
 		return Call{}
 	}
@@ -66,7 +83,7 @@ func Enter(s *Site, roots ...any) Call {
 		// has no calls in progress to track, and Exit finds its frame
 		// without it (see unwindingAt), so it saves the stack walk.
 		var fresh bool
-		c.frame, fresh = callerName()
+		c.frame, fresh = callerName(4)
 		if fresh && campaign.profile > 0 {
 			registerFrame(s, c.frame)
 		}
@@ -79,15 +96,27 @@ func Enter(s *Site, roots ...any) Call {
 			writeEnter(s)
 		}
 	}
-	if !after && !snapshotWanted(s, c.num) {
-		return c // no snapshot, and not too large: see unsnapped
+	c.want = after || snapshotWanted(s, c.num)
+	return c
+}
+
+// Wants reports whether the call is to be snapshotted (see Snap).
+func (c *Call) Wants() bool { return c.want }
+
+// Snap snapshots the call's object graph, from its roots (the receiver
+// and arguments, in the order of Site.Roots) and the package-level
+// variables when the site asks for them.
+func (c *Call) Snap(roots ...any) {
+	s := c.site
+	if s == nil || !c.want {
+		return
 	}
 	var start time.Time
 	if campaign.sampled {
 		start = time.Now()
 		if !withinTimeBudget(time.Duration(snapshotTime.spent.Load()), start.Sub(snapshotTime.start)) {
 			c.overBudget = true
-			return c
+			return
 		}
 	}
 	// A copy: the variadic slice itself stays on the caller's stack.
@@ -103,7 +132,6 @@ func Enter(s *Site, roots ...any) Call {
 	if campaign.sampled {
 		snapshotTime.spent.Add(int64(time.Since(start)))
 	}
-	return c
 }
 
 // Exit runs when the call ends, deferred by the instrumented function
@@ -299,9 +327,9 @@ const ReasonBeforeFault = "not snapshotted: failed before the fault"
 // its code that runs (see Site.Literal). An instrumented function is
 // never inlined (it defers a call), so its caller's frame is its own.
 // fresh says that the name was not known yet from this caller.
-func callerName() (name string, fresh bool) {
+func callerName(skip int) (name string, fresh bool) {
 	var pc [1]uintptr
-	if runtime.Callers(3, pc[:]) == 0 {
+	if runtime.Callers(skip, pc[:]) == 0 {
 		return "", false
 	}
 	if name, ok := callerNames.Load(pc[0]); ok {

@@ -1,6 +1,9 @@
 package rt
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 // What an instrumented call costs the runtime while a campaign runs it,
 // by kind of run and of function. Each op is one call as the rewritten
@@ -64,4 +67,40 @@ func BenchmarkExperimentCall(b *testing.B) {
 	useSettings(b, parseSettings(b.TempDir()+"/events.jsonl", "error:1:"+costSites[2].ID))
 	campaign, _ = parseCampaignSettings("", "absorbed", "before-fault", "1@"+costSites[2].ID, "")
 	benchmarkCalls(b, &costSites[1])
+}
+
+// untargetedCall is an instrumented function as the rewrite makes it,
+// with roots that are not pointers: a string and an int.
+//
+//go:noinline
+func untargetedCall(s *Site, name string, n int) (err error) {
+	var done int32
+	if Enabled() {
+		if e := Inject(s); e != nil {
+			return e
+		}
+		c := Begin(s)
+		if c.Wants() {
+			c.Snap(name, n)
+		}
+		defer c.Exit(&done, &err)
+	}
+	done = 1
+	return nil
+}
+
+// TestUntargetedCallsAllocateNothing: in an experiment, a call that is
+// neither snapshotted nor armed allocates nothing, not even the boxes of
+// its roots; a call that is snapshotted does.
+func TestUntargetedCallsAllocateNothing(t *testing.T) {
+	useSettings(t, parseSettings(t.TempDir()+"/events.jsonl", "error:1:"+costSites[2].ID))
+	// AllocsPerRun(1, f) makes two calls, the second measured.
+	campaign, _ = parseCampaignSettings("", "absorbed", "before-fault", "2@"+costSites[0].ID, "")
+	name := strings.Repeat("x", 40)
+	if got := testing.AllocsPerRun(1000, func() { untargetedCall(&costSites[1], name, 1000) }); got != 0 {
+		t.Errorf("an untargeted call: %v allocations, want 0", got)
+	}
+	if got := testing.AllocsPerRun(1, func() { untargetedCall(&costSites[0], name, 1000) }); got == 0 {
+		t.Error("the targeted call allocated nothing: the test does not see snapshots")
+	}
 }

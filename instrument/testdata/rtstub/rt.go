@@ -54,6 +54,12 @@ func Inject(s *Site) error { return nil }
 
 func Enter(s *Site, roots ...any) Call { return Call{} }
 
+func Begin(s *Site) Call { return Call{} }
+
+func (c *Call) Wants() bool { return false }
+
+func (c *Call) Snap(roots ...any) {}
+
 func (c Call) Exit(done *int32, errp *error) {}
 
 type Checkpoint struct{}
