@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/atomicx/atomicx/internal/funcname"
+	"golang.org/x/tools/go/ast/astutil"
 )
 
 // Call sites as injection points.
@@ -51,17 +52,12 @@ type callRewriter struct {
 // the body are functions of their own, with their own call sites.
 func (fe *funcEdits) rewriteCalls(edits *editList, first int) []site {
 	cr := &callRewriter{fe: fe, edits: edits, first: first, seen: map[string]int{}, made: map[*ast.CallExpr]bool{}}
-	var stack []ast.Node
-	ast.Inspect(fe.body, func(n ast.Node) bool {
-		if n == nil {
-			stack = stack[:len(stack)-1]
-			return true
-		}
-		if _, ok := n.(*ast.FuncLit); ok {
+	astutil.Apply(fe.body, func(c *astutil.Cursor) bool {
+		// switchInit leaves a labeled switch as it is.
+		_, labeled := c.Parent().(*ast.LabeledStmt)
+		switch n := c.Node().(type) {
+		case *ast.FuncLit:
 			return false // a function of its own, with its own call sites
-		}
-		stack = append(stack, n)
-		switch n := n.(type) {
 		case *ast.BlockStmt:
 			cr.list(n.List)
 		case *ast.CaseClause:
@@ -71,24 +67,14 @@ func (fe *funcEdits) rewriteCalls(edits *editList, first int) []site {
 		case *ast.IfStmt:
 			cr.ifInit(n)
 		case *ast.SwitchStmt:
-			cr.switchInit(n, n.Init, n.Switch, n.Body, labeled(stack))
+			cr.switchInit(n, n.Init, n.Switch, n.Body, labeled)
 		case *ast.TypeSwitchStmt:
-			cr.switchInit(n, n.Init, n.Switch, n.Body, labeled(stack))
+			cr.switchInit(n, n.Init, n.Switch, n.Body, labeled)
 		}
 		return true
-	})
+	}, nil)
 	cr.countOmitted()
 	return cr.sites
-}
-
-// labeled reports whether the last node of stack is a labeled
-// statement's statement.
-func labeled(stack []ast.Node) bool {
-	if len(stack) < 2 {
-		return false
-	}
-	_, ok := stack[len(stack)-2].(*ast.LabeledStmt)
-	return ok
 }
 
 // Why a call of an error-returning function is not an injection point,

@@ -2,7 +2,6 @@ package instrument
 
 import (
 	"fmt"
-	"go/format"
 	"go/types"
 	"slices"
 	"strings"
@@ -48,16 +47,12 @@ type graphGen struct {
 	// roots lists, for each masked function, the types of its roots that
 	// are checkpointed here.
 	roots [][]types.Type
-	// imports holds the alias of each imported package that generated
-	// code names, in order of first use.
-	imports map[*types.Package]string
-	order   []*types.Package
 }
 
 // graph returns the package's graph generator, made on first use.
 func (p *pkgRewriter) graph() *graphGen {
 	if p.graphs == nil {
-		p.graphs = &graphGen{p: p, supported: map[string]bool{}, ids: map[string]int{}, imports: map[*types.Package]string{}}
+		p.graphs = &graphGen{p: p, supported: map[string]bool{}, ids: map[string]int{}}
 		if p.genUsed == nil {
 			p.genUsed = map[string]bool{}
 		}
@@ -214,20 +209,11 @@ func (g *graphGen) addRoots(types []types.Type, roots []string) string {
 	return b.String()
 }
 
-// typeExpr spells t in the generated file, adding the imports it needs.
+// typeExpr spells t in the generated code: a placeholder that the
+// generated file replaces with the type's syntax tree (see
+// genFile.parseDecls), which names other packages' types by their path.
 func (g *graphGen) typeExpr(t types.Type) string {
-	return types.TypeString(t, func(pkg *types.Package) string {
-		if pkg == g.p.pkg {
-			return ""
-		}
-		if a, ok := g.imports[pkg]; ok {
-			return a
-		}
-		a := fmt.Sprintf("_atx_i%d", len(g.order))
-		g.imports[pkg] = a
-		g.order = append(g.order, pkg)
-		return a
-	})
+	return fmt.Sprintf("_atx_T%d", g.id(t))
 }
 
 // refNode is a reference type of the type graph: the objects of a type
@@ -351,22 +337,15 @@ func (g *graphGen) visitedNodes() map[refNode]bool {
 	return visited
 }
 
-// write returns the generated declarations of the graph checkpoints, and
-// the imports they need (alias and path).
-func (g *graphGen) write() (code string, imports [][2]string, err error) {
+// write returns the generated declarations of the graph checkpoints, the
+// types they name spelled by typeExpr.
+func (g *graphGen) write() (string, error) {
 	if g == nil || len(g.roots) == 0 {
-		return "", nil, nil
+		return "", nil
 	}
 	w := &graphWriter{g: g, visited: g.visitedNodes(), logs: map[refNode]bool{}, walks: map[int]bool{}}
 	w.write()
-	src, err := format.Source([]byte(w.b.String()))
-	if err != nil {
-		return "", nil, fmt.Errorf("generated graph checkpoints: %w", err)
-	}
-	for _, pkg := range g.order {
-		imports = append(imports, [2]string{g.imports[pkg], pkg.Path()})
-	}
-	return "\n" + strings.TrimLeft(string(src), "\n"), imports, nil
+	return w.b.String(), nil
 }
 
 // graphWriter writes the code of the graph checkpoints.
