@@ -61,13 +61,12 @@ func Command(ctx context.Context, cfg Config, goArgs []string) (*exec.Cmd, error
 		cfg.Dir = filepath.Join(cfg.Dir, cl.chdir)
 		cl.chdir = ""
 	}
-	dir := cfg.Dir
-	if dir == "" {
-		if dir, err = os.Getwd(); err != nil {
-			return nil, err
-		}
+	// Absolute: relative -gcflags patterns are matched against the
+	// directories go list gives, which are.
+	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
+		return nil, err
 	}
-	polPath, err := policy.Find(dir, cfg.getenv)
+	polPath, err := policy.Find(cfg.Dir, cfg.getenv)
 	if err != nil {
 		return nil, err
 	}

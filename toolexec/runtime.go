@@ -96,7 +96,11 @@ func (rb runtimeBuild) ensure() (runtimeArchives, error) {
 	if a, err := readManifest(manifest); err == nil {
 		return a, nil // built by another process while we waited
 	}
-	archives, err := rb.build(filepath.Join(dir, "src"))
+	src, err := rb.writeSource()
+	if err != nil {
+		return nil, err
+	}
+	archives, err := rb.build(src)
 	if err != nil {
 		return nil, err
 	}
@@ -111,30 +115,6 @@ func (rb runtimeBuild) ensure() (runtimeArchives, error) {
 // with the user's flags. Its std packages come out of the shared build
 // cache when the user's build already compiled them.
 func (rb runtimeBuild) build(src string) (runtimeArchives, error) {
-	if err := os.RemoveAll(src); err != nil {
-		return nil, err
-	}
-	pkgDir := filepath.Join(src, filepath.FromSlash(strings.TrimPrefix(RuntimeImportPath, "atomicx/")))
-	if err := os.MkdirAll(pkgDir, 0o777); err != nil {
-		return nil, err
-	}
-	if err := os.WriteFile(filepath.Join(src, "go.mod"), []byte("module atomicx\n\ngo 1.22\n"), 0o666); err != nil {
-		return nil, err
-	}
-	err := fs.WalkDir(rb.source, ".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !isRuntimeSource(path) {
-			return err
-		}
-		data, err := fs.ReadFile(rb.source, path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(pkgDir, filepath.Base(path)), data, 0o666)
-	})
-	if err != nil {
-		return nil, fmt.Errorf("writing the atomicx runtime source: %w", err)
-	}
-
 	args := []string{"list", "-export", "-deps", "-toolexec=", "-mod=mod",
 		"-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}
 	args = append(args, rb.flags...)
@@ -157,6 +137,63 @@ func (rb runtimeBuild) build(src string) (runtimeArchives, error) {
 		return nil, fmt.Errorf("building the atomicx runtime: go list gave no archive for %s:\n%s", RuntimeImportPath, stdout.Bytes())
 	}
 	return archives, nil
+}
+
+// writeSource writes the runtime's source as a module, once per version
+// of the source, and returns its directory. Every build of the runtime,
+// whatever its flags, compiles it from there: the export data records the
+// source files' paths, so that a runtime built again under other flags
+// that do not change how it compiles (a -gcflags pattern for some user
+// package) has the same fingerprint, and the instrumented packages that
+// the build cache kept, compiled against the first, still link with it.
+func (rb runtimeBuild) writeSource() (string, error) {
+	h := sha256.New()
+	if err := hashFS(h, rb.source); err != nil {
+		return "", err
+	}
+	root := filepath.Join(rb.cacheDir, "rt")
+	src := filepath.Join(root, "src-"+hex.EncodeToString(h.Sum(nil))[:16])
+	complete := filepath.Join(src, ".complete")
+	if _, err := os.Stat(complete); err == nil {
+		return src, nil
+	}
+	// Written aside, then moved into place: a build of another flag set
+	// may be reading it.
+	tmp, err := os.MkdirTemp(root, "src-tmp-")
+	if err != nil {
+		return "", fmt.Errorf("atomicx runtime cache: %w", err)
+	}
+	defer os.RemoveAll(tmp)
+	pkgDir := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(RuntimeImportPath, "atomicx/")))
+	if err := os.MkdirAll(pkgDir, 0o777); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module atomicx\n\ngo 1.22\n"), 0o666); err != nil {
+		return "", err
+	}
+	err = fs.WalkDir(rb.source, ".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !isRuntimeSource(path) {
+			return err
+		}
+		data, err := fs.ReadFile(rb.source, path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(pkgDir, filepath.Base(path)), data, 0o666)
+	})
+	if err != nil {
+		return "", fmt.Errorf("writing the atomicx runtime source: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, ".complete"), nil, 0o666); err != nil {
+		return "", err
+	}
+	if err := os.Rename(tmp, src); err != nil {
+		if _, statErr := os.Stat(complete); statErr == nil {
+			return src, nil // written by another build meanwhile
+		}
+		return "", fmt.Errorf("atomicx runtime cache: %w", err)
+	}
+	return src, nil
 }
 
 func isRuntimeSource(path string) bool {
