@@ -53,17 +53,8 @@ func (c Config) identity() (string, error) {
 // instruments. The policy is the one that applies in the go command's
 // directory (see policy.Find).
 func Command(ctx context.Context, cfg Config, goArgs []string) (*exec.Cmd, error) {
-	cl, err := parseCmdLine(goArgs)
+	cfg, cl, err := prepare(cfg, goArgs)
 	if err != nil {
-		return nil, err
-	}
-	if cl.chdir != "" {
-		cfg.Dir = filepath.Join(cfg.Dir, cl.chdir)
-		cl.chdir = ""
-	}
-	// Absolute: relative -gcflags patterns are matched against the
-	// directories go list gives, which are.
-	if cfg.Dir, err = filepath.Abs(cfg.Dir); err != nil {
 		return nil, err
 	}
 	polPath, err := policy.Find(cfg.Dir, cfg.getenv)
@@ -81,6 +72,30 @@ func Command(ctx context.Context, cfg Config, goArgs []string) (*exec.Cmd, error
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir, cmd.Env = cfg.Dir, keys.Env()
 	return cmd, nil
+}
+
+// KeysFor computes the keys for the builds of a go command line (see
+// Command), with the policy at polPath ("" for none). The keys then serve
+// every build of some of its packages, with its flags (Keys.Args).
+func KeysFor(ctx context.Context, cfg Config, polPath string, goArgs []string) (*Keys, error) {
+	cfg, cl, err := prepare(cfg, goArgs)
+	if err != nil {
+		return nil, err
+	}
+	return ComputeKeys(ctx, cfg, polPath, cl.listFlags, cl.sub == "test", cl.pkgs)
+}
+
+// prepare takes goArgs apart, and moves the go command into the directory
+// its -C names. The directory is made absolute: relative -gcflags patterns
+// are matched against the directories go list gives, which are.
+func prepare(cfg Config, goArgs []string) (Config, *cmdLine, error) {
+	cl, err := parseCmdLine(goArgs)
+	if err != nil {
+		return cfg, nil, err
+	}
+	cfg.Dir, err = filepath.Abs(filepath.Join(cfg.Dir, cl.chdir))
+	cl.chdir = ""
+	return cfg, cl, err
 }
 
 // Args returns goArgs, a go command line that builds some of the packages
@@ -117,38 +132,22 @@ func (k *Keys) args(ctx context.Context, cl *cmdLine) ([]string, error) {
 		out = append(out, "-C", cl.chdir)
 	}
 	out = append(out, "-toolexec="+tool)
-	var user []perPackage
-	goflags, err := splitQuoted(k.cfg.getenv("GOFLAGS"))
+	user, err := k.userGcflags(cl)
 	if err != nil {
-		return nil, fmt.Errorf("GOFLAGS: %v", err)
-	}
-	var values []string
-	for _, f := range goflags {
-		if isFlag(f, "-gcflags") {
-			v, _ := flagValue([]string{f, ""})
-			values = append(values, v)
-		}
-	}
-	values = append(values, cl.gcflags...)
-	for _, v := range values {
-		pp, err := parsePerPackage(v, k.dir)
-		if err != nil {
-			return nil, err
-		}
-		user = append(user, pp)
+		return nil, err
 	}
 	for _, v := range cl.gcflags {
 		out = append(out, "-gcflags="+v)
 	}
-	var cmdline map[string]bool
-	for _, path := range k.Instrumented() {
-		p := k.pkgs[path]
+	var cmdline map[string]bool // computed once a value without pattern needs it
+	for _, path := range k.instrumented() {
 		var flags []string
+		p := k.pkgs[path]
 		for _, pp := range slices.Backward(user) {
 			if p == nil {
-				break
+				break // only test variants listed: no user flags matched
 			}
-			if cmdline == nil {
+			if pp.cmdlineOnly && cmdline == nil {
 				if cmdline, err = k.cmdline(ctx, cl); err != nil {
 					return nil, err
 				}
@@ -165,6 +164,31 @@ func (k *Keys) args(ctx context.Context, cl *cmdLine) ([]string, error) {
 		out = append(out, "-gcflags="+path+"="+v)
 	}
 	return append(out, cl.args...), nil
+}
+
+// userGcflags returns the user's values of -gcflags, in the order the go
+// command applies them: those of GOFLAGS, then those of the command line.
+func (k *Keys) userGcflags(cl *cmdLine) ([]perPackage, error) {
+	goflags, err := splitQuoted(k.cfg.getenv("GOFLAGS"))
+	if err != nil {
+		return nil, fmt.Errorf("GOFLAGS: %v", err)
+	}
+	var values []string
+	for _, f := range goflags {
+		if isFlag(f, "-gcflags") {
+			v, _ := flagValue([]string{f, ""})
+			values = append(values, v)
+		}
+	}
+	var user []perPackage
+	for _, v := range append(values, cl.gcflags...) {
+		pp, err := parsePerPackage(v, k.dir)
+		if err != nil {
+			return nil, err
+		}
+		user = append(user, pp)
+	}
+	return user, nil
 }
 
 // cmdline returns the import paths of the packages named on the command
@@ -185,18 +209,4 @@ func (k *Keys) cmdline(ctx context.Context, cl *cmdLine) (map[string]bool, error
 		set[p.ImportPath] = true
 	}
 	return set, nil
-}
-
-// KeysFor computes the keys for the builds of a go command line (see
-// Command), with the policy at polPath ("" for none). The keys then serve
-// every build of some of its packages, with its flags (Keys.Args).
-func KeysFor(ctx context.Context, cfg Config, polPath string, goArgs []string) (*Keys, error) {
-	cl, err := parseCmdLine(goArgs)
-	if err != nil {
-		return nil, err
-	}
-	if cl.chdir != "" {
-		cfg.Dir = filepath.Join(cfg.Dir, cl.chdir)
-	}
-	return ComputeKeys(ctx, cfg, polPath, cl.listFlags, cl.sub == "test", cl.pkgs)
 }

@@ -20,13 +20,11 @@ import (
 // pkgInfo is what go list says of a package.
 type pkgInfo struct {
 	ImportPath string
-	Name       string
 	Dir        string
 	ForTest    string
 	Standard   bool
 	DepOnly    bool
 	Deps       []string
-	Error      *struct{ Err string }
 }
 
 // Keys are the build keys of the packages that a policy instruments, for
@@ -57,7 +55,7 @@ func ComputeKeys(ctx context.Context, cfg Config, polPath string, listFlags []st
 			return nil, err
 		}
 	}
-	args := []string{"list", "-e", "-deps", "-json=ImportPath,Name,Dir,ForTest,Standard,DepOnly,Deps,Error"}
+	args := []string{"list", "-e", "-deps", "-json=ImportPath,Dir,ForTest,Standard,DepOnly,Deps"}
 	if test {
 		args = append(args, "-test")
 	}
@@ -88,6 +86,21 @@ func ComputeKeys(ctx context.Context, cfg Config, polPath string, listFlags []st
 	if err != nil {
 		return nil, err
 	}
+	// What each dependency instruments for detection, "" for nothing:
+	// computed once, though most packages depend on it.
+	detects := map[string]string{}
+	detected := func(d string) string {
+		sel, ok := detects[d]
+		if !ok {
+			if dp := k.pkgs[d]; dp != nil {
+				if dm := k.pol.ForPackage(d, dp.Standard); dm.Mode == policy.Detect {
+					sel = dm.SelectionHash()
+				}
+			}
+			detects[d] = sel
+		}
+		return sel
+	}
 	for path, m := range matches {
 		h := sha256.New()
 		fmt.Fprintf(h, "atomicx %s\nruntime %s\npackage %s %s\n", identity, toolexec.RuntimeCacheID(), path, m.Hash())
@@ -98,12 +111,8 @@ func ComputeKeys(ctx context.Context, cfg Config, polPath string, listFlags []st
 			deps = p.Deps
 		}
 		for _, d := range deps {
-			dp := k.pkgs[d]
-			if dp == nil {
-				continue
-			}
-			if dm := k.pol.ForPackage(d, dp.Standard); dm.Mode == policy.Detect {
-				fmt.Fprintf(h, "detect %s %s\n", d, dm.SelectionHash())
+			if sel := detected(d); sel != "" {
+				fmt.Fprintf(h, "detect %s %s\n", d, sel)
 			}
 		}
 		k.keys[path] = hex.EncodeToString(h.Sum(nil))[:20]
@@ -133,9 +142,9 @@ func (k *Keys) list(ctx context.Context, args, pkgs []string) ([]*pkgInfo, error
 	}
 }
 
-// Instrumented returns the import paths of the packages that get a key,
+// instrumented returns the import paths of the packages that get a key,
 // sorted.
-func (k *Keys) Instrumented() []string {
+func (k *Keys) instrumented() []string {
 	var paths []string
 	for p := range k.keys {
 		paths = append(paths, p)

@@ -11,17 +11,19 @@ import (
 // pattern matches, or, without a pattern, for the packages named on the
 // command line. For a package, the last value that matches wins.
 type perPackage struct {
-	raw     string
-	matches func(p *pkgInfo, cmdline bool) bool
-	flags   []string
+	raw         string
+	cmdlineOnly bool // no pattern: for the packages named on the command line
+	matches     func(p *pkgInfo, cmdline bool) bool
+	flags       []string
 }
 
 // parsePerPackage reads a value of -gcflags as the go command does; cwd
 // is the directory relative patterns start from.
 func parsePerPackage(v, cwd string) (perPackage, error) {
-	pp := perPackage{raw: v, matches: func(_ *pkgInfo, cmdline bool) bool { return cmdline }}
+	pp := perPackage{raw: v, cmdlineOnly: true, matches: func(_ *pkgInfo, cmdline bool) bool { return cmdline }}
 	v = strings.TrimSpace(v)
 	if v != "" && !strings.HasPrefix(v, "-") {
+		pp.cmdlineOnly = false
 		pattern, rest, ok := strings.Cut(v, "=")
 		if !ok || strings.TrimSpace(pattern) == "" {
 			return pp, fmt.Errorf("-gcflags=%s: want [pattern=]flags", pp.raw)
