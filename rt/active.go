@@ -2,7 +2,6 @@ package rt
 
 import (
 	"runtime"
-	"strconv"
 	"sync"
 )
 
@@ -67,7 +66,7 @@ func popActive(s *Site, n uint64, inSlot bool) {
 }
 
 // activeStack returns the calls in progress of the functions on the
-// calling goroutine's stack, as "N@SITE;N@SITE". A function that has
+// calling goroutine's stack, as "NUMS@SITE;NUMS@SITE" (see appendCalls). A function that has
 // several calls in progress (recursion, or other goroutines) contributes
 // all of them: a superset costs an experiment a few more snapshots, a
 // missing call would cost it a verdict.
@@ -91,27 +90,19 @@ func activeStack() string {
 		activeSites.Unlock()
 		if s != nil && !seen[s] {
 			seen[s] = true
+			var nums []uint64
 			if n := s.open.Load(); n != 0 {
-				b = appendActive(b, n, s)
+				nums = append(nums, n)
 			}
 			s.activeMu.Lock()
-			for _, n := range s.active {
-				b = appendActive(b, n, s)
-			}
+			nums = append(nums, s.active...)
 			s.activeMu.Unlock()
+			if len(nums) > 0 {
+				b = appendCalls(b, newCallSet(nums, maxSpans), s.ID)
+			}
 		}
 		if !more {
 			return string(b)
 		}
 	}
-}
-
-// appendActive appends "N@SITE" to a list of calls in progress.
-func appendActive(b []byte, n uint64, s *Site) []byte {
-	if len(b) > 0 {
-		b = append(b, ';')
-	}
-	b = strconv.AppendUint(b, n, 10)
-	b = append(b, '@')
-	return append(b, s.ID...)
 }

@@ -28,9 +28,10 @@ func TestActiveCalls(t *testing.T) {
 		depth int
 		want  string
 	}{
-		{1, "1@S"},         // in the slot
-		{3, "1@S;2@S;3@S"}, // recursion: the slot, then the list
-		{5, "1@S;2@S;3@S;4@S;5@S"},
+		{1, "1@S"},   // in the slot
+		{3, "1-3@S"}, // recursion: the slot, then the list
+		{5, "1-5@S"},
+		{20000, "1-20000@S"}, // one run, however deep
 	}
 	for _, tt := range tests {
 		var next uint64

@@ -20,8 +20,11 @@ type Call struct {
 	// overBudget: the call was to be snapshotted, but the sampled run
 	// had spent its time budget on snapshots.
 	overBudget bool
-	seq        uint64 // order of entry among all calls
-	num        uint64 // which call of its function this is
+	// overLive: the call was to be snapshotted, but the snapshots of the
+	// calls in progress already held liveSnapshotBudget words.
+	overLive bool
+	seq      uint64 // order of entry among all calls
+	num      uint64 // which call of its function this is
 	// afterFault: entered after the armed fault fired, on its goroutine
 	// (see afterFaultWanted); its verdict is logged only when it fails
 	// with the injected failure.
@@ -32,6 +35,21 @@ type Call struct {
 	inSlot bool
 	want   bool // to be snapshotted (see Snap)
 }
+
+// liveSnapshotWords is the budget (see snapshot.charge) that the
+// snapshots of the calls in progress hold. A recursion thousands of calls
+// deep would otherwise hold a copy of its graph per level at once, and run
+// out of memory: past liveSnapshotBudget, a call is not snapshotted
+// (ReasonLiveBudget).
+var liveSnapshotWords atomic.Int64
+
+// liveSnapshotBudget is the most that snapshots of calls in progress hold
+// at once: 32 snapshots of the default budget, about 256 MB. Tests lower it.
+var liveSnapshotBudget int64 = 32 * defaultSnapshotBudget
+
+// ReasonLiveBudget is the reason of the verdict of a call that was not
+// snapshotted because of liveSnapshotBudget.
+const ReasonLiveBudget = "not snapshotted: the snapshots of the calls in progress were over budget"
 
 // callSeq numbers calls in the order they are entered. Failure chains use
 // it to tell which failures happened inside which calls.
@@ -124,11 +142,24 @@ func (c *Call) Snap(roots ...any) {
 	if g := s.Globals; g != nil {
 		all = append(all, g.Addrs()...)
 	}
-	snap, ok := takeSnapshot(all, s.Budget)
+	budget := s.Budget
+	if budget <= 0 {
+		budget = defaultSnapshotBudget
+	}
+	left := liveSnapshotBudget - liveSnapshotWords.Load()
+	if left <= 0 {
+		c.overLive = true
+		return
+	}
+	snap, ok := takeSnapshot(all, int(min(int64(budget), left)))
 	if snap != nil {
 		snap.names = s.rootNames(len(all))
+		liveSnapshotWords.Add(int64(snap.used))
 	}
 	c.snap, c.tooLarge = snap, !ok
+	if !ok && int64(budget) > left {
+		c.tooLarge, c.overLive = false, true
+	}
 	if campaign.sampled {
 		snapshotTime.spent.Add(int64(time.Since(start)))
 	}
@@ -144,6 +175,9 @@ func (c *Call) Snap(roots ...any) {
 func (c Call) Exit(done *int32, errp *error) {
 	if c.site == nil {
 		return
+	}
+	if c.snap != nil {
+		defer liveSnapshotWords.Add(-int64(c.snap.used))
 	}
 	if campaign.profile > 0 && !c.site.Leaf {
 		popActive(c.site, c.num, c.inSlot)
@@ -259,13 +293,13 @@ func snapshotWanted(s *Site, n uint64) bool {
 	case campaign.targets == nil:
 		return true
 	}
-	nums := s.targets.Load()
-	if nums == nil {
-		list := campaign.targets[s.ID]
-		nums = &list
-		s.targets.Store(nums)
+	calls := s.targets.Load()
+	if calls == nil {
+		set := campaign.targets[s.ID]
+		calls = &set
+		s.targets.Store(calls)
 	}
-	return slices.Contains(*nums, n)
+	return calls.has(n)
 }
 
 // exitUnsnapped reports the failure of a call that was not snapshotted.
@@ -284,7 +318,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		if !v.placed() {
 			v.placeIn(c.seq, false)
 		}
-		if v.injected || campaign.targets == nil || slices.Contains(campaign.targets[c.site.ID], c.num) {
+		if v.injected || campaign.targets == nil || campaign.targets[c.site.ID].has(c.num) {
 			v.verdict, v.reason = "unknown", c.site.NoSnapshot
 			writeVerdict(v)
 		}
@@ -305,10 +339,14 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		v.placeIn(c.seq, false)
 	}
 	switch {
+	case c.overLive:
+		// Wanted, whatever the run: say why there is no verdict.
+		v.verdict, v.reason = "unknown", ReasonLiveBudget
+		writeVerdict(v)
 	case v.injected:
 		v.verdict, v.reason = "unknown", "not snapshotted"
 		writeVerdict(v)
-	case campaign.beforeFault && !injected.fired.Load():
+	case campaign.beforeFault && !injected.fired.Load() && !c.site.coveredBeforeFault(v.gid, v.seq):
 		// A natural failure before the fault, seen by the profile run
 		// already. Logged all the same: it may have run inside a call
 		// that the injected failure goes through, and a reader that asks

@@ -74,7 +74,7 @@ type campaignSettings struct {
 	sampled      bool // a sample of the calls: see sampledIn
 	// targets, when not nil, are the only calls to snapshot: by entry
 	// site ID, the call numbers.
-	targets map[string][]uint64
+	targets map[string]callSet
 	masks   map[string]bool // entry site IDs of functions rolled back on failure
 }
 
@@ -122,25 +122,6 @@ func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campa
 		}
 	}
 	return c, problem
-}
-
-// parseTargets parses "N@SITE;N@SITE". A malformed list snapshots
-// nothing rather than everything: the experiment's cost stays bounded,
-// and the problem is logged.
-func parseTargets(list string) (map[string][]uint64, string) {
-	targets := map[string][]uint64{}
-	for _, t := range strings.Split(list, ";") {
-		if t == "" {
-			continue
-		}
-		num, id, ok := strings.Cut(t, "@")
-		n, err := strconv.ParseUint(num, 10, 64)
-		if !ok || err != nil || n == 0 || id == "" {
-			return map[string][]uint64{}, "malformed call " + strconv.Quote(t) + ": want N@SITE"
-		}
-		targets[id] = append(targets[id], n)
-	}
-	return targets, ""
 }
 
 // injected is where the armed fault fired: the call sequence number at

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"bytes"
 	"errors"
 	"runtime"
 	"strconv"
@@ -77,17 +78,63 @@ func newChainLocked(gid uint64) *chainState {
 	return c
 }
 
-// goroutineID returns the current goroutine's number, from the header of
-// its stack trace ("goroutine 18 [running]:"). Only failures pay for it.
+// goroutineID returns the current goroutine's number. Only failures pay
+// for it.
+//
+// The number is in the header of the goroutine's stack trace
+// ("goroutine 18 [running]:"), but runtime.Stack walks the whole stack to
+// print its outermost frames: on a deep stack, an error that goes up
+// through every level of a recursion would pay a walk at each level, a
+// cost quadratic in the depth. There, a goroutine started for the purpose
+// reads the number from the last line of its own, shallow trace
+// ("created by … in goroutine 18").
 func goroutineID() uint64 {
+	var pcs [shallowStack]uintptr
+	if runtime.Callers(1, pcs[:]) < len(pcs) {
+		return ownGoroutineID()
+	}
+	if id := parentGoroutineID(); id != 0 {
+		return id
+	}
+	return ownGoroutineID()
+}
+
+// shallowStack is the depth under which goroutineID reads the current
+// goroutine's own trace: the runtime prints 100 frames of a trace at
+// most, and counts the others.
+const shallowStack = 100
+
+// ownGoroutineID reads the header of the current goroutine's trace.
+func ownGoroutineID() uint64 {
 	var buf [64]byte
 	n := runtime.Stack(buf[:], false)
-	b := buf[:n]
-	const prefix = "goroutine "
-	if len(b) < len(prefix) {
+	b, ok := bytes.CutPrefix(buf[:n], []byte("goroutine "))
+	if !ok {
 		return 0
 	}
-	b = b[len(prefix):]
+	return leadingNumber(b)
+}
+
+// parentGoroutineID starts a goroutine and reads the current one's number
+// from the "created by" line of its trace, or returns 0 when that line
+// does not name it. That goroutine ends once it has sent the number.
+func parentGoroutineID() uint64 {
+	done := make(chan uint64)
+	go func() {
+		var buf [1024]byte
+		n := runtime.Stack(buf[:], false)
+		id := uint64(0)
+		const by = " in goroutine "
+		if i := bytes.LastIndex(buf[:n], []byte(by)); i >= 0 {
+			id = leadingNumber(buf[i+len(by) : n])
+		}
+		done <- id
+	}()
+	return <-done
+}
+
+// leadingNumber parses the decimal number at the start of b, 0 if none.
+func leadingNumber(b []byte) uint64 {
 	end := 0
 	for end < len(b) && b[end] >= '0' && b[end] <= '9' {
 		end++

@@ -38,6 +38,43 @@ func TestGoroutineID(t *testing.T) {
 	}
 }
 
+// TestGoroutineIDDeep checks that, on a stack too deep for the
+// goroutine's own trace to be read cheaply, the number found through a
+// goroutine it starts is the same.
+func TestGoroutineIDDeep(t *testing.T) {
+	want := ownGoroutineID()
+	for _, depth := range []int{shallowStack - 10, shallowStack + 10, 5000} {
+		var got, parent uint64
+		atDepth(depth, func() { got, parent = goroutineID(), parentGoroutineID() })
+		if got != want || parent != want {
+			t.Errorf("at depth %d: goroutineID() = %d, parentGoroutineID() = %d, want %d", depth, got, parent, want)
+		}
+	}
+}
+
+// atDepth calls f with about depth frames more on the stack.
+func atDepth(depth int, f func()) {
+	if depth <= 0 {
+		f()
+		return
+	}
+	atDepth(depth-1, f)
+}
+
+// BenchmarkGoroutineID gives the cost of finding the goroutine's number
+// at a few depths: it must not grow with the depth.
+func BenchmarkGoroutineID(b *testing.B) {
+	for _, depth := range []int{10, 1000, 10000} {
+		b.Run(fmt.Sprint(depth), func(b *testing.B) {
+			atDepth(depth, func() {
+				for b.Loop() {
+					goroutineID()
+				}
+			})
+		})
+	}
+}
+
 // chainStep is one event on a goroutine: a call entered (enter names it),
 // or a call that fails (fail names a call entered earlier).
 type chainStep struct {

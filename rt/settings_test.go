@@ -90,20 +90,27 @@ func TestParseCampaignSettings(t *testing.T) {
 		{
 			name:  "listed calls",
 			calls: "2@" + a + ";1@" + b + ";5@" + a,
-			want:  campaignSettings{targets: map[string][]uint64{a: {2, 5}, b: {1}}},
+			want:  campaignSettings{targets: map[string]callSet{a: {{2, 2}, {5, 5}}, b: {{1, 1}}}},
+		},
+		{
+			name:  "runs of calls",
+			calls: "3-5,9,1-2@" + a + ";7@" + a,
+			want:  campaignSettings{targets: map[string]callSet{a: {{1, 5}, {7, 7}, {9, 9}}}},
 		},
 		{name: "masks", masks: a + ";" + b + ";", want: campaignSettings{sampled: true, masks: map[string]bool{a: true, b: true}}},
-		{name: "empty list snapshots nothing", calls: ";", want: campaignSettings{targets: map[string][]uint64{}}},
+		{name: "empty list snapshots nothing", calls: ";", want: campaignSettings{targets: map[string]callSet{}}},
 		{name: "bad profile", profile: "0", problem: EnvProfile},
 		{name: "bad stop", stop: "never", problem: EnvStop},
 		{name: "bad snapshots", snapshots: "some", problem: "want sampled, all, before-fault or none"},
 		{
 			name:    "malformed call: snapshots nothing",
 			calls:   "2@" + a + ";x@" + b,
-			want:    campaignSettings{targets: map[string][]uint64{}},
-			problem: `malformed call "x@` + b + `"`,
+			want:    campaignSettings{targets: map[string]callSet{}},
+			problem: `malformed calls "x@` + b + `"`,
 		},
-		{name: "call 0", calls: "0@" + a, want: campaignSettings{targets: map[string][]uint64{}}, problem: "want N@SITE"},
+		{name: "call 0", calls: "0@" + a, want: campaignSettings{targets: map[string]callSet{}}, problem: "want N@SITE"},
+		{name: "run backwards", calls: "5-3@" + a, want: campaignSettings{targets: map[string]callSet{}}, problem: "want N@SITE"},
+		{name: "open run", calls: "5-@" + a, want: campaignSettings{targets: map[string]callSet{}}, problem: "want N@SITE"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

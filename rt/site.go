@@ -79,7 +79,7 @@ type Site struct {
 	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)
 	// targets are the call numbers the campaign wants snapshotted
 	// (ATOMICX_SNAPSHOT_CALLS), looked up at the first call.
-	targets atomic.Pointer[[]uint64]
+	targets atomic.Pointer[callSet]
 	// Sampled snapshots (see sampledIn): after a failed call that was not
 	// snapshotted, the calls up to retryUntil are; retries counts how
 	// often that happened.
@@ -90,12 +90,35 @@ type Site struct {
 
 	// Profile runs only: the call numbers of the calls in progress, one
 	// in the slot open (0: free), the others in active (see pushActive).
-	open       atomic.Uint64
-	activeMu   sync.Mutex
-	active     []uint64
+	open     atomic.Uint64
+	activeMu sync.Mutex
+	active   []uint64
+	// The last call whose failure before the fault was logged (see
+	// coveredBeforeFault).
+	beforeFaultMu   sync.Mutex
+	lastBeforeFault struct{ gid, seq uint64 }
+
 	registered atomic.Bool   // listed in activeSites
 	armed      atomic.Uint32 // 0: not yet resolved, 1: not the armed site, 2: the armed site
 	tracing    atomic.Uint32 // 0: not yet resolved, then tracingOn or tracingOff (see Traced)
+}
+
+// coveredBeforeFault reports whether the failure before the fault of a
+// call of s (on goroutine gid, entered at seq) need not be logged: the
+// last one logged for s ran inside this call. A reader asks of such
+// failures only whether one ran inside a call that failed later (see
+// campaign.Failures), and every call that this one ran inside, the last
+// one ran inside too. A recursion that fails through thousands of levels
+// then logs its innermost level, not every level.
+func (s *Site) coveredBeforeFault(gid, seq uint64) bool {
+	s.beforeFaultMu.Lock()
+	defer s.beforeFaultMu.Unlock()
+	last := &s.lastBeforeFault
+	if last.gid == gid && last.seq > seq {
+		return true
+	}
+	last.gid, last.seq = gid, seq
+	return false
 }
 
 const (

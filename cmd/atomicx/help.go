@@ -184,7 +184,8 @@ const helpEnv = `Environment variables read by atomicx and by instrumented progr
 	                 and none (failed calls are logged for a rerun)
 	ATOMICX_SNAPSHOT_CALLS
 	                 the only calls to snapshot: N@SITE;N@SITE, the Nth
-	                 call of the function whose entry site is SITE
+	                 call of the function whose entry site is SITE, and
+	                 1-40,52@SITE for runs of calls
 
 Set by 'atomicx detect' for the runs of a campaign:
 
