@@ -1,0 +1,96 @@
+package comp
+
+import (
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// leakedLine is the line of New in leakStack; ranLine the one in ranStack.
+var leakedLine, ranLine int
+
+//go:noinline
+func leakStack(actions int) {
+	s := New()
+	_, _, line, _ := runtime.Caller(0)
+	leakedLine = line - 1
+	for range actions {
+		s.Push(func() error { return nil })
+	}
+	s.PushUndo(func() error { return nil }).Drop() // not counted
+}
+
+//go:noinline
+func ranStack() {
+	s := New()
+	_, _, line, _ := runtime.Caller(0)
+	ranLine = line - 1
+	s.Push(func() error { return nil })
+	s.Run()
+}
+
+// collectLeaks sets a leak handler that sends what it is given on the
+// channel it returns, until the test ends.
+func collectLeaks(t *testing.T) <-chan Leak {
+	leaks := make(chan Leak, 100)
+	previous := SetLeakHandler(func(l Leak) { leaks <- l })
+	t.Cleanup(func() { SetLeakHandler(previous) })
+	return leaks
+}
+
+// nextLeak collects garbage until a leak from this file is reported, and
+// fails the test if none is within a few seconds.
+func nextLeak(t *testing.T, leaks <-chan Leak) Leak {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		runtime.GC()
+		select {
+		case l := <-leaks:
+			if strings.HasSuffix(l.File, "/comp/leak_test.go") {
+				return l
+			}
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatal("no leak reported")
+	return Leak{}
+}
+
+func TestLeakReported(t *testing.T) {
+	leaks := collectLeaks(t)
+	ranStack()
+	leakStack(2)
+	l := nextLeak(t, leaks)
+	if l.Line == ranLine {
+		t.Fatalf("a stack that ran was reported: %v", l)
+	}
+	if l.Line != leakedLine || l.Function != "github.com/atomicx/atomicx/comp.leakStack" || l.Actions != 2 {
+		t.Errorf("got %+v, want line %d, function comp.leakStack, 2 actions", l, leakedLine)
+	}
+	wantPrefix := "comp: a Stack created at " + l.File + ":" + strconv.Itoa(leakedLine) + " (github.com/atomicx/atomicx/comp.leakStack) became unreachable with 2 actions that never ran"
+	if !strings.HasPrefix(l.String(), wantPrefix) {
+		t.Errorf("String() = %q, want it to begin with %q", l.String(), wantPrefix)
+	}
+	// The stack that ran was collected in the same cycles; a second leak
+	// orders one more collection after them.
+	leakStack(1)
+	if l := nextLeak(t, leaks); l.Line != leakedLine || l.Actions != 1 {
+		t.Errorf("got %+v, want the second leaked stack, line %d, 1 action", l, leakedLine)
+	}
+}
+
+func TestLeakHandlerOff(t *testing.T) {
+	previous := SetLeakHandler(nil)
+	t.Cleanup(func() { SetLeakHandler(previous) })
+	s := New()
+	if s.leak != nil {
+		t.Error("New tracks the stack for leaks with no handler set")
+	}
+	SetLeakHandler(func(Leak) {})
+	if s := New(); s.leak == nil {
+		t.Error("New does not track the stack for leaks with a handler set")
+	}
+}
