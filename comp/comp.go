@@ -172,6 +172,9 @@ func (s *Stack) Run() error {
 	entries := s.entries
 	s.entries = nil
 	s.leak.setPending(0)
+	if s.leak != nil {
+		s.leak.cleanup.Stop()
+	}
 	s.mu.Unlock()
 	return runEntries(entries)
 }

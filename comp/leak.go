@@ -64,8 +64,9 @@ func SetLeakHandler(h func(Leak)) (previous func(Leak)) {
 // leakState is what the cleanup of a Stack needs to know about it. It is
 // apart from the Stack so that the cleanup does not keep it reachable.
 type leakState struct {
-	pending atomic.Int64 // the number of entries on the stack
-	pc      [1]uintptr   // where New was called
+	pending atomic.Int64    // the number of entries on the stack
+	pc      [1]uintptr      // where New was called
+	cleanup runtime.Cleanup // stopped by Run: a stack that has run cannot leak
 }
 
 // setPending records n, the number of entries left on the stack; l may be
@@ -87,7 +88,7 @@ func trackLeak(s *Stack) {
 	// is taken here, the file and line are looked up if there is a leak.
 	runtime.Callers(3, l.pc[:])
 	s.leak = l
-	runtime.AddCleanup(s, reportLeak, l)
+	l.cleanup = runtime.AddCleanup(s, reportLeak, l)
 }
 
 func reportLeak(l *leakState) {
