@@ -61,6 +61,15 @@ func withStackCommit() (err error) {
 	return nil
 }
 
+// withStackEmpty is a scope that fails before it acquires anything.
+//
+//go:noinline
+func withStackEmpty() (err error) {
+	s := New()
+	defer s.RunJoin(&err)
+	return nil
+}
+
 func BenchmarkRelease3(b *testing.B) {
 	b.Run("defer", func(b *testing.B) {
 		b.ReportAllocs()
@@ -78,6 +87,12 @@ func BenchmarkRelease3(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
 			withStackCommit()
+		}
+	})
+	b.Run("stack-nothing-pushed", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			withStackEmpty()
 		}
 	})
 	b.Run("stack-untracked", func(b *testing.B) {

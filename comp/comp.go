@@ -86,7 +86,8 @@ type Stack struct {
 	buf     [4]entry
 	lastID  uint64
 	ran     bool
-	leak    *leakState // nil when leaks are not reported
+	created uintptr    // where New was called; 0 when leaks are not reported
+	leak    *leakState // set by the first push when created is not 0
 }
 
 type entry struct {
@@ -98,7 +99,14 @@ type entry struct {
 // New returns an empty Stack. The caller should defer its Run (or RunJoin).
 func New() *Stack {
 	s := new(Stack)
-	trackLeak(s)
+	if leakHandler.Load() != nil {
+		// Only the program counter is taken here (skipping
+		// runtime.Callers and New); the file and line are looked up
+		// if there is a leak.
+		var pc [1]uintptr
+		runtime.Callers(2, pc[:])
+		s.created = pc[0]
+	}
 	return s
 }
 
@@ -137,6 +145,11 @@ func (s *Stack) push(action func() error, undo bool) Entry {
 	}
 	if s.entries == nil {
 		s.entries = s.buf[:0]
+	}
+	if s.leak == nil && s.created != 0 {
+		// A stack with no entries cannot leak anything: tracking
+		// starts with the first one.
+		s.leak = trackLeak(s)
 	}
 	s.lastID++
 	s.entries = append(s.entries, entry{action: action, id: s.lastID, undo: undo})

@@ -65,7 +65,7 @@ func SetLeakHandler(h func(Leak)) (previous func(Leak)) {
 // apart from the Stack so that the cleanup does not keep it reachable.
 type leakState struct {
 	pending atomic.Int64    // the number of entries on the stack
-	pc      [1]uintptr      // where New was called
+	pc      uintptr         // where New was called
 	cleanup runtime.Cleanup // stopped by Run: a stack that has run cannot leak
 }
 
@@ -78,17 +78,11 @@ func (l *leakState) setPending(n int) {
 }
 
 // trackLeak arranges for s to be reported if it becomes unreachable with
-// entries left. It is called by New, whose caller is the place reported.
-func trackLeak(s *Stack) {
-	if leakHandler.Load() == nil {
-		return
-	}
-	l := new(leakState)
-	// Skip runtime.Callers, trackLeak and New: only the program counter
-	// is taken here, the file and line are looked up if there is a leak.
-	runtime.Callers(3, l.pc[:])
-	s.leak = l
+// entries left.
+func trackLeak(s *Stack) *leakState {
+	l := &leakState{pc: s.created}
 	l.cleanup = runtime.AddCleanup(s, reportLeak, l)
+	return l
 }
 
 func reportLeak(l *leakState) {
@@ -100,6 +94,6 @@ func reportLeak(l *leakState) {
 	if h == nil {
 		return
 	}
-	frame, _ := runtime.CallersFrames(l.pc[:]).Next()
+	frame, _ := runtime.CallersFrames([]uintptr{l.pc}).Next()
 	(*h)(Leak{File: frame.File, Line: frame.Line, Function: frame.Function, Actions: int(n)})
 }

@@ -86,11 +86,19 @@ func TestLeakHandlerOff(t *testing.T) {
 	previous := SetLeakHandler(nil)
 	t.Cleanup(func() { SetLeakHandler(previous) })
 	s := New()
+	s.Push(func() error { return nil })
 	if s.leak != nil {
-		t.Error("New tracks the stack for leaks with no handler set")
+		t.Error("a stack created with no handler set is tracked for leaks")
 	}
+	s.Run()
 	SetLeakHandler(func(Leak) {})
-	if s := New(); s.leak == nil {
-		t.Error("New does not track the stack for leaks with a handler set")
+	s = New()
+	if s.leak != nil {
+		t.Error("a stack with no entries is tracked for leaks")
 	}
+	s.Push(func() error { return nil })
+	if s.leak == nil {
+		t.Error("a stack created with a handler set is not tracked for leaks")
+	}
+	s.Run()
 }
