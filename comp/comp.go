@@ -189,7 +189,9 @@ func (s *Stack) Run() error {
 		s.leak.cleanup.Stop()
 	}
 	s.mu.Unlock()
-	return runEntries(entries)
+	err := runEntries(entries)
+	clear(entries) // the actions and what they hold are garbage now, even while s is not
+	return err
 }
 
 // RunJoin runs s as Run does and joins the error it returns to *errp, the
