@@ -104,3 +104,29 @@ func TestLeakHandlerOff(t *testing.T) {
 	}
 	s.Run()
 }
+
+// TestRunDropsActions checks that a stack that has run, but is still
+// reachable (from a context, say), no longer keeps what its actions held.
+func TestRunDropsActions(t *testing.T) {
+	s := New()
+	collected := make(chan struct{})
+	func() {
+		held := new([64]byte)
+		runtime.AddCleanup(held, func(ch chan struct{}) { close(ch) }, collected)
+		s.Push(func() error { held[0]++; return nil })
+	}()
+	if err := s.Run(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		runtime.GC()
+		select {
+		case <-collected:
+			runtime.KeepAlive(s)
+			return
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	t.Fatal("what the action held was not collected after Run")
+}
