@@ -267,16 +267,29 @@ func (v *verdictEvent) placed() bool { return v.seq != 0 }
 // calls that fail further out, and may change state itself. Only calls
 // of the fault's goroutine are, and at most maxAfterFault of them, which
 // bounds what a run that goes on after the failure costs.
+//
+// Telling the fault's goroutine apart costs a goroutineID, microseconds:
+// other goroutines, or the test's next cases once the fault's goroutine
+// has ended, would pay it at every call to the end of the run. So only
+// the first maxAfterFaultChecks calls entered after the fault are asked;
+// the error helpers of a propagation are entered right after the fault.
 func afterFaultWanted() bool {
-	if afterFault.Load() >= maxAfterFault || goroutineID() != injected.gid {
+	if afterFault.Load() >= maxAfterFault || afterFaultChecks.Load() >= maxAfterFaultChecks {
+		return false
+	}
+	afterFaultChecks.Add(1)
+	if goroutineID() != injected.gid {
 		return false
 	}
 	return afterFault.Add(1) <= maxAfterFault
 }
 
-const maxAfterFault = 256
+const (
+	maxAfterFault       = 256
+	maxAfterFaultChecks = 4 * maxAfterFault
+)
 
-var afterFault atomic.Int32
+var afterFault, afterFaultChecks atomic.Int32
 
 // unsnapped says the campaign asked for no snapshot of this call.
 func (c *Call) unsnapped() bool { return c.snap == nil && !c.tooLarge }

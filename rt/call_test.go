@@ -817,6 +817,46 @@ func TestAfterFault(t *testing.T) {
 	}
 }
 
+// TestAfterFaultOtherGoroutines checks that the calls other goroutines
+// enter after the fault stop asking whether they run on the fault's
+// goroutine: each asking costs microseconds, and a test that goes on with
+// other cases would pay it to its end.
+func TestAfterFaultOtherGoroutines(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, "error:1:"+afSites[0].ID))
+	var problem string
+	campaign, problem = parseCampaignSettings("", "", "before-fault", ";", "")
+	if problem != "" {
+		t.Fatal(problem)
+	}
+	for i := range afSites {
+		afSites[i].hits.Store(0)
+		afSites[i].calls.Store(0)
+		afSites[i].targets.Store(nil)
+		afSites[i].armed.Store(0)
+		afSites[i].tracing.Store(0)
+	}
+	l := &afLog{}
+	if l.Run() == nil {
+		t.Fatal("no injected failure")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		other := &afLog{}
+		for range 10 * maxAfterFaultChecks {
+			other.note(nil)
+		}
+	}()
+	<-done
+	if n := afterFaultChecks.Load(); n != maxAfterFaultChecks {
+		t.Errorf("%d calls after the fault asked for their goroutine, want %d (the bound)", n, maxAfterFaultChecks)
+	}
+	if n := afterFault.Load(); n == 0 || n > maxAfterFault {
+		t.Errorf("%d calls of the fault's goroutine counted after it, want between 1 and %d", n, maxAfterFault)
+	}
+}
+
 // TestEnterEvent checks that a profile run logs the first call of a
 // function whose entry no fault can make fail, once, and nothing of the
 // others.

@@ -41,4 +41,5 @@ func resetInjected() {
 	injected.fired.Store(false)
 	injected.seq, injected.gid = 0, 0
 	afterFault.Store(0)
+	afterFaultChecks.Store(0)
 }
