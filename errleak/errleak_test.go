@@ -9,7 +9,7 @@ import (
 )
 
 func TestAnalyzer(t *testing.T) {
-	results := analysistest.Run(t, analysistest.TestData(), errleak.Analyzer, "leaks", "opener", "useopener")
+	results := analysistest.Run(t, analysistest.TestData(), errleak.Analyzer, "leaks", "opener", "useopener", "pooluse")
 	// Each filter removes what the fixtures say it should: one finding
 	// per acquire and return (or end of path) it applies to.
 	want := map[string]errleak.Stats{
@@ -22,6 +22,7 @@ func TestAnalyzer(t *testing.T) {
 		}},
 		"opener":    {Removed: map[string]int{errleak.FilterReturned: 1}},
 		"useopener": {Reported: 1, Removed: map[string]int{}},
+		"pooluse":   {Reported: 1, Removed: map[string]int{}},
 	}
 	for _, r := range results {
 		path := r.Pass.Pkg.Path()
