@@ -419,27 +419,36 @@ func strip(v ssa.Value) ssa.Value {
 }
 
 // refKey names the memory location v addresses when it is built only of
-// field selections from a variable, so that the &s.mu of Lock and the
-// &s.mu of Unlock, two SSA values, are one resource. "" when v is not
-// such a location.
+// field selections and loads from one SSA value, so that the &s.mu of
+// Lock and the &s.mu of Unlock, two SSA values, are one resource. "" for
+// a constant.
 func refKey(v ssa.Value) string {
 	switch v := v.(type) {
 	case *ssa.FieldAddr:
 		if k := refKey(v.X); k != "" {
 			return fmt.Sprintf("%s.%d", k, v.Field)
 		}
+		return ""
+	case *ssa.Field:
+		if k := refKey(v.X); k != "" {
+			return fmt.Sprintf("%s.%d", k, v.Field)
+		}
+		return ""
 	case *ssa.UnOp:
 		if v.Op == token.MUL {
 			if k := refKey(v.X); k != "" {
 				return "*" + k
 			}
+			return ""
 		}
 	case *ssa.Global:
 		return "G" + v.Object().Pkg().Path() + "." + v.Name()
-	case *ssa.Parameter, *ssa.FreeVar, *ssa.Alloc:
-		return "V" + v.Name()
+	case *ssa.Const, *ssa.Function:
+		return ""
 	}
-	return ""
+	// Any other value is a register, a parameter or a variable: one name
+	// in the function for one value.
+	return "V" + v.Name()
 }
 
 // sameRef reports whether v is s's resource.

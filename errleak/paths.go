@@ -11,10 +11,12 @@ import (
 
 // Obligation states, one byte per site: the low bits count the open
 // acquisitions (0, 1, or 2 for "more than one"), nilBit says that the
-// resource was found nil on the path.
+// resource was found nil on the path, deferBit that a deferred call will
+// release it at the return, whatever is acquired after the defer.
 const (
 	countMask = 3
 	nilBit    = 4
+	deferBit  = 8
 )
 
 // A step is a branch taken on a path.
@@ -102,16 +104,16 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 			}
 			for i, s := range w.sites {
 				if releases(s, instr.Common()) {
-					open[i] = 0
+					open[i] &= deferBit
 				}
 			}
 			if i, ok := w.bySite[instr]; ok {
-				open[i] = min(open[i]&countMask+1, 2)
+				open[i] = open[i]&deferBit | min(open[i]&countMask+1, 2)
 			}
 		case *ssa.Defer:
 			for i, s := range w.sites {
 				if deferReleases(s, instr) {
-					open[i] = 0
+					open[i] |= deferBit
 				}
 			}
 		case *ssa.Panic:
@@ -178,7 +180,7 @@ func isNil(v ssa.Value) bool {
 // exit counts the obligations open where a path ends without a return.
 func (w *walk) exit(open []byte, filter string, pos token.Pos) {
 	for i := range w.sites {
-		if open[i]&countMask > 0 {
+		if open[i]&countMask > 0 && open[i]&deferBit == 0 {
 			w.count(filter, i, int(pos))
 		}
 	}
@@ -196,7 +198,7 @@ func (w *walk) count(filter string, site, where int) {
 // that removes each.
 func (w *walk) ret(open []byte, path []step, r *ssa.Return) {
 	for i, s := range w.sites {
-		if open[i]&countMask == 0 {
+		if open[i]&countMask == 0 || open[i]&deferBit != 0 {
 			continue
 		}
 		switch {

@@ -349,3 +349,67 @@ func ignored(p string) error {
 	_, err = f.Stat()
 	return err
 }
+
+type node struct {
+	sync.Mutex
+	kids []*node
+}
+
+func find(string) *node { return nil }
+
+// The receiver of Lock and Unlock is one value reached through a phi.
+func lockPhi(n *node, name string) {
+	parent := find(name)
+	if parent == nil {
+		parent = n
+	}
+	parent.Lock()
+	parent.kids = append(parent.kids, n)
+	parent.Unlock()
+}
+
+// A deferred release covers what is acquired after it: the read lock
+// taken again in the loop is released by the deferred RUnlock.
+func (s *store) relock(keys []string) error {
+	s.rw.RLock()
+	defer s.rw.RUnlock()
+	for _, k := range keys {
+		if k == "" {
+			return errBad
+		}
+		s.rw.RUnlock()
+		s.rw.Lock()
+		delete(s.items, k)
+		s.rw.Unlock()
+		s.rw.RLock()
+	}
+	return nil
+}
+
+// Upgrading to the write lock and failing returns with it held.
+func (s *store) upgrade(k string) error {
+	s.rw.RLock()
+	defer s.rw.RUnlock()
+	if _, ok := s.items[k]; ok {
+		s.rw.RUnlock()
+		s.rw.Lock() // want `lock from \(\*sync.RWMutex\).Lock is not released \(Unlock\) on the path to the return at line 397; branches at lines 396 \(true\)`
+		if k == "x" {
+			return errBad
+		}
+		s.rw.Unlock()
+		s.rw.RLock()
+	}
+	return nil
+}
+
+type info struct{ *node }
+
+// Locked through a field of a captured struct value: the same location.
+func lockCaptured(n *node) {
+	i := info{n}
+	go func() {
+		i.Lock()
+		i.kids = nil
+		i.Unlock()
+	}()
+}
