@@ -88,7 +88,8 @@ Detection campaigns:
 
 Resources left open on error paths:
 
-	atomicx vet [-stats] [-policy file|off] [-tests=false] [packages]
+	atomicx vet [-stats] [-policy file|off] [-tests=false]
+	            [-format text|sarif] [-o FILE] [packages]
 
 	vet follows, in each function, every resource acquired (files, network
 	connections, HTTP response bodies, database/sql rows, statements and
@@ -102,7 +103,8 @@ Resources left open on error paths:
 	that is nil on the path, stored, sent, captured, passed to another
 	function, or returned (its callers then inherit it); a line with
 	//nolint:errleak or //atomicx:ignore. -stats prints how many findings
-	each of these removed. The same analysis runs under go vet:
+	each of these removed. -format sarif writes a SARIF 2.1.0 log with
+	each path as a code flow. The same analysis runs under go vet:
 
 		go install github.com/atomicx/atomicx/cmd/atomicx-vet
 		go vet -vettool=$(go env GOPATH)/bin/atomicx-vet ./...

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/errleak"
+	"github.com/atomicx/atomicx/report"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/packages"
 )
@@ -25,11 +26,17 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 	stats := fs.Bool("stats", false, "print, on standard error, how many findings each filter removed")
 	policyPath := fs.String("policy", "", "atomicheck.toml to read [[leak.resource]] tables from (default: the one found from each package's directory; off: none)")
 	tests := fs.Bool("tests", true, "analyze the packages' test files too")
+	format := fs.String("format", "text", "output format: text (file:line:col lines) or sarif (SARIF 2.1.0 with code flows)")
+	out := fs.String("o", "", "write the findings to this file instead of standard output")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx vet [-stats] [-policy file] [-tests=false] [packages]\n")
+		fmt.Fprintf(stderr, "usage: atomicx vet [-stats] [-policy file] [-tests=false] [-format text|sarif] [-o file] [packages]\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if *format != "text" && *format != "sarif" {
+		fmt.Fprintf(stderr, "atomicx vet: unknown -format %q (known formats: text, sarif)\n", *format)
 		return 2
 	}
 	if *policyPath != "" {
@@ -53,6 +60,7 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	v := &vetRun{facts: make(map[factKey]analysis.Fact), done: make(map[*packages.Package]*vetResult)}
 	var diags []string
+	var leaks []report.Leak
 	total := errleak.Stats{Removed: make(map[string]int)}
 	wd, _ := os.Getwd()
 	seen := make(map[string]bool) // a test variant repeats its package's files
@@ -67,6 +75,7 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 			if !seen[line] {
 				seen[line] = true
 				diags = append(diags, line)
+				leaks = append(leaks, leakOf(p.Fset, d, wd))
 			}
 		}
 		if s, ok := res.result.(*errleak.Stats); ok && !isTestMain(p) {
@@ -76,9 +85,9 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
-	sort.Strings(diags)
-	for _, d := range diags {
-		fmt.Fprint(stdout, d)
+	if err := writeFindings(stdout, *out, *format, diags, leaks); err != nil {
+		fmt.Fprintf(stderr, "atomicx vet: %v\n", err)
+		return 2
 	}
 	if *stats {
 		fmt.Fprintf(stderr, "errleak: %d reported", len(diags))
@@ -96,6 +105,49 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// writeFindings writes the findings in format to path, or to stdout.
+func writeFindings(stdout io.Writer, path, format string, diags []string, leaks []report.Leak) (err error) {
+	w := stdout
+	if path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}()
+		w = f
+	}
+	if format == "sarif" {
+		sort.Slice(leaks, func(i, j int) bool { return leaks[i].Key < leaks[j].Key })
+		return report.WriteLeaksSARIF(w, leaks, report.SARIFOptions{Version: version(), SemanticVersion: semanticVersion(version())})
+	}
+	sort.Strings(diags)
+	for _, d := range diags {
+		if _, err := fmt.Fprint(w, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// leakOf turns a diagnostic into a report.Leak, positions relative to
+// the current directory. Its key is the file, the message without line
+// numbers and the column, so that it survives lines moved above it.
+func leakOf(fset *token.FileSet, d analysis.Diagnostic, wd string) report.Leak {
+	pos := fset.Position(d.Pos)
+	l := report.Leak{Pos: vetPos(pos, wd), Message: d.Message}
+	file, _, _ := strings.Cut(l.Pos, ":")
+	what, _, _ := strings.Cut(d.Message, " on the path")
+	l.Key = fmt.Sprintf("%s:%s:%d", file, what, pos.Column)
+	for _, r := range d.Related {
+		l.Path = append(l.Path, report.LeakStep{Pos: vetPos(fset.Position(r.Pos), wd), Message: r.Message})
+	}
+	return l
 }
 
 func isTestMain(p *packages.Package) bool { return strings.HasSuffix(p.ID, ".test") }
