@@ -5,7 +5,6 @@ import (
 	"go/token"
 	"go/types"
 	"reflect"
-	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -655,14 +654,4 @@ func suppresses(text string) bool {
 func (c *checker) suppressed(pos token.Pos) bool {
 	p := c.pass.Fset.Position(pos)
 	return c.ignored[fmt.Sprintf("%s:%d", p.Filename, p.Line)]
-}
-
-// sortedKeys returns the filters of m in a stable order.
-func sortedKeys(m map[string]int) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -26,8 +26,9 @@ type step struct {
 }
 
 type pathState struct {
-	open []byte // by site index
-	path []step
+	open  []byte // by site index
+	path  []step
+	since []int // by site index: len(path) at its last acquire
 }
 
 // check walks the paths of fn and reports the returns reached with an
@@ -50,7 +51,7 @@ func (c *checker) check(fn *ssa.Function) {
 		counted:  make(map[string]bool),
 	}
 	c.deferInLoops(fn, sites)
-	w.push(fn.Blocks[0], &pathState{open: make([]byte, len(sites))})
+	w.push(fn.Blocks[0], &pathState{open: make([]byte, len(sites)), since: make([]int, len(sites))})
 	for len(w.queue) > 0 {
 		item := w.queue[0]
 		w.queue = w.queue[1:]
@@ -94,6 +95,7 @@ func (w *walk) push(b *ssa.BasicBlock, st *pathState) {
 
 func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 	open := append([]byte(nil), in.open...)
+	since := in.since
 	for _, instr := range b.Instrs {
 		switch instr := instr.(type) {
 		case *ssa.Call:
@@ -109,6 +111,8 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 			}
 			if i, ok := w.bySite[instr]; ok {
 				open[i] = open[i]&deferBit | min(open[i]&countMask+1, 2)
+				since = append([]int(nil), since...)
+				since[i] = len(in.path)
 			}
 		case *ssa.Defer:
 			for i, s := range w.sites {
@@ -119,7 +123,7 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 		case *ssa.Panic:
 			return
 		case *ssa.Return:
-			w.ret(open, in.path, instr)
+			w.ret(open, in.path, since, instr)
 			return
 		}
 	}
@@ -127,7 +131,7 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 	iff, ok := last.(*ssa.If)
 	if !ok {
 		for _, succ := range b.Succs {
-			w.push(succ, &pathState{open: open, path: in.path})
+			w.push(succ, &pathState{open: open, path: in.path, since: since})
 		}
 		return
 	}
@@ -138,7 +142,7 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 		if pos := iff.Cond.Pos(); pos.IsValid() {
 			path = append(path[:len(path):len(path)], step{pos: pos, cond: holds})
 		}
-		w.push(succ, &pathState{open: next, path: path})
+		w.push(succ, &pathState{open: next, path: path, since: since})
 	}
 }
 
@@ -194,9 +198,9 @@ func (w *walk) count(filter string, site, where int) {
 	}
 }
 
-// ret reports the obligations open at a return, or counts the filter
-// that removes each.
-func (w *walk) ret(open []byte, path []step, r *ssa.Return) {
+// ret reports the obligations open at a return, with the branches taken
+// since the acquire, or counts the filter that removes each.
+func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
 	for i, s := range w.sites {
 		if open[i]&countMask == 0 || open[i]&deferBit != 0 {
 			continue
@@ -212,7 +216,7 @@ func (w *walk) ret(open []byte, path []step, r *ssa.Return) {
 			w.count(FilterSuppressed, i, int(r.Pos()))
 		case !w.reported[i]:
 			w.reported[i] = true
-			w.report(s, path, r)
+			w.report(s, path[since[i]:], r)
 		}
 	}
 }
