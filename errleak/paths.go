@@ -3,6 +3,7 @@ package errleak
 import (
 	"fmt"
 	"go/token"
+	"sort"
 	"strings"
 
 	"golang.org/x/tools/go/analysis"
@@ -17,6 +18,9 @@ const (
 	countMask = 3
 	nilBit    = 4
 	deferBit  = 8
+	// borrowBit: the path released the resource before acquiring it, as
+	// a function does that lets go of its caller's lock for a while.
+	borrowBit = 16
 )
 
 // A step is a branch taken on a path.
@@ -49,9 +53,12 @@ func (c *checker) check(fn *ssa.Function) {
 		seen:     make([]map[string]bool, len(fn.Blocks)),
 		reported: make(map[int]bool),
 		counted:  make(map[string]bool),
+		conds:    correlated(fn),
 	}
 	c.deferInLoops(fn, sites)
-	w.push(fn.Blocks[0], &pathState{open: make([]byte, len(sites)), since: make([]int, len(sites))})
+	// The state holds one byte per site, then one per correlated
+	// condition: 0 not seen yet, 1 held, 2 did not.
+	w.push(fn.Blocks[0], &pathState{open: make([]byte, len(sites)+len(w.conds)), since: make([]int, len(sites))})
 	for len(w.queue) > 0 {
 		item := w.queue[0]
 		w.queue = w.queue[1:]
@@ -68,6 +75,7 @@ type walk struct {
 	queue    []queued
 	reported map[int]bool    // sites already reported
 	counted  map[string]bool // filter, site, exit: counted once
+	conds    map[string]int  // correlated conditions: index after the sites
 }
 
 type queued struct {
@@ -106,11 +114,14 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 			}
 			for i, s := range w.sites {
 				if releases(s, instr.Common()) {
-					open[i] &= deferBit
+					if open[i]&countMask == 0 && open[i]&deferBit == 0 {
+						open[i] |= borrowBit
+					}
+					open[i] &= deferBit | borrowBit
 				}
 			}
 			if i, ok := w.bySite[instr]; ok {
-				open[i] = open[i]&deferBit | min(open[i]&countMask+1, 2)
+				open[i] = open[i]&(deferBit|borrowBit) | min(open[i]&countMask+1, 2)
 				since = append([]int(nil), since...)
 				since[i] = len(in.path)
 			}
@@ -135,15 +146,86 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 		}
 		return
 	}
+	ci, correlated := w.conds[condKey(iff.Cond)]
 	for k, succ := range b.Succs {
 		holds := k == 0
 		next := w.refine(append([]byte(nil), open...), iff.Cond, holds)
+		if correlated {
+			outcome := byte(2 - k)
+			if seen := open[len(w.sites)+ci]; seen != 0 && seen != outcome {
+				continue // the same condition went the other way before
+			}
+			next[len(w.sites)+ci] = outcome
+		}
 		path := in.path
 		if pos := iff.Cond.Pos(); pos.IsValid() {
 			path = append(path[:len(path):len(path)], step{pos: pos, cond: holds})
 		}
 		w.push(succ, &pathState{open: next, path: path, since: since})
 	}
+}
+
+// condKey names a condition by the location it reads, for a load of a
+// field or variable or its comparison with a constant: "" otherwise.
+func condKey(cond ssa.Value) string {
+	switch c := cond.(type) {
+	case *ssa.UnOp:
+		if c.Op == token.MUL {
+			return refKey(c)
+		}
+	case *ssa.BinOp:
+		if k, ok := c.Y.(*ssa.Const); ok {
+			if x := condKey(c.X); x != "" {
+				return x + c.Op.String() + k.String()
+			}
+		}
+	}
+	return ""
+}
+
+// correlated finds the conditions that a function tests more than once,
+// on a location it never writes: "if s.locking { mu.Lock() } ...
+// if s.locking { mu.Unlock() }" takes both branches the same way.
+func correlated(fn *ssa.Function) map[string]int {
+	count := make(map[string]int)
+	written := make(map[string]bool)
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch instr := instr.(type) {
+			case *ssa.If:
+				if k := condKey(instr.Cond); k != "" {
+					count[k]++
+				}
+			case *ssa.Store:
+				written["*"+refKey(instr.Addr)] = true
+			}
+		}
+	}
+	conds := make(map[string]int)
+	keys := make([]string, 0, len(count))
+	for k, n := range count {
+		if n > 1 && !writtenBy(k, written) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		if i == 8 {
+			break // bound the states
+		}
+		conds[k] = i
+	}
+	return conds
+}
+
+// writtenBy reports whether a condition reads a location that is written.
+func writtenBy(cond string, written map[string]bool) bool {
+	for w := range written {
+		if strings.HasPrefix(cond, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // refine applies what a branch on cond tells: an acquiring call's error
@@ -208,6 +290,8 @@ func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
 		switch {
 		case open[i]&nilBit != 0:
 			w.count(FilterNilCheck, i, int(r.Pos()))
+		case open[i]&borrowBit != 0:
+			w.count(FilterBorrowed, i, int(r.Pos()))
 		case s.escapes:
 			w.count(FilterEscape, i, int(r.Pos()))
 		case returnedAt(s, r) >= 0:

@@ -428,3 +428,48 @@ func branchBefore(p string, skip bool) error {
 	}
 	return f.Close()
 }
+
+type guarded struct {
+	locking bool
+	mu      sync.RWMutex
+	items   map[string]int
+}
+
+// Two tests of one field go the same way: no path locks without
+// unlocking.
+func (g *guarded) get(k string) (int, error) {
+	if g.locking {
+		g.mu.RLock()
+	}
+	v, ok := g.items[k]
+	if g.locking {
+		g.mu.RUnlock()
+	}
+	if !ok {
+		return 0, errBad
+	}
+	return v, nil
+}
+
+// Unless the field is written in between.
+func (g *guarded) flip(k string) error {
+	if g.locking {
+		g.mu.Lock() // want `lock from \(\*sync.RWMutex\).Lock is not released \(Unlock\)`
+	}
+	g.locking = k != ""
+	if g.locking {
+		g.mu.Unlock()
+	}
+	return nil
+}
+
+// The caller holds the lock; the function lets go of it for a while.
+func (s *store) slow(k string) error {
+	s.mu.Unlock()
+	time.Sleep(time.Millisecond)
+	s.mu.Lock()
+	if k == "" {
+		return errBad
+	}
+	return nil
+}
