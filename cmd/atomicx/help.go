@@ -101,8 +101,9 @@ Resources left open on error paths:
 	usual f, err := os.Open(p); if err != nil { return err } is fine. Not
 	reported: paths ending in os.Exit, log.Fatal or a panic; a resource
 	that is nil on the path, stored, sent, captured, passed to another
-	function, or returned (its callers then inherit it); a line with
-	//nolint:errleak or //atomicx:ignore. -stats prints how many findings
+	function, or returned (its callers then inherit it); a lock released
+	before it is taken again (the caller's); a line with //nolint:errleak
+	or //atomicx:ignore. -stats prints how many findings
 	each of these removed. -format sarif writes a SARIF 2.1.0 log with
 	each path as a code flow. The same analysis runs under go vet:
 
