@@ -63,10 +63,12 @@ var builtinDefaults = Options{Panics: false, Globals: false, SnapshotBudget: 1_0
 // Policy is a parsed, validated atomicheck.toml. It does not change after
 // Parse, so its methods are safe for concurrent use.
 type Policy struct {
-	Path       string         // the file it was read from ("" for the empty policy)
-	ModulePath string         // module path used for ./ patterns ("" if none)
-	Rules      []Rule         // in file order
-	Leaks      []LeakResource // [[leak.resource]] tables, in file order
+	Path       string // the file it was read from ("" for the empty policy)
+	ModulePath string // module path used for ./ patterns ("" if none)
+	Rules      []Rule // in file order
+
+	// Leaks are the [[leak.resource]] tables, in file order.
+	Leaks []LeakResource
 
 	defaults Options // builtinDefaults with [defaults] applied
 }
