@@ -14,7 +14,7 @@ import (
 
 // The keys each table accepts, in the order the documentation lists them.
 var (
-	topKeys    = []string{"version", "defaults", "rule"}
+	topKeys    = []string{"version", "defaults", "rule", "leak"}
 	optionKeys = []string{"panics", "globals", "snapshot_budget", "on_type_check_failure"}
 	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", "scratch", "panics", "globals", "snapshot_budget", "on_type_check_failure"}
 )
@@ -99,6 +99,9 @@ func (ps *parser) document(doc map[string]any) {
 	}
 	if v, ok := doc["rule"]; ok {
 		ps.rules(v)
+	}
+	if v, ok := doc["leak"]; ok {
+		ps.leak(v)
 	}
 }
 

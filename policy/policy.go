@@ -67,6 +67,9 @@ type Policy struct {
 	ModulePath string // module path used for ./ patterns ("" if none)
 	Rules      []Rule // in file order
 
+	// Leaks are the [[leak.resource]] tables, in file order.
+	Leaks []LeakResource
+
 	defaults Options // builtinDefaults with [defaults] applied
 }
 

@@ -37,6 +37,8 @@ Commands:
 	reproduce [-journal dir] function
 	                            run again the test and fault that showed a
 	                            function non-atomic, as its campaign did
+	vet [-stats] [packages]     report resources (files, locks, connections, ...)
+	                            left open on an error path; exits 1 if any
 	policy check [packages]     show which packages the policy instruments, and how
 	policy suggest [report]     print the policy rules that mask the pure
 	                            non-atomic functions a campaign found
@@ -83,6 +85,30 @@ Detection campaigns:
 	with its evidence; add them to atomicheck.toml:
 
 		atomicx policy suggest >> atomicheck.toml
+
+Resources left open on error paths:
+
+	atomicx vet [-stats] [-policy file|off] [-tests=false]
+	            [-format text|sarif] [-o FILE] [packages]
+
+	vet follows, in each function, every resource acquired (files, network
+	connections, HTTP response bodies, database/sql rows, statements and
+	transactions, context cancel functions, locks, tickers and timers,
+	started commands, signal notifications, compressed readers, and the
+	[[leak.resource]] tables of atomicheck.toml) and prints file:line:col
+	for each one still open at a return, with the branches that lead
+	there. An acquire whose error result is non-nil acquired nothing: the
+	usual f, err := os.Open(p); if err != nil { return err } is fine. Not
+	reported: paths ending in os.Exit, log.Fatal or a panic; a resource
+	that is nil on the path, stored, sent, captured, passed to another
+	function, or returned (its callers then inherit it); a lock released
+	before it is taken again (the caller's); a line with //nolint:errleak
+	or //atomicx:ignore. -stats prints how many findings
+	each of these removed. -format sarif writes a SARIF 2.1.0 log with
+	each path as a code flow. The same analysis runs under go vet:
+
+		go install github.com/atomicx/atomicx/cmd/atomicx-vet
+		go vet -vettool=$(go env GOPATH)/bin/atomicx-vet ./...
 
 Detecting non-atomic functions by hand:
 
@@ -156,6 +182,19 @@ it (export data of a newer Go than atomicx was built with) can only be
 built without instrumentation. on_type_check_failure = "fail" stops the
 build then, "warn" builds it so with a warning; the default is "fail" in
 mask rules and "warn" in detect rules.
+
+Resources of your own for atomicx vet: each [[leak.resource]] names its
+acquire calls as go/types writes them and the calls that release it:
+
+	[[leak.resource]]
+	name = "pool connection"
+	acquire = ["example.com/pool.Get", "(*example.com/pool.Pool).Get"]
+	release = ["Close", "example.com/pool.Put"]  # or "Body.Close", or "()"
+
+The resource is the acquire's first result that is not an error (else its
+receiver). A release is a method of it, a method of one of its fields
+("Body.Close"), a function it is passed to (a name whose first segment is
+lower case or holds a /), or "()" for a function that is called.
 
 Any mistake in the file (unknown key, wrong type, unknown mode) stops the
 build with file:line:col and what to do. 'atomicx policy check' shows the

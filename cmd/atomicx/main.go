@@ -53,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return reportCmd(args[1:], stdout, stderr)
 	case "reproduce":
 		return reproduceCmd(args[1:], stdout, stderr)
+	case "vet":
+		return vetCmd(args[1:], stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "atomicx: unknown command %q\nRun 'atomicx help' for usage.\n", args[0])
 	return 2

@@ -1,0 +1,25 @@
+// Package errleak is a static analysis that finds resources left open on
+// the error paths of a function: a file opened, a lock taken, a context
+// cancel function obtained, and then a return (typically after a later
+// call failed) that skips the release.
+//
+// It is an ordinary golang.org/x/tools/go/analysis analyzer, [Analyzer],
+// so that any driver can run it: `atomicx vet`, `go vet -vettool` with the
+// atomicx-vet binary, golangci-lint or gopls. It keeps no state between
+// passes and reads its configuration from its flags and from the
+// atomicheck.toml that applies to the package's directory.
+//
+// The analysis is intraprocedural and path-sensitive on obligations, after
+// Weimer and Necula: a call that acquires a resource opens an obligation
+// on its success edge only (an error result compared with nil decides
+// which edge is which), a release or a deferred release discharges it, and
+// a return reached with an obligation open is reported, with the branches
+// taken on the way. Paths that end in os.Exit, log.Fatal or a panic are
+// not reported. A resource that escapes (stored, sent, captured, passed
+// to a function that is not a known release), that is nil-checked on the
+// path, or that is returned to the caller is not reported either; a
+// function that returns an open resource gets a fact, [ReturnsOpen], so
+// that its callers inherit the obligation.
+//
+// It must not run or build user code: it reads types and SSA only.
+package errleak

@@ -1,0 +1,658 @@
+package errleak
+
+import (
+	"fmt"
+	"go/token"
+	"go/types"
+	"reflect"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/analysis/passes/buildssa"
+	"golang.org/x/tools/go/ssa"
+)
+
+// Analyzer reports resources left open on a path to a return.
+var Analyzer = &analysis.Analyzer{
+	Name: "errleak",
+	Doc: `report resources not released on an error path
+
+errleak follows each resource a function acquires (files, connections,
+HTTP response bodies, database/sql rows, statements and transactions,
+context cancel functions, locks, tickers and timers, started commands,
+signal notifications, compressed readers, and the [[leak.resource]]
+tables of atomicheck.toml) along every path of the function, and reports
+a return reached while the resource is still open, with the branches taken.
+A line with //nolint:errleak or //atomicx:ignore is not reported.`,
+	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
+	Run:        run,
+	FactTypes:  []analysis.Fact{new(ReturnsOpen)},
+	ResultType: reflect.TypeOf(new(Stats)),
+}
+
+// ReturnsOpen is the fact that a function returns, as its result Result,
+// a resource its callers must release.
+type ReturnsOpen struct {
+	Resource string
+	Release  []string
+	Result   int
+}
+
+func (*ReturnsOpen) AFact() {}
+
+func (f *ReturnsOpen) String() string {
+	return fmt.Sprintf("returns an open %s (result %d; release: %s)", f.Resource, f.Result, strings.Join(f.Release, " or "))
+}
+
+// Stats is the analyzer's result for one package: how many findings it
+// reported, and how many it did not report because of each filter. A
+// filtered finding is one acquire and one return it reaches open (a
+// deferred release in a loop counts once).
+type Stats struct {
+	Reported int
+	Removed  map[string]int // by filter: see the filter constants
+}
+
+// The filters, as Stats.Removed counts them.
+const (
+	FilterNilCheck   = "nil check"      // the resource was compared with nil on the path
+	FilterEscape     = "escape"         // stored, sent, captured or passed on
+	FilterReturned   = "returned"       // the return hands it to the caller
+	FilterSuppressed = "suppressed"     // //nolint:errleak or //atomicx:ignore
+	FilterExit       = "exit"           // the path ends in os.Exit, log.Fatal and the like
+	FilterStateCap   = "state cap"      // too many states in one block: paths dropped
+	FilterBorrowed   = "released first" // released before acquired: the caller's, given back
+)
+
+// maxStates bounds the distinct obligation states kept per block.
+const maxStates = 64
+
+func run(pass *analysis.Pass) (any, error) {
+	resources, err := resourcesFor(pass)
+	if err != nil {
+		return nil, err
+	}
+	c := &checker{
+		pass:      pass,
+		acquires:  make(map[string]*Resource),
+		summaries: make(map[*ssa.Function]*ReturnsOpen),
+		ignored:   suppressedLines(pass),
+		stats:     &Stats{Removed: make(map[string]int)},
+	}
+	for i := range resources {
+		for _, name := range resources[i].Acquire {
+			if _, dup := c.acquires[name]; !dup {
+				c.acquires[name] = &resources[i]
+			}
+		}
+	}
+	funcs := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA).SrcFuncs
+
+	// A function of this package that returns an open resource is an
+	// acquire for its callers here as much as in other packages: find
+	// them first, to a fixed point (bounded: chains are short).
+	for round := 0; round < 8; round++ {
+		changed := false
+		for _, fn := range funcs {
+			if c.summarize(fn) {
+				changed = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	for fn, f := range c.summaries {
+		pass.ExportObjectFact(fn.Object(), f)
+	}
+	for _, fn := range funcs {
+		c.check(fn)
+	}
+	return c.stats, nil
+}
+
+type checker struct {
+	pass      *analysis.Pass
+	acquires  map[string]*Resource // by types.Func.FullName
+	summaries map[*ssa.Function]*ReturnsOpen
+	ignored   map[string]bool // "file:line" with a suppression comment
+	stats     *Stats
+}
+
+// A site is one acquiring call in a function, and what the analysis
+// knows of its resource.
+type site struct {
+	call     *ssa.Call
+	callee   string
+	res      *Resource
+	releases []release
+	value    ssa.Value          // the resource; nil when the call's result is dropped
+	errVal   ssa.Value          // the call's error result, if it has one
+	errAddrs map[ssa.Value]bool // where errVal is stored (a captured err)
+	aliases  map[ssa.Value]bool
+	escapes  bool
+}
+
+// calleeName is the full name of the function or method c calls, "" for
+// a call of a function value.
+func calleeName(c *ssa.CallCommon) (string, *ssa.Function) {
+	if c.IsInvoke() {
+		return c.Method.FullName(), nil
+	}
+	fn := c.StaticCallee()
+	if fn == nil {
+		return "", nil
+	}
+	if fn.Origin() != nil {
+		fn = fn.Origin()
+	}
+	if obj, ok := fn.Object().(*types.Func); ok {
+		return obj.FullName(), fn
+	}
+	return "", fn
+}
+
+// sites finds the acquiring calls of fn.
+func (c *checker) sites(fn *ssa.Function) []*site {
+	var out []*site
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			call, ok := instr.(*ssa.Call)
+			if !ok {
+				continue
+			}
+			name, callee := calleeName(call.Common())
+			res := c.acquires[name]
+			if res == nil && callee != nil {
+				res = c.fromFact(callee)
+			}
+			if res == nil {
+				continue
+			}
+			s := &site{call: call, callee: name, res: res}
+			for _, r := range res.Release {
+				s.releases = append(s.releases, parseRelease(r))
+			}
+			s.value, s.errVal = resourceValue(call, res.value)
+			s.aliases = aliases(s.value)
+			s.errAddrs = storedAt(s.errVal)
+			s.escapes = escapes(s)
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// fromFact turns a callee's ReturnsOpen into a resource.
+func (c *checker) fromFact(callee *ssa.Function) *Resource {
+	f := c.summaries[callee]
+	if f == nil {
+		obj := callee.Object()
+		if obj == nil || obj.Pkg() == nil {
+			return nil
+		}
+		f = new(ReturnsOpen)
+		if obj.Pkg() == c.pass.Pkg || !c.pass.ImportObjectFact(obj, f) {
+			return nil
+		}
+	}
+	return &Resource{Name: f.Resource, Release: f.Release, value: fmt.Sprintf("result%d", f.Result)}
+}
+
+// summarize records whether fn returns one of its resources open, and
+// reports whether that is new.
+func (c *checker) summarize(fn *ssa.Function) bool {
+	obj, ok := fn.Object().(*types.Func)
+	if !ok || obj.Pkg() != c.pass.Pkg || c.summaries[fn] != nil {
+		return false
+	}
+	for _, s := range c.sites(fn) {
+		for _, b := range fn.Blocks {
+			ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
+			if !ok {
+				continue
+			}
+			if i := returnedAt(s, ret); i >= 0 {
+				c.summaries[fn] = &ReturnsOpen{Resource: s.res.Name, Release: s.res.Release, Result: i}
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// returnedAt is the index of the result of ret that is s's resource, or -1.
+func returnedAt(s *site, ret *ssa.Return) int {
+	for i, r := range ret.Results {
+		if s.aliases[strip(r)] {
+			return i
+		}
+	}
+	return -1
+}
+
+// resourceValue finds the resource and the error result of an acquiring
+// call, as ref (Resource.value) says.
+func resourceValue(call *ssa.Call, ref string) (value, errVal ssa.Value) {
+	com := call.Common()
+	sig := com.Signature()
+	results := sig.Results()
+	result := func(i int) ssa.Value {
+		if i >= results.Len() {
+			return nil
+		}
+		if results.Len() == 1 {
+			return call
+		}
+		for _, r := range *call.Referrers() {
+			if e, ok := r.(*ssa.Extract); ok && e.Index == i {
+				return e
+			}
+		}
+		return nil
+	}
+	if n := results.Len(); n > 0 && isError(results.At(n-1).Type()) {
+		errVal = result(n - 1)
+	}
+	kind, index := valueRef(ref)
+	if kind == "" {
+		kind = "recv"
+		for i := 0; i < results.Len(); i++ {
+			if !isError(results.At(i).Type()) {
+				kind, index = "result", i
+				break
+			}
+		}
+	}
+	switch kind {
+	case "result":
+		return result(index), errVal
+	case "recv":
+		if com.IsInvoke() {
+			return com.Value, errVal
+		}
+		if sig.Recv() != nil && len(com.Args) > 0 {
+			return com.Args[0], errVal
+		}
+	case "arg":
+		if sig.Recv() != nil {
+			index++
+		}
+		if index < len(com.Args) {
+			return com.Args[index], errVal
+		}
+	}
+	return nil, errVal
+}
+
+func isError(t types.Type) bool {
+	return types.Identical(t, types.Universe.Lookup("error").Type())
+}
+
+// aliases is v and the values that are v under another type, merged
+// with others by a phi, or loaded back from a local variable it was
+// stored in (a variable captured by a closure lives in memory). Those
+// variables are in the result too.
+func aliases(v ssa.Value) map[ssa.Value]bool {
+	set := make(map[ssa.Value]bool)
+	if v == nil {
+		return set
+	}
+	work := []ssa.Value{v}
+	for len(work) > 0 {
+		v := work[len(work)-1]
+		work = work[:len(work)-1]
+		if set[v] {
+			continue
+		}
+		set[v] = true
+		refs := v.Referrers()
+		if refs == nil {
+			continue
+		}
+		for _, r := range *refs {
+			switch r := r.(type) {
+			case *ssa.Phi, *ssa.ChangeType, *ssa.MakeInterface, *ssa.ChangeInterface, *ssa.Convert:
+				work = append(work, r.(ssa.Value))
+			case *ssa.TypeAssert:
+				if !r.CommaOk {
+					work = append(work, r)
+				}
+			case *ssa.Store:
+				if a, ok := r.Addr.(*ssa.Alloc); ok && r.Val == v && !set[a] {
+					set[a] = true
+					for _, ar := range *a.Referrers() {
+						if u, ok := ar.(*ssa.UnOp); ok && u.Op == token.MUL {
+							work = append(work, u)
+						}
+					}
+				}
+			}
+		}
+	}
+	return set
+}
+
+// onlyDeferred reports whether a closure is only ever deferred.
+func onlyDeferred(mc *ssa.MakeClosure) bool {
+	for _, r := range *mc.Referrers() {
+		if d, ok := r.(*ssa.Defer); !ok || d.Call.Value != mc {
+			return false
+		}
+	}
+	return true
+}
+
+// localOnly reports whether a variable is used only by loads, stores and
+// closures that are deferred: storing the resource there keeps it in the
+// function's hands.
+func localOnly(a *ssa.Alloc) bool {
+	for _, r := range *a.Referrers() {
+		switch r := r.(type) {
+		case *ssa.UnOp:
+			if r.Op != token.MUL {
+				return false
+			}
+		case *ssa.Store:
+			if r.Addr != a {
+				return false
+			}
+		case *ssa.MakeClosure:
+			if !onlyDeferred(r) {
+				return false
+			}
+		case *ssa.DebugRef:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// storedAt is the addresses v is stored to: an err variable captured by
+// a closure, or a named result, lives in memory rather than in a register.
+func storedAt(v ssa.Value) map[ssa.Value]bool {
+	if v == nil || v.Referrers() == nil {
+		return nil
+	}
+	var addrs map[ssa.Value]bool
+	for _, r := range *v.Referrers() {
+		if st, ok := r.(*ssa.Store); ok && st.Val == v {
+			if addrs == nil {
+				addrs = make(map[ssa.Value]bool)
+			}
+			addrs[st.Addr] = true
+		}
+	}
+	return addrs
+}
+
+// isErrOf reports whether v is s's error result, directly or loaded back
+// from where it was stored.
+func isErrOf(v ssa.Value, s *site) bool {
+	if s.errVal == nil {
+		return false
+	}
+	if v == s.errVal {
+		return true
+	}
+	u, ok := v.(*ssa.UnOp)
+	return ok && u.Op == token.MUL && s.errAddrs[u.X]
+}
+
+// strip removes conversions that keep the value.
+func strip(v ssa.Value) ssa.Value {
+	for {
+		switch x := v.(type) {
+		case *ssa.ChangeType:
+			v = x.X
+		case *ssa.MakeInterface:
+			v = x.X
+		case *ssa.ChangeInterface:
+			v = x.X
+		case *ssa.Convert:
+			v = x.X
+		default:
+			return v
+		}
+	}
+}
+
+// refKey names the memory location v addresses when it is built only of
+// field selections and loads from one SSA value, so that the &s.mu of
+// Lock and the &s.mu of Unlock, two SSA values, are one resource. "" for
+// a constant.
+func refKey(v ssa.Value) string {
+	switch v := v.(type) {
+	case *ssa.FieldAddr:
+		if k := refKey(v.X); k != "" {
+			return fmt.Sprintf("%s.%d", k, v.Field)
+		}
+		return ""
+	case *ssa.Field:
+		if k := refKey(v.X); k != "" {
+			return fmt.Sprintf("%s.%d", k, v.Field)
+		}
+		return ""
+	case *ssa.UnOp:
+		if v.Op == token.MUL {
+			if k := refKey(v.X); k != "" {
+				return "*" + k
+			}
+			return ""
+		}
+	case *ssa.Global:
+		return "G" + v.Object().Pkg().Path() + "." + v.Name()
+	case *ssa.Const, *ssa.Function:
+		return ""
+	}
+	// Any other value is a register, a parameter or a variable: one name
+	// in the function for one value.
+	return "V" + v.Name()
+}
+
+// sameRef reports whether v is s's resource.
+func sameRef(v ssa.Value, s *site) bool {
+	if s.value == nil || v == nil {
+		return false
+	}
+	v = strip(v)
+	if s.aliases[v] {
+		return true
+	}
+	k := refKey(v)
+	return k != "" && k == refKey(strip(s.value))
+}
+
+// escapes reports whether s's resource leaves the function's hands:
+// stored, sent, captured, or passed to a function that is not one of its
+// releases. A method called on the resource, or on a field of it, is not
+// an escape.
+func escapes(s *site) bool {
+	for v := range s.aliases {
+		refs := v.Referrers()
+		if refs == nil {
+			continue
+		}
+		for _, r := range *refs {
+			switch r := r.(type) {
+			case *ssa.Store:
+				if a, ok := r.Addr.(*ssa.Alloc); r.Val == v && (!ok || !localOnly(a)) {
+					return true
+				}
+			case *ssa.MakeClosure:
+				if !onlyDeferred(r) {
+					return true
+				}
+			case *ssa.MapUpdate, *ssa.Send, *ssa.Go:
+				return true
+			case *ssa.Call:
+				if passedOn(s, r.Common(), v) {
+					return true
+				}
+			case *ssa.Defer:
+				if passedOn(s, r.Common(), v) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// passedOn reports whether call passes v as an argument to a function
+// that is not a release of s.
+func passedOn(s *site, call *ssa.CallCommon, v ssa.Value) bool {
+	if releases(s, call) {
+		return false
+	}
+	if _, ok := call.Value.(*ssa.Builtin); ok {
+		return false
+	}
+	for i, a := range call.Args {
+		if a != v {
+			continue
+		}
+		if i == 0 && !call.IsInvoke() && call.Signature().Recv() != nil {
+			continue // the receiver of a method
+		}
+		return true
+	}
+	return false
+}
+
+// releases reports whether call releases s's resource.
+func releases(s *site, call *ssa.CallCommon) bool {
+	name, callee := calleeName(call)
+	method := ""
+	var recv ssa.Value
+	switch {
+	case call.IsInvoke():
+		method, recv = call.Method.Name(), call.Value
+	case callee != nil && callee.Signature.Recv() != nil && len(call.Args) > 0:
+		method, recv = callee.Name(), call.Args[0]
+	}
+	for _, r := range s.releases {
+		switch {
+		case r.call:
+			if !call.IsInvoke() && sameRef(call.Value, s) {
+				return true
+			}
+		case r.fn != "":
+			if name == r.fn {
+				for _, a := range call.Args {
+					if sameRef(a, s) {
+						return true
+					}
+				}
+			}
+		case method == r.method && r.field == "":
+			if sameRef(recv, s) {
+				return true
+			}
+		case method == r.method:
+			if x := fieldOf(strip(recv), r.field); x != nil && sameRef(x, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fieldOf returns X when v is X.name (loaded through a pointer or not).
+func fieldOf(v ssa.Value, name string) ssa.Value {
+	if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+		if fa, ok := u.X.(*ssa.FieldAddr); ok && fieldName(fa.X.Type(), fa.Field) == name {
+			return fa.X
+		}
+	}
+	if f, ok := v.(*ssa.Field); ok && fieldName(f.X.Type(), f.Field) == name {
+		return f.X
+	}
+	return nil
+}
+
+func fieldName(t types.Type, i int) string {
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	}
+	if st, ok := t.Underlying().(*types.Struct); ok && i < st.NumFields() {
+		return st.Field(i).Name()
+	}
+	return ""
+}
+
+// deferReleases reports whether a deferred call releases s: a release
+// itself, or a closure that captures the resource.
+func deferReleases(s *site, d *ssa.Defer) bool {
+	if releases(s, d.Common()) {
+		return true
+	}
+	if mc, ok := d.Call.Value.(*ssa.MakeClosure); ok {
+		for _, b := range mc.Bindings {
+			if s.aliases[b] || sameRef(b, s) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// noReturn lists the calls after which a function does not return: the
+// process ends, or the goroutine does (running defers).
+var noReturn = map[string]bool{
+	"os.Exit": true, "log.Fatal": true, "log.Fatalf": true, "log.Fatalln": true,
+	"(*log.Logger).Fatal": true, "(*log.Logger).Fatalf": true, "(*log.Logger).Fatalln": true,
+	"log.Panic": true, "log.Panicf": true, "log.Panicln": true,
+	"(*log.Logger).Panic": true, "(*log.Logger).Panicf": true, "(*log.Logger).Panicln": true,
+	"runtime.Goexit":            true,
+	"(*testing.common).FailNow": true, "(*testing.common).Fatal": true, "(*testing.common).Fatalf": true,
+	"(*testing.common).SkipNow": true, "(*testing.common).Skip": true, "(*testing.common).Skipf": true,
+}
+
+// suppressedLines finds the lines with //nolint:errleak (or a bare
+// //nolint) or //atomicx:ignore.
+func suppressedLines(pass *analysis.Pass) map[string]bool {
+	lines := make(map[string]bool)
+	for _, f := range pass.Files {
+		for _, g := range f.Comments {
+			for _, cm := range g.List {
+				if !suppresses(cm.Text) {
+					continue
+				}
+				p := pass.Fset.Position(cm.Pos())
+				lines[fmt.Sprintf("%s:%d", p.Filename, p.Line)] = true
+			}
+		}
+	}
+	return lines
+}
+
+func suppresses(text string) bool {
+	text = strings.TrimSpace(strings.TrimPrefix(text, "//"))
+	if strings.HasPrefix(text, "atomicx:ignore") {
+		return true
+	}
+	rest, ok := strings.CutPrefix(text, "nolint")
+	if !ok {
+		return false
+	}
+	if rest == "" || rest[0] == ' ' {
+		return true
+	}
+	if rest[0] != ':' {
+		return false
+	}
+	list, _, _ := strings.Cut(rest[1:], " ")
+	for _, name := range strings.Split(list, ",") {
+		if name == "errleak" || name == "all" {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) suppressed(pos token.Pos) bool {
+	p := c.pass.Fset.Position(pos)
+	return c.ignored[fmt.Sprintf("%s:%d", p.Filename, p.Line)]
+}

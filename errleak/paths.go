@@ -1,0 +1,398 @@
+package errleak
+
+import (
+	"fmt"
+	"go/token"
+	"sort"
+	"strings"
+
+	"golang.org/x/tools/go/analysis"
+	"golang.org/x/tools/go/ssa"
+)
+
+// Obligation states, one byte per site: the low bits count the open
+// acquisitions (0, 1, or 2 for "more than one"), nilBit says that the
+// resource was found nil on the path, deferBit that a deferred call will
+// release it at the return, whatever is acquired after the defer.
+const (
+	countMask = 3
+	nilBit    = 4
+	deferBit  = 8
+	// borrowBit: the path released the resource before acquiring it, as
+	// a function does that lets go of its caller's lock for a while.
+	borrowBit = 16
+)
+
+// A step is a branch taken on a path.
+type step struct {
+	pos  token.Pos
+	cond bool // the condition held
+}
+
+type pathState struct {
+	open  []byte // by site index
+	path  []step
+	since []int // by site index: len(path) at its last acquire
+}
+
+// check walks the paths of fn and reports the returns reached with an
+// obligation open.
+func (c *checker) check(fn *ssa.Function) {
+	if len(fn.Blocks) == 0 {
+		return
+	}
+	sites := c.sites(fn)
+	if len(sites) == 0 {
+		return
+	}
+	bySite := make(map[*ssa.Call]int, len(sites))
+	for i, s := range sites {
+		bySite[s.call] = i
+	}
+	w := &walk{c: c, fn: fn, sites: sites, bySite: bySite,
+		seen:     make([]map[string]bool, len(fn.Blocks)),
+		reported: make(map[int]bool),
+		counted:  make(map[string]bool),
+		conds:    correlated(fn),
+	}
+	c.deferInLoops(fn, sites)
+	// The state holds one byte per site, then one per correlated
+	// condition: 0 not seen yet, 1 held, 2 did not.
+	w.push(fn.Blocks[0], &pathState{open: make([]byte, len(sites)+len(w.conds)), since: make([]int, len(sites))})
+	for len(w.queue) > 0 {
+		item := w.queue[0]
+		w.queue = w.queue[1:]
+		w.block(item.b, item.st)
+	}
+}
+
+type walk struct {
+	c        *checker
+	fn       *ssa.Function
+	sites    []*site
+	bySite   map[*ssa.Call]int
+	seen     []map[string]bool // by block index: the states queued
+	queue    []queued
+	reported map[int]bool    // sites already reported
+	counted  map[string]bool // filter, site, exit: counted once
+	conds    map[string]int  // correlated conditions: index after the sites
+}
+
+type queued struct {
+	b  *ssa.BasicBlock
+	st *pathState
+}
+
+func (w *walk) push(b *ssa.BasicBlock, st *pathState) {
+	seen := w.seen[b.Index]
+	if seen == nil {
+		seen = make(map[string]bool)
+		w.seen[b.Index] = seen
+	}
+	key := string(st.open)
+	if seen[key] {
+		return
+	}
+	if len(seen) >= maxStates {
+		w.count(FilterStateCap, -1, b.Index)
+		return
+	}
+	seen[key] = true
+	w.queue = append(w.queue, queued{b, st})
+}
+
+func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
+	open := append([]byte(nil), in.open...)
+	since := in.since
+	for _, instr := range b.Instrs {
+		switch instr := instr.(type) {
+		case *ssa.Call:
+			name, _ := calleeName(instr.Common())
+			if noReturn[name] {
+				w.exit(open, FilterExit, instr.Pos())
+				return
+			}
+			for i, s := range w.sites {
+				if releases(s, instr.Common()) {
+					if open[i]&countMask == 0 && open[i]&deferBit == 0 {
+						open[i] |= borrowBit
+					}
+					open[i] &= deferBit | borrowBit
+				}
+			}
+			if i, ok := w.bySite[instr]; ok {
+				open[i] = open[i]&(deferBit|borrowBit) | min(open[i]&countMask+1, 2)
+				since = append([]int(nil), since...)
+				since[i] = len(in.path)
+			}
+		case *ssa.Defer:
+			for i, s := range w.sites {
+				if deferReleases(s, instr) {
+					open[i] |= deferBit
+				}
+			}
+		case *ssa.Panic:
+			return
+		case *ssa.Return:
+			w.ret(open, in.path, since, instr)
+			return
+		}
+	}
+	last := b.Instrs[len(b.Instrs)-1]
+	iff, ok := last.(*ssa.If)
+	if !ok {
+		for _, succ := range b.Succs {
+			w.push(succ, &pathState{open: open, path: in.path, since: since})
+		}
+		return
+	}
+	ci, correlated := w.conds[condKey(iff.Cond)]
+	for k, succ := range b.Succs {
+		holds := k == 0
+		next := w.refine(append([]byte(nil), open...), iff.Cond, holds)
+		if correlated {
+			outcome := byte(2 - k)
+			if seen := open[len(w.sites)+ci]; seen != 0 && seen != outcome {
+				continue // the same condition went the other way before
+			}
+			next[len(w.sites)+ci] = outcome
+		}
+		path := in.path
+		if pos := iff.Cond.Pos(); pos.IsValid() {
+			path = append(path[:len(path):len(path)], step{pos: pos, cond: holds})
+		}
+		w.push(succ, &pathState{open: next, path: path, since: since})
+	}
+}
+
+// condKey names a condition by the location it reads, for a load of a
+// field or variable or its comparison with a constant: "" otherwise.
+func condKey(cond ssa.Value) string {
+	switch c := cond.(type) {
+	case *ssa.UnOp:
+		if c.Op == token.MUL {
+			return refKey(c)
+		}
+	case *ssa.BinOp:
+		if k, ok := c.Y.(*ssa.Const); ok {
+			if x := condKey(c.X); x != "" {
+				return x + c.Op.String() + k.String()
+			}
+		}
+	}
+	return ""
+}
+
+// correlated finds the conditions that a function tests more than once,
+// on a location it never writes: "if s.locking { mu.Lock() } ...
+// if s.locking { mu.Unlock() }" takes both branches the same way.
+func correlated(fn *ssa.Function) map[string]int {
+	count := make(map[string]int)
+	written := make(map[string]bool)
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			switch instr := instr.(type) {
+			case *ssa.If:
+				if k := condKey(instr.Cond); k != "" {
+					count[k]++
+				}
+			case *ssa.Store:
+				written["*"+refKey(instr.Addr)] = true
+			}
+		}
+	}
+	conds := make(map[string]int)
+	keys := make([]string, 0, len(count))
+	for k, n := range count {
+		if n > 1 && !writtenBy(k, written) {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for i, k := range keys {
+		if i == 8 {
+			break // bound the states
+		}
+		conds[k] = i
+	}
+	return conds
+}
+
+// writtenBy reports whether a condition reads a location that is written.
+func writtenBy(cond string, written map[string]bool) bool {
+	for w := range written {
+		if strings.HasPrefix(cond, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// refine applies what a branch on cond tells: an acquiring call's error
+// found non-nil means it acquired nothing; a resource found nil needs no
+// release.
+func (w *walk) refine(open []byte, cond ssa.Value, holds bool) []byte {
+	bin, ok := cond.(*ssa.BinOp)
+	if !ok || (bin.Op != token.EQL && bin.Op != token.NEQ) {
+		return open
+	}
+	v := bin.X
+	if isNil(v) {
+		v = bin.Y
+	} else if !isNil(bin.Y) {
+		return open
+	}
+	isNilHere := holds == (bin.Op == token.EQL)
+	for i, s := range w.sites {
+		switch {
+		case isErrOf(v, s):
+			if !isNilHere && open[i]&countMask > 0 {
+				open[i]--
+			}
+		case sameRef(v, s):
+			if isNilHere && open[i]&countMask > 0 {
+				open[i] |= nilBit
+			}
+		}
+	}
+	return open
+}
+
+func isNil(v ssa.Value) bool {
+	c, ok := v.(*ssa.Const)
+	return ok && c.IsNil()
+}
+
+// exit counts the obligations open where a path ends without a return.
+func (w *walk) exit(open []byte, filter string, pos token.Pos) {
+	for i := range w.sites {
+		if open[i]&countMask > 0 && open[i]&deferBit == 0 {
+			w.count(filter, i, int(pos))
+		}
+	}
+}
+
+func (w *walk) count(filter string, site, where int) {
+	key := fmt.Sprintf("%s/%d/%d", filter, site, where)
+	if !w.counted[key] {
+		w.counted[key] = true
+		w.c.stats.Removed[filter]++
+	}
+}
+
+// ret reports the obligations open at a return, with the branches taken
+// since the acquire, or counts the filter that removes each.
+func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
+	for i, s := range w.sites {
+		if open[i]&countMask == 0 || open[i]&deferBit != 0 {
+			continue
+		}
+		switch {
+		case open[i]&nilBit != 0:
+			w.count(FilterNilCheck, i, int(r.Pos()))
+		case open[i]&borrowBit != 0:
+			w.count(FilterBorrowed, i, int(r.Pos()))
+		case s.escapes:
+			w.count(FilterEscape, i, int(r.Pos()))
+		case returnedAt(s, r) >= 0:
+			w.count(FilterReturned, i, int(r.Pos()))
+		case w.c.suppressed(s.call.Pos()):
+			w.count(FilterSuppressed, i, int(r.Pos()))
+		case !w.reported[i]:
+			w.reported[i] = true
+			w.report(s, path[since[i]:], r)
+		}
+	}
+}
+
+func (w *walk) report(s *site, path []step, r *ssa.Return) {
+	fset := w.c.pass.Fset
+	where := "at the end of the function"
+	retPos := r.Pos()
+	if retPos.IsValid() {
+		where = fmt.Sprintf("at line %d", fset.Position(retPos).Line)
+	} else if syn := w.fn.Syntax(); syn != nil {
+		retPos = syn.End() - 1
+	}
+	var related []analysis.RelatedInformation
+	var branches []string
+	for _, st := range path {
+		taken := "false"
+		if st.cond {
+			taken = "true"
+		}
+		line := fset.Position(st.pos).Line
+		branches = append(branches, fmt.Sprintf("%d (%s)", line, taken))
+		related = append(related, analysis.RelatedInformation{Pos: st.pos, Message: "condition " + taken})
+	}
+	if retPos.IsValid() {
+		related = append(related, analysis.RelatedInformation{Pos: retPos, Message: fmt.Sprintf("returns with the %s open", s.res.Name)})
+	}
+	msg := fmt.Sprintf("%s from %s is not released (%s) on the path to the return %s", s.res.Name, shortName(s.callee), strings.Join(s.res.Release, " or "), where)
+	if len(branches) > 0 {
+		msg += "; branches at lines " + strings.Join(branches, ", ")
+	}
+	w.c.stats.Reported++
+	w.c.pass.Report(analysis.Diagnostic{Pos: s.call.Pos(), Message: msg, Related: related})
+}
+
+// shortName drops the directories of the import path in a full name:
+// "(*net/http.Client).Do" becomes "(*http.Client).Do".
+func shortName(full string) string {
+	dot := strings.LastIndex(full, ".")
+	if dot < 0 {
+		return full
+	}
+	head, tail := full[:dot], full[dot:]
+	if i := strings.LastIndex(head, "/"); i >= 0 {
+		j := strings.LastIndexAny(head[:i], "(*") + 1
+		head = head[:j] + head[i+1:]
+	}
+	return head + tail
+}
+
+// deferInLoops reports deferred releases inside a loop: they run when the
+// function returns, not at the end of each iteration.
+func (c *checker) deferInLoops(fn *ssa.Function, sites []*site) {
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			d, ok := instr.(*ssa.Defer)
+			if !ok {
+				continue
+			}
+			for _, s := range sites {
+				if !releases(s, d.Common()) || !inCycle(b) {
+					continue
+				}
+				if c.suppressed(d.Pos()) {
+					c.stats.Removed[FilterSuppressed]++
+					break
+				}
+				c.stats.Reported++
+				c.pass.Report(analysis.Diagnostic{Pos: d.Pos(), Message: fmt.Sprintf(
+					"deferred release of the %s from %s in a loop runs only when the function returns, not at the end of each iteration",
+					s.res.Name, shortName(s.callee))})
+				break
+			}
+		}
+	}
+}
+
+// inCycle reports whether b can reach itself.
+func inCycle(b *ssa.BasicBlock) bool {
+	seen := make(map[*ssa.BasicBlock]bool)
+	work := append([]*ssa.BasicBlock(nil), b.Succs...)
+	for len(work) > 0 {
+		x := work[len(work)-1]
+		work = work[:len(work)-1]
+		if x == b {
+			return true
+		}
+		if seen[x] {
+			continue
+		}
+		seen[x] = true
+		work = append(work, x.Succs...)
+	}
+	return false
+}

@@ -1,0 +1,44 @@
+package errleak
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"github.com/atomicx/atomicx/policy"
+	"golang.org/x/tools/go/analysis"
+)
+
+// policyFile is the -policy flag: the atomicheck.toml to read instead of
+// the one found from the package's directory ("off" for none).
+var policyFile string
+
+func init() {
+	Analyzer.Flags.StringVar(&policyFile, "policy", "", "atomicheck.toml with [[leak.resource]] tables (default: the one that applies to the package's directory; off: none)")
+}
+
+// resourcesFor returns the resources that apply to the package of pass:
+// the [[leak.resource]] tables of its policy file, then the standard
+// library's set (an acquire named in both follows the policy file).
+func resourcesFor(pass *analysis.Pass) ([]Resource, error) {
+	path := policyFile
+	if path == "" && len(pass.Files) > 0 {
+		dir := filepath.Dir(pass.Fset.File(pass.Files[0].Pos()).Name())
+		found, err := policy.Find(dir, nil)
+		if err != nil {
+			return nil, err
+		}
+		path = found
+	}
+	if path == "" || path == "off" {
+		return builtin, nil
+	}
+	pol, err := policy.Load(path)
+	if err != nil {
+		return nil, fmt.Errorf("errleak: %w", err)
+	}
+	var out []Resource
+	for _, r := range pol.Leaks {
+		out = append(out, Resource{Name: r.Name, Acquire: r.Acquire, Release: r.Release})
+	}
+	return append(out, builtin...), nil
+}

@@ -1,0 +1,101 @@
+package policy
+
+import "regexp"
+
+// LeakResource is one [[leak.resource]] table: an acquire/release policy
+// that the errleak analysis checks on top of its standard library set.
+type LeakResource struct {
+	Pos     Position // of the [[leak.resource]] header
+	Name    string   // what the resource is, for messages ("pool connection")
+	Acquire []string // functions and methods, as go/types names them: "example.com/pool.Get", "(*example.com/pool.Pool).Get"
+	Release []string // "Close", "Field.Close", "example.com/pool.Put" or "()"
+}
+
+var (
+	leakKeys         = []string{"resource"}
+	leakResourceKeys = []string{"name", "acquire", "release"}
+
+	// acquireName is a function ("path/pkg.F") or a method
+	// ("(*path/pkg.T).M", "(path/pkg.T).M").
+	acquireName = regexp.MustCompile(`^(\(\*?[^()*\s]+\.[\pL_][\pL\pN_]*\)|[^()*\s]+)\.[\pL_][\pL\pN_]*$`)
+	// releaseName is "()", a method, a method of a field, or a function.
+	releaseName = regexp.MustCompile(`^(\(\)|[\pL_][\pL\pN_]*|[\pL_][\pL\pN_]*\.[\pL_][\pL\pN_]*|[^()*\s]+\.[\pL_][\pL\pN_]*)$`)
+)
+
+// leak reads the [leak] table.
+func (ps *parser) leak(v any) {
+	at := tomlPath{"leak"}
+	t, ok := v.(map[string]any)
+	if !ok {
+		ps.errorf(ps.src.valuePos(at), "leak must be a table ([[leak.resource]]), not %s", typeName(v))
+		return
+	}
+	ps.unknownKeys(t, at, leakKeys, "in [leak]")
+	v, ok = t["resource"]
+	if !ok {
+		return
+	}
+	at = at.child("resource")
+	var tables []any
+	switch v := v.(type) {
+	case []map[string]any:
+		for _, t := range v {
+			tables = append(tables, t)
+		}
+	case []any:
+		tables = v
+	default:
+		ps.errorf(ps.src.keyPos(at), "leak.resource must be an array of tables: write [[leak.resource]], with two brackets, before each resource")
+		return
+	}
+	for i, t := range tables {
+		elem := at.child(indexSeg(i))
+		m, ok := t.(map[string]any)
+		if !ok {
+			ps.errorf(ps.src.keyPos(elem), "each leak.resource must be a table, not %s", typeName(t))
+			continue
+		}
+		ps.leakResource(m, elem)
+	}
+}
+
+func (ps *parser) leakResource(t map[string]any, at tomlPath) {
+	r := LeakResource{Pos: ps.src.keyPos(at)}
+	ps.unknownKeys(t, at, leakResourceKeys, "in [[leak.resource]]")
+	if v, ok := t["name"]; !ok {
+		ps.errorf(r.Pos, `[[leak.resource]] has no name: add name = "..." saying what the resource is`)
+	} else if s, ok := v.(string); !ok || s == "" {
+		ps.errorf(ps.src.valuePos(at.child("name")), "name must be a non-empty string, not %s", typeName(v))
+	} else {
+		r.Name = s
+	}
+	r.Acquire = ps.leakNames(t, at, "acquire", acquireName, `"path/pkg.Func" or "(*path/pkg.Type).Method"`)
+	r.Release = ps.leakNames(t, at, "release", releaseName, `"Method", "Field.Method", "path/pkg.Func" or "()"`)
+	ps.policy.Leaks = append(ps.policy.Leaks, r)
+}
+
+// leakNames reads the list key of a [[leak.resource]], each element
+// matching re.
+func (ps *parser) leakNames(t map[string]any, at tomlPath, key string, re *regexp.Regexp, forms string) []string {
+	v, ok := t[key]
+	if !ok {
+		ps.errorf(ps.src.keyPos(at), "[[leak.resource]] has no %s: add %s = [...] with names of the form %s", key, key, forms)
+		return nil
+	}
+	list, ok := ps.stringList(v, at.child(key))
+	if !ok {
+		return nil
+	}
+	if len(list) == 0 {
+		ps.errorf(ps.src.valuePos(at.child(key)), "%s is empty: list at least one name of the form %s", key, forms)
+	}
+	var names []string
+	for i, s := range list {
+		if !re.MatchString(s) {
+			ps.errorf(ps.src.elemPos(at.child(key), i), "%s: %q is not a name of the form %s", key, s, forms)
+			continue
+		}
+		names = append(names, s)
+	}
+	return names
+}

@@ -1,0 +1,96 @@
+package policy
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestParseLeak(t *testing.T) {
+	src := `
+[[leak.resource]]
+name = "pool connection"
+acquire = ["example.com/pool.Get", "(*example.com/pool.Pool).Get"]
+release = ["Close", "example.com/pool.Put"]
+
+[[leak.resource]]
+name = "span"
+acquire = ["(example.com/trace.Tracer).Start"]
+release = ["()", "Span.End"]
+`
+	p, err := Parse("p.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LeakResource{
+		{Pos: Position{File: "p.toml", Line: 2, Col: 1}, Name: "pool connection",
+			Acquire: []string{"example.com/pool.Get", "(*example.com/pool.Pool).Get"},
+			Release: []string{"Close", "example.com/pool.Put"}},
+		{Pos: Position{File: "p.toml", Line: 7, Col: 1}, Name: "span",
+			Acquire: []string{"(example.com/trace.Tracer).Start"},
+			Release: []string{"()", "Span.End"}},
+	}
+	if diff := cmp.Diff(want, p.Leaks); diff != "" {
+		t.Errorf("leaks (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseLeakErrors(t *testing.T) {
+	tests := []struct {
+		name, src string
+		want      []string
+	}{
+		{"unknown key", `
+[[leak.resource]]
+name = "conn"
+acquire = ["example.com/pool.Get"]
+release = ["Close"]
+relase = ["Put"]
+`, []string{
+			`p.toml:6:1: unknown key "relase" in [[leak.resource]] (known keys: name, acquire, release); did you mean "release"?`,
+		}},
+		{"unknown key in [leak]", `
+[leak]
+resources = []
+`, []string{
+			`p.toml:3:1: unknown key "resources" in [leak] (known keys: resource); did you mean "resource"?`,
+		}},
+		{"single brackets", `
+[leak.resource]
+name = "conn"
+`, []string{
+			`p.toml:2:1: leak.resource must be an array of tables: write [[leak.resource]], with two brackets, before each resource`,
+		}},
+		{"malformed table", `
+[[leak.resource]]
+name = 3
+acquire = "example.com/pool.Get"
+release = ["Close", "(Close", 7]
+
+[[leak.resource]]
+acquire = ["pool.Get(", "(*pool.Pool).Get"]
+release = []
+`, []string{
+			`p.toml:3:8: name must be a non-empty string, not an integer`,
+			`p.toml:4:11: acquire must be an array of strings, e.g. acquire = ["..."], not a string`,
+			`p.toml:5:21: release: "(Close" is not a name of the form "Method", "Field.Method", "path/pkg.Func" or "()"`,
+			`p.toml:5:31: release must hold only strings, not an integer`,
+			`p.toml:7:1: [[leak.resource]] has no name: add name = "..." saying what the resource is`,
+			`p.toml:8:12: acquire: "pool.Get(" is not a name of the form "path/pkg.Func" or "(*path/pkg.Type).Method"`,
+			`p.toml:9:11: release is empty: list at least one name of the form "Method", "Field.Method", "path/pkg.Func" or "()"`,
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("p.toml", []byte(tt.src))
+			if err == nil {
+				t.Fatal("Parse succeeded, want errors")
+			}
+			got := strings.Split(err.Error(), "\n")
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("errors (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,130 @@
+package report
+
+import (
+	"encoding/json"
+	"io"
+	"strings"
+)
+
+// A Leak is one finding of the errleak analysis (atomicx vet): a resource
+// acquired at Pos and still open at the end of Path.
+type Leak struct {
+	Pos     string     // "file:line:col" of the acquire, file relative to %SRCROOT%
+	Message string     // the analyzer's message
+	Key     string     // what identifies the finding across runs when lines move
+	Path    []LeakStep // the branches taken, then the return
+}
+
+// A LeakStep is one place on a leak's path.
+type LeakStep struct {
+	Pos     string // "file:line:col", file relative to %SRCROOT%
+	Message string // "condition true", "returns with the file open"
+}
+
+// LeakFingerprint is the partialFingerprints key of a leak result.
+const LeakFingerprint = "atomicxLeak/v1"
+
+var leakRule = sarifRule{
+	ID:               "atomicx/errleak",
+	Name:             "ResourceLeakOnErrorPath",
+	ShortDescription: sarifText{"Resource not released on a path to a return"},
+	FullDescription: sarifText{"A resource (file, connection, lock, cancel function, or one the policy names) is acquired, " +
+		"and a path of the function, typically one taken after a later call failed, returns without releasing it."},
+	Help: sarifHelp{
+		Text: "Release the resource on that path: a defer right after the acquire succeeded usually does it. " +
+			"The code flow shows the branches that lead to the return.",
+		Markdown: "Release the resource on that path: a `defer` right after the acquire succeeded usually does it. " +
+			"The code flow shows the branches that lead to the return.",
+	},
+	HelpURI:              InformationURI + "#resources-left-open-on-error-paths-atomicx-vet",
+	DefaultConfiguration: sarifConfiguration{"warning"},
+	Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling", "resource-leak"}, Precision: "medium", Severity: "warning"},
+}
+
+type (
+	sarifLeakLog struct {
+		Schema  string         `json:"$schema"`
+		Version string         `json:"version"`
+		Runs    []sarifLeakRun `json:"runs"`
+	}
+	sarifLeakRun struct {
+		Tool              sarifTool              `json:"tool"`
+		AutomationDetails sarifAutomationDetails `json:"automationDetails"`
+		Results           []sarifLeakResult      `json:"results"`
+	}
+	sarifLeakResult struct {
+		RuleID              string            `json:"ruleId"`
+		RuleIndex           int               `json:"ruleIndex"`
+		Level               string            `json:"level"`
+		Message             sarifText         `json:"message"`
+		Locations           []sarifLocation   `json:"locations"`
+		CodeFlows           []sarifCodeFlow   `json:"codeFlows,omitempty"`
+		PartialFingerprints map[string]string `json:"partialFingerprints"`
+	}
+	sarifCodeFlow struct {
+		ThreadFlows []sarifThreadFlow `json:"threadFlows"`
+	}
+	sarifThreadFlow struct {
+		Locations []sarifThreadFlowLocation `json:"locations"`
+	}
+	sarifThreadFlowLocation struct {
+		Location sarifFlowLocation `json:"location"`
+	}
+	sarifFlowLocation struct {
+		PhysicalLocation sarifPhysicalLocation `json:"physicalLocation"`
+		Message          sarifText             `json:"message"`
+	}
+)
+
+// WriteLeaksSARIF writes errleak's findings as a SARIF 2.1.0 log: one
+// result per leak, at the acquire, with the path as a code flow (the
+// acquire, each branch taken, the return).
+func WriteLeaksSARIF(w io.Writer, leaks []Leak, opt SARIFOptions) error {
+	results := []sarifLeakResult{}
+	for _, l := range leaks {
+		flow := []sarifThreadFlowLocation{{Location: sarifFlowLocation{PhysicalLocation: leakLocation(l.Pos), Message: sarifText{"acquired here"}}}}
+		for _, st := range l.Path {
+			flow = append(flow, sarifThreadFlowLocation{Location: sarifFlowLocation{PhysicalLocation: leakLocation(st.Pos), Message: sarifText{st.Message}}})
+		}
+		results = append(results, sarifLeakResult{
+			RuleID:              leakRule.ID,
+			Level:               leakRule.DefaultConfiguration.Level,
+			Message:             sarifText{l.Message},
+			Locations:           []sarifLocation{{PhysicalLocation: leakLocation(l.Pos)}},
+			CodeFlows:           []sarifCodeFlow{{ThreadFlows: []sarifThreadFlow{{Locations: flow}}}},
+			PartialFingerprints: map[string]string{LeakFingerprint: l.Key},
+		})
+	}
+	version := opt.Version
+	if version == "" {
+		version = "devel"
+	}
+	category := opt.Category
+	if category == "" {
+		category = DefaultSARIFCategory + "-vet"
+	}
+	log := sarifLeakLog{
+		Schema:  sarifSchema,
+		Version: sarifVersion,
+		Runs: []sarifLeakRun{{
+			Tool: sarifTool{Driver: sarifDriver{
+				Name: "atomicx", FullName: "atomicx vet " + version, Version: version, SemanticVersion: opt.SemanticVersion,
+				InformationURI: InformationURI, Rules: []sarifRule{leakRule},
+			}},
+			AutomationDetails: sarifAutomationDetails{ID: strings.TrimSuffix(category, "/") + "/"},
+			Results:           results,
+		}},
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(log)
+}
+
+func leakLocation(pos string) sarifPhysicalLocation {
+	file, line, col := splitPos(pos)
+	return sarifPhysicalLocation{
+		ArtifactLocation: sarifArtifactLocation{URI: uriPath(file), URIBaseID: "%SRCROOT%"},
+		Region:           sarifRegion{StartLine: max(line, 1), StartColumn: col},
+	}
+}
