@@ -1,10 +1,10 @@
 package rt
 
 import (
-	"bytes"
 	"errors"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -108,11 +108,11 @@ const shallowStack = 100
 func ownGoroutineID() uint64 {
 	var buf [64]byte
 	n := runtime.Stack(buf[:], false)
-	b, ok := bytes.CutPrefix(buf[:n], []byte("goroutine "))
-	if !ok {
+	const prefix = "goroutine "
+	if n < len(prefix) || string(buf[:len(prefix)]) != prefix {
 		return 0
 	}
-	return leadingNumber(b)
+	return leadingNumber(buf[len(prefix):n])
 }
 
 // parentGoroutineID starts a goroutine and reads the current one's number
@@ -125,7 +125,7 @@ func parentGoroutineID() uint64 {
 		n := runtime.Stack(buf[:], false)
 		id := uint64(0)
 		const by = " in goroutine "
-		if i := bytes.LastIndex(buf[:n], []byte(by)); i >= 0 {
+		if i := strings.LastIndex(string(buf[:n]), by); i >= 0 {
 			id = leadingNumber(buf[i+len(by) : n])
 		}
 		done <- id
