@@ -501,9 +501,12 @@ func escapes(s *site) bool {
 }
 
 // passedOn reports whether call passes v as an argument to a function
-// that is not a release of s.
+// that is not a release of s, nor one that only borrows it.
 func passedOn(s *site, call *ssa.CallCommon, v ssa.Value) bool {
 	if releases(s, call) {
+		return false
+	}
+	if name, _ := calleeName(call); borrowers[name] {
 		return false
 	}
 	if _, ok := call.Value.(*ssa.Builtin); ok {
@@ -519,6 +522,18 @@ func passedOn(s *site, call *ssa.CallCommon, v ssa.Value) bool {
 		return true
 	}
 	return false
+}
+
+// borrowers are standard library functions that use a reader or writer
+// passed to them and keep no reference to it when they return: passing a
+// resource to one is not an escape, so io.ReadAll(f) before a return
+// that forgets f.Close is still reported.
+var borrowers = map[string]bool{
+	"io.ReadAll": true, "io.Copy": true, "io.CopyBuffer": true, "io.CopyN": true,
+	"io.ReadFull": true, "io.ReadAtLeast": true, "io.WriteString": true,
+	"fmt.Fprint": true, "fmt.Fprintf": true, "fmt.Fprintln": true,
+	"fmt.Fscan": true, "fmt.Fscanf": true, "fmt.Fscanln": true,
+	"encoding/binary.Read": true, "encoding/binary.Write": true,
 }
 
 // releases reports whether call releases s's resource.
