@@ -16,7 +16,8 @@
 // a return reached with an obligation open is reported, with the branches
 // taken on the way. Paths that end in os.Exit, log.Fatal or a panic are
 // not reported. A resource that escapes (stored, sent, captured, passed
-// to a function that is not a known release), that is nil-checked on the
+// to a function that is neither a known release nor one of the standard
+// library's borrowers such as io.ReadAll), that is nil-checked on the
 // path, or that is returned to the caller is not reported either; a
 // function that returns an open resource gets a fact, [ReturnsOpen], so
 // that its callers inherit the obligation.
