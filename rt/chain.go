@@ -123,14 +123,27 @@ func parentGoroutineID() uint64 {
 	go func() {
 		var buf [1024]byte
 		n := runtime.Stack(buf[:], false)
-		id := uint64(0)
-		const by = " in goroutine "
-		if i := strings.LastIndex(string(buf[:n]), by); i >= 0 {
-			id = leadingNumber(buf[i+len(by) : n])
-		}
-		done <- id
+		done <- creatorID(string(buf[:n]))
 	}()
 	return <-done
+}
+
+// creatorID reads the number of the goroutine that created the one whose
+// trace this is, from the trace's first "created by … in goroutine N"
+// line. With GODEBUG=tracebackancestors, the traces of the ancestors
+// follow it, with "created by" lines of their own.
+func creatorID(trace string) uint64 {
+	_, line, ok := strings.Cut(trace, "\ncreated by ")
+	if !ok {
+		return 0
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	const in = " in goroutine "
+	i := strings.LastIndex(line, in)
+	if i < 0 {
+		return 0
+	}
+	return leadingNumber([]byte(line[i+len(in):]))
 }
 
 // leadingNumber parses the decimal number at the start of b, 0 if none.

@@ -52,6 +52,27 @@ func TestGoroutineIDDeep(t *testing.T) {
 	}
 }
 
+func TestCreatorID(t *testing.T) {
+	tests := []struct {
+		trace string
+		want  uint64
+	}{
+		{"goroutine 20 [running]:\nm.f.func1()\n\t/m/f.go:12 +0x3b\ncreated by m.f in goroutine 19\n\t/m/f.go:12 +0x76\n", 19},
+		{ // GODEBUG=tracebackancestors: the ancestors' lines come after
+			"goroutine 20 [running]:\nm.f.func1()\n\t/m/f.go:12 +0x3b\ncreated by m.f in goroutine 19\n\t/m/f.go:12 +0x76\n" +
+				"[originating from goroutine 19]:\nm.f(...)\n\t/m/f.go:13 +0x76\ncreated by m.g in goroutine 7\n\t/m/g.go:10 +0x78\n",
+			19,
+		},
+		{"goroutine 1 [running]:\nmain.main()\n\t/m/main.go:3 +0x1\n", 0},
+		{"goroutine 20 [running]:\nm.f.func1()\ncreated by m.f\n", 0},
+	}
+	for _, tt := range tests {
+		if got := creatorID(tt.trace); got != tt.want {
+			t.Errorf("creatorID(%q) = %d, want %d", tt.trace, got, tt.want)
+		}
+	}
+}
+
 // atDepth calls f with about depth frames more on the stack.
 func atDepth(depth int, f func()) {
 	if depth <= 0 {
