@@ -207,6 +207,9 @@ func (c *checker) summarize(fn *ssa.Function) bool {
 		return false
 	}
 	for _, s := range c.sites(fn) {
+		if deferredRelease(fn, s) {
+			continue // returned closed: the caller owes nothing
+		}
 		for _, b := range fn.Blocks {
 			ret, ok := b.Instrs[len(b.Instrs)-1].(*ssa.Return)
 			if !ok {
@@ -214,6 +217,20 @@ func (c *checker) summarize(fn *ssa.Function) bool {
 			}
 			if i := returnedAt(s, ret); i >= 0 {
 				c.summaries[fn] = &ReturnsOpen{Resource: s.res.Name, Release: s.res.Release, Result: i}
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// deferredRelease reports whether fn defers a release of s's resource:
+// fn then returns it released, as a test helper that defers
+// resp.Body.Close and returns resp does.
+func deferredRelease(fn *ssa.Function, s *site) bool {
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			if d, ok := instr.(*ssa.Defer); ok && deferReleases(s, d) {
 				return true
 			}
 		}

@@ -497,3 +497,23 @@ func copyClosed(w io.Writer, p string) error {
 	_, err = io.Copy(w, f)
 	return err
 }
+
+// Released by a deferred call, then returned: returned closed, so callers
+// owe nothing and the function has no fact.
+func openDeferClosed(p string) (*os.File, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f, nil
+}
+
+func useDeferClosed(p string) error {
+	f, err := openDeferClosed(p)
+	if err != nil {
+		return err
+	}
+	_ = f.Name()
+	return errBad
+}
