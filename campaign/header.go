@@ -32,6 +32,8 @@ type Header struct {
 	Command    []string `json:"command"`         // the command line that started the campaign
 	Date       string   `json:"date"`            // when it started, RFC 3339
 	Run        string   `json:"run,omitempty"`   // the tests selected, as go test -run
+	Plan       string   `json:"plan,omitempty"`  // a sharded campaign's plan ID (Plan.ID)
+	Shard      string   `json:"shard,omitempty"` // a shard's journal: which shard, "K/N"
 }
 
 // HeaderOf returns the header among a journal's records, nil if it has
