@@ -86,13 +86,14 @@ type Result struct {
 // one shard (RunShard) on the campaign's own journal, and the merge.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	start := time.Now()
-	p, res, err := MakePlan(ctx, cfg)
+	p, res, err := makePlan(ctx, cfg, start)
 	if err != nil {
 		return nil, err
 	}
 	journalPath := filepath.Join(cfg.Journal, "journal.jsonl")
 	sres, err := RunShard(ctx, p, ShardConfig{Shard: Shard{1, 1}, PlanDir: cfg.Journal, Packages: res.Packages,
-		Dir: cfg.Dir, Exec: cfg.Exec, Journal: journalPath, Jobs: cfg.Jobs, Progress: cfg.Progress, ExtraEnv: cfg.ExtraEnv, Own: true})
+		Dir: cfg.Dir, Exec: cfg.Exec, Journal: journalPath, Jobs: cfg.Jobs, Progress: cfg.Progress, ExtraEnv: cfg.ExtraEnv, Own: true,
+		Session: start})
 	if err != nil {
 		return nil, err
 	}
@@ -115,7 +116,11 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 // there with cfg.Resume), plans the runs with the Detect planner, and
 // writes the plan into cfg.Journal. The result counts the profile runs.
 func MakePlan(ctx context.Context, cfg Config) (*Plan, *Result, error) {
-	start := time.Now()
+	return makePlan(ctx, cfg, time.Now())
+}
+
+// makePlan is MakePlan in a command that started at start.
+func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result, error) {
 	if cfg.Jobs <= 0 {
 		cfg.Jobs = 1
 	}

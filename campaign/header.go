@@ -120,3 +120,13 @@ func repoRoot(dir string) string {
 		d = parent
 	}
 }
+
+// ModuleOf returns the root and the path of the module that holds dir,
+// as the go command finds them.
+func ModuleOf(ctx context.Context, dir string) (root, module string, err error) {
+	var h Header
+	if err := describeModule(ctx, &h, dir); err != nil {
+		return "", "", err
+	}
+	return h.ModuleRoot, h.Module, nil
+}

@@ -43,11 +43,11 @@ func ReadShardJournal(path string, p *Plan) (*ShardJournal, error) {
 type Merged struct {
 	Records  []*Record // the header, the plan's profile runs and every shard's runs, in the order of their keys
 	Problems []Problem
-	Planned  int              // runs in the plan
-	Done     int              // of them, in the journals
-	Shards   []ShardProgress  // per journal, in shard order
-	Missing  []ShardProgress  // shards of the journals' N that no journal was given for
-	Dropped  int              // records of a run that another journal also has (a plan run under two N)
+	Planned  int               // runs in the plan
+	Done     int               // of them, in the journals
+	Shards   []ShardProgress   // per journal, in shard order
+	Missing  []ShardProgress   // shards of the journals' N that no journal was given for
+	Dropped  int               // records of a run that another journal also has (a plan run under two N)
 	ByKind   map[string][2]int // per kind of planned run: done, planned
 }
 
@@ -122,7 +122,15 @@ func Merge(p *Plan, journals []*ShardJournal) (*Merged, error) {
 	for _, r := range byKey {
 		recs = append(recs, r)
 	}
-	sort.Slice(recs, func(i, j int) bool { return recs[i].Key() < recs[j].Key() })
+	// By kind in the order a campaign runs them (the report names a
+	// function after the first event that mentions it, the profile
+	// run's), then by key.
+	sort.Slice(recs, func(i, j int) bool {
+		if a, b := kindRank(recs[i].Kind), kindRank(recs[j].Kind); a != b {
+			return a < b
+		}
+		return recs[i].Key() < recs[j].Key()
+	})
 	m.Records = append([]*Record{{Kind: "campaign", Campaign: &h}}, recs...)
 
 	planned := map[string]bool{}
@@ -165,6 +173,16 @@ func Merge(p *Plan, journals []*ShardJournal) (*Merged, error) {
 		}
 	}
 	return m, nil
+}
+
+// kindRank orders the kinds of runs as a campaign runs them.
+func kindRank(kind string) int {
+	for i, k := range runNames {
+		if k.kind == kind {
+			return i
+		}
+	}
+	return len(runNames)
 }
 
 // WriteJournal writes records as a journal at path, replacing what is

@@ -76,6 +76,9 @@ type ShardConfig struct {
 	// journal is a shard's, and its header names the plan and the shard.
 	// Either is resumed: the runs it holds are skipped.
 	Own bool
+	// Session is when the command that runs the shard started (its runs'
+	// Record.Session); the zero time for now.
+	Session time.Time
 }
 
 // RunShard runs the shard's share of the plan, and the runs that its
@@ -85,6 +88,9 @@ type ShardConfig struct {
 // of another plan or shard is refused.
 func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 	start := time.Now()
+	if !sc.Session.IsZero() {
+		start = sc.Session
+	}
 	planner := PlannerNamed(p.Planner)
 	if planner == nil {
 		return nil, fmt.Errorf("the plan asks the question %q, which this atomicx does not know", p.Planner)
