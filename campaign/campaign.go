@@ -315,11 +315,39 @@ const execWorkload = "exec"
 // build compiles the package's test binary once, instrumented, and lists
 // its tests.
 func (c *runner) build(ctx context.Context, p *Package) error {
-	p.Binary = filepath.Join(c.cfg.Journal, "bin", binaryName(p.ImportPath))
 	c.logf("building %s", p.ImportPath)
+	if err := c.compile(ctx, p); err != nil {
+		return err
+	}
+	if c.cfg.Exec != "" {
+		p.Tests = []string{execWorkload}
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, p.Binary, "-test.list", ".")
+	cmd.Dir = p.Dir
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("listing the tests of %s: %v", p.ImportPath, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		name := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(name, "Test") && !strings.HasPrefix(name, "Example") && !strings.HasPrefix(name, "Fuzz") {
+			continue
+		}
+		if c.cfg.Run == nil || c.cfg.Run.MatchString(name) {
+			p.Tests = append(p.Tests, name)
+		}
+	}
+	return nil
+}
+
+// compile builds the package's binary into the campaign's bin
+// directory, instrumented, and sets p.Binary.
+func (c *runner) compile(ctx context.Context, p *Package) error {
+	p.Binary = filepath.Join(c.cfg.Journal, "bin", binaryName(p.ImportPath))
 	if c.cfg.Exec != "" {
 		p.Binary = strings.TrimSuffix(p.Binary, ".test")
-		p.Tests = []string{execWorkload}
 	}
 	args := c.goArgs("-o", p.Binary, p.ImportPath)
 	env := c.buildEnv()
@@ -340,25 +368,6 @@ func (c *runner) build(ctx context.Context, p *Package) error {
 		return fmt.Errorf("building %s: %v\n%s", p.ImportPath, err, out)
 	}
 	c.showNotes(out)
-	if c.cfg.Exec != "" {
-		return nil
-	}
-	cmd = exec.CommandContext(ctx, p.Binary, "-test.list", ".")
-	cmd.Dir = p.Dir
-	out, err = cmd.Output()
-	if err != nil {
-		return fmt.Errorf("listing the tests of %s: %v", p.ImportPath, err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		name := strings.TrimSpace(sc.Text())
-		if !strings.HasPrefix(name, "Test") && !strings.HasPrefix(name, "Example") && !strings.HasPrefix(name, "Fuzz") {
-			continue
-		}
-		if c.cfg.Run == nil || c.cfg.Run.MatchString(name) {
-			p.Tests = append(p.Tests, name)
-		}
-	}
 	return nil
 }
 

@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -12,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/atomicx/atomicx/gocmd"
 )
 
 // PlanVersion is the version of plan.json's format. A shard refuses a
@@ -209,4 +212,40 @@ func relSlash(root, path string) string {
 		return filepath.ToSlash(path)
 	}
 	return filepath.ToSlash(r)
+}
+
+// Rebuild builds again, into planDir, the plan's test binaries that are
+// missing there, as the plan built them: its build flags, its policy and
+// atomicx (cfg.Atomicx, cfg.Identity), in the module checked out at
+// cfg.Dir's root. cfg.Policy is the plan's policy as found here. Whether
+// the result is the plan's binary is for Resolve to check.
+func (p *Plan) Rebuild(ctx context.Context, planDir string, cfg Config) error {
+	h := p.Header
+	cfg.Journal, cfg.BuildArgs, cfg.Exec, cfg.Patterns = planDir, h.BuildArgs, h.Exec, nil
+	c := &runner{cfg: cfg, res: &Result{}}
+	var pkgs []*Package
+	for _, pp := range p.Packages {
+		if _, err := os.Stat(filepath.Join(planDir, filepath.FromSlash(pp.Binary))); err == nil {
+			continue
+		}
+		pkgs = append(pkgs, &Package{ImportPath: pp.ImportPath})
+		cfg.Patterns = append(cfg.Patterns, pp.ImportPath)
+	}
+	if len(pkgs) == 0 {
+		return nil
+	}
+	if cfg.Identity != nil {
+		gc := gocmd.Config{Atomicx: cfg.Atomicx, Identity: cfg.Identity, Dir: cfg.Dir, Env: c.buildEnv()}
+		var err error
+		if c.keys, err = gocmd.KeysFor(ctx, gc, cfg.Policy, c.goArgs(h.Patterns...)); err != nil {
+			return err
+		}
+	}
+	for _, pkg := range pkgs {
+		c.logf("rebuilding %s", pkg.ImportPath)
+		if err := c.compile(ctx, pkg); err != nil {
+			return err
+		}
+	}
+	return nil
 }

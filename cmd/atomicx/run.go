@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime"
@@ -82,7 +81,9 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	var missing *campaign.MissingBinaryError
 	if errors.As(err, &missing) && o.rebuild {
 		if err = rebuild(p, planDir, root, stderr); err == nil {
-			pkgs, err = p.Resolve(planDir, root)
+			if pkgs, err = p.Resolve(planDir, root); err != nil {
+				err = fmt.Errorf("-rebuild did not give the plan's binaries (another Go toolchain, atomicx binary or checkout than the plan's?); ship the plan's bin directory instead: %v", err)
+			}
 		}
 	}
 	if err != nil {
@@ -142,10 +143,10 @@ func rebase(path, oldRoot, newRoot string) string {
 	return filepath.Join(newRoot, rel)
 }
 
-// rebuild builds the plan's missing test binaries with the go command
-// the plan recorded: its build flags and policy (found under the module
-// or the plan's directory here), atomicx as -toolexec. A binary that is
-// not byte for byte the plan's is refused by Resolve afterwards.
+// rebuild builds the plan's missing test binaries as the plan did: its
+// build flags and policy (found under the module or the plan's directory
+// here), this atomicx. A binary that is not byte for byte the plan's is
+// refused by Resolve afterwards.
 func rebuild(p *campaign.Plan, planDir, root string, stderr io.Writer) error {
 	h := p.Header
 	self, err := os.Executable()
@@ -160,29 +161,6 @@ func rebuild(p *campaign.Plan, planDir, root string, stderr io.Writer) error {
 			policy = rebase(policy, h.ModuleRoot, root)
 		}
 	}
-	for _, pp := range p.Packages {
-		bin := filepath.Join(planDir, filepath.FromSlash(pp.Binary))
-		if _, err := os.Stat(bin); err == nil {
-			continue
-		}
-		verb := []string{"test", "-c"}
-		if h.Exec != "" {
-			verb = []string{"build"}
-		}
-		args := append(append(append(verb, "-toolexec", self), h.BuildArgs...), "-o", bin, pp.ImportPath)
-		fmt.Fprintf(stderr, "rebuilding %s\n", pp.ImportPath)
-		if err := os.MkdirAll(filepath.Dir(bin), 0o777); err != nil {
-			return err
-		}
-		cmd := exec.Command("go", args...)
-		cmd.Dir = rebase(h.Dir, h.ModuleRoot, root)
-		cmd.Env = os.Environ()
-		if policy != "" {
-			cmd.Env = append(cmd.Env, "ATOMICX_POLICY="+policy)
-		}
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("rebuilding %s: %v\n%s", pp.ImportPath, err, out)
-		}
-	}
-	return nil
+	return p.Rebuild(context.Background(), planDir, campaign.Config{Dir: rebase(h.Dir, h.ModuleRoot, root), Atomicx: self,
+		Identity: identity, Policy: policy, Progress: stderr})
 }
