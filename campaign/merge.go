@@ -43,12 +43,16 @@ func ReadShardJournal(path string, p *Plan) (*ShardJournal, error) {
 type Merged struct {
 	Records  []*Record // the header, the plan's profile runs and every shard's runs, in the order of their keys
 	Problems []Problem
-	Planned  int               // runs in the plan
-	Done     int               // of them, in the journals
-	Shards   []ShardProgress   // per journal, in shard order
-	Missing  []ShardProgress   // shards of the journals' N that no journal was given for
-	Dropped  int               // records of a run that another journal also has (a plan run under two N)
-	ByKind   map[string][2]int // per kind of planned run: done, planned
+	Planned  int             // runs in the plan
+	Done     int             // of them, in the journals
+	Shards   []ShardProgress // per journal, in shard order
+	Missing  []ShardProgress // shards of the journals' N that no journal was given for
+	Dropped  int             // records of a run that another journal also has (a plan run under two N)
+	// Unused counts the follow-ups (rechecks) left out: the campaign run
+	// as one shard would not have run them, another shard's answering
+	// the same question.
+	Unused int
+	ByKind map[string][2]int // per kind of planned run: done, planned
 }
 
 // ShardProgress is how far one shard got.
@@ -118,9 +122,26 @@ func Merge(p *Plan, journals []*ShardJournal) (*Merged, error) {
 			byKey[k] = r
 		}
 	}
+	planned := map[string]bool{}
+	for _, r := range p.Runs {
+		planned[r.Key] = true
+	}
 	var recs []*Record
-	for _, r := range byKey {
-		recs = append(recs, r)
+	followUps := map[string]*Record{}
+	for k, r := range byKey {
+		if r.Kind == "profile" || planned[k] {
+			recs = append(recs, r)
+		} else {
+			followUps[k] = r
+		}
+	}
+	if kept, ok := followUpsOfOne(PlannerNamed(p.Planner), p.Options, recs, followUps); ok && len(js) > 1 {
+		m.Unused = len(followUps) - len(kept)
+		recs = append(recs, kept...)
+	} else {
+		for _, r := range followUps {
+			recs = append(recs, r)
+		}
 	}
 	// By kind in the order a campaign runs them (the report names a
 	// function after the first event that mentions it, the profile
@@ -133,9 +154,7 @@ func Merge(p *Plan, journals []*ShardJournal) (*Merged, error) {
 	})
 	m.Records = append([]*Record{{Kind: "campaign", Campaign: &h}}, recs...)
 
-	planned := map[string]bool{}
 	for _, r := range p.Runs {
-		planned[r.Key] = true
 		c := m.ByKind[r.Run.Kind]
 		c[1]++
 		if byKey[r.Key] != nil {
@@ -173,6 +192,38 @@ func Merge(p *Plan, journals []*ShardJournal) (*Merged, error) {
 		}
 	}
 	return m, nil
+}
+
+// followUpsOfOne picks, among the shards' follow-up runs, those that the
+// campaign run as one shard would have run: each shard plans the
+// follow-ups of its own runs, so a question that runs of several shards
+// ask is asked once per shard, where one process asks it once. It
+// replays the planner's rounds over the merged runs, taking each planned
+// follow-up from the shards' records; ok is false when one was not run
+// by any shard (then all are kept).
+func followUpsOfOne(planner *Planner, opt Options, base []*Record, pool map[string]*Record) (kept []*Record, ok bool) {
+	if planner == nil || planner.FollowUps == nil {
+		return nil, false
+	}
+	taken := map[string]bool{}
+	for range planner.Rounds {
+		added := false
+		for _, r := range planner.FollowUps(append(append([]*Record(nil), base...), kept...), opt) {
+			rec := pool[r.Key]
+			if rec == nil {
+				return nil, false
+			}
+			if !taken[r.Key] {
+				taken[r.Key] = true
+				kept = append(kept, rec)
+				added = true
+			}
+		}
+		if !added {
+			break
+		}
+	}
+	return kept, true
 }
 
 // kindRank orders the kinds of runs as a campaign runs them.

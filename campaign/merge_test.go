@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -140,5 +141,59 @@ func TestMergeRefuses(t *testing.T) {
 	again := shardJournals(t, copyDir, p, 2, 1)
 	if _, err := Merge(p, readShards(t, p, paths[0], again[0])); err == nil || !strings.Contains(err.Error(), "both journals of shard 1/2") {
 		t.Errorf("two journals of one shard: %v", err)
+	}
+}
+
+// TestMergeFollowUps checks that a question asked by runs of two shards,
+// replayed by each, is replayed once in the merged campaign: by the
+// replay that one process would have run, whichever shard ran it.
+func TestMergeFollowUps(t *testing.T) {
+	dir, p := testPlan(t)
+	nested := []json.RawMessage{verdictAt("p.Set#entry", "non-atomic", 1, 2, false), verdictAt("p.Parse#entry", "non-atomic", 1, 1, false)}
+	split := Split(p.Runs, 2)
+	var paths []string
+	var replays []string
+	for k, runs := range split {
+		s := Shard{k + 1, 2}
+		h := *p.Header
+		h.Plan, h.Shard = p.ID, s.String()
+		recs := []*Record{{Kind: "campaign", Campaign: &h}}
+		for _, r := range runs {
+			rec := *r.Run
+			rec.Status, rec.Fired, rec.Events = Passed, true, nested
+			recs = append(recs, &rec)
+		}
+		// What the shard's own rechecks would be.
+		for _, f := range Detect.FollowUps(recs, p.Options) {
+			rec := *f.Run
+			rec.Status, rec.Events = Passed, []json.RawMessage{verdictAt("p.Parse#entry", "atomic", 1, 1, false)}
+			recs = append(recs, &rec)
+			replays = append(replays, f.Key)
+		}
+		path := filepath.Join(dir, s.JournalName())
+		if err := WriteJournal(path, recs); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, path)
+	}
+	if len(replays) != 2 {
+		t.Fatalf("the shards replay %d times, want once each", len(replays))
+	}
+	for _, order := range [][]string{paths, {paths[1], paths[0]}} {
+		m, err := Merge(p, readShards(t, p, order...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var kept []string
+		for _, r := range m.Records {
+			if r.Kind == "recheck" {
+				kept = append(kept, r.Key())
+			}
+		}
+		// One process asks with the first run (by key) that asks.
+		want := Detect.FollowUps(m.Records[:len(m.Records)-len(kept)], p.Options)
+		if len(kept) != 1 || len(want) != 1 || kept[0] != want[0].Key || m.Unused != 1 {
+			t.Errorf("kept rechecks %q, %d left out; want the one replay %q", kept, m.Unused, keysOf([][]*PlannedRun{want}))
+		}
 	}
 }
