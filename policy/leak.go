@@ -1,6 +1,10 @@
 package policy
 
-import "regexp"
+import (
+	"fmt"
+	"io"
+	"regexp"
+)
 
 // LeakResource is one [[leak.resource]] table: an acquire/release policy
 // that the errleak analysis checks on top of its standard library set.
@@ -98,4 +102,24 @@ func (ps *parser) leakNames(t map[string]any, at tomlPath, key string, re *regex
 		names = append(names, s)
 	}
 	return names
+}
+
+// Leaks returns, for a package masked, the [[leak.resource]] tables:
+// its failing masked calls release the resources they acquired, and
+// the instrumentation depends on which.
+func (m Match) Leaks() []LeakResource {
+	if m.leaks == nil {
+		return nil
+	}
+	return *m.leaks
+}
+
+// writeLeaks writes the meaning of [[leak.resource]] tables to a hash;
+// nothing when there are none, so that other policies keep their hash.
+func writeLeaks(w io.Writer, leaks []LeakResource) {
+	for i, r := range leaks {
+		fmt.Fprintf(w, "leak %d %q\n", i, r.Name)
+		writeList(w, "acquire", r.Acquire)
+		writeList(w, "release", r.Release)
+	}
 }

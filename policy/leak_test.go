@@ -94,3 +94,52 @@ release = []
 		})
 	}
 }
+
+// TestLeakHashes checks that a [[leak.resource]] edit changes the
+// policy's hash and the key of masked packages, whose failing calls
+// release those resources, and not the key of the others.
+func TestLeakHashes(t *testing.T) {
+	const rules = `
+[[rule]]
+packages = ["example.com/m/masked"]
+mode = "mask"
+
+[[rule]]
+packages = ["example.com/m/detected"]
+mode = "detect"
+`
+	const leak = `
+[[leak.resource]]
+name = "conn"
+acquire = ["example.com/pool.Get"]
+release = ["Close"]
+`
+	without, err := Parse("p.toml", []byte(rules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := Parse("p.toml", []byte(rules+leak))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if without.Hash() == with.Hash() {
+		t.Error("a [[leak.resource]] table does not change the policy's hash")
+	}
+	tests := []struct {
+		pkg      string
+		wantSame bool
+	}{
+		{"example.com/m/masked", false},
+		{"example.com/m/detected", true},
+		{"example.com/m/other", true},
+	}
+	for _, tt := range tests {
+		a, b := without.ForPackage(tt.pkg, false), with.ForPackage(tt.pkg, false)
+		if same := a.Hash() == b.Hash(); same != tt.wantSame {
+			t.Errorf("%s: same hash with and without the table: %t, want %t", tt.pkg, same, tt.wantSame)
+		}
+		if got := len(b.Leaks()); (got > 0) == tt.wantSame {
+			t.Errorf("%s: Leaks() has %d tables", tt.pkg, got)
+		}
+	}
+}

@@ -183,7 +183,8 @@ built without instrumentation. on_type_check_failure = "fail" stops the
 build then, "warn" builds it so with a warning; the default is "fail" in
 mask rules and "warn" in detect rules.
 
-Resources of your own for atomicx vet: each [[leak.resource]] names its
+Resources of your own for atomicx vet, and for masking (a failing masked
+call releases those it acquired and kept): each [[leak.resource]] names its
 acquire calls as go/types writes them and the calls that release it:
 
 	[[leak.resource]]
