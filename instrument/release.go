@@ -45,10 +45,26 @@ const releaseName = "_atx_rel"
 //
 //	f, err := os.Open(name)
 type acquisition struct {
-	stmt    *ast.AssignStmt
-	res     *ast.Ident // the variable holding the resource
+	stmt *ast.AssignStmt
+	// res holds the resource: a local variable, or a field of a root
+	// (s.file, err = os.Open(name)), which the rollback restores.
+	res     ast.Expr
+	resVar  *gotypes.Var // the variable, or the field
+	root    gotypes.Object
 	errVar  *ast.Ident // the one holding the call's error; nil when it has none
 	release Release
+}
+
+// holds reports whether e denotes where a keeps its resource.
+func (a acquisition) holds(info *gotypes.Info, e ast.Expr) bool {
+	switch e := e.(type) {
+	case *ast.Ident:
+		return a.root == nil && info.ObjectOf(e) == a.resVar
+	case *ast.SelectorExpr:
+		x, ok := e.X.(*ast.Ident)
+		return ok && a.root != nil && info.Uses[e.Sel] == a.resVar && info.ObjectOf(x) == a.root
+	}
+	return false
 }
 
 // acquisitions returns the statements of the function's own body (not
@@ -61,10 +77,8 @@ func (fe *funcEdits) acquisitions() []acquisition {
 	if len(fe.p.opts.Releases) == 0 || fe.lit != nil {
 		return nil
 	}
-	info := fe.p.info
 	var out []acquisition
-	var visit func(list []ast.Stmt)
-	visit = func(list []ast.Stmt) {
+	visit := func(list []ast.Stmt) {
 		for _, s := range list {
 			if as, ok := s.(*ast.AssignStmt); ok {
 				if a, ok := fe.acquisition(as); ok {
@@ -88,7 +102,7 @@ func (fe *funcEdits) acquisitions() []acquisition {
 	})
 	kept := out[:0]
 	for _, a := range out {
-		if fe.keepsToItself(info.ObjectOf(a.res), a) {
+		if fe.keepsToItself(a) {
 			kept = append(kept, a)
 		}
 	}
@@ -121,27 +135,37 @@ func (fe *funcEdits) acquisition(as *ast.AssignStmt) (acquisition, bool) {
 	}
 	a := acquisition{stmt: as, release: rel}
 	for i := range res.Len() {
-		id, ok := as.Lhs[i].(*ast.Ident)
-		if !ok {
-			return acquisition{}, false
-		}
+		lhs := as.Lhs[i]
 		if isErrorType(res.At(i).Type()) {
-			if a.errVar != nil || id.Name == "_" {
+			id, ok := lhs.(*ast.Ident)
+			if !ok || a.errVar != nil || id.Name == "_" {
 				return acquisition{}, false
 			}
 			a.errVar = id
 		} else if a.res == nil {
-			if id.Name == "_" {
-				return acquisition{}, false
-			}
-			a.res = id
+			a.res = lhs
 		}
 	}
-	if a.res == nil {
+	switch e := a.res.(type) {
+	case *ast.Ident:
+		a.resVar, _ = info.ObjectOf(e).(*gotypes.Var)
+		if a.resVar == nil || fe.isResult(a.resVar) {
+			return acquisition{}, false
+		}
+	case *ast.SelectorExpr:
+		// A field of a root: s.file, err = os.Open(name).
+		x, ok := e.X.(*ast.Ident)
+		if !ok || as.Tok != token.ASSIGN || !fe.isRoot(x) {
+			return acquisition{}, false
+		}
+		a.root = info.ObjectOf(x)
+		if a.resVar, _ = info.Uses[e.Sel].(*gotypes.Var); a.resVar == nil || !a.resVar.IsField() {
+			return acquisition{}, false
+		}
+	default:
 		return acquisition{}, false
 	}
-	v, ok := info.ObjectOf(a.res).(*gotypes.Var)
-	if !ok || fe.isResult(v) || !pointerShaped(v.Type()) || fe.rootShadowed(as.Pos()) {
+	if !pointerShaped(a.resVar.Type()) || fe.rootShadowed(as.Pos()) {
 		return acquisition{}, false
 	}
 	return a, true
@@ -210,11 +234,7 @@ func isErrorType(t gotypes.Type) bool {
 // literal, another assignment, an argument of another call — hands the
 // resource to someone, or releases it already: it is then not released
 // by the rollback.
-func (fe *funcEdits) keepsToItself(v gotypes.Object, a acquisition) bool {
-	if v == nil {
-		return false
-	}
-	info := fe.p.info
+func (fe *funcEdits) keepsToItself(a acquisition) bool {
 	ok := true
 	var stack []ast.Node
 	ast.Inspect(fe.body, func(n ast.Node) bool {
@@ -225,22 +245,19 @@ func (fe *funcEdits) keepsToItself(v gotypes.Object, a acquisition) bool {
 			stack = stack[:len(stack)-1]
 			return false
 		}
+		if e, isExpr := n.(ast.Expr); isExpr && e != a.res && a.holds(fe.p.info, e) {
+			ok = fe.leavesToCall(e, stack, a)
+			return false // not pushed: Inspect calls no f(nil) for it
+		}
 		stack = append(stack, n)
-		id, isIdent := n.(*ast.Ident)
-		if !isIdent || info.ObjectOf(id) != v || id == a.res {
-			return true
-		}
-		if !fe.leavesToCall(id, stack[:len(stack)-1], a) {
-			ok = false
-		}
 		return true
 	})
 	return ok
 }
 
-// leavesToCall judges one use of the resource variable id, whose
+// leavesToCall judges one use of where the resource is kept, whose
 // enclosing nodes are path (innermost last).
-func (fe *funcEdits) leavesToCall(id *ast.Ident, path []ast.Node, a acquisition) bool {
+func (fe *funcEdits) leavesToCall(use ast.Expr, path []ast.Node, a acquisition) bool {
 	for _, n := range path {
 		if _, ok := n.(*ast.FuncLit); ok {
 			return false
@@ -252,7 +269,7 @@ func (fe *funcEdits) leavesToCall(id *ast.Ident, path []ast.Node, a acquisition)
 		}
 		return path[len(path)-i]
 	}
-	var expr ast.Expr = id
+	expr := use
 	i := 1
 	for {
 		if p, ok := parent(i).(*ast.ParenExpr); ok {
@@ -421,11 +438,12 @@ func (fe *funcEdits) releaseEdits(edits *editList, acqs []acquisition, siteRef s
 		if a.release.Field != "" {
 			target += "." + a.release.Field
 		}
-		reg := fmt.Sprintf("_atx_v := %s; %s.Add(_atx_v, func() { %s.%s() }, %s)", a.res.Name, releaseName, target, a.release.Method, strings.Join(roots, ", "))
+		res := fe.text(a.res)
+		reg := fmt.Sprintf("_atx_v := %s; %s.Add(_atx_v, func() { %s.%s() }, %s)", res, releaseName, target, a.release.Method, strings.Join(roots, ", "))
 		if len(roots) == 0 {
 			reg = strings.TrimSuffix(reg, ", ")
 		}
-		cond := a.res.Name + " != nil"
+		cond := res + " != nil"
 		if a.errVar != nil {
 			cond = a.errVar.Name + " == nil && " + cond
 		}

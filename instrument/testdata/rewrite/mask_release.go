@@ -171,3 +171,26 @@ func (s *Store) Committed(db *sql.DB) error {
 	}
 	return errBad
 }
+
+// Reopen opens into the store's field: released too.
+func (s *Store) Reopen(name string) error {
+	var err error
+	s.file, err = os.Open(name)
+	if err != nil {
+		return err
+	}
+	if _, err := s.file.Stat(); err != nil {
+		return err
+	}
+	return errBad
+}
+
+// Swap hands the field's file on: not released.
+func (s *Store) Swap(name string) (*os.File, error) {
+	var err error
+	s.file, err = os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return s.file, errBad
+}
