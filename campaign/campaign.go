@@ -53,6 +53,11 @@ type Config struct {
 	// Header is what the caller knows of the campaign (the command line,
 	// atomicx's version, the date); Run fills in the rest and journals it.
 	Header Header
+	// Cover builds the workload with statement coverage of the packages
+	// named by Patterns: profile runs write their counters under
+	// CoverDirs' first directory, every other run (a fault armed, or a
+	// rerun after the profile) under its second.
+	Cover bool
 }
 
 // Package is a package of the workload.
@@ -95,6 +100,17 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if !cfg.Resume {
 		if err := os.Remove(journalPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, err
+		}
+		if err := os.RemoveAll(filepath.Join(cfg.Journal, coverDir)); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Cover {
+		tests, injected := CoverDirs(cfg.Journal)
+		for _, d := range []string{tests, injected} {
+			if err := os.MkdirAll(d, 0o777); err != nil {
+				return nil, err
+			}
 		}
 	}
 	old, problems, err := ReadJournal(journalPath)
@@ -188,6 +204,7 @@ func header(ctx context.Context, cfg Config) (*Header, error) {
 	h := cfg.Header
 	h.Dir, h.Journal, h.Policy, h.Exec, h.Atomicx = cfg.Dir, cfg.Journal, cfg.Policy, cfg.Exec, cfg.Atomicx
 	h.Patterns = append([]string(nil), cfg.Patterns...)
+	h.Cover = cfg.Cover
 	h.BuildArgs = append([]string{}, cfg.BuildArgs...)
 	if cfg.Run != nil {
 		h.Run = cfg.Run.String()
@@ -216,7 +233,29 @@ func (c *runner) goArgs(pkgs ...string) []string {
 	if c.cfg.Exec != "" {
 		verb = []string{"build"}
 	}
+	if c.cfg.Cover {
+		verb = append(verb, coverFlags(c.cfg.Patterns)...)
+	}
 	return append(append(verb, c.cfg.BuildArgs...), pkgs...)
+}
+
+// coverDir is the directory of a campaign that holds the coverage
+// counters of its runs.
+const coverDir = "cover"
+
+// CoverDirs are the directories, in a campaign's directory, where the
+// runs of a campaign with Config.Cover write their coverage counters
+// (go tool covdata reads them): tests for the profile runs, the tests
+// alone; injected for the other runs.
+func CoverDirs(journal string) (tests, injected string) {
+	return filepath.Join(journal, coverDir, "tests"), filepath.Join(journal, coverDir, "injected")
+}
+
+// coverFlags build the workload with coverage of the packages named.
+// Atomic mode counts right when tests run goroutines; the counters
+// still say only whether a block ran.
+func coverFlags(patterns []string) []string {
+	return []string{"-cover", "-covermode=atomic", "-coverpkg=" + strings.Join(patterns, ",")}
 }
 
 func (c *runner) logf(format string, args ...any) {
@@ -695,6 +734,18 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 		cmd = exec.CommandContext(rctx, p.Binary, "-test.run=^"+regexp.QuoteMeta(test)+"$", "-test.count=1",
 			"-test.timeout="+(timeout+10*time.Second).String())
 		cmd.Dir = p.Dir
+	}
+	if c.cfg.Cover {
+		// Each process writes files of its own (named by its pid and
+		// the time): runs in parallel share the directories safely.
+		dir, injected := CoverDirs(c.cfg.Journal)
+		if rec.Kind != "profile" {
+			dir = injected
+		}
+		env = append(env, "GOCOVERDIR="+dir)
+		if c.cfg.Exec == "" {
+			cmd.Args = append(cmd.Args, "-test.gocoverdir="+dir)
+		}
 	}
 	cmd.Env = append(os.Environ(), append(env, "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp)...)
 	cmd.WaitDelay = 5 * time.Second
