@@ -62,7 +62,8 @@ type Function struct {
 	line int
 }
 
-// Span is a coverage block: lines Line to EndLine of File.
+// Span is a coverage block: lines Line (its first statement's) to
+// EndLine (its last, or the closing brace of the block it ends) of File.
 type Span struct {
 	File       string `json:"file"` // import-path form, "example.com/m/f.go"
 	Line       int    `json:"line"`
@@ -94,8 +95,9 @@ func Build(tests, all []Block, src Sources) *Model {
 	for _, b := range all {
 		fi := src[b.File]
 		pkgPath := path.Dir(b.File)
-		name, kind, line := "", "", 0
+		name, kind, line, first := "", "", 0, b.Start.Line
 		if fi != nil {
+			first = fi.firstStatement(b)
 			pkgPath = fi.Package
 			var fn *FuncExtent
 			if fn = fi.funcAt(b.Start); fn != nil {
@@ -131,7 +133,7 @@ func Build(tests, all []Block, src Sources) *Model {
 		}
 		f.add(c)
 		if after && !before && b.Statements > 0 {
-			f.NewlyCovered = append(f.NewlyCovered, Span{File: b.File, Line: b.Start.Line, EndLine: b.End.Line,
+			f.NewlyCovered = append(f.NewlyCovered, Span{File: b.File, Line: first, EndLine: b.End.Line,
 				Statements: b.Statements, ErrorPath: kind})
 		}
 	}

@@ -63,6 +63,9 @@ example.com/m/other.go:1.1,2.2 4 0
 			{Start: Position{5, 16}, End: Position{7, 3}, Kind: KindErrorCheck},
 			{Start: Position{16, 15}, End: Position{18, 3}, Kind: KindDeferred},
 		},
+		// The error check's block begins at its brace, on line 5; its
+		// statement on line 6.
+		Statements: []Position{{3, 20}, {5, 2}, {6, 3}, {8, 2}},
 	}}
 	tb, err := ParseProfile(strings.NewReader(tests))
 	if err != nil {
@@ -81,7 +84,7 @@ example.com/m/other.go:1.1,2.2 4 0
 			Functions: []*Function{
 				{Name: "example.com/m.F", Pos: "example.com/m/f.go:3", file: "example.com/m/f.go", line: 3,
 					Counts:       Counts{Statements: 4, Tests: 3, WithInjection: 4, ErrorPath: 1, ErrorPathWithInjection: 1},
-					NewlyCovered: []Span{{File: "example.com/m/f.go", Line: 5, EndLine: 7, Statements: 1, ErrorPath: KindErrorCheck}}},
+					NewlyCovered: []Span{{File: "example.com/m/f.go", Line: 6, EndLine: 7, Statements: 1, ErrorPath: KindErrorCheck}}},
 				{Name: "example.com/m.G", Pos: "example.com/m/f.go:11", file: "example.com/m/f.go", line: 11,
 					Counts: Counts{Statements: 2, Tests: 2, WithInjection: 2}},
 				{Name: "example.com/m.H", Pos: "example.com/m/f.go:15", file: "example.com/m/f.go", line: 15,

@@ -25,6 +25,20 @@ type FileInfo struct {
 	Path       string // on disk
 	Functions  []FuncExtent
 	ErrorPaths []Region
+	// Statements are where the file's statements (other than blocks)
+	// begin, in order: a coverage block that begins at an opening brace
+	// shows its lines from its first statement's.
+	Statements []Position
+}
+
+// firstStatement returns the line of the first statement of b, b's first
+// line when there is none (or no sources).
+func (f *FileInfo) firstStatement(b Block) int {
+	i := sort.Search(len(f.Statements), func(i int) bool { return !f.Statements[i].before(b.Start) })
+	if i < len(f.Statements) && f.Statements[i].before(b.End) {
+		return f.Statements[i].Line
+	}
+	return b.Start.Line
 }
 
 // FuncExtent is a declared function, from its func keyword to its
@@ -90,5 +104,14 @@ func fileInfo(fset *token.FileSet, f *ast.File, info *types.Info, pkgPath, name 
 		fi.Functions = append(fi.Functions, FuncExtent{Name: funcname.Join(pkgPath, rel), Start: pos(fd.Pos()), End: pos(fd.End())})
 	}
 	sort.Slice(fi.Functions, func(i, j int) bool { return fi.Functions[i].Start.before(fi.Functions[j].Start) })
+	ast.Inspect(f, func(n ast.Node) bool {
+		if st, ok := n.(ast.Stmt); ok {
+			if _, block := st.(*ast.BlockStmt); !block {
+				fi.Statements = append(fi.Statements, pos(st.Pos()))
+			}
+		}
+		return true
+	})
+	sort.Slice(fi.Statements, func(i, j int) bool { return fi.Statements[i].before(fi.Statements[j]) })
 	return fi
 }
