@@ -239,25 +239,6 @@ func (c *runner) goArgs(pkgs ...string) []string {
 	return append(append(verb, c.cfg.BuildArgs...), pkgs...)
 }
 
-// coverDir is the directory of a campaign that holds the coverage
-// counters of its runs.
-const coverDir = "cover"
-
-// CoverDirs are the directories, in a campaign's directory, where the
-// runs of a campaign with Config.Cover write their coverage counters
-// (go tool covdata reads them): tests for the profile runs, the tests
-// alone; injected for the other runs.
-func CoverDirs(journal string) (tests, injected string) {
-	return filepath.Join(journal, coverDir, "tests"), filepath.Join(journal, coverDir, "injected")
-}
-
-// coverFlags build the workload with coverage of the packages named.
-// Atomic mode counts right when tests run goroutines; the counters
-// still say only whether a block ran.
-func coverFlags(patterns []string) []string {
-	return []string{"-cover", "-covermode=atomic", "-coverpkg=" + strings.Join(patterns, ",")}
-}
-
 func (c *runner) logf(format string, args ...any) {
 	if c.cfg.Progress != nil {
 		fmt.Fprintf(c.cfg.Progress, format+"\n", args...)
@@ -736,15 +717,12 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 		cmd.Dir = p.Dir
 	}
 	if c.cfg.Cover {
-		// Each process writes files of its own (named by its pid and
-		// the time): runs in parallel share the directories safely.
-		dir, injected := CoverDirs(c.cfg.Journal)
-		if rec.Kind != "profile" {
-			dir = injected
-		}
-		env = append(env, "GOCOVERDIR="+dir)
+		covDir := filepath.Join(tmp, coverDir)
+		os.Mkdir(covDir, 0o777) // a failure shows as no counters
+		defer keepCounters(covDir, c.cfg.Journal, rec.Kind)
+		env = append(env, "GOCOVERDIR="+covDir)
 		if c.cfg.Exec == "" {
-			cmd.Args = append(cmd.Args, "-test.gocoverdir="+dir)
+			cmd.Args = append(cmd.Args, "-test.gocoverdir="+covDir)
 		}
 	}
 	cmd.Env = append(os.Environ(), append(env, "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp)...)
