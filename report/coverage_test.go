@@ -12,7 +12,7 @@ import (
 // function at line 18) ran only with injection; Get gained a plain block.
 func coverageFixture() *coverage.Model {
 	put := &coverage.Function{Name: "example.com/m/store.(*Store).Put", Pos: "example.com/m/store/store.go:18",
-		Counts: coverage.Counts{Statements: 5, Tests: 3, WithInjection: 5, ErrorPath: 2, ErrorPathWithInjection: 2},
+		Counts:       coverage.Counts{Statements: 5, Tests: 3, WithInjection: 5, ErrorPath: 2, ErrorPathWithInjection: 2},
 		NewlyCovered: []coverage.Span{{File: "example.com/m/store/store.go", Line: 20, EndLine: 22, Statements: 2, ErrorPath: coverage.KindErrorCheck}}}
 	get := &coverage.Function{Name: "example.com/m/store.(*Store).Get", Pos: "example.com/m/store/store.go:30",
 		Counts:       coverage.Counts{Statements: 3, Tests: 2, WithInjection: 3},
