@@ -234,7 +234,7 @@ func (c *runner) goArgs(pkgs ...string) []string {
 		verb = []string{"build"}
 	}
 	if c.cfg.Cover {
-		verb = append(verb, coverFlags(c.cfg.Patterns)...)
+		verb = append(verb, coverFlags(c.cfg.Patterns, c.cfg.BuildArgs)...)
 	}
 	return append(append(verb, c.cfg.BuildArgs...), pkgs...)
 }

@@ -19,10 +19,19 @@ func CoverDirs(journal string) (tests, injected string) {
 }
 
 // coverFlags build the workload with coverage of the packages named.
-// Atomic mode counts right when tests run goroutines; the counters
-// still say only whether a block ran.
-func coverFlags(patterns []string) []string {
-	return []string{"-cover", "-covermode=atomic", "-coverpkg=" + strings.Join(patterns, ",")}
+// The counters only need to say whether a block ran, so set mode does:
+// atomic mode's counters are calls of sync/atomic in every block, and
+// in them the runtime no longer tells an injected panic from a natural
+// one as it does in the plain build. With -race the go command wants
+// atomic mode.
+func coverFlags(patterns, buildArgs []string) []string {
+	mode := "set"
+	for _, a := range buildArgs {
+		if a == "-race" || a == "-race=true" {
+			mode = "atomic"
+		}
+	}
+	return []string{"-cover", "-covermode=" + mode, "-coverpkg=" + strings.Join(patterns, ",")}
 }
 
 // keepCounters moves the coverage files that a run wrote into its own
