@@ -32,6 +32,7 @@ type Header struct {
 	Command    []string `json:"command"`         // the command line that started the campaign
 	Date       string   `json:"date"`            // when it started, RFC 3339
 	Run        string   `json:"run,omitempty"`   // the tests selected, as go test -run
+	Cover      bool     `json:"cover,omitempty"` // built with coverage (Config.Cover)
 }
 
 // HeaderOf returns the header among a journal's records, nil if it has
@@ -60,6 +61,8 @@ func sameCampaign(old, now *Header) string {
 		return fmt.Sprintf("policy %s, not %s", old.Policy, now.Policy)
 	case old.Exec != now.Exec:
 		return fmt.Sprintf("workload %q, not %q", old.Exec, now.Exec)
+	case old.Cover != now.Cover:
+		return fmt.Sprintf("-cover %v, not %v", old.Cover, now.Cover)
 	}
 	return ""
 }

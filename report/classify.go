@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/coverage"
 
 	"github.com/atomicx/atomicx/internal/funcname"
 )
@@ -228,6 +229,9 @@ type Report struct {
 	// scratch; pure before dependent; then by position.
 	Findings []string `json:"findings,omitempty"`
 	Problems []string `json:"problems,omitempty"`
+	// Coverage is what the tests alone ran against what the tests plus
+	// injection ran, for a campaign run with -cover; nil otherwise.
+	Coverage *coverage.Model `json:"coverage,omitempty"`
 }
 
 // event is the part of the runtime's events the report reads.

@@ -72,6 +72,11 @@ Detection campaigns:
 
 	-o FILE writes the report to FILE instead of standard output.
 
+	-cover builds the tests with coverage and adds to the report what the
+	injected faults ran that the tests alone did not: statements, and
+	statements of error paths (error checks, deferred functions, recover
+	blocks), per package and function, with the newly covered lines.
+
 	Each non-atomic function comes with two commands to paste in the
 	module's directory: atomicx reproduce, which runs the test again with the
 	campaign's policy, build flags and atomicx binary and prints the
