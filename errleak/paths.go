@@ -125,6 +125,13 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 				since = append([]int(nil), since...)
 				since[i] = len(in.path)
 			}
+		case *ssa.Go:
+			// A goroutine that releases the resource takes it over.
+			for i, s := range w.sites {
+				if releases(s, instr.Common()) {
+					open[i] &= deferBit | borrowBit
+				}
+			}
 		case *ssa.Defer:
 			for i, s := range w.sites {
 				if deferReleases(s, instr) {
