@@ -62,6 +62,7 @@ const (
 	FilterExit       = "exit"           // the path ends in os.Exit, log.Fatal and the like
 	FilterStateCap   = "state cap"      // too many states in one block: paths dropped
 	FilterBorrowed   = "released first" // released before acquired: the caller's, given back
+	FilterCollected  = "timer collected" // a timer or ticker in Go 1.23 code: collected once unreferenced
 )
 
 // maxStates bounds the distinct obligation states kept per block.

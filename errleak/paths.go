@@ -3,6 +3,7 @@ package errleak
 import (
 	"fmt"
 	"go/token"
+	"go/version"
 	"sort"
 	"strings"
 
@@ -54,6 +55,7 @@ func (c *checker) check(fn *ssa.Function) {
 		reported: make(map[int]bool),
 		counted:  make(map[string]bool),
 		conds:    correlated(fn),
+		collects: version.Compare(c.goVersion(fn), "go1.23") >= 0,
 	}
 	c.deferInLoops(fn, sites)
 	// The state holds one byte per site, then one per correlated
@@ -73,6 +75,7 @@ type walk struct {
 	bySite   map[*ssa.Call]int
 	seen     []map[string]bool // by block index: the states queued
 	queue    []queued
+	collects bool            // Go 1.23 or later: unreferenced timers are collected
 	reported map[int]bool    // sites already reported
 	counted  map[string]bool // filter, site, exit: counted once
 	conds    map[string]int  // correlated conditions: index after the sites
@@ -301,6 +304,8 @@ func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
 			w.count(FilterBorrowed, i, int(r.Pos()))
 		case s.escapes:
 			w.count(FilterEscape, i, int(r.Pos()))
+		case s.res.collected && w.collects:
+			w.count(FilterCollected, i, int(r.Pos()))
 		case returnedAt(s, r) >= 0:
 			w.count(FilterReturned, i, int(r.Pos()))
 		case w.c.suppressed(s.call.Pos()):
@@ -402,4 +407,28 @@ func inCycle(b *ssa.BasicBlock) bool {
 		work = append(work, x.Succs...)
 	}
 	return false
+}
+
+// goVersion is the Go version fn is written for: its module's, or its
+// file's when the file says less (a //go:build line) or the module is
+// unknown; "" when neither is known. Since Go 1.23 a timer or ticker that
+// nothing references is garbage collected, stopped or not, in programs
+// whose main module says go 1.23 or later, and a module that says so can
+// only be built into such programs.
+func (c *checker) goVersion(fn *ssa.Function) string {
+	pos := fn.Pos()
+	for p := fn.Parent(); p != nil; p = p.Parent() {
+		pos = p.Pos()
+	}
+	file := ""
+	for _, f := range c.pass.Files {
+		if f.FileStart <= pos && pos <= f.FileEnd {
+			file = c.pass.TypesInfo.FileVersions[f]
+		}
+	}
+	mod := c.pass.Pkg.GoVersion()
+	if mod == "" || file != "" && version.Compare(file, mod) < 0 {
+		return file
+	}
+	return mod
 }

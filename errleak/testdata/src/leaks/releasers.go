@@ -1,6 +1,7 @@
 package leaks
 
 import (
+	"net/http"
 	"os"
 	"os/exec"
 	"sync"
@@ -30,7 +31,7 @@ func closedByHelper(p string) error {
 // Released by the helper on one path, left open on the other: no longer
 // an escape, so the leak is found.
 func helperThenLeak(p string) error {
-	f, err := os.Open(p) // want `file from os.Open is not released \(Close\) on the path to the return at line 38`
+	f, err := os.Open(p) // want `file from os.Open is not released \(Close\) on the path to the return at line 39`
 	if err != nil {
 		return err
 	}
@@ -178,4 +179,13 @@ func startWait(cmd *exec.Cmd, errc chan error) error {
 	}
 	go func() { errc <- cmd.Wait() }()
 	return nil
+}
+
+// http.Head returns a response whose body must be closed too.
+func head(url string) (int, error) {
+	resp, err := http.Head(url) // want `HTTP response body from http.Head is not released \(Body.Close\)`
+	if err != nil {
+		return 0, err
+	}
+	return resp.StatusCode, nil
 }
