@@ -55,13 +55,13 @@ type Stats struct {
 
 // The filters, as Stats.Removed counts them.
 const (
-	FilterNilCheck   = "nil check"      // the resource was compared with nil on the path
-	FilterEscape     = "escape"         // stored, sent, captured or passed on
-	FilterReturned   = "returned"       // the return hands it to the caller
-	FilterSuppressed = "suppressed"     // //nolint:errleak or //atomicx:ignore
-	FilterExit       = "exit"           // the path ends in os.Exit, log.Fatal and the like
-	FilterStateCap   = "state cap"      // too many states in one block: paths dropped
-	FilterBorrowed   = "released first" // released before acquired: the caller's, given back
+	FilterNilCheck   = "nil check"       // the resource was compared with nil on the path
+	FilterEscape     = "escape"          // stored, sent, captured or passed on
+	FilterReturned   = "returned"        // the return hands it to the caller
+	FilterSuppressed = "suppressed"      // //nolint:errleak or //atomicx:ignore
+	FilterExit       = "exit"            // the path ends in os.Exit, log.Fatal and the like
+	FilterStateCap   = "state cap"       // too many states in one block: paths dropped
+	FilterBorrowed   = "released first"  // released before acquired: the caller's, given back
 	FilterCollected  = "timer collected" // a timer or ticker in Go 1.23 code: collected once unreferenced
 )
 
