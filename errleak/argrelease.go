@@ -449,3 +449,56 @@ func overlaps(set map[string]bool, loc string) bool {
 	}
 	return false
 }
+
+// handedOver reports whether s may be a lock fn hands to its caller: a
+// resource named by its receiver (a lock), on a field of an object fn's
+// caller can reach, that another function of the package releases.
+func (c *checker) handedOver(fn *ssa.Function, s *site) bool {
+	if s.res.value != "recv" || s.value == nil {
+		return false
+	}
+	fa, ok := strip(s.value).(*ssa.FieldAddr)
+	if !ok {
+		return false
+	}
+	switch locationOf(fa).root.(type) {
+	case *ssa.Parameter, *ssa.FreeVar, *ssa.Global:
+	default:
+		return false
+	}
+	if c.fieldRelease == nil {
+		c.fieldRelease = make(map[string]map[*ssa.Function]bool)
+		for _, f := range c.funcs {
+			for _, b := range f.Blocks {
+				for _, instr := range b.Instrs {
+					call, ok := instr.(ssa.CallInstruction)
+					if !ok {
+						continue
+					}
+					for _, r := range c.releasedBy(call.Common()) {
+						if x, ok := strip(r.value).(*ssa.FieldAddr); ok && len(r.path) == 0 {
+							k := fieldKey(x) + " " + r.release
+							if c.fieldRelease[k] == nil {
+								c.fieldRelease[k] = make(map[*ssa.Function]bool)
+							}
+							c.fieldRelease[k][f] = true
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, spec := range s.res.Release {
+		for f := range c.fieldRelease[fieldKey(fa)+" "+spec] {
+			if f != fn {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// fieldKey names a field of a struct type.
+func fieldKey(fa *ssa.FieldAddr) string {
+	return fmt.Sprintf("%s#%d", fa.X.Type(), fa.Field)
+}

@@ -63,6 +63,7 @@ const (
 	FilterStateCap   = "state cap"       // too many states in one block: paths dropped
 	FilterBorrowed   = "released first"  // released before acquired: the caller's, given back
 	FilterCollected  = "timer collected" // a timer or ticker in Go 1.23 code: collected once unreferenced
+	FilterHeld       = "held for caller" // a lock held at every successful return, released elsewhere
 )
 
 // maxStates bounds the distinct obligation states kept per block.
@@ -96,6 +97,7 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	funcs := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA).SrcFuncs
+	c.funcs = funcs
 
 	// The functions that release what their callers hand them.
 	for _, fn := range funcs {
@@ -138,6 +140,8 @@ type checker struct {
 
 	releaseSpecs []string                       // every Resource.Release entry, once
 	argSummaries map[*ssa.Function][]ArgRelease // see argReleases
+	funcs        []*ssa.Function                // the package's functions
+	fieldRelease map[string]map[*ssa.Function]bool
 }
 
 // A site is one acquiring call in a function, and what the analysis
