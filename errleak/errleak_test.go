@@ -20,7 +20,7 @@ func TestAnalyzer(t *testing.T) {
 			errleak.FilterSuppressed: 2, // suppressed, ignored
 			errleak.FilterExit:       1, // exits: os.Exit (log.Fatal is on the failure edge)
 			errleak.FilterBorrowed:   2, // slow: both returns
-			errleak.FilterHeld:       2, // begin, lock
+			errleak.FilterHeld:       3, // begin, lock, journal.begin
 			errleak.FilterCollected:  2, // timerCollected, tickerCollected (ticker: before Go 1.23, reported)
 		}},
 		"opener":    {Removed: map[string]int{errleak.FilterReturned: 1}},

@@ -467,7 +467,23 @@ func successful(fn *ssa.Function, r *ssa.Return) bool {
 	if res.Len() == 0 || !isError(res.At(res.Len()-1).Type()) {
 		return true
 	}
-	return isNil(strip(r.Results[len(r.Results)-1]))
+	return isNil(strip(storedBefore(r, r.Results[len(r.Results)-1])))
+}
+
+// storedBefore is v, or when v loads a result variable (as a function
+// with defers returns), the value stored there last before r in its block.
+func storedBefore(r *ssa.Return, v ssa.Value) ssa.Value {
+	u, ok := v.(*ssa.UnOp)
+	if !ok || u.Op != token.MUL {
+		return v
+	}
+	instrs := r.Block().Instrs
+	for i := len(instrs) - 1; i >= 0; i-- {
+		if st, ok := instrs[i].(*ssa.Store); ok && st.Addr == u.X {
+			return st.Val
+		}
+	}
+	return v
 }
 
 // heldForCaller decides on the locks held at successful returns: a

@@ -51,3 +51,23 @@ func (s *solo) grab() error {
 	s.mu.Lock() // want `lock from \(\*sync.Mutex\).Lock is not released \(Unlock\) on the path to the return at line 52`
 	return nil
 }
+
+type journal struct {
+	meta, write sync.Mutex
+	open        bool
+}
+
+// With a defer, the results are stored before the return: the nil error
+// is still seen.
+func (j *journal) begin() (*journal, error) {
+	j.write.Lock()
+	j.meta.Lock()
+	defer j.meta.Unlock()
+	if !j.open {
+		j.write.Unlock()
+		return nil, errBad
+	}
+	return j, nil
+}
+
+func (j *journal) end() { j.write.Unlock() } // want end:`releases Unlock of param 0.1`
