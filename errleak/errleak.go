@@ -222,7 +222,13 @@ func (c *checker) fromFact(callee *ssa.Function) *Resource {
 			return nil
 		}
 	}
-	return &Resource{Name: f.Resource, Release: f.Release, value: fmt.Sprintf("result%d", f.Result)}
+	r := &Resource{Name: f.Resource, Release: f.Release, value: fmt.Sprintf("result%d", f.Result)}
+	for _, b := range builtin {
+		if b.collected && b.Name == r.Name {
+			r.collected = true // a timer from a pool is a timer
+		}
+	}
+	return r
 }
 
 // summarize records whether fn returns one of its resources open, and

@@ -145,7 +145,10 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 				}
 			}
 			if i, ok := w.bySite[instr]; ok {
-				open[i] = open[i]&(deferBit|borrowBit) | acquiredBit | min(open[i]&countMask+1, 2)
+				open[i] = open[i]&(deferBit|borrowBit|acquiredBit) | min(open[i]&countMask+1, 2)
+				if w.protocol[i] {
+					open[i] |= acquiredBit // kept only where it is needed: it splits states
+				}
 				since = append([]int(nil), since...)
 				since[i] = len(in.path)
 			}
@@ -329,10 +332,10 @@ func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
 			w.count(FilterBorrowed, i, int(r.Pos()))
 		case s.escapes:
 			w.count(FilterEscape, i, int(r.Pos()))
-		case s.res.collected && w.collects:
-			w.count(FilterCollected, i, int(r.Pos()))
 		case returnedAt(s, r) >= 0:
 			w.count(FilterReturned, i, int(r.Pos()))
+		case s.res.collected && w.collects:
+			w.count(FilterCollected, i, int(r.Pos()))
 		case w.c.suppressed(s.call.Pos()):
 			w.count(FilterSuppressed, i, int(r.Pos()))
 		case success && w.protocol[i]:

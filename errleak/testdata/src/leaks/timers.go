@@ -24,3 +24,19 @@ func tickerCollected(n int) error {
 	t.Stop()
 	return nil
 }
+
+func newTimer(d time.Duration) *time.Timer { // want newTimer:`returns an open timer \(result 0; release: Stop\)`
+	return time.NewTimer(d)
+}
+
+// A timer from a function that returns one is a timer all the same.
+func timerFromFunc(d time.Duration, done chan bool) error {
+	t := newTimer(d)
+	select {
+	case <-t.C:
+		return errBad
+	case <-done:
+	}
+	t.Stop()
+	return nil
+}
