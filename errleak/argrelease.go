@@ -114,8 +114,8 @@ func (c *checker) releasedBy(call *ssa.CallCommon) []released {
 	case callee != nil && callee.Signature.Recv() != nil && len(call.Args) > 0:
 		method, recv = callee.Name(), call.Args[0]
 	}
-	for _, spec := range c.releaseSpecs {
-		r := parseRelease(spec)
+	for k, spec := range c.releaseSpecs {
+		r := c.parsedSpecs[k]
 		switch {
 		case r.call:
 			if !call.IsInvoke() && callee == nil && closureOf(call.Value) == nil {
@@ -284,7 +284,7 @@ func (c *checker) argReleases(fn *ssa.Function) []ArgRelease {
 		return nil
 	}
 	c.argSummaries[fn] = nil // a recursive call releases nothing more
-	if len(fn.Blocks) == 0 {
+	if len(fn.Blocks) == 0 || len(fn.Params) == 0 && len(fn.FreeVars) == 0 {
 		return nil
 	}
 	inputs := make(map[ssa.Value]int)

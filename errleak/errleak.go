@@ -88,6 +88,7 @@ func run(pass *analysis.Pass) (any, error) {
 			if !specs[r] {
 				specs[r] = true
 				c.releaseSpecs = append(c.releaseSpecs, r)
+				c.parsedSpecs = append(c.parsedSpecs, parseRelease(r))
 			}
 		}
 		for _, name := range resources[i].Acquire {
@@ -139,6 +140,7 @@ type checker struct {
 	stats     *Stats
 
 	releaseSpecs []string                       // every Resource.Release entry, once
+	parsedSpecs  []release                      // releaseSpecs parsed
 	argSummaries map[*ssa.Function][]ArgRelease // see argReleases
 	funcs        []*ssa.Function                // the package's functions
 	fieldRelease map[string]map[*ssa.Function]bool
