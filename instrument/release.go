@@ -148,6 +148,9 @@ func (fe *funcEdits) acquisition(as *ast.AssignStmt) (acquisition, bool) {
 	}
 	switch e := a.res.(type) {
 	case *ast.Ident:
+		if e.Name == "_" { // dropped: no name to register it by
+			return acquisition{}, false
+		}
 		a.resVar, _ = info.ObjectOf(e).(*gotypes.Var)
 		if a.resVar == nil || fe.isResult(a.resVar) {
 			return acquisition{}, false
@@ -165,15 +168,37 @@ func (fe *funcEdits) acquisition(as *ast.AssignStmt) (acquisition, bool) {
 	default:
 		return acquisition{}, false
 	}
-	if !pointerShaped(a.resVar.Type()) || fe.rootShadowed(as.Pos()) {
+	if !pointerShaped(a.resVar.Type()) || !fe.releasable(a.resVar.Type(), rel) || fe.rootShadowed(as.Pos()) {
 		return acquisition{}, false
 	}
 	return a, true
 }
 
+// releasable reports whether the release can be written on a value of
+// t, the type of where the resource is kept: a field of type io.Reader
+// that holds a file has no Close.
+func (fe *funcEdits) releasable(t gotypes.Type, rel Release) bool {
+	if rel.Field != "" {
+		f, _, _ := gotypes.LookupFieldOrMethod(t, true, fe.p.pkg, rel.Field)
+		v, ok := f.(*gotypes.Var)
+		if !ok {
+			return false
+		}
+		t = v.Type()
+	}
+	m, _, _ := gotypes.LookupFieldOrMethod(t, true, fe.p.pkg, rel.Method)
+	_, ok := m.(*gotypes.Func)
+	return ok
+}
+
 // pointerShaped reports whether values of t are pointers or interfaces:
-// what the runtime can find in the restored graph by address.
+// what the runtime can find in the restored graph by address. A type
+// parameter is neither, whatever its constraint: it cannot be compared
+// with nil.
 func pointerShaped(t gotypes.Type) bool {
+	if _, ok := gotypes.Unalias(t).(*gotypes.TypeParam); ok {
+		return false
+	}
 	switch t.Underlying().(type) {
 	case *gotypes.Pointer, *gotypes.Interface:
 		return true
