@@ -402,10 +402,36 @@ func (fe *funcEdits) rootBased(e ast.Expr) bool {
 	}
 }
 
-// isRoot reports whether id names the receiver or a parameter.
+// isRoot reports whether id names the receiver or a parameter that
+// the function never points elsewhere: a store through a root that was
+// reassigned (p = fallback; p.f = r) may go outside the graph that the
+// rollback restores and the registration names.
 func (fe *funcEdits) isRoot(id *ast.Ident) bool {
 	obj := fe.p.info.ObjectOf(id)
-	return obj != nil && fe.rootObjects()[obj]
+	return obj != nil && fe.rootObjects()[obj] && !fe.reassigned(obj)
+}
+
+// reassigned reports whether the function, or a literal in it, assigns
+// the variable or takes its address.
+func (fe *funcEdits) reassigned(obj gotypes.Object) bool {
+	info := fe.p.info
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.ObjectOf(id) == obj
+	}
+	found := false
+	ast.Inspect(fe.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			found = found || slices.ContainsFunc(n.Lhs, is)
+		case *ast.RangeStmt:
+			found = found || n.Tok == token.ASSIGN && (n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value))
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && is(n.X)
+		}
+		return !found
+	})
+	return found
 }
 
 // rootObjects returns the receiver and parameter variables.

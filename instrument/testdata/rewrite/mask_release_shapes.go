@@ -15,7 +15,8 @@ type Parser struct {
 }
 
 // The functions below keep a resource in a shape the registration
-// cannot name or release: nothing is registered, but Closer.
+// cannot name or release, or store it where the rollback does not
+// reach: nothing is registered, but Closer.
 
 // Blank: the file is dropped at once.
 func (p *Parser) Blank(name string) error {
@@ -64,5 +65,21 @@ func (s *Holder[T]) Generic() error {
 		return err
 	}
 	s.h = h
+	return errBad
+}
+
+var fallback = &Parser{}
+
+// Moved stores the file into another object than its receiver: not
+// released.
+func (p *Parser) Moved(name string) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return err
+	}
+	if p.data == nil {
+		p = fallback
+	}
+	p.in = f
 	return errBad
 }
