@@ -101,6 +101,7 @@ func testReleases() (map[string]Release, func(string) bool) {
 			"net/http.Get":             {Resource: "HTTP response body", Field: "Body", Method: "Close"},
 			"time.NewTimer":            {Resource: "timer", Method: "Stop"},
 			"(*database/sql.DB).Begin": {Resource: "sql transaction", Method: "Rollback", Others: []string{"Commit"}},
+			"example.com/m.acquire":    {Resource: "handle", Method: "Close"},
 		}, func(name string) bool {
 			return name == "io.ReadAll"
 		}

@@ -148,6 +148,9 @@ func (fe *funcEdits) acquisition(as *ast.AssignStmt) (acquisition, bool) {
 	}
 	switch e := a.res.(type) {
 	case *ast.Ident:
+		if e.Name == "_" { // dropped: no name to register it by
+			return acquisition{}, false
+		}
 		a.resVar, _ = info.ObjectOf(e).(*gotypes.Var)
 		if a.resVar == nil || fe.isResult(a.resVar) {
 			return acquisition{}, false
@@ -165,15 +168,37 @@ func (fe *funcEdits) acquisition(as *ast.AssignStmt) (acquisition, bool) {
 	default:
 		return acquisition{}, false
 	}
-	if !pointerShaped(a.resVar.Type()) || fe.rootShadowed(as.Pos()) {
+	if !pointerShaped(a.resVar.Type()) || !fe.releasable(a.resVar.Type(), rel) || fe.rootShadowed(as.Pos()) {
 		return acquisition{}, false
 	}
 	return a, true
 }
 
+// releasable reports whether the release can be written on a value of
+// t, the type of where the resource is kept: a field of type io.Reader
+// that holds a file has no Close.
+func (fe *funcEdits) releasable(t gotypes.Type, rel Release) bool {
+	if rel.Field != "" {
+		f, _, _ := gotypes.LookupFieldOrMethod(t, true, fe.p.pkg, rel.Field)
+		v, ok := f.(*gotypes.Var)
+		if !ok {
+			return false
+		}
+		t = v.Type()
+	}
+	m, _, _ := gotypes.LookupFieldOrMethod(t, true, fe.p.pkg, rel.Method)
+	_, ok := m.(*gotypes.Func)
+	return ok
+}
+
 // pointerShaped reports whether values of t are pointers or interfaces:
-// what the runtime can find in the restored graph by address.
+// what the runtime can find in the restored graph by address. A type
+// parameter is neither, whatever its constraint: it cannot be compared
+// with nil.
 func pointerShaped(t gotypes.Type) bool {
+	if _, ok := gotypes.Unalias(t).(*gotypes.TypeParam); ok {
+		return false
+	}
 	switch t.Underlying().(type) {
 	case *gotypes.Pointer, *gotypes.Interface:
 		return true
@@ -377,10 +402,36 @@ func (fe *funcEdits) rootBased(e ast.Expr) bool {
 	}
 }
 
-// isRoot reports whether id names the receiver or a parameter.
+// isRoot reports whether id names the receiver or a parameter that
+// the function never points elsewhere: a store through a root that was
+// reassigned (p = fallback; p.f = r) may go outside the graph that the
+// rollback restores and the registration names.
 func (fe *funcEdits) isRoot(id *ast.Ident) bool {
 	obj := fe.p.info.ObjectOf(id)
-	return obj != nil && fe.rootObjects()[obj]
+	return obj != nil && fe.rootObjects()[obj] && !fe.reassigned(obj)
+}
+
+// reassigned reports whether the function, or a literal in it, assigns
+// the variable or takes its address.
+func (fe *funcEdits) reassigned(obj gotypes.Object) bool {
+	info := fe.p.info
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.ObjectOf(id) == obj
+	}
+	found := false
+	ast.Inspect(fe.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			found = found || slices.ContainsFunc(n.Lhs, is)
+		case *ast.RangeStmt:
+			found = found || n.Tok == token.ASSIGN && (n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value))
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && is(n.X)
+		}
+		return !found
+	})
+	return found
 }
 
 // rootObjects returns the receiver and parameter variables.
