@@ -13,7 +13,8 @@ type MaskRelease struct {
 
 // MaskReleases returns, by acquiring function, the releases that a mask
 // build runs after rolling back a failed call: the [[leak.resource]]
-// tables of the policy (user), then the standard library's set. Only
+// tables of the policy (user) that say on_rollback = true, then the
+// standard library's set, whose releases are all safe to repeat. Only
 // resources that are a result of the acquiring call and that a method
 // releases qualify: locks are the lock idiom's business, a process's Wait
 // blocks, and a function or a call release (signal.Stop, a cancel
@@ -23,6 +24,9 @@ func MaskReleases(user []policy.LeakResource) map[string]MaskRelease {
 	out := map[string]MaskRelease{}
 	all := make([]Resource, 0, len(user)+len(builtin))
 	for _, r := range user {
+		if !r.OnRollback {
+			continue
+		}
 		all = append(all, Resource{Name: r.Name, Acquire: r.Acquire, Release: r.Release})
 	}
 	all = append(all, builtin...)

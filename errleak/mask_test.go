@@ -9,7 +9,8 @@ import (
 
 func TestMaskReleases(t *testing.T) {
 	got := MaskReleases([]policy.LeakResource{
-		{Name: "pool connection", Acquire: []string{"example.com/pool.Get", "os.Open"}, Release: []string{"example.com/pool.Put", "Close"}},
+		{Name: "pool connection", Acquire: []string{"example.com/pool.Get", "os.Open"}, Release: []string{"example.com/pool.Put", "Close"}, OnRollback: true},
+		{Name: "lease", Acquire: []string{"example.com/lease.Take"}, Release: []string{"Return"}}, // not on_rollback
 		{Name: "span", Acquire: []string{"example.com/trace.Start"}, Release: []string{"()"}},
 	})
 	tests := []struct {
@@ -23,6 +24,7 @@ func TestMaskReleases(t *testing.T) {
 		{"(*database/sql.DB).Begin", &MaskRelease{Resource: "sql transaction", Method: "Rollback", Others: []string{"Commit"}}},
 		{"time.NewTimer", &MaskRelease{Resource: "timer", Method: "Stop"}},
 		{"example.com/trace.Start", nil},
+		{"example.com/lease.Take", nil},
 		{"(*sync.Mutex).Lock", nil},
 		{"(*os/exec.Cmd).Start", nil},
 		{"context.WithCancel", nil},

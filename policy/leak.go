@@ -13,11 +13,16 @@ type LeakResource struct {
 	Name    string   // what the resource is, for messages ("pool connection")
 	Acquire []string // functions and methods, as go/types names them: "example.com/pool.Get", "(*example.com/pool.Pool).Get"
 	Release []string // "Close", "Field.Close", "example.com/pool.Put" or "()"
+	// OnRollback lets a failing masked call release the resource it
+	// acquired and kept (on_rollback = true). It is for releases that
+	// are safe to repeat: the function, or a helper it calls, may have
+	// released the resource already through another name.
+	OnRollback bool
 }
 
 var (
 	leakKeys         = []string{"resource"}
-	leakResourceKeys = []string{"name", "acquire", "release"}
+	leakResourceKeys = []string{"name", "acquire", "release", "on_rollback"}
 
 	// acquireName is a function ("path/pkg.F") or a method
 	// ("(*path/pkg.T).M", "(path/pkg.T).M").
@@ -75,6 +80,13 @@ func (ps *parser) leakResource(t map[string]any, at tomlPath) {
 	}
 	r.Acquire = ps.leakNames(t, at, "acquire", acquireName, `"path/pkg.Func" or "(*path/pkg.Type).Method"`)
 	r.Release = ps.leakNames(t, at, "release", releaseName, `"Method", "Field.Method", "path/pkg.Func" or "()"`)
+	if v, ok := t["on_rollback"]; ok {
+		if b, ok := v.(bool); ok {
+			r.OnRollback = b
+		} else {
+			ps.errorf(ps.src.valuePos(at.child("on_rollback")), "on_rollback must be true or false, not %s", typeName(v))
+		}
+	}
 	ps.policy.Leaks = append(ps.policy.Leaks, r)
 }
 
@@ -121,5 +133,8 @@ func writeLeaks(w io.Writer, leaks []LeakResource) {
 		fmt.Fprintf(w, "leak %d %q\n", i, r.Name)
 		writeList(w, "acquire", r.Acquire)
 		writeList(w, "release", r.Release)
+		if r.OnRollback {
+			fmt.Fprintf(w, "on_rollback\n")
+		}
 	}
 }

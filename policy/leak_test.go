@@ -13,6 +13,7 @@ func TestParseLeak(t *testing.T) {
 name = "pool connection"
 acquire = ["example.com/pool.Get", "(*example.com/pool.Pool).Get"]
 release = ["Close", "example.com/pool.Put"]
+on_rollback = true
 
 [[leak.resource]]
 name = "span"
@@ -26,8 +27,8 @@ release = ["()", "Span.End"]
 	want := []LeakResource{
 		{Pos: Position{File: "p.toml", Line: 2, Col: 1}, Name: "pool connection",
 			Acquire: []string{"example.com/pool.Get", "(*example.com/pool.Pool).Get"},
-			Release: []string{"Close", "example.com/pool.Put"}},
-		{Pos: Position{File: "p.toml", Line: 7, Col: 1}, Name: "span",
+			Release: []string{"Close", "example.com/pool.Put"}, OnRollback: true},
+		{Pos: Position{File: "p.toml", Line: 8, Col: 1}, Name: "span",
 			Acquire: []string{"(example.com/trace.Tracer).Start"},
 			Release: []string{"()", "Span.End"}},
 	}
@@ -48,7 +49,16 @@ acquire = ["example.com/pool.Get"]
 release = ["Close"]
 relase = ["Put"]
 `, []string{
-			`p.toml:6:1: unknown key "relase" in [[leak.resource]] (known keys: name, acquire, release); did you mean "release"?`,
+			`p.toml:6:1: unknown key "relase" in [[leak.resource]] (known keys: name, acquire, release, on_rollback); did you mean "release"?`,
+		}},
+		{"on_rollback not a bool", `
+[[leak.resource]]
+name = "conn"
+acquire = ["example.com/pool.Get"]
+release = ["Close"]
+on_rollback = "yes"
+`, []string{
+			`p.toml:6:15: on_rollback must be true or false, not a string`,
 		}},
 		{"unknown key in [leak]", `
 [leak]

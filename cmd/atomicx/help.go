@@ -189,7 +189,8 @@ build then, "warn" builds it so with a warning; the default is "fail" in
 mask rules and "warn" in detect rules.
 
 Resources of your own for atomicx vet, and for masking (a failing masked
-call releases those it acquired and kept): each [[leak.resource]] names its
+call releases those it acquired and kept, when the table says
+on_rollback = true: for releases safe to repeat): each [[leak.resource]] names its
 acquire calls as go/types writes them and the calls that release it:
 
 	[[leak.resource]]
