@@ -53,9 +53,13 @@ type Config struct {
 	// Header is what the caller knows of the campaign (the command line,
 	// atomicx's version, the date); Run fills in the rest and journals it.
 	Header Header
-	// ExtraEnv is added to the environment of every run (e.g. a
-	// GOCOVERDIR).
+	// ExtraEnv is added to the environment of every run.
 	ExtraEnv []string
+	// Cover builds the workload with statement coverage of the packages
+	// named by Patterns: profile runs write their counters under
+	// CoverDirs' first directory, every other run (a fault armed, or a
+	// rerun after the profile) under its second.
+	Cover bool
 }
 
 // Package is a package of the workload.
@@ -134,6 +138,17 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 	if !cfg.Resume {
 		if err := os.Remove(journalPath); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return nil, nil, err
+		}
+		if err := os.RemoveAll(filepath.Join(cfg.Journal, coverDir)); err != nil {
+			return nil, nil, err
+		}
+	}
+	if cfg.Cover {
+		tests, injected := CoverDirs(cfg.Journal)
+		for _, d := range []string{tests, injected} {
+			if err := os.MkdirAll(d, 0o777); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
 	old, problems, err := ReadJournal(journalPath)
@@ -230,6 +245,7 @@ func header(ctx context.Context, cfg Config) (*Header, error) {
 	h := cfg.Header
 	h.Dir, h.Journal, h.Policy, h.Exec, h.Atomicx = cfg.Dir, cfg.Journal, cfg.Policy, cfg.Exec, cfg.Atomicx
 	h.Patterns = append([]string(nil), cfg.Patterns...)
+	h.Cover = cfg.Cover
 	h.BuildArgs = append([]string{}, cfg.BuildArgs...)
 	if cfg.Run != nil {
 		h.Run = cfg.Run.String()
@@ -261,6 +277,9 @@ func (c *runner) goArgs(pkgs ...string) []string {
 	verb := []string{"test", "-c"}
 	if c.cfg.Exec != "" {
 		verb = []string{"build"}
+	}
+	if c.cfg.Cover {
+		verb = append(verb, coverFlags(c.cfg.Patterns, c.cfg.BuildArgs)...)
 	}
 	return append(append(verb, c.cfg.BuildArgs...), pkgs...)
 }
@@ -707,6 +726,15 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 		cmd = exec.CommandContext(rctx, p.Binary, "-test.run=^"+regexp.QuoteMeta(test)+"$", "-test.count=1",
 			"-test.timeout="+(timeout+10*time.Second).String())
 		cmd.Dir = p.Dir
+	}
+	if c.cfg.Cover {
+		covDir := filepath.Join(tmp, coverDir)
+		os.Mkdir(covDir, 0o777) // a failure shows as no counters
+		defer keepCounters(covDir, c.cfg.Journal, rec.Kind)
+		env = append(env, "GOCOVERDIR="+covDir)
+		if c.cfg.Exec == "" {
+			cmd.Args = append(cmd.Args, "-test.gocoverdir="+covDir)
+		}
 	}
 	env = append(append(env, c.extraEnv...), "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp)
 	cmd.Env = append(os.Environ(), env...)

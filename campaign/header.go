@@ -34,6 +34,7 @@ type Header struct {
 	Run        string   `json:"run,omitempty"`   // the tests selected, as go test -run
 	Plan       string   `json:"plan,omitempty"`  // a sharded campaign's plan ID (Plan.ID)
 	Shard      string   `json:"shard,omitempty"` // a shard's journal: which shard, "K/N"
+	Cover      bool     `json:"cover,omitempty"` // built with coverage (Config.Cover)
 }
 
 // HeaderOf returns the header among a journal's records, nil if it has
@@ -62,6 +63,8 @@ func sameCampaign(old, now *Header) string {
 		return fmt.Sprintf("policy %s, not %s", old.Policy, now.Policy)
 	case old.Exec != now.Exec:
 		return fmt.Sprintf("workload %q, not %q", old.Exec, now.Exec)
+	case old.Cover != now.Cover:
+		return fmt.Sprintf("-cover %v, not %v", old.Cover, now.Cover)
 	}
 	return ""
 }

@@ -221,7 +221,7 @@ func relSlash(root, path string) string {
 // the result is the plan's binary is for Resolve to check.
 func (p *Plan) Rebuild(ctx context.Context, planDir string, cfg Config) error {
 	h := p.Header
-	cfg.Journal, cfg.BuildArgs, cfg.Exec, cfg.Patterns = planDir, h.BuildArgs, h.Exec, nil
+	cfg.Journal, cfg.BuildArgs, cfg.Exec, cfg.Patterns, cfg.Cover = planDir, h.BuildArgs, h.Exec, h.Patterns, h.Cover
 	c := &runner{cfg: cfg, res: &Result{}}
 	var pkgs []*Package
 	for _, pp := range p.Packages {
@@ -229,7 +229,6 @@ func (p *Plan) Rebuild(ctx context.Context, planDir string, cfg Config) error {
 			continue
 		}
 		pkgs = append(pkgs, &Package{ImportPath: pp.ImportPath})
-		cfg.Patterns = append(cfg.Patterns, pp.ImportPath)
 	}
 	if len(pkgs) == 0 {
 		return nil
@@ -237,7 +236,7 @@ func (p *Plan) Rebuild(ctx context.Context, planDir string, cfg Config) error {
 	if cfg.Identity != nil {
 		gc := gocmd.Config{Atomicx: cfg.Atomicx, Identity: cfg.Identity, Dir: cfg.Dir, Env: c.buildEnv()}
 		var err error
-		if c.keys, err = gocmd.KeysFor(ctx, gc, cfg.Policy, c.goArgs(h.Patterns...)); err != nil {
+		if c.keys, err = gocmd.KeysFor(ctx, gc, cfg.Policy, c.goArgs(cfg.Patterns...)); err != nil {
 			return err
 		}
 	}

@@ -139,8 +139,18 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 			res.Resumed[r.Kind]++
 		}
 	}
+	if p.Header.Cover {
+		// Each run's counters go into the plan's directory (CoverDirs),
+		// where a merge on this machine finds them.
+		tests, injected := CoverDirs(sc.PlanDir)
+		for _, d := range []string{tests, injected} {
+			if err := os.MkdirAll(d, 0o777); err != nil {
+				return nil, err
+			}
+		}
+	}
 	c := &runner{cfg: Config{Dir: sc.Dir, Journal: sc.PlanDir, Jobs: max(sc.Jobs, 1), Timeout: p.Options.Timeout(),
-		Exec: sc.Exec, Progress: sc.Progress}, journal: j, done: done, res: res, session: start.UnixMilli(), extraEnv: sc.ExtraEnv}
+		Exec: sc.Exec, Progress: sc.Progress, Cover: p.Header.Cover}, journal: j, done: done, res: res, session: start.UnixMilli(), extraEnv: sc.ExtraEnv}
 	if sc.Shard.N > 1 {
 		c.label = "shard " + sc.Shard.String() + ": "
 	}

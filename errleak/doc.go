@@ -20,7 +20,14 @@
 // library's borrowers such as io.ReadAll), that is nil-checked on the
 // path, or that is returned to the caller is not reported either; a
 // function that returns an open resource gets a fact, [ReturnsOpen], so
-// that its callers inherit the obligation.
+// that its callers inherit the obligation. A function that releases, on
+// every path, something its caller hands it (a parameter, a field of its
+// receiver, a captured variable) gets the fact [ReleasesArgs], and a call
+// of it, a deferred or called closure that does, or a goroutine started
+// to do it, is a release. A lock of the caller's object held at every
+// successful return and released elsewhere in the package is handed to
+// the caller, and in Go 1.23 code an unstopped timer is collected: both
+// are counted, not reported.
 //
 // It must not run or build user code: it reads types and SSA only.
 package errleak

@@ -26,7 +26,7 @@ a return reached while the resource is still open, with the branches taken.
 A line with //nolint:errleak or //atomicx:ignore is not reported.`,
 	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
 	Run:        run,
-	FactTypes:  []analysis.Fact{new(ReturnsOpen)},
+	FactTypes:  []analysis.Fact{new(ReturnsOpen), new(ReleasesArgs)},
 	ResultType: reflect.TypeOf(new(Stats)),
 }
 
@@ -55,13 +55,15 @@ type Stats struct {
 
 // The filters, as Stats.Removed counts them.
 const (
-	FilterNilCheck   = "nil check"      // the resource was compared with nil on the path
-	FilterEscape     = "escape"         // stored, sent, captured or passed on
-	FilterReturned   = "returned"       // the return hands it to the caller
-	FilterSuppressed = "suppressed"     // //nolint:errleak or //atomicx:ignore
-	FilterExit       = "exit"           // the path ends in os.Exit, log.Fatal and the like
-	FilterStateCap   = "state cap"      // too many states in one block: paths dropped
-	FilterBorrowed   = "released first" // released before acquired: the caller's, given back
+	FilterNilCheck   = "nil check"       // the resource was compared with nil on the path
+	FilterEscape     = "escape"          // stored, sent, captured or passed on
+	FilterReturned   = "returned"        // the return hands it to the caller
+	FilterSuppressed = "suppressed"      // //nolint:errleak or //atomicx:ignore
+	FilterExit       = "exit"            // the path ends in os.Exit, log.Fatal and the like
+	FilterStateCap   = "state cap"       // too many states in one block: paths dropped
+	FilterBorrowed   = "released first"  // released before acquired: the caller's, given back
+	FilterCollected  = "timer collected" // a timer or ticker in Go 1.23 code: collected once unreferenced
+	FilterHeld       = "held for caller" // a lock held at every successful return, released elsewhere
 )
 
 // maxStates bounds the distinct obligation states kept per block.
@@ -73,13 +75,22 @@ func run(pass *analysis.Pass) (any, error) {
 		return nil, err
 	}
 	c := &checker{
-		pass:      pass,
-		acquires:  make(map[string]*Resource),
-		summaries: make(map[*ssa.Function]*ReturnsOpen),
-		ignored:   suppressedLines(pass),
-		stats:     &Stats{Removed: make(map[string]int)},
+		pass:         pass,
+		acquires:     make(map[string]*Resource),
+		summaries:    make(map[*ssa.Function]*ReturnsOpen),
+		argSummaries: make(map[*ssa.Function][]ArgRelease),
+		ignored:      suppressedLines(pass),
+		stats:        &Stats{Removed: make(map[string]int)},
 	}
+	specs := make(map[string]bool)
 	for i := range resources {
+		for _, r := range resources[i].Release {
+			if !specs[r] {
+				specs[r] = true
+				c.releaseSpecs = append(c.releaseSpecs, r)
+				c.parsedSpecs = append(c.parsedSpecs, parseRelease(r))
+			}
+		}
 		for _, name := range resources[i].Acquire {
 			if _, dup := c.acquires[name]; !dup {
 				c.acquires[name] = &resources[i]
@@ -87,6 +98,16 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 	funcs := pass.ResultOf[buildssa.Analyzer].(*buildssa.SSA).SrcFuncs
+	c.funcs = funcs
+
+	// The functions that release what their callers hand them.
+	for _, fn := range funcs {
+		if rels := c.argReleases(fn); len(rels) > 0 {
+			if obj, ok := fn.Object().(*types.Func); ok {
+				pass.ExportObjectFact(obj, &ReleasesArgs{Releases: rels})
+			}
+		}
+	}
 
 	// A function of this package that returns an open resource is an
 	// acquire for its callers here as much as in other packages: find
@@ -117,11 +138,18 @@ type checker struct {
 	summaries map[*ssa.Function]*ReturnsOpen
 	ignored   map[string]bool // "file:line" with a suppression comment
 	stats     *Stats
+
+	releaseSpecs []string                       // every Resource.Release entry, once
+	parsedSpecs  []release                      // releaseSpecs parsed
+	argSummaries map[*ssa.Function][]ArgRelease // see argReleases
+	funcs        []*ssa.Function                // the package's functions
+	fieldRelease map[string]map[*ssa.Function]bool
 }
 
 // A site is one acquiring call in a function, and what the analysis
 // knows of its resource.
 type site struct {
+	c        *checker
 	call     *ssa.Call
 	callee   string
 	res      *Resource
@@ -169,7 +197,7 @@ func (c *checker) sites(fn *ssa.Function) []*site {
 			if res == nil {
 				continue
 			}
-			s := &site{call: call, callee: name, res: res}
+			s := &site{c: c, call: call, callee: name, res: res}
 			for _, r := range res.Release {
 				s.releases = append(s.releases, parseRelease(r))
 			}
@@ -196,7 +224,13 @@ func (c *checker) fromFact(callee *ssa.Function) *Resource {
 			return nil
 		}
 	}
-	return &Resource{Name: f.Resource, Release: f.Release, value: fmt.Sprintf("result%d", f.Result)}
+	r := &Resource{Name: f.Resource, Release: f.Release, value: fmt.Sprintf("result%d", f.Result)}
+	for _, b := range builtin {
+		if b.collected && b.Name == r.Name {
+			r.collected = true // a timer from a pool is a timer
+		}
+	}
+	return r
 }
 
 // summarize records whether fn returns one of its resources open, and
@@ -588,7 +622,7 @@ func releases(s *site, call *ssa.CallCommon) bool {
 			}
 		}
 	}
-	return false
+	return s.c.releasesThrough(s, call)
 }
 
 // fieldOf returns X when v is X.name (loaded through a pointer or not).

@@ -3,6 +3,7 @@ package errleak
 import (
 	"fmt"
 	"go/token"
+	"go/version"
 	"sort"
 	"strings"
 
@@ -21,6 +22,8 @@ const (
 	// borrowBit: the path released the resource before acquiring it, as
 	// a function does that lets go of its caller's lock for a while.
 	borrowBit = 16
+	// acquiredBit: the path acquired the resource.
+	acquiredBit = 32
 )
 
 // A step is a branch taken on a path.
@@ -52,8 +55,15 @@ func (c *checker) check(fn *ssa.Function) {
 	w := &walk{c: c, fn: fn, sites: sites, bySite: bySite,
 		seen:     make([]map[string]bool, len(fn.Blocks)),
 		reported: make(map[int]bool),
+		held:     make(map[int][]heldReturn),
+		freedOK:  make(map[int]bool),
+		protocol: make(map[int]bool),
 		counted:  make(map[string]bool),
 		conds:    correlated(fn),
+		collects: version.Compare(c.goVersion(fn), "go1.23") >= 0,
+	}
+	for i, s := range sites {
+		w.protocol[i] = c.handedOver(fn, s)
 	}
 	c.deferInLoops(fn, sites)
 	// The state holds one byte per site, then one per correlated
@@ -64,6 +74,7 @@ func (c *checker) check(fn *ssa.Function) {
 		w.queue = w.queue[1:]
 		w.block(item.b, item.st)
 	}
+	w.heldForCaller()
 }
 
 type walk struct {
@@ -73,9 +84,22 @@ type walk struct {
 	bySite   map[*ssa.Call]int
 	seen     []map[string]bool // by block index: the states queued
 	queue    []queued
+	collects bool            // Go 1.23 or later: unreferenced timers are collected
 	reported map[int]bool    // sites already reported
 	counted  map[string]bool // filter, site, exit: counted once
 	conds    map[string]int  // correlated conditions: index after the sites
+
+	// Locks on the caller's objects still held at a successful return,
+	// reported at the end unless the function holds them at every
+	// successful return (see heldForCaller).
+	held     map[int][]heldReturn
+	freedOK  map[int]bool // released before some successful return
+	protocol map[int]bool // by site: a lock a function may hand to its caller
+}
+
+type heldReturn struct {
+	path []step
+	r    *ssa.Return
 }
 
 type queued struct {
@@ -117,13 +141,23 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 					if open[i]&countMask == 0 && open[i]&deferBit == 0 {
 						open[i] |= borrowBit
 					}
-					open[i] &= deferBit | borrowBit
+					open[i] &= deferBit | borrowBit | acquiredBit
 				}
 			}
 			if i, ok := w.bySite[instr]; ok {
-				open[i] = open[i]&(deferBit|borrowBit) | min(open[i]&countMask+1, 2)
+				open[i] = open[i]&(deferBit|borrowBit|acquiredBit) | min(open[i]&countMask+1, 2)
+				if w.protocol[i] {
+					open[i] |= acquiredBit // kept only where it is needed: it splits states
+				}
 				since = append([]int(nil), since...)
 				since[i] = len(in.path)
+			}
+		case *ssa.Go:
+			// A goroutine that releases the resource takes it over.
+			for i, s := range w.sites {
+				if releases(s, instr.Common()) {
+					open[i] &= deferBit | borrowBit | acquiredBit
+				}
 			}
 		case *ssa.Defer:
 			for i, s := range w.sites {
@@ -283,8 +317,12 @@ func (w *walk) count(filter string, site, where int) {
 // ret reports the obligations open at a return, with the branches taken
 // since the acquire, or counts the filter that removes each.
 func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
+	success := successful(w.fn, r)
 	for i, s := range w.sites {
 		if open[i]&countMask == 0 || open[i]&deferBit != 0 {
+			if success && open[i]&acquiredBit != 0 {
+				w.freedOK[i] = true
+			}
 			continue
 		}
 		switch {
@@ -296,8 +334,12 @@ func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
 			w.count(FilterEscape, i, int(r.Pos()))
 		case returnedAt(s, r) >= 0:
 			w.count(FilterReturned, i, int(r.Pos()))
+		case s.res.collected && w.collects:
+			w.count(FilterCollected, i, int(r.Pos()))
 		case w.c.suppressed(s.call.Pos()):
 			w.count(FilterSuppressed, i, int(r.Pos()))
+		case success && w.protocol[i]:
+			w.held[i] = append(w.held[i], heldReturn{path[since[i]:], r})
 		case !w.reported[i]:
 			w.reported[i] = true
 			w.report(s, path[since[i]:], r)
@@ -395,4 +437,77 @@ func inCycle(b *ssa.BasicBlock) bool {
 		work = append(work, x.Succs...)
 	}
 	return false
+}
+
+// goVersion is the Go version fn is written for: its module's, or its
+// file's when the file says less (a //go:build line) or the module is
+// unknown; "" when neither is known. Since Go 1.23 a timer or ticker that
+// nothing references is garbage collected, stopped or not, in programs
+// whose main module says go 1.23 or later, and a module that says so can
+// only be built into such programs.
+func (c *checker) goVersion(fn *ssa.Function) string {
+	pos := fn.Pos()
+	for p := fn.Parent(); p != nil; p = p.Parent() {
+		pos = p.Pos()
+	}
+	file := ""
+	for _, f := range c.pass.Files {
+		if f.FileStart <= pos && pos <= f.FileEnd {
+			file = c.pass.TypesInfo.FileVersions[f]
+		}
+	}
+	mod := c.pass.Pkg.GoVersion()
+	if mod == "" || file != "" && version.Compare(file, mod) < 0 {
+		return file
+	}
+	return mod
+}
+
+// successful reports whether r returns success: a nil error as the last
+// result, or anything from a function without an error result.
+func successful(fn *ssa.Function, r *ssa.Return) bool {
+	res := fn.Signature.Results()
+	if res.Len() == 0 || !isError(res.At(res.Len()-1).Type()) {
+		return true
+	}
+	return isNil(strip(storedBefore(r, r.Results[len(r.Results)-1])))
+}
+
+// storedBefore is v, or when v loads a result variable (as a function
+// with defers returns), the value stored there last before r in its block.
+func storedBefore(r *ssa.Return, v ssa.Value) ssa.Value {
+	u, ok := v.(*ssa.UnOp)
+	if !ok || u.Op != token.MUL {
+		return v
+	}
+	instrs := r.Block().Instrs
+	for i := len(instrs) - 1; i >= 0; i-- {
+		if st, ok := instrs[i].(*ssa.Store); ok && st.Addr == u.X {
+			return st.Val
+		}
+	}
+	return v
+}
+
+// heldForCaller decides on the locks held at successful returns: a
+// function that holds a lock of its caller's object at every successful
+// return, and whose package releases it elsewhere, hands it to its
+// caller on purpose (a transaction that keeps the database locked until
+// it ends): counted, not reported. Otherwise the first such return is
+// reported.
+func (w *walk) heldForCaller() {
+	for i := range w.sites {
+		held := w.held[i]
+		if len(held) == 0 || w.reported[i] {
+			continue
+		}
+		if w.freedOK[i] {
+			w.reported[i] = true
+			w.report(w.sites[i], held[0].path, held[0].r)
+			continue
+		}
+		for _, h := range held {
+			w.count(FilterHeld, i, int(h.r.Pos()))
+		}
+	}
 }

@@ -25,6 +25,10 @@ type Resource struct {
 	// value says which value of the acquiring call is the resource:
 	// "" to infer it, "recv", "argN" or "resultN".
 	value string
+
+	// collected says that the resource holds nothing once unreferenced,
+	// in code of Go 1.23 or later: timers and tickers.
+	collected bool
 }
 
 // builtin is the standard library's set.
@@ -38,8 +42,8 @@ var builtin = []Resource{
 		"(net.Listener).Accept", "(*net.TCPListener).Accept", "(*net.TCPListener).AcceptTCP", "(*net.UnixListener).Accept", "(*net.UnixListener).AcceptUnix",
 	}, Release: []string{"Close"}},
 	{Name: "HTTP response body", Acquire: []string{
-		"net/http.Get", "net/http.Post", "net/http.PostForm",
-		"(*net/http.Client).Do", "(*net/http.Client).Get", "(*net/http.Client).Post", "(*net/http.Client).PostForm",
+		"net/http.Get", "net/http.Head", "net/http.Post", "net/http.PostForm",
+		"(*net/http.Client).Do", "(*net/http.Client).Get", "(*net/http.Client).Head", "(*net/http.Client).Post", "(*net/http.Client).PostForm",
 	}, Release: []string{"Body.Close"}},
 	{Name: "sql rows", Acquire: []string{
 		"(*database/sql.DB).Query", "(*database/sql.DB).QueryContext",
@@ -62,8 +66,8 @@ var builtin = []Resource{
 	}, Release: []string{"()"}, value: "result1"},
 	{Name: "lock", Acquire: []string{"(*sync.Mutex).Lock", "(*sync.RWMutex).Lock"}, Release: []string{"Unlock"}, value: "recv"},
 	{Name: "read lock", Acquire: []string{"(*sync.RWMutex).RLock"}, Release: []string{"RUnlock"}, value: "recv"},
-	{Name: "ticker", Acquire: []string{"time.NewTicker"}, Release: []string{"Stop"}},
-	{Name: "timer", Acquire: []string{"time.NewTimer"}, Release: []string{"Stop"}},
+	{Name: "ticker", Acquire: []string{"time.NewTicker"}, Release: []string{"Stop"}, collected: true},
+	{Name: "timer", Acquire: []string{"time.NewTimer"}, Release: []string{"Stop"}, collected: true},
 	{Name: "process", Acquire: []string{"(*os/exec.Cmd).Start"}, Release: []string{"Wait"}, value: "recv"},
 	{Name: "signal notification", Acquire: []string{"os/signal.Notify"}, Release: []string{"os/signal.Stop"}, value: "arg0"},
 	{Name: "compressed reader", Acquire: []string{"compress/gzip.NewReader", "compress/zlib.NewReader", "compress/zlib.NewReaderDict"}, Release: []string{"Close"}},

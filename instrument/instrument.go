@@ -44,6 +44,14 @@ type Options struct {
 	// runtime but the checkpoint and the rollback.
 	Mask bool
 
+	// Releases are the acquire functions and methods, by their full
+	// names (types.Func.FullName: "os.Open", "(*net.Dialer).Dial"),
+	// whose resources a failing masked call releases after its
+	// rollback, and how. Borrows reports whether a function only
+	// borrows a resource passed to it (io.ReadAll). See Release.
+	Releases map[string]Release
+	Borrows  func(fullName string) bool
+
 	Panics         bool // may inject panics, not only errors
 	Globals        bool // snapshots include the package-level variables
 	SnapshotBudget int  // values a snapshot may copy; 0 means the runtime's default

@@ -37,6 +37,9 @@ func TestRewriteGolden(t *testing.T) {
 			name := "/src/example.com/m/" + filepath.Base(in)
 			opts := testOptions()
 			opts.Mask = strings.HasPrefix(filepath.Base(in), "mask_")
+			if opts.Mask {
+				opts.Releases, opts.Borrows = testReleases()
+			}
 			if v := langSuffix.FindStringSubmatch(in); v != nil {
 				opts.GoVersion = "go1." + v[1] // mask_go120.go is at go1.20
 			}
@@ -88,4 +91,18 @@ func testOptions() Options {
 		RuntimePath: "atomicx/rt",
 		Panics:      true,
 	}
+}
+
+// testReleases is a part of the leak policy's standard set, for the
+// masking goldens.
+func testReleases() (map[string]Release, func(string) bool) {
+	return map[string]Release{
+			"os.Open":                  {Resource: "file", Method: "Close"},
+			"net/http.Get":             {Resource: "HTTP response body", Field: "Body", Method: "Close"},
+			"time.NewTimer":            {Resource: "timer", Method: "Stop"},
+			"(*database/sql.DB).Begin": {Resource: "sql transaction", Method: "Rollback", Others: []string{"Commit"}},
+			"example.com/m.acquire":    {Resource: "handle", Method: "Close"},
+		}, func(name string) bool {
+			return name == "io.ReadAll"
+		}
 }

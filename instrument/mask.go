@@ -49,6 +49,10 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	}
 	fe.noteChannels()
 
+	// The releases are deferred before the rollback, to run after it.
+	if acqs := fe.acquisitions(); len(acqs) > 0 {
+		wrap = fe.releaseEdits(edits, acqs, siteRef) + wrap
+	}
 	prologue := " var " + doneName + " bool; "
 	if unlock == nil {
 		prologue += wrap

@@ -51,6 +51,7 @@ func (p *Policy) Hash() string {
 		}
 		writeOptions(h, "options", r.Options)
 	}
+	writeLeaks(h, p.Leaks)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -103,6 +104,7 @@ func (m Match) Hash() string {
 		writeList(h, "ignore", funcTexts(r.ignore))
 		writeList(h, "scratch", r.scratchTexts())
 	}
+	writeLeaks(h, m.Leaks())
 	return hex.EncodeToString(h.Sum(nil))
 }
 

@@ -1,6 +1,10 @@
 package policy
 
-import "regexp"
+import (
+	"fmt"
+	"io"
+	"regexp"
+)
 
 // LeakResource is one [[leak.resource]] table: an acquire/release policy
 // that the errleak analysis checks on top of its standard library set.
@@ -9,11 +13,16 @@ type LeakResource struct {
 	Name    string   // what the resource is, for messages ("pool connection")
 	Acquire []string // functions and methods, as go/types names them: "example.com/pool.Get", "(*example.com/pool.Pool).Get"
 	Release []string // "Close", "Field.Close", "example.com/pool.Put" or "()"
+	// OnRollback lets a failing masked call release the resource it
+	// acquired and kept (on_rollback = true). It is for releases that
+	// are safe to repeat: the function, or a helper it calls, may have
+	// released the resource already through another name.
+	OnRollback bool
 }
 
 var (
 	leakKeys         = []string{"resource"}
-	leakResourceKeys = []string{"name", "acquire", "release"}
+	leakResourceKeys = []string{"name", "acquire", "release", "on_rollback"}
 
 	// acquireName is a function ("path/pkg.F") or a method
 	// ("(*path/pkg.T).M", "(path/pkg.T).M").
@@ -71,6 +80,13 @@ func (ps *parser) leakResource(t map[string]any, at tomlPath) {
 	}
 	r.Acquire = ps.leakNames(t, at, "acquire", acquireName, `"path/pkg.Func" or "(*path/pkg.Type).Method"`)
 	r.Release = ps.leakNames(t, at, "release", releaseName, `"Method", "Field.Method", "path/pkg.Func" or "()"`)
+	if v, ok := t["on_rollback"]; ok {
+		if b, ok := v.(bool); ok {
+			r.OnRollback = b
+		} else {
+			ps.errorf(ps.src.valuePos(at.child("on_rollback")), "on_rollback must be true or false, not %s", typeName(v))
+		}
+	}
 	ps.policy.Leaks = append(ps.policy.Leaks, r)
 }
 
@@ -98,4 +114,27 @@ func (ps *parser) leakNames(t map[string]any, at tomlPath, key string, re *regex
 		names = append(names, s)
 	}
 	return names
+}
+
+// Leaks returns, for a package masked, the [[leak.resource]] tables:
+// its failing masked calls release the resources they acquired, and
+// the instrumentation depends on which.
+func (m Match) Leaks() []LeakResource {
+	if m.leaks == nil {
+		return nil
+	}
+	return *m.leaks
+}
+
+// writeLeaks writes the meaning of [[leak.resource]] tables to a hash;
+// nothing when there are none, so that other policies keep their hash.
+func writeLeaks(w io.Writer, leaks []LeakResource) {
+	for i, r := range leaks {
+		fmt.Fprintf(w, "leak %d %q\n", i, r.Name)
+		writeList(w, "acquire", r.Acquire)
+		writeList(w, "release", r.Release)
+		if r.OnRollback {
+			fmt.Fprintf(w, "on_rollback\n")
+		}
+	}
 }

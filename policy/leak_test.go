@@ -13,6 +13,7 @@ func TestParseLeak(t *testing.T) {
 name = "pool connection"
 acquire = ["example.com/pool.Get", "(*example.com/pool.Pool).Get"]
 release = ["Close", "example.com/pool.Put"]
+on_rollback = true
 
 [[leak.resource]]
 name = "span"
@@ -26,8 +27,8 @@ release = ["()", "Span.End"]
 	want := []LeakResource{
 		{Pos: Position{File: "p.toml", Line: 2, Col: 1}, Name: "pool connection",
 			Acquire: []string{"example.com/pool.Get", "(*example.com/pool.Pool).Get"},
-			Release: []string{"Close", "example.com/pool.Put"}},
-		{Pos: Position{File: "p.toml", Line: 7, Col: 1}, Name: "span",
+			Release: []string{"Close", "example.com/pool.Put"}, OnRollback: true},
+		{Pos: Position{File: "p.toml", Line: 8, Col: 1}, Name: "span",
 			Acquire: []string{"(example.com/trace.Tracer).Start"},
 			Release: []string{"()", "Span.End"}},
 	}
@@ -48,7 +49,16 @@ acquire = ["example.com/pool.Get"]
 release = ["Close"]
 relase = ["Put"]
 `, []string{
-			`p.toml:6:1: unknown key "relase" in [[leak.resource]] (known keys: name, acquire, release); did you mean "release"?`,
+			`p.toml:6:1: unknown key "relase" in [[leak.resource]] (known keys: name, acquire, release, on_rollback); did you mean "release"?`,
+		}},
+		{"on_rollback not a bool", `
+[[leak.resource]]
+name = "conn"
+acquire = ["example.com/pool.Get"]
+release = ["Close"]
+on_rollback = "yes"
+`, []string{
+			`p.toml:6:15: on_rollback must be true or false, not a string`,
 		}},
 		{"unknown key in [leak]", `
 [leak]
@@ -92,5 +102,54 @@ release = []
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestLeakHashes checks that a [[leak.resource]] edit changes the
+// policy's hash and the key of masked packages, whose failing calls
+// release those resources, and not the key of the others.
+func TestLeakHashes(t *testing.T) {
+	const rules = `
+[[rule]]
+packages = ["example.com/m/masked"]
+mode = "mask"
+
+[[rule]]
+packages = ["example.com/m/detected"]
+mode = "detect"
+`
+	const leak = `
+[[leak.resource]]
+name = "conn"
+acquire = ["example.com/pool.Get"]
+release = ["Close"]
+`
+	without, err := Parse("p.toml", []byte(rules))
+	if err != nil {
+		t.Fatal(err)
+	}
+	with, err := Parse("p.toml", []byte(rules+leak))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if without.Hash() == with.Hash() {
+		t.Error("a [[leak.resource]] table does not change the policy's hash")
+	}
+	tests := []struct {
+		pkg      string
+		wantSame bool
+	}{
+		{"example.com/m/masked", false},
+		{"example.com/m/detected", true},
+		{"example.com/m/other", true},
+	}
+	for _, tt := range tests {
+		a, b := without.ForPackage(tt.pkg, false), with.ForPackage(tt.pkg, false)
+		if same := a.Hash() == b.Hash(); same != tt.wantSame {
+			t.Errorf("%s: same hash with and without the table: %t, want %t", tt.pkg, same, tt.wantSame)
+		}
+		if got := len(b.Leaks()); (got > 0) == tt.wantSame {
+			t.Errorf("%s: Leaks() has %d tables", tt.pkg, got)
+		}
 	}
 }

@@ -14,7 +14,8 @@ type Match struct {
 	Mode    Mode    // Off when no rule matched or the package is not Instrumentable
 	Options Options // the rule's options; the [defaults] when no rule matched
 
-	xtest bool // an external test package (P_test), matched as P
+	xtest bool            // an external test package (P_test), matched as P
+	leaks *[]LeakResource // in Mask mode: the policy's [[leak.resource]] tables (a pointer: a Match is comparable)
 }
 
 // ForPackage resolves the rule for a package. std says whether the package
@@ -39,6 +40,9 @@ func (p *Policy) ForPackage(importPath string, std bool) Match {
 	m.Rule, m.Mode, m.Options = r, r.Mode, r.Options
 	if !Instrumentable(path, std) || strings.HasSuffix(path, ".test") {
 		m.Mode = Off
+	}
+	if m.Mode == Mask {
+		m.leaks = &p.Leaks
 	}
 	return m
 }

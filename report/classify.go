@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/coverage"
 
 	"github.com/atomicx/atomicx/internal/funcname"
 )
@@ -228,6 +229,9 @@ type Report struct {
 	// scratch; pure before dependent; then by position.
 	Findings []string `json:"findings,omitempty"`
 	Problems []string `json:"problems,omitempty"`
+	// Coverage is what the tests alone ran against what the tests plus
+	// injection ran, for a campaign run with -cover; nil otherwise.
+	Coverage *coverage.Model `json:"coverage,omitempty"`
 }
 
 // event is the part of the runtime's events the report reads.
@@ -747,7 +751,9 @@ func reproduce(ev *Evidence, h *campaign.Header) string {
 	if h != nil {
 		atomicx, buildArgs = h.Atomicx, h.BuildArgs
 	}
-	words = append(words, "go", "test", "-count=1", "-toolexec", shellQuote(atomicx))
+	// atomicx go test, not go test -toolexec: the standard library and
+	// what the policy leaves alone come from the cache of plain builds.
+	words = append(words, shellQuote(atomicx), "go", "test", "-count=1")
 	for _, a := range buildArgs {
 		words = append(words, shellQuote(a))
 	}

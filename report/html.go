@@ -193,6 +193,7 @@ type (
 		FoldText string        // the fold's summary
 		Verdicts []htmlVerdict // the verdicts present, for the filter
 		Problems []string
+		Coverage *htmlCoverage // nil without -cover
 	}
 	htmlCountRow struct {
 		What                                    string
@@ -335,6 +336,9 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 		}
 		page.Types = append(page.Types, htmlType{Type: t, Package: pkg, Short: short,
 			VerdictRank: verdictRank(t.Verdict), Class: verdictClass[t.Verdict]})
+	}
+	if r.Coverage != nil {
+		page.Coverage = newHTMLCoverage(r.Coverage, src, base)
 	}
 	page.Counts = []htmlCountRow{fc, tc}
 	for _, v := range []htmlVerdict{{Pure, "pure", fc.Pure}, {Dependent, "dependent", fc.Dependent}, {Atomic, "atomic", fc.Atomic}, {Unknown, "unknown", fc.Unknown}} {
@@ -521,7 +525,7 @@ details.folded > summary { cursor: pointer; margin: 1em 0; font-weight: 600; }
 A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by itself: nothing non-atomic ran inside it, or it stayed non-atomic when replayed with the non-atomic functions that ran inside it masked (fix or mask it). It is <em>dependent</em> when every such replay made it atomic (it becomes atomic when its callees are).</p>
 
 <nav class="jump" aria-label="findings">
-<p><a href="#non-atomic">Non-atomic functions</a> ({{len .Sections}}{{with .Folded}} + {{len .}} that touch only stream position / scratch{{end}}) · <a href="#summary">Summary</a> · <a href="#functions">Functions</a> · <a href="#types">Types</a></p>
+<p><a href="#non-atomic">Non-atomic functions</a> ({{len .Sections}}{{with .Folded}} + {{len .}} that touch only stream position / scratch{{end}}) · <a href="#summary">Summary</a> · <a href="#functions">Functions</a> · <a href="#types">Types</a>{{if .Coverage}} · <a href="#coverage">Coverage</a>{{end}}</p>
 {{- if or .Sections .Folded}}
 <ol>
 {{- range .Sections}}
@@ -614,6 +618,44 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 </tbody>
 </table>
 </div>
+{{- with .Coverage}}
+
+<h2 id="coverage">Coverage gained by injection</h2>
+<style>
+pre.src span.new { background: #dfd; }
+pre.src span.errpath { background: #9e9; }
+</style>
+<p>Statements run by the tests alone (the profile runs) and by the tests plus injection (every run), and the same for the statements of error paths: bodies of the ifs and cases taken when an error is not nil (or matches errors.Is or errors.As), deferred functions, and blocks that handle a recovered panic.</p>
+<div class="scroll">
+<table class="sortable" id="coverage-table">
+<thead><tr><th>package</th><th class="n">statements</th><th class="n">tests alone</th><th class="n">with injection</th><th class="n">error-path statements</th><th class="n">tests alone</th><th class="n">with injection</th></tr></thead>
+<tbody>
+{{- range .Packages}}
+<tr><td class="name">{{.ImportPath}}</td><td class="n">{{.Statements}}</td><td class="n">{{.Tests}} ({{percent .Tests .Statements}})</td><td class="n">{{.WithInjection}} ({{percent .WithInjection .Statements}})</td><td class="n">{{.ErrorPath}}</td><td class="n">{{.ErrorPathTests}} ({{percent .ErrorPathTests .ErrorPath}})</td><td class="n">{{.ErrorPathWithInjection}} ({{percent .ErrorPathWithInjection .ErrorPath}})</td></tr>
+{{- end}}
+</tbody>
+{{- with .Total}}
+<tfoot><tr><th>total</th><td class="n">{{.Statements}}</td><td class="n">{{.Tests}} ({{percent .Tests .Statements}})</td><td class="n">{{.WithInjection}} ({{percent .WithInjection .Statements}})</td><td class="n">{{.ErrorPath}}</td><td class="n">{{.ErrorPathTests}} ({{percent .ErrorPathTests .ErrorPath}})</td><td class="n">{{.ErrorPathWithInjection}} ({{percent .ErrorPathWithInjection .ErrorPath}})</td></tr></tfoot>
+{{- end}}
+</table>
+</div>
+{{- if .Functions}}
+<p>Functions with lines that only runs with a fault injected reached; those lines are marked, error paths in a stronger colour.</p>
+{{- end}}
+{{- range .Functions}}
+<section class="cov">
+<h3><span class="pkg">{{.Package}}.</span>{{.Short}} <code>{{.Pos}}</code></h3>
+<p>Statements {{.Counts.Tests}} → {{.Counts.WithInjection}} of {{.Counts.Statements}}; error-path statements {{.Counts.ErrorPathTests}} → {{.Counts.ErrorPathWithInjection}} of {{.Counts.ErrorPath}}. Newly covered: {{range $i, $s := .Spans}}{{if $i}}; {{end}}{{$s}}{{end}}.</p>
+{{- if .Lines}}
+<pre class="src">
+{{- range .Lines}}<span{{with .Class}} class="{{.}}"{{end}}><i>{{.N}}</i>{{.Text}}</span>{{end -}}
+</pre>
+{{- else if .SourceErr}}
+<p>Source not available: <code>{{.SourceErr}}</code></p>
+{{- end}}
+</section>
+{{- end}}
+{{- end}}
 <script>
 (function () {
 	var filter = document.getElementById("filter");

@@ -53,14 +53,14 @@ func TestReproduceLines(t *testing.T) {
 		{
 			name:   "no header: atomicx on PATH, the module's own policy",
 			fn:     "example.com/m/store.(*Store).AddAll",
-			raw:    "ATOMICX_INJECT='error:2:example.com/m/store.(*Store).add#entry' ATOMICX_SNAPSHOTS=all ATOMICX_LOG=$PWD/events.jsonl go test -count=1 -toolexec atomicx -run '^TestAddAll$' example.com/m/store",
+			raw:    "ATOMICX_INJECT='error:2:example.com/m/store.(*Store).add#entry' ATOMICX_SNAPSHOTS=all ATOMICX_LOG=$PWD/events.jsonl atomicx go test -count=1 -run '^TestAddAll$' example.com/m/store",
 			subcmd: "",
 		},
 		{
 			name:   "header: the journal's policy, flags and binary by absolute path",
 			header: fixtureHeader(),
 			fn:     "example.com/m/store.(*Store).AddAll",
-			raw:    "ATOMICX_POLICY=/src/repo/m/.j/atomicheck.toml ATOMICX_INJECT='error:2:example.com/m/store.(*Store).add#entry' ATOMICX_SNAPSHOTS=all ATOMICX_LOG=$PWD/events.jsonl go test -count=1 -toolexec '/opt/my tools/atomicx' '-tags=x y' -race -run '^TestAddAll$' example.com/m/store",
+			raw:    "ATOMICX_POLICY=/src/repo/m/.j/atomicheck.toml ATOMICX_INJECT='error:2:example.com/m/store.(*Store).add#entry' ATOMICX_SNAPSHOTS=all ATOMICX_LOG=$PWD/events.jsonl '/opt/my tools/atomicx' go test -count=1 '-tags=x y' -race -run '^TestAddAll$' example.com/m/store",
 			subcmd: "'/opt/my tools/atomicx' reproduce -journal /src/repo/m/.j 'example.com/m/store.(*Store).AddAll'",
 		},
 	}

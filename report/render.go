@@ -88,6 +88,9 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 	s := r.Summary
 	fmt.Fprintf(w, "campaign: %d packages, %d tests; %s; %s\n", s.Packages, s.Tests, runCounts(s), timeText(s))
 	fmt.Fprintf(w, "experiments: %s\n", outcomeText(s))
+	if r.Coverage != nil {
+		writeCoverage(w, r.Coverage, locate)
+	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}

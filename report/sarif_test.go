@@ -107,7 +107,7 @@ func TestWriteSARIF(t *testing.T) {
 		if pl.Region.StartLine < 1 || pl.Region.StartColumn < 1 || pl.ArtifactLocation.URIBaseID != "%SRCROOT%" || pl.ArtifactLocation.URI != "store/store.go" {
 			t.Errorf("location %+v", pl)
 		}
-		if !strings.Contains(res.Message.Text, "Reproduce: ") || !strings.Contains(res.Message.Text, "ATOMICX_LOG=$PWD/events.jsonl go test -count=1 -toolexec atomicx -run") {
+		if !strings.Contains(res.Message.Text, "Reproduce: ") || !strings.Contains(res.Message.Text, "ATOMICX_LOG=$PWD/events.jsonl atomicx go test -count=1 -run") {
 			t.Errorf("message lacks the command: %q", res.Message.Text)
 		}
 		got[res.PartialFingerprints[SARIFFingerprint]] = res.RuleID

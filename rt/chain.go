@@ -18,6 +18,9 @@ type chainState struct {
 	lastSeq    uint64 // entry sequence of the latest failed call in the chain
 	injected   bool   // the chain started with an injected fault
 	nonAtomics int    // non-atomic calls found so far
+	// injectedBefore is the latest injected chain of the goroutine
+	// before this one started, if any (see joinChainOn).
+	injectedBefore *chainState
 }
 
 var chains struct {
@@ -34,6 +37,15 @@ func joinChain(seq uint64, nonAtomic bool, err error) (id uint64, injected, firs
 }
 
 // joinChainOn is joinChain for a call of goroutine gid.
+//
+// A call that fails by panic (err nil) carries no error that says where
+// its failure comes from. When an injected failure happened inside it,
+// and then a natural one (the latest chain), it joins the injected
+// chain: the usual later failure is a handler that the call passed the
+// injected error to, and that panics with it (panic(err), log.Panic,
+// t.Fatal). Whether that handler is instrumented (a leaf is not traced,
+// a function of another package may not be instrumented at all) then
+// makes no difference.
 func joinChainOn(gid, seq uint64, nonAtomic bool, err error) (id uint64, injected, first bool) {
 	// errors.As calls the error's Unwrap and As methods: user code, which
 	// may be instrumented and come back here. Never with the lock held.
@@ -41,9 +53,18 @@ func joinChainOn(gid, seq uint64, nonAtomic bool, err error) (id uint64, injecte
 	chains.Lock()
 	defer chains.Unlock()
 	c := chains.byGID[gid]
+	if err == nil && c != nil && c.lastSeq > seq && !c.injected {
+		if i := c.injectedBefore; i != nil && i.lastSeq > seq {
+			c = i
+			chains.byGID[gid] = c
+		}
+	}
 	if c == nil || c.lastSeq <= seq {
 		c = newChainLocked(gid)
 		c.injected = isInjected
+		if isInjected {
+			c.injectedBefore = nil // never read: keep no list alive
+		}
 	}
 	c.lastSeq = seq
 	if nonAtomic {
@@ -59,7 +80,7 @@ func recordInjection(s *Site, f *InjectedFault) {
 	seq := callSeq.Add(1)
 	chains.Lock()
 	c := newChainLocked(gid)
-	c.injected, c.lastSeq = true, seq
+	c.injected, c.lastSeq, c.injectedBefore = true, seq, nil
 	id := c.id
 	chains.Unlock()
 	noteInjection(seq, gid)
@@ -74,6 +95,12 @@ func newChainLocked(gid uint64) *chainState {
 	}
 	chains.next++
 	c := &chainState{id: chains.next}
+	if old := chains.byGID[gid]; old != nil {
+		c.injectedBefore = old.injectedBefore
+		if old.injected {
+			c.injectedBefore = old
+		}
+	}
 	chains.byGID[gid] = c
 	return c
 }

@@ -191,6 +191,54 @@ func TestJoinChain(t *testing.T) {
 			},
 		},
 		{
+			name: "a panic raised with an injected error by a call made after it continues the injected chain",
+			steps: []chainStep{
+				{enter: "caller"},
+				{enter: "must"},
+				{enter: "get"},
+				{fail: "get", err: fault, chain: "get", injected: true},
+				// must passes the error to a handler that panics: a
+				// panic carries no error to look at.
+				{enter: "handler"},
+				{fail: "handler", chain: "handler"},
+				{fail: "must", nonAtomic: true, chain: "get", injected: true, first: true},
+				{fail: "caller", chain: "get", injected: true},
+			},
+		},
+		{
+			name: "a natural panic after an absorbed injected error starts a chain of its own",
+			steps: []chainStep{
+				{enter: "get"},
+				{fail: "get", err: fault, chain: "get", injected: true},
+				// absorbed by a caller that goes on, then:
+				{enter: "must"},
+				{enter: "handler"},
+				{fail: "handler", chain: "handler"},
+				{fail: "must", nonAtomic: true, chain: "handler", first: true},
+			},
+		},
+		{
+			name: "an injected panic after a natural error inside the same call",
+			steps: []chainStep{
+				{enter: "outer"},
+				{enter: "inner"},
+				{fail: "inner", err: plain, chain: "inner"},
+				{enter: "point", inject: true},
+				{fail: "outer", nonAtomic: true, chain: "point", injected: true, first: true},
+			},
+		},
+		{
+			name: "an error after an injected error inside the same call joins the latest chain",
+			steps: []chainStep{
+				{enter: "outer"},
+				{enter: "inner"},
+				{fail: "inner", err: fault, chain: "inner", injected: true},
+				{enter: "other"},
+				{fail: "other", err: plain, chain: "other"},
+				{fail: "outer", err: plain, chain: "other"},
+			},
+		},
+		{
 			name: "an injected error that does not start the chain does not mark it",
 			steps: []chainStep{
 				{enter: "outer"},

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/atomicx/atomicx/errleak"
 	"github.com/atomicx/atomicx/instrument"
 	"github.com/atomicx/atomicx/policy"
 )
@@ -209,6 +210,8 @@ func (r *runner) compile() (int, error) {
 		Ignored:        match.Ignores,
 		Instrumented:   r.instrumented,
 		Mask:           match.Mode == policy.Mask,
+		Releases:       maskReleases(match),
+		Borrows:        errleak.Borrows,
 		Panics:         match.Options.Panics,
 		Globals:        match.Options.Globals,
 		SnapshotBudget: match.Options.SnapshotBudget,
@@ -652,4 +655,17 @@ func exitCode(err error) int {
 		return 1
 	}
 	return -1
+}
+
+// maskReleases returns what the failing masked calls of a package
+// release (instrument.Options.Releases): nothing outside mask builds.
+func maskReleases(m policy.Match) map[string]instrument.Release {
+	if m.Mode != policy.Mask {
+		return nil
+	}
+	out := map[string]instrument.Release{}
+	for name, r := range errleak.MaskReleases(m.Leaks()) {
+		out[name] = instrument.Release{Resource: r.Resource, Field: r.Field, Method: r.Method, Others: r.Others}
+	}
+	return out
 }

@@ -40,6 +40,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	tags := fs.String("tags", "", "build tags, as for go build")
 	race := fs.Bool("race", false, "build with the race detector")
 	run := fs.String("run", "", "run only the tests whose names match this regular expression, as go test -run does for top-level tests")
+	cover := fs.Bool("cover", false, "build the workload with coverage, and report the statements and error paths (error checks, deferred functions, recover blocks) that the tests alone ran against those the tests plus injection ran")
 	execScript := fs.String("exec", "", "program workload: build the one main package named, and run this script once per run with the binary's path in $ATOMICX_BINARY (exit status 0 is a pass)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx detect [flags] [packages]\n\n"+
@@ -104,7 +105,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	res, err := campaign.Run(ctx, campaign.Config{
 		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Identity: identity, Policy: pol,
 		Jobs: *jobs, Timeout: *timeout, MaxOccur: *maxOccur, EarlyStop: !*noStop, AllSnaps: *allSnaps,
-		Resume: *resume, BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, *execScript), Run: runRE,
+		Resume: *resume, BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, *execScript), Run: runRE, Cover: *cover,
 		Header: campaign.Header{Command: append([]string{"atomicx", "detect"}, args...), Version: version(),
 			Date: time.Now().UTC().Format(time.RFC3339)},
 	})
@@ -125,6 +126,10 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, ranLine(res))
 	}
 	rep := report.Classify(res.Records, res.Problems)
+	if err := addCoverage(context.Background(), rep, campaign.HeaderOf(res.Records)); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
 	if err := writeReport(stdout, stderr, *outFile, rep, *format, campaign.HeaderOf(res.Records), wd, *category); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
@@ -188,7 +193,12 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if hdr == nil {
 		fmt.Fprintf(stderr, "atomicx: warning: %s has no campaign header (an older atomicx wrote it): sources are looked up from this directory, and the reproduce lines need atomicx on PATH and the module's own policy\n", path)
 	}
-	if err := writeReport(stdout, stderr, *outFile, report.Classify(recs, problems), *format, hdr, wd, *category); err != nil {
+	rep := report.Classify(recs, problems)
+	if err := addCoverage(context.Background(), rep, hdr); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	if err := writeReport(stdout, stderr, *outFile, rep, *format, hdr, wd, *category); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}

@@ -77,6 +77,11 @@ Detection campaigns:
 
 	-o FILE writes the report to FILE instead of standard output.
 
+	-cover builds the tests with coverage and adds to the report what the
+	injected faults ran that the tests alone did not: statements, and
+	statements of error paths (error checks, deferred functions, recover
+	blocks), per package and function, with the newly covered lines.
+
 	Each non-atomic function comes with two commands to paste in the
 	module's directory: atomicx reproduce, which runs the test again with the
 	campaign's policy, build flags and atomicx binary and prints the
@@ -211,7 +216,9 @@ built without instrumentation. on_type_check_failure = "fail" stops the
 build then, "warn" builds it so with a warning; the default is "fail" in
 mask rules and "warn" in detect rules.
 
-Resources of your own for atomicx vet: each [[leak.resource]] names its
+Resources of your own for atomicx vet, and for masking (a failing masked
+call releases those it acquired and kept, when the table says
+on_rollback = true: for releases safe to repeat): each [[leak.resource]] names its
 acquire calls as go/types writes them and the calls that release it:
 
 	[[leak.resource]]

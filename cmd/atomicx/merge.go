@@ -100,7 +100,12 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\n", pr)
 	}
 	writeMergeProgress(stderr, p, m)
-	if err := writeReport(stdout, stderr, o.out, report.Classify(m.Records, m.Problems), o.format, h, wd, o.category); err != nil {
+	rep := report.Classify(m.Records, m.Problems)
+	if err := addCoverage(context.Background(), rep, h); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	if err := writeReport(stdout, stderr, o.out, rep, o.format, h, wd, o.category); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}

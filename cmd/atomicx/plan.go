@@ -36,6 +36,7 @@ func planFlags(stderr io.Writer) (*flag.FlagSet, *planOptions) {
 	fs.StringVar(&o.tags, "tags", "", "build tags, as for go build")
 	fs.BoolVar(&o.race, "race", false, "build with the race detector")
 	fs.StringVar(&o.run, "run", "", "plan only the tests whose names match this regular expression, as go test -run does for top-level tests")
+	fs.BoolVar(&o.cover, "cover", false, "build the workload with coverage: the merge reports what the tests alone ran against the tests plus injection (the shards' counters must be in the plan directory the merge reads)")
 	fs.StringVar(&o.exec, "exec", "", "program workload: build the one main package named, and run this script once per run with the binary's path in $ATOMICX_BINARY")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx plan -o PLANDIR [flags] [packages]\n\n"+
@@ -55,6 +56,7 @@ type planOptions struct {
 	jobs, maxOccur         int
 	timeout                time.Duration
 	noStop, allSnaps, race bool
+	cover                  bool
 }
 
 func planCmd(args []string, stdout, stderr io.Writer) int {
@@ -111,7 +113,7 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 	p, res, err := campaign.MakePlan(ctx, campaign.Config{
 		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Identity: identity, Policy: pol,
 		Jobs: o.jobs, Timeout: o.timeout, MaxOccur: o.maxOccur, EarlyStop: !o.noStop, AllSnaps: o.allSnaps,
-		BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, o.exec), Run: runRE,
+		BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, o.exec), Run: runRE, Cover: o.cover,
 		Header: campaign.Header{Command: append([]string{"atomicx", "plan"}, args...), Version: version(),
 			Date: time.Now().UTC().Format(time.RFC3339)},
 	})

@@ -105,9 +105,9 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "atomicx reproduce: warning: the campaign's atomicx (%s) is gone; building with this one\n", atomicx)
 			atomicx = self
 		}
-		goArgs := append([]string{"test", "-count=1", "-toolexec", atomicx}, hdr.BuildArgs...)
-		goArgs = append(goArgs, "-run", "^"+ev.Test+"$", ev.Package)
-		cmd = exec.Command("go", goArgs...)
+		args := append([]string{"go", "test", "-count=1"}, hdr.BuildArgs...)
+		args = append(args, "-run", "^"+ev.Test+"$", ev.Package)
+		cmd = exec.Command(atomicx, args...)
 		cmd.Dir = hdr.ModuleRoot
 	}
 	cmd.Env = append(os.Environ(), env...)

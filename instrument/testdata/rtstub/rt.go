@@ -68,6 +68,12 @@ func Mask(s *Site, roots ...any) *Checkpoint { return nil }
 
 func (c *Checkpoint) Rollback(done *bool, errp *error) {}
 
+type Releases struct{}
+
+func (r *Releases) Add(res any, release func(), roots ...any) {}
+
+func (r *Releases) OnFailure(s *Site, done *bool, errp *error) {}
+
 func Unwinding(fn string) bool { return false }
 
 func SameBits[T any](a, b *T) bool { return false }

@@ -1,0 +1,100 @@
+package rt
+
+import (
+	"math"
+	"reflect"
+	"unsafe"
+)
+
+// Releases are the resources that one call of a masked function acquired
+// (files, connections, timers: the acquire calls of the leak policy) with
+// how to release each. The heap rollback cannot undo what they hold
+// outside the process, so when the call fails and, once rolled back,
+// nothing its roots reach refers to a resource any more, the resource is
+// released: the failed call leaves no open file behind it.
+//
+// The generated code registers a resource only where the function keeps
+// it to itself: it stores it in its roots or in local variables, and
+// neither releases it, returns it, nor passes it on (instrument decides).
+// The zero value is ready to use; a call that acquires nothing pays for
+// a deferred call that returns at once.
+type Releases struct {
+	held []held
+}
+
+type held struct {
+	res     unsafe.Pointer // the resource's address: a pointer, or an interface's data
+	release func()
+	roots   []any
+}
+
+// Add registers a resource the call has just acquired: res is the
+// resource (a pointer, or an interface holding one), release releases
+// it, and roots are the call's roots, which the rollback restores. A
+// resource that is not a pointer cannot be told from a copy in the
+// restored graph and is never released.
+func (r *Releases) Add(res any, release func(), roots ...any) {
+	p := addressOf(res)
+	if p == nil {
+		return
+	}
+	r.held = append(r.held, held{res: p, release: release, roots: roots})
+}
+
+// OnFailure runs when the masked call ends, deferred before its rollback
+// so that it runs after it. On failure (as for Checkpoint.Rollback: an
+// error returned, or a panic or runtime.Goexit going through) it
+// releases, last acquired first, each resource that the restored roots do
+// not reach; a release's panic is contained and its error dropped, as
+// the call's own failure is the one its caller gets.
+func (r *Releases) OnFailure(s *Site, done *bool, errp *error) {
+	if len(r.held) == 0 {
+		return
+	}
+	held := r.held
+	r.held = nil
+	if !(errp != nil && *errp != nil || !*done && Unwinding(s.Func)) {
+		return
+	}
+	for i := len(held) - 1; i >= 0; i-- {
+		h := held[i]
+		if !reachable(h.roots, h.res) {
+			runRelease(h.release)
+		}
+	}
+}
+
+func runRelease(release func()) {
+	defer func() { _ = recover() }()
+	release()
+}
+
+// addressOf returns the address a resource value holds: the pointer
+// itself, or the data word of an interface holding a pointer; nil for
+// anything else.
+func addressOf(res any) unsafe.Pointer {
+	v := reflect.ValueOf(res)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		return v.UnsafePointer()
+	}
+	return nil
+}
+
+// reachable reports whether the object at p is reachable from roots. A
+// graph the walk cannot handle counts as reaching everything: a resource
+// is released only when it is known to be unreferenced.
+func reachable(roots []any, p unsafe.Pointer) bool {
+	if len(roots) == 0 {
+		return false
+	}
+	snap, ok := takeSnapshot(roots, math.MaxInt)
+	if !ok {
+		return true
+	}
+	for k := range snap.objects {
+		if k.addr == p {
+			return true
+		}
+	}
+	return false
+}
