@@ -53,6 +53,8 @@ type Config struct {
 	// Header is what the caller knows of the campaign (the command line,
 	// atomicx's version, the date); Run fills in the rest and journals it.
 	Header Header
+	// ExtraEnv is added to the environment of every run.
+	ExtraEnv []string
 	// Cover builds the workload with statement coverage of the packages
 	// named by Patterns: profile runs write their counters under
 	// CoverDirs' first directory, every other run (a fault armed, or a
@@ -84,9 +86,45 @@ type Result struct {
 	Elapsed time.Duration // wall time of this campaign command
 }
 
-// Run carries out the campaign.
+// Run carries out the campaign in one process: the plan (MakePlan), its
+// one shard (RunShard) on the campaign's own journal, and the merge.
 func Run(ctx context.Context, cfg Config) (*Result, error) {
 	start := time.Now()
+	p, res, err := makePlan(ctx, cfg, start)
+	if err != nil {
+		return nil, err
+	}
+	journalPath := filepath.Join(cfg.Journal, "journal.jsonl")
+	sres, err := RunShard(ctx, p, ShardConfig{Shard: Shard{1, 1}, PlanDir: cfg.Journal, Packages: res.Packages,
+		Dir: cfg.Dir, Exec: cfg.Exec, Journal: journalPath, Jobs: cfg.Jobs, Progress: cfg.Progress, ExtraEnv: cfg.ExtraEnv, Own: true,
+		Session: start})
+	if err != nil {
+		return nil, err
+	}
+	m, err := Merge(p, []*ShardJournal{{Path: journalPath, Shard: Shard{1, 1}, Records: sres.Records, Problems: sres.Problems}})
+	if err != nil {
+		return nil, err
+	}
+	res.Records = m.Records
+	res.Problems = append(res.Problems, m.Problems...)
+	res.Experiments, res.NaturalRuns, res.Rechecks = sres.Experiments, sres.NaturalRuns, sres.Rechecks
+	for k, n := range sres.Resumed {
+		res.Resumed[k] += n
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+// MakePlan builds the workload's binaries into cfg.Journal/bin, runs the
+// profile runs (journaled in cfg.Journal/journal.jsonl, resumed from
+// there with cfg.Resume), plans the runs with the Detect planner, and
+// writes the plan into cfg.Journal. The result counts the profile runs.
+func MakePlan(ctx context.Context, cfg Config) (*Plan, *Result, error) {
+	return makePlan(ctx, cfg, time.Now())
+}
+
+// makePlan is MakePlan in a command that started at start.
+func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result, error) {
 	if cfg.Jobs <= 0 {
 		cfg.Jobs = 1
 	}
@@ -94,33 +132,33 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		cfg.MaxOccur = 3
 	}
 	if err := os.MkdirAll(filepath.Join(cfg.Journal, "bin"), 0o777); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	journalPath := filepath.Join(cfg.Journal, "journal.jsonl")
 	if !cfg.Resume {
 		if err := os.Remove(journalPath); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return nil, err
+			return nil, nil, err
 		}
 		if err := os.RemoveAll(filepath.Join(cfg.Journal, coverDir)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	if cfg.Cover {
 		tests, injected := CoverDirs(cfg.Journal)
 		for _, d := range []string{tests, injected} {
 			if err := os.MkdirAll(d, 0o777); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		}
 	}
 	old, problems, err := ReadJournal(journalPath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	for _, p := range problems {
 		var oldRec OldRecordError
 		if errors.As(p.Err, &oldRec) {
-			return nil, fmt.Errorf("cannot resume %s: %v", journalPath, oldRec)
+			return nil, nil, fmt.Errorf("cannot resume %s: %v", journalPath, oldRec)
 		}
 	}
 	done := map[string]*Record{}
@@ -129,73 +167,76 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	hdr, err := header(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if prev := HeaderOf(old); prev != nil {
 		if why := sameCampaign(prev, hdr); why != "" {
-			return nil, fmt.Errorf("the journal in %s is of another campaign (%s): run without -resume to start over, or give another -journal", cfg.Journal, why)
+			return nil, nil, fmt.Errorf("the journal in %s is of another campaign (%s): run without -resume to start over, or give another -journal", cfg.Journal, why)
 		}
+		hdr = prev
 	}
 	j, err := OpenJournal(journalPath)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer j.Close()
 	if HeaderOf(old) == nil {
 		if err := j.Append(&Record{Kind: "campaign", Campaign: hdr}); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 
 	pkgs, err := listPackages(ctx, cfg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	res := &Result{Packages: pkgs, Problems: problems, Resumed: map[string]int{}}
 	for _, r := range old {
-		res.Resumed[r.Kind]++
+		if r.Kind == "profile" {
+			res.Resumed[r.Kind]++
+		}
 	}
-	c := &runner{cfg: cfg, journal: j, done: done, res: res, session: start.UnixMilli()}
+	c := &runner{cfg: cfg, journal: j, done: done, res: res, session: start.UnixMilli(), extraEnv: cfg.ExtraEnv}
 	if cfg.Identity != nil {
 		gc := gocmd.Config{Atomicx: cfg.Atomicx, Identity: cfg.Identity, Dir: cfg.Dir, Env: c.buildEnv()}
 		if c.keys, err = gocmd.KeysFor(ctx, gc, cfg.Policy, c.goArgs(cfg.Patterns...)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	for _, p := range pkgs {
 		if err := c.build(ctx, p); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	profiles, err := c.profiles(ctx, pkgs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var plan []*Record
+	opt := Options{TimeoutMs: cfg.Timeout.Milliseconds(), MaxOccur: cfg.MaxOccur, EarlyStop: cfg.EarlyStop, AllSnaps: cfg.AllSnaps}
+	plan := &Plan{Planner: Detect.Name, Header: hdr, Options: opt}
 	for _, p := range pkgs {
+		sum, err := fileSHA256(p.Binary)
+		if err != nil {
+			return nil, nil, err
+		}
+		plan.Packages = append(plan.Packages, &PlanPackage{ImportPath: p.ImportPath, Dir: relSlash(hdr.ModuleRoot, p.Dir),
+			Binary: relSlash(cfg.Journal, p.Binary), SHA256: sum, Tests: p.Tests})
 		for _, t := range p.Tests {
 			prof := profiles[p.ImportPath+"\x00"+t]
+			plan.Profiles = append(plan.Profiles, prof)
 			if prof.Status != "pass" {
 				c.logf("%s %s: %s in the profile run; no experiments for it. Its output ended with:\n%s",
 					p.ImportPath, t, prof.Status, indent(lastLines(prof.Output, 10)))
 				continue
 			}
-			if n := naturalRunOf(prof, cfg.MaxOccur); n != nil {
-				plan = append(plan, n)
-			}
-			plan = append(plan, experimentsOf(prof, cfg.MaxOccur, !cfg.AllSnaps)...)
+			plan.Runs = append(plan.Runs, Detect.Runs(prof, opt)...)
 		}
 	}
-	if err := c.experiments(ctx, plan); err != nil {
-		return nil, err
+	if err := WritePlan(cfg.Journal, plan); err != nil {
+		return nil, nil, err
 	}
-	if err := c.rechecks(ctx, journalPath); err != nil {
-		return nil, err
-	}
-	res.Records, res.Problems, err = ReadJournal(journalPath)
-	res.Problems = append(problems, res.Problems...)
 	res.Elapsed = time.Since(start)
-	return res, err
+	return plan, res, nil
 }
 
 // header completes the caller's part of the header with what the
@@ -224,6 +265,10 @@ type runner struct {
 	mu      sync.Mutex
 	notes   map[string]bool // build notes already shown
 	keys    *gocmd.Keys     // the build keys, when cfg.Identity is set
+	// extraEnv is added to every run's environment; label starts the
+	// progress lines (a shard's name).
+	extraEnv []string
+	label    string
 }
 
 // goArgs is the go command line that builds the workload's packages: a
@@ -289,11 +334,39 @@ const execWorkload = "exec"
 // build compiles the package's test binary once, instrumented, and lists
 // its tests.
 func (c *runner) build(ctx context.Context, p *Package) error {
-	p.Binary = filepath.Join(c.cfg.Journal, "bin", binaryName(p.ImportPath))
 	c.logf("building %s", p.ImportPath)
+	if err := c.compile(ctx, p); err != nil {
+		return err
+	}
+	if c.cfg.Exec != "" {
+		p.Tests = []string{execWorkload}
+		return nil
+	}
+	cmd := exec.CommandContext(ctx, p.Binary, "-test.list", ".")
+	cmd.Dir = p.Dir
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("listing the tests of %s: %v", p.ImportPath, err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		name := strings.TrimSpace(sc.Text())
+		if !strings.HasPrefix(name, "Test") && !strings.HasPrefix(name, "Example") && !strings.HasPrefix(name, "Fuzz") {
+			continue
+		}
+		if c.cfg.Run == nil || c.cfg.Run.MatchString(name) {
+			p.Tests = append(p.Tests, name)
+		}
+	}
+	return nil
+}
+
+// compile builds the package's binary into the campaign's bin
+// directory, instrumented, and sets p.Binary.
+func (c *runner) compile(ctx context.Context, p *Package) error {
+	p.Binary = filepath.Join(c.cfg.Journal, "bin", binaryName(p.ImportPath))
 	if c.cfg.Exec != "" {
 		p.Binary = strings.TrimSuffix(p.Binary, ".test")
-		p.Tests = []string{execWorkload}
 	}
 	args := c.goArgs("-o", p.Binary, p.ImportPath)
 	env := c.buildEnv()
@@ -314,25 +387,6 @@ func (c *runner) build(ctx context.Context, p *Package) error {
 		return fmt.Errorf("building %s: %v\n%s", p.ImportPath, err, out)
 	}
 	c.showNotes(out)
-	if c.cfg.Exec != "" {
-		return nil
-	}
-	cmd = exec.CommandContext(ctx, p.Binary, "-test.list", ".")
-	cmd.Dir = p.Dir
-	out, err = cmd.Output()
-	if err != nil {
-		return fmt.Errorf("listing the tests of %s: %v", p.ImportPath, err)
-	}
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		name := strings.TrimSpace(sc.Text())
-		if !strings.HasPrefix(name, "Test") && !strings.HasPrefix(name, "Example") && !strings.HasPrefix(name, "Fuzz") {
-			continue
-		}
-		if c.cfg.Run == nil || c.cfg.Run.MatchString(name) {
-			p.Tests = append(p.Tests, name)
-		}
-	}
 	return nil
 }
 
@@ -475,42 +529,6 @@ func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
 	return plan
 }
 
-// rechecks replays the non-atomic failed calls that had non-atomic
-// failed calls of other functions inside them, with those functions
-// masked, to tell pure from dependent (see Failures). A replay that finds
-// the call still non-atomic with other functions now non-atomic inside
-// it asks again with those masked too: each round masks at least one
-// more function, up to MaxMasks.
-func (c *runner) rechecks(ctx context.Context, journalPath string) error {
-	asked := map[Question]bool{}
-	for range MaxMasks {
-		recs, _, err := ReadJournal(journalPath)
-		if err != nil {
-			return err
-		}
-		for _, r := range recs {
-			if r.Kind == "recheck" {
-				// Resumed: the questions this replay answers were asked.
-				for _, raw := range r.Events {
-					var v event
-					if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" {
-						asked[Question{Site: v.Site, Mask: r.Mask}] = true
-					}
-				}
-			}
-		}
-		plan := replaysOf(recs, asked)
-		if len(plan) == 0 {
-			return nil
-		}
-		c.logf("replaying %d failures with the non-atomic functions that ran inside them masked", len(plan))
-		if err := c.experiments(ctx, plan); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
 // snapshotList is the value of ATOMICX_SNAPSHOT_CALLS for a list of
 // calls; ";" stands for none, as an empty variable would mean "all".
 func snapshotList(calls string) string {
@@ -609,14 +627,17 @@ func reaches(rec *Record) []event {
 	return out
 }
 
-// experiments runs the planned experiments on cfg.Jobs workers.
-func (c *runner) experiments(ctx context.Context, plan []*Record) error {
-	var todo []*Record
+// experiments runs the planned runs on cfg.Jobs workers, each with its
+// own copy of its record, and journals each as it ends.
+func (c *runner) experiments(ctx context.Context, plan []*PlannedRun) error {
+	var todo []*PlannedRun
+	var kinds []*Record
 	for _, e := range plan {
-		if _, ok := c.done[e.Key()]; ok {
+		if _, ok := c.done[e.Key]; ok {
 			continue // counted in Result.Resumed
 		}
 		todo = append(todo, e)
+		kinds = append(kinds, e.Run)
 	}
 	if len(todo) == 0 {
 		return nil
@@ -625,8 +646,9 @@ func (c *runner) experiments(ctx context.Context, plan []*Record) error {
 	for _, p := range c.res.Packages {
 		pkgs[p.ImportPath] = p
 	}
-	prog := newProgress(c.cfg.Progress, todo)
-	work := make(chan *Record)
+	prog := newProgress(c.cfg.Progress, kinds)
+	prog.label = c.label
+	work := make(chan *PlannedRun)
 	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
@@ -634,33 +656,22 @@ func (c *runner) experiments(ctx context.Context, plan []*Record) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for e := range work {
-				var env []string
-				if (e.Kind == "experiment" || e.Kind == "recheck") && e.Site != "" {
-					env = append(env, fmt.Sprintf("ATOMICX_INJECT=%s:%d:%s", e.Fault, e.Occurrence, e.Site))
-					if c.cfg.EarlyStop {
-						env = append(env, "ATOMICX_STOP=absorbed")
-					}
-					if c.cfg.AllSnaps {
-						env = append(env, "ATOMICX_SNAPSHOTS=all")
-					} else {
-						env = append(env, "ATOMICX_SNAPSHOTS=before-fault")
-					}
+			for run := range work {
+				e := *run.Run
+				p := pkgs[e.Package]
+				if p == nil {
+					errOnce.Do(func() { firstErr = fmt.Errorf("a run of %s, which is not among the workload's packages", e.Package) })
+					continue
 				}
-				if e.Snapshot != "" {
-					env = append(env, "ATOMICX_SNAPSHOT_CALLS="+e.Snapshot)
-				}
-				if e.Mask != "" {
-					env = append(env, "ATOMICX_MASK="+e.Mask)
-				}
-				c.runTest(ctx, pkgs[e.Package], e.Test, env, e)
+				c.runTest(ctx, p, e.Test, run.Env, &e)
 				if ctx.Err() != nil {
 					continue // interrupted: not finished, so not journaled; a resume runs it
 				}
-				if err := c.journal.Append(e); err != nil {
+				if err := c.journal.Append(&e); err != nil {
 					errOnce.Do(func() { firstErr = err })
 				}
 				c.mu.Lock()
+				c.done[run.Key] = &e
 				switch e.Kind {
 				case "natural":
 					c.res.NaturalRuns++
@@ -725,7 +736,8 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 			cmd.Args = append(cmd.Args, "-test.gocoverdir="+covDir)
 		}
 	}
-	cmd.Env = append(os.Environ(), append(env, "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp)...)
+	env = append(append(env, c.extraEnv...), "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
 	var out tailBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out

@@ -32,6 +32,8 @@ type Header struct {
 	Command    []string `json:"command"`         // the command line that started the campaign
 	Date       string   `json:"date"`            // when it started, RFC 3339
 	Run        string   `json:"run,omitempty"`   // the tests selected, as go test -run
+	Plan       string   `json:"plan,omitempty"`  // a sharded campaign's plan ID (Plan.ID)
+	Shard      string   `json:"shard,omitempty"` // a shard's journal: which shard, "K/N"
 	Cover      bool     `json:"cover,omitempty"` // built with coverage (Config.Cover)
 }
 
@@ -120,4 +122,14 @@ func repoRoot(dir string) string {
 		}
 		d = parent
 	}
+}
+
+// ModuleOf returns the root and the path of the module that holds dir,
+// as the go command finds them.
+func ModuleOf(ctx context.Context, dir string) (root, module string, err error) {
+	var h Header
+	if err := describeModule(ctx, &h, dir); err != nil {
+		return "", "", err
+	}
+	return h.ModuleRoot, h.Module, nil
 }

@@ -17,6 +17,7 @@ type progress struct {
 	w        io.Writer
 	terminal bool
 	what     string // the runs counted: "experiments", "natural reruns and experiments"
+	label    string // starts each line: "shard 2/4: " or ""
 	total    int
 	done     int
 	start    time.Time
@@ -57,7 +58,7 @@ func (p *progress) print() {
 	if rate > 0 {
 		eta = (time.Duration(float64(p.total-p.done)/rate) * time.Second).Round(time.Second).String()
 	}
-	line := fmt.Sprintf("%s %d/%d  %.1f/s  ETA %s", p.what, p.done, p.total, rate, eta)
+	line := fmt.Sprintf("%s%s %d/%d  %.1f/s  ETA %s", p.label, p.what, p.done, p.total, rate, eta)
 	if p.terminal {
 		fmt.Fprintf(p.w, "\r\033[K%s", line)
 	} else {

@@ -34,6 +34,11 @@ Commands:
 	                            and report each function's verdict
 	report [-format f] [-o file] [journal]
 	                            report a campaign again from its journal
+	plan -o dir [flags] [packages]
+	                            build and profile once; write a campaign's runs
+	                            as a plan for shards to run
+	run -shard K/N dir          run the Kth of N shares of a plan
+	merge dir [journal...]      combine the shards' journals into the report
 	reproduce [-journal dir] function
 	                            run again the test and fault that showed a
 	                            function non-atomic, as its campaign did
@@ -83,6 +88,29 @@ Detection campaigns:
 	function's verdicts, and the go test line it runs:
 
 		atomicx reproduce -journal DIR 'example.com/m.(*T).M'
+
+Sharded campaigns:
+
+	atomicx plan -o PLANDIR [detect's flags] [packages]
+	atomicx run -shard K/N [-jobs J] [-o JOURNAL] [-C DIR] [-rebuild] PLANDIR
+	atomicx merge [-format text|json|html|sarif] [-o FILE] PLANDIR [JOURNAL...]
+
+	detect is these three steps in one process. plan builds the test
+	binaries into PLANDIR/bin, runs the profile runs and writes
+	PLANDIR/plan.json: the runs, the options every shard uses, and an ID
+	that hashes them. run, on any machine with the module checked out and
+	a copy of PLANDIR, runs one share (every machine splits a plan the
+	same way) and the rechecks of its own runs, appending to
+	PLANDIR/shard-K-of-N.jsonl; run again, a killed shard goes on where it
+	stopped. merge refuses journals of another plan, writes
+	PLANDIR/journal.jsonl (for report and reproduce), prints the report
+	and how many of the plan's runs each shard has done. A GitHub Actions
+	matrix and a Kubernetes Indexed Job that do this are in the
+	repository's examples/ci:
+
+		atomicx plan -o plan ./...
+		atomicx run -shard $((JOB_COMPLETION_INDEX+1))/8 plan
+		atomicx merge -format html -o report.html plan
 
 	atomicx policy suggest [journal-or-report] reads a journal (or a report
 	written with -format json) and prints one [[rule]] with mode = "mask"

@@ -49,6 +49,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return detectCmd(args[1:], stdout, stderr)
 	case "go":
 		return goCmd(args[1:], stdout, stderr)
+	case "plan":
+		return planCmd(args[1:], stdout, stderr)
+	case "run":
+		return runCmd(args[1:], stdout, stderr)
+	case "merge":
+		return mergeCmd(args[1:], stdout, stderr)
 	case "report":
 		return reportCmd(args[1:], stdout, stderr)
 	case "reproduce":

@@ -1,0 +1,109 @@
+package campaign
+
+import (
+	"encoding/json"
+	"fmt"
+	"sort"
+)
+
+// A Planner is the question a campaign asks, as the engine sees it: the
+// runs to do after each test's profile run, and the further runs that
+// finished runs call for. The engine builds, profiles, runs, journals and
+// merges; what a run arms and why is the planner's.
+type Planner struct {
+	Name string
+	// Runs plans the runs of one test from its profile run (which
+	// passed).
+	Runs func(prof *Record, opt Options) []*PlannedRun
+	// FollowUps plans the runs that finished runs call for, given the
+	// records of one shard's journal; it returns none once it has asked
+	// everything. The engine calls it at most Rounds times.
+	FollowUps func(recs []*Record, opt Options) []*PlannedRun
+	Rounds    int
+	// FollowUpsText says what a round of follow-ups does, with the
+	// number of runs as %d.
+	FollowUpsText string
+}
+
+// planners are the questions a plan may name.
+var planners = map[string]*Planner{Detect.Name: Detect}
+
+// PlannerNamed returns the planner of that name, nil if none.
+func PlannerNamed(name string) *Planner { return planners[name] }
+
+// Detect asks which functions are not failure atomic: one experiment
+// per reached point, occurrence and fault, a natural rerun for the
+// profile run's own failures, then rechecks that tell pure from
+// dependent non-atomic functions.
+var Detect = &Planner{
+	Name: "detect",
+	Runs: func(prof *Record, opt Options) []*PlannedRun {
+		var recs []*Record
+		if n := naturalRunOf(prof, opt.MaxOccur); n != nil {
+			recs = append(recs, n)
+		}
+		recs = append(recs, experimentsOf(prof, opt.MaxOccur, !opt.AllSnaps)...)
+		return plannedRuns(recs, prof.Millis, opt)
+	},
+	FollowUps: func(recs []*Record, opt Options) []*PlannedRun {
+		// In the order of their keys, not of the journal, so that which
+		// of several runs asking one question gets the replay does not
+		// depend on which finished first.
+		recs = append([]*Record(nil), recs...)
+		sort.SliceStable(recs, func(i, j int) bool { return recs[i].Key() < recs[j].Key() })
+		return plannedRuns(replaysOf(recs, askedBy(recs)), 0, opt)
+	},
+	Rounds:        MaxMasks,
+	FollowUpsText: "replaying %d failures with the non-atomic functions that ran inside them masked",
+}
+
+// askedBy returns the questions that the journaled replays among recs
+// answer: asked already.
+func askedBy(recs []*Record) map[Question]bool {
+	asked := map[Question]bool{}
+	for _, r := range recs {
+		if r.Kind != "recheck" {
+			continue
+		}
+		for _, raw := range r.Events {
+			var v event
+			if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" {
+				asked[Question{Site: v.Site, Mask: r.Mask}] = true
+			}
+		}
+	}
+	return asked
+}
+
+// plannedRuns gives each record its arming environment and cost.
+func plannedRuns(recs []*Record, cost int64, opt Options) []*PlannedRun {
+	runs := make([]*PlannedRun, len(recs))
+	for i, r := range recs {
+		runs[i] = &PlannedRun{Key: r.Key(), CostMs: cost, Env: detectEnv(r, opt), Run: r}
+	}
+	return runs
+}
+
+// detectEnv is the environment that arms a detection run: the fault, the
+// calls snapshotted, the functions masked.
+func detectEnv(e *Record, opt Options) []string {
+	var env []string
+	if (e.Kind == "experiment" || e.Kind == "recheck") && e.Site != "" {
+		env = append(env, fmt.Sprintf("ATOMICX_INJECT=%s:%d:%s", e.Fault, e.Occurrence, e.Site))
+		if opt.EarlyStop {
+			env = append(env, "ATOMICX_STOP=absorbed")
+		}
+		if opt.AllSnaps {
+			env = append(env, "ATOMICX_SNAPSHOTS=all")
+		} else {
+			env = append(env, "ATOMICX_SNAPSHOTS=before-fault")
+		}
+	}
+	if e.Snapshot != "" {
+		env = append(env, "ATOMICX_SNAPSHOT_CALLS="+e.Snapshot)
+	}
+	if e.Mask != "" {
+		env = append(env, "ATOMICX_MASK="+e.Mask)
+	}
+	return env
+}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/report"
+)
+
+// mergeFlags are merge's flags; the example files' command lines are
+// checked against them too.
+func mergeFlags(stderr io.Writer) (*flag.FlagSet, *mergeOptions) {
+	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := &mergeOptions{}
+	fs.StringVar(&o.format, "format", "text", "report format: text, json, html or sarif")
+	fs.StringVar(&o.out, "o", "", "write the report to this file instead of standard output")
+	fs.StringVar(&o.category, "category", report.DefaultSARIFCategory, sarifCategoryUsage)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: atomicx merge [-format text|json|html|sarif] [-o file] PLANDIR [JOURNAL...]\n\n"+
+			"Combines the journals of a plan's shards (default: PLANDIR/shard-*-of-*.jsonl)\n"+
+			"into the campaign's journal, PLANDIR/journal.jsonl, and prints its report\n"+
+			"and how many of the plan's runs are done, overall and per shard. A journal\n"+
+			"of another plan is refused. 'atomicx report PLANDIR' and 'atomicx reproduce\n"+
+			"-journal PLANDIR' read the merged journal.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	return fs, o
+}
+
+type mergeOptions struct{ format, out, category string }
+
+func mergeCmd(args []string, stdout, stderr io.Writer) int {
+	fs, o := mergeFlags(stderr)
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() < 1 {
+		fs.Usage()
+		return 2
+	}
+	if !reportFormats[o.format] {
+		fmt.Fprintf(stderr, "atomicx merge: -format must be text, json, html or sarif\n")
+		return 2
+	}
+	planDir, err := filepath.Abs(fs.Arg(0))
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	p, err := campaign.ReadPlan(planDir)
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	paths := fs.Args()[1:]
+	if len(paths) == 0 {
+		paths, _ = filepath.Glob(filepath.Join(planDir, "shard-*-of-*.jsonl"))
+		if len(paths) == 0 {
+			fmt.Fprintf(stderr, "atomicx: no shard journals in %s: run 'atomicx run -shard K/N %s' first, or name the journals\n", planDir, fs.Arg(0))
+			return 1
+		}
+	}
+	var journals []*campaign.ShardJournal
+	for _, path := range paths {
+		j, err := campaign.ReadShardJournal(path, p)
+		if err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+		journals = append(journals, j)
+	}
+	m, err := campaign.Merge(p, journals)
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	// The merged campaign is read from here: its reproduce lines name
+	// this directory, and its sources are those of this checkout when it
+	// is of the plan's module.
+	h := campaign.HeaderOf(m.Records)
+	h.Journal = planDir
+	wd, _ := os.Getwd()
+	if root, module, err := campaign.ModuleOf(context.Background(), wd); err == nil && module == h.Module && root != h.ModuleRoot {
+		h.Dir = rebase(h.Dir, h.ModuleRoot, root)
+		h.ModuleRoot = root
+	}
+	if err := campaign.WriteJournal(filepath.Join(planDir, "journal.jsonl"), m.Records); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	for _, pr := range m.Problems {
+		fmt.Fprintf(stderr, "%s\n", pr)
+	}
+	writeMergeProgress(stderr, p, m)
+	rep := report.Classify(m.Records, m.Problems)
+	if err := addCoverage(context.Background(), rep, h); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	if err := writeReport(stdout, stderr, o.out, rep, o.format, h, wd, o.category); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// writeMergeProgress says how far the plan got: the planned runs done,
+// overall, by kind and per shard, and the shards not merged.
+func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
+	var kinds []string
+	for k := range m.ByKind {
+		kinds = append(kinds, k)
+	}
+	sort.Strings(kinds)
+	var parts []string
+	for _, k := range kinds {
+		c := m.ByKind[k]
+		parts = append(parts, fmt.Sprintf("%s %d/%d", k, c[0], c[1]))
+	}
+	fmt.Fprintf(w, "plan %s: %d/%d runs done (%s)\n", p.ID, m.Done, m.Planned, strings.Join(parts, ", "))
+	for _, s := range m.Shards {
+		state := "complete"
+		if s.Done < s.Planned {
+			state = fmt.Sprintf("%d to go", s.Planned-s.Done)
+		}
+		fmt.Fprintf(w, "  shard %s: %d/%d runs done, %s; %d rechecks (%s)\n", s.Shard, s.Done, s.Planned, state, s.FollowUps, s.Path)
+	}
+	for _, s := range m.Missing {
+		fmt.Fprintf(w, "  shard %s: missing: no journal given; %d runs not done\n", s.Shard, s.Planned)
+	}
+	if m.Dropped > 0 {
+		fmt.Fprintf(w, "  %d runs were in more than one journal (shards of different N): kept from the smallest N\n", m.Dropped)
+	}
+	if m.Unused > 0 {
+		fmt.Fprintf(w, "  %d rechecks left out: they replay questions that another shard's rechecks answer, as one process would have asked them once\n", m.Unused)
+	}
+	if m.Done < m.Planned {
+		fmt.Fprintf(w, "incomplete: %d of the plan's runs are not in the journals; the report covers the %d done\n", m.Planned-m.Done, m.Done)
+	}
+}
