@@ -209,9 +209,10 @@ type Summary struct {
 	// jobs it exceeds the wall time.
 	ExperimentsMs int64 `json:"experiments_ms"`
 	// WallMs is the campaign's wall time, from the start of each detect
-	// command to the end of its last run, summed over the Sessions that
-	// made the journal (more than one when a campaign was resumed); 0
-	// for a journal that did not record it.
+	// command (or plan, or shard's run) to the end of its last run,
+	// summed over the Sessions that made the journal (more than one when
+	// a campaign was resumed or sharded); 0 for a journal that did not
+	// record it.
 	WallMs   int64 `json:"wall_ms"`
 	Sessions int   `json:"sessions"`
 	// UnknownKinds counts the functions of each kind of unknown verdict.
@@ -625,8 +626,8 @@ func (r *Report) countExperiment(rec *campaign.Record) {
 	}
 }
 
-// wallTime sums, over the detect commands that wrote the records (their
-// sessions), the time from the command's start to the end of its last
+// wallTime sums, over the commands that wrote the records (their
+// sessions: detect, or a plan and its shards' runs), the time from the command's start to the end of its last
 // run.
 func wallTime(recs []*campaign.Record) (ms int64, sessions int) {
 	end := map[int64]int64{}

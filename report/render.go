@@ -110,7 +110,7 @@ func timeText(s Summary) string {
 	case s.Sessions == 0:
 		return fmt.Sprintf("wall time not recorded, experiment time %s (summed)", sum)
 	case s.Sessions > 1:
-		return fmt.Sprintf("wall time %s over %d sessions (resumed), experiment time %s (summed)", durationText(s.WallMs), s.Sessions, sum)
+		return fmt.Sprintf("wall time %s summed over %d sessions (resumed or sharded), experiment time %s (summed)", durationText(s.WallMs), s.Sessions, sum)
 	}
 	return fmt.Sprintf("wall time %s, experiment time %s (summed)", durationText(s.WallMs), sum)
 }

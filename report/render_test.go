@@ -52,7 +52,7 @@ func TestTextSummaryNamesRunsAndTimes(t *testing.T) {
 				"experiments: 8 faults injected; 6 test failed, 1 test passed, 1 absorbed (ended early: the failure stopped propagating), 0 hang (timeout), 0 crash (no test verdict)\n",
 			}},
 		{"resumed", Summary{Experiments: 2, ExperimentsMs: 1500, WallMs: 61000, Sessions: 2, Crashed: 1, NotStarted: 1},
-			[]string{"wall time 1m1s over 2 sessions (resumed), experiment time 1.5s (summed)", "1 crash (no test verdict), 1 not started\n"}},
+			[]string{"wall time 1m1s summed over 2 sessions (resumed or sharded), experiment time 1.5s (summed)", "1 crash (no test verdict), 1 not started\n"}},
 		{"old journal", Summary{ExperimentsMs: 5},
 			[]string{"wall time not recorded, experiment time 5ms (summed)"}},
 	} {
