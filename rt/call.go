@@ -11,29 +11,69 @@ import (
 
 // Call is one call of an instrumented function while verdicts are on: the
 // snapshot of its object graph taken at entry.
+//
+// It is small (six words), because every instrumented call holds one: it
+// is returned by Begin, copied into the frame's deferred Exit and handed
+// to it in registers; what only some calls need (the snapshot, a literal's
+// frame name) is a pointer, and the rest fits in a word of flags.
 type Call struct {
 	site *Site
 	// snap holds the roots and their names with their copies; nil when
 	// the call was not snapshotted.
-	snap     *snapshot
-	tooLarge bool
-	// overBudget: the call was to be snapshotted, but the sampled run
+	snap *snapshot
+	// frame is, for a function literal that is not a leaf, the name that
+	// its frames show (see Site.Literal and callerName); nil otherwise:
+	// the site's frameName is the frame's name.
+	frame *string
+	seq   uint64 // order of entry among all calls
+	num   uint64 // which call of its function this is
+	flags callFlags
+}
+
+// callFlags are what a Call knows about itself beyond its numbers.
+type callFlags uint8
+
+const (
+	// callWanted: the call is to be snapshotted (see Snap).
+	callWanted callFlags = 1 << iota
+	// callAfterFault: entered after the armed fault fired, on its
+	// goroutine (see afterFaultWanted); its verdict is logged only when
+	// it fails with the injected failure.
+	callAfterFault
+	// callInSlot: a profile run tracks this call in progress in its
+	// site's slot rather than in its list (see pushActive).
+	callInSlot
+	// callTooLarge: the snapshot went over its budget.
+	callTooLarge
+	// callOverBudget: the call was to be snapshotted, but the sampled run
 	// had spent its time budget on snapshots.
-	overBudget bool
-	// overLive: the call was to be snapshotted, but the snapshots of the
-	// calls in progress already held liveSnapshotBudget words.
-	overLive bool
-	seq      uint64 // order of entry among all calls
-	num      uint64 // which call of its function this is
-	// afterFault: entered after the armed fault fired, on its goroutine
-	// (see afterFaultWanted); its verdict is logged only when it fails
-	// with the injected failure.
-	afterFault bool
-	frame      string // the function's name in stack frames (see Site.Literal)
-	// inSlot: a profile run tracks this call in progress in its site's
-	// slot rather than in its list (see pushActive).
-	inSlot bool
-	want   bool // to be snapshotted (see Snap)
+	callOverBudget
+	// callOverLive: the call was to be snapshotted, but the snapshots of
+	// the calls in progress already held liveSnapshotBudget words.
+	callOverLive
+)
+
+func (c *Call) is(f callFlags) bool { return c.flags&f != 0 }
+
+// set sets or clears f.
+func (c *Call) set(f callFlags, on bool) {
+	if on {
+		c.flags |= f
+	} else {
+		c.flags &^= f
+	}
+}
+
+// frameName is the name of the call's frames, "" for a leaf function
+// literal (see unwindingAt).
+func (c *Call) frameName() string {
+	if c.frame != nil {
+		return *c.frame
+	}
+	if c.site.Literal && c.site.Leaf {
+		return ""
+	}
+	return c.site.frameName()
 }
 
 // liveSnapshotWords is the budget (see snapshot.charge) that the
@@ -67,7 +107,7 @@ var callSeq atomic.Uint64
 // roots stays on its stack.
 func Enter(s *Site, roots ...any) Call {
 	c := begin(s)
-	if c.want {
+	if c.is(callWanted) {
 		c.Snap(roots...)
 	}
 	return c
@@ -88,52 +128,51 @@ func begin(s *Site) Call {
 	if after && !afterFaultWanted() {
 		return Call{}
 	}
-	c := Call{site: s, num: s.calls.Add(1), afterFault: after, frame: s.frameName()}
+	c := Call{site: s, num: s.calls.Add(1)}
+	c.set(callAfterFault, after)
 	if !campaign.noSnapshots {
 		// Without snapshots no failure is placed in a chain (see
 		// exitUnsnapped), and a profile run skips the shared counter.
 		c.seq = callSeq.Add(1)
 	}
-	if s.Literal && s.Leaf {
-		c.frame = ""
-	} else if s.Literal {
+	if s.Literal && !s.Leaf {
 		// The name of the copy of the literal's code that runs: a leaf
 		// has no calls in progress to track, and Exit finds its frame
 		// without it (see unwindingAt), so it saves the stack walk.
 		var fresh bool
-		c.frame, fresh = callerName(4)
-		if fresh && campaign.profile > 0 {
-			registerFrame(s, c.frame)
+		c.frame, fresh = callerFrame(4)
+		if fresh && campaign.profile > 0 && c.frame != nil {
+			registerFrame(s, *c.frame)
 		}
 	}
 	if campaign.profile > 0 {
 		if !s.Leaf {
-			c.inSlot = pushActive(s, c.num)
+			c.set(callInSlot, pushActive(s, c.num))
 		}
 		if c.num == 1 && s.Faults == 0 {
 			writeEnter(s)
 		}
 	}
-	c.want = after || snapshotWanted(s, c.num)
+	c.set(callWanted, after || snapshotWanted(s, c.num))
 	return c
 }
 
 // Wants reports whether the call is to be snapshotted (see Snap).
-func (c *Call) Wants() bool { return c.want }
+func (c *Call) Wants() bool { return c.is(callWanted) }
 
 // Snap snapshots the call's object graph, from its roots (the receiver
 // and arguments, in the order of Site.Roots) and the package-level
 // variables when the site asks for them.
 func (c *Call) Snap(roots ...any) {
 	s := c.site
-	if s == nil || !c.want {
+	if s == nil || !c.is(callWanted) {
 		return
 	}
 	var start time.Time
 	if campaign.sampled {
 		start = time.Now()
 		if !withinTimeBudget(time.Duration(snapshotTime.spent.Load()), start.Sub(snapshotTime.start)) {
-			c.overBudget = true
+			c.flags |= callOverBudget
 			return
 		}
 	}
@@ -148,7 +187,7 @@ func (c *Call) Snap(roots ...any) {
 	}
 	left := liveSnapshotBudget - liveSnapshotWords.Load()
 	if left <= 0 {
-		c.overLive = true
+		c.flags |= callOverLive
 		return
 	}
 	snap, ok := takeSnapshot(all, int(min(int64(budget), left)))
@@ -156,9 +195,13 @@ func (c *Call) Snap(roots ...any) {
 		snap.names = s.rootNames(len(all))
 		liveSnapshotWords.Add(int64(snap.used))
 	}
-	c.snap, c.tooLarge = snap, !ok
-	if !ok && int64(budget) > left {
-		c.tooLarge, c.overLive = false, true
+	c.snap = snap
+	switch {
+	case ok:
+	case int64(budget) > left:
+		c.flags |= callOverLive
+	default:
+		c.flags |= callTooLarge
 	}
 	if campaign.sampled {
 		snapshotTime.spent.Add(int64(time.Since(start)))
@@ -180,14 +223,14 @@ func (c Call) Exit(done *int32, errp *error) {
 		defer liveSnapshotWords.Add(-int64(c.snap.used))
 	}
 	if campaign.profile > 0 && !c.site.Leaf {
-		popActive(c.site, c.num, c.inSlot)
+		popActive(c.site, c.num, c.is(callInSlot))
 	}
 	var failure string
 	var err error
 	var end int
 	if *done == 0 {
 		var panicking bool
-		panicking, end = unwindingAt(c.frame)
+		panicking, end = unwindingAt(c.frameName())
 		if panicking {
 			failure = "panic"
 		}
@@ -204,14 +247,14 @@ func (c Call) Exit(done *int32, errp *error) {
 		return // a normal return: nothing to compare
 	}
 	v := verdictEvent{site: c.site, failure: failure, err: err, end: end}
-	if c.afterFault && !c.injectedFailure(&v) {
+	if c.is(callAfterFault) && !c.injectedFailure(&v) {
 		return // a natural failure: the profile run saw it
 	}
 	if c.unsnapped() {
 		c.exitUnsnapped(&v)
 		return
 	}
-	if c.tooLarge {
+	if c.is(callTooLarge) {
 		v.verdict = "unknown"
 		v.reason = "graph too large"
 	} else {
@@ -250,7 +293,7 @@ func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
 // found when the call joins it.
 func (c *Call) injectedFailure(v *verdictEvent) bool {
 	nonAtomic := false
-	if c.snap != nil && !c.tooLarge {
+	if c.snap != nil && !c.is(callTooLarge) {
 		_, equal := c.snap.firstDiff(c.snap.roots, c.snap.names)
 		nonAtomic = !equal && !campaign.masks[c.site.ID]
 	}
@@ -292,7 +335,7 @@ const (
 var afterFault, afterFaultChecks atomic.Int32
 
 // unsnapped says the campaign asked for no snapshot of this call.
-func (c *Call) unsnapped() bool { return c.snap == nil && !c.tooLarge }
+func (c *Call) unsnapped() bool { return c.snap == nil && !c.is(callTooLarge) }
 
 // snapshotWanted reports whether the settings want the nth call of s
 // snapshotted. The site's targets are looked up by ID once, not at every
@@ -344,7 +387,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		// would pay it at every level.
 		c.site.retrySampling()
 		v.injected = wrapsInjected(v.err)
-		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.overBudget), c.num
+		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.is(callOverBudget)), c.num
 		writeVerdict(v)
 		return
 	}
@@ -352,7 +395,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		v.placeIn(c.seq, false)
 	}
 	switch {
-	case c.overLive:
+	case c.is(callOverLive):
 		// Wanted, whatever the run: say why there is no verdict.
 		v.verdict, v.reason = "unknown", ReasonLiveBudget
 		writeVerdict(v)
@@ -379,21 +422,31 @@ const ReasonBeforeFault = "not snapshotted: failed before the fault"
 // never inlined (it defers a call), so its caller's frame is its own.
 // fresh says that the name was not known yet from this caller.
 func callerName(skip int) (name string, fresh bool) {
-	var pc [1]uintptr
-	if runtime.Callers(skip, pc[:]) == 0 {
+	p, fresh := callerFrame(skip + 1)
+	if p == nil {
 		return "", false
 	}
-	if name, ok := callerNames.Load(pc[0]); ok {
-		return name.(string), false
-	}
-	f, _ := runtime.CallersFrames(pc[:]).Next()
-	_, known := callerNames.LoadOrStore(pc[0], f.Function)
-	return f.Function, !known
+	return *p, fresh
 }
 
-// callerNames caches callerName's answers by return address: a literal is
-// entered from a few places, very often.
-var callerNames sync.Map // uintptr → string
+// callerFrame is callerName, answering with the cached name itself so
+// that a Call holds one word for it; nil when there is no caller.
+func callerFrame(skip int) (name *string, fresh bool) {
+	var pc [1]uintptr
+	if runtime.Callers(skip, pc[:]) == 0 {
+		return nil, false
+	}
+	if name, ok := callerNames.Load(pc[0]); ok {
+		return name.(*string), false
+	}
+	f, _ := runtime.CallersFrames(pc[:]).Next()
+	known, loaded := callerNames.LoadOrStore(pc[0], &f.Function)
+	return known.(*string), !loaded
+}
+
+// callerNames caches callerFrame's answers by return address: a literal
+// is entered from a few places, very often.
+var callerNames sync.Map // uintptr → *string
 
 // unwinding reports whether the caller of Exit runs because the goroutine
 // panics or exits (runtime.gopanic or runtime.Goexit is running deferred
