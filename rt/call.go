@@ -12,22 +12,31 @@ import (
 // Call is one call of an instrumented function while verdicts are on: the
 // snapshot of its object graph taken at entry.
 //
-// It is small (six words), because every instrumented call holds one: it
-// is returned by Begin, copied into the frame's deferred Exit and handed
-// to it in registers; what only some calls need (the snapshot, a literal's
-// frame name) is a pointer, and the rest fits in a word of flags.
+// Every instrumented call holds one: Begin returns it, the frame's
+// deferred Exit keeps a copy, and it is handed to Exit. It is four words,
+// which the compiler keeps in registers (a struct of more fields, or of
+// more than four words, goes through memory at each step, and its copies
+// stall the loads that follow); what only some calls need is behind ext.
 type Call struct {
 	site *Site
+	// ext is nil, a function literal's frame shared by its calls (see
+	// callerFrame), or what Snap took.
+	ext *callExt
+	seq uint64 // order of entry among all calls
+	// num is which call of its function this is, in the low bits, with
+	// the call's flags in the top byte (see callFlags).
+	num uint64
+}
+
+// callExt is the part of a Call that few calls have.
+type callExt struct {
+	// frame is, for a function literal that is not a leaf, the name that
+	// its frames show (see Site.Literal); "" for the site's frameName.
+	frame string
 	// snap holds the roots and their names with their copies; nil when
 	// the call was not snapshotted.
-	snap *snapshot
-	// frame is, for a function literal that is not a leaf, the name that
-	// its frames show (see Site.Literal and callerName); nil otherwise:
-	// the site's frameName is the frame's name.
-	frame *string
-	seq   uint64 // order of entry among all calls
-	num   uint64 // which call of its function this is
-	flags callFlags
+	snap  *snapshot
+	flags callFlags // callTooLarge, callOverBudget, callOverLive
 }
 
 // callFlags are what a Call knows about itself beyond its numbers.
@@ -41,7 +50,7 @@ const (
 	// it fails with the injected failure.
 	callAfterFault
 	// callInSlot: a profile run tracks this call in progress in its
-	// site's slot rather than in its list (see pushActive).
+	// site's slot rather than in its list (see enterActive).
 	callInSlot
 	// callTooLarge: the snapshot went over its budget.
 	callTooLarge
@@ -53,24 +62,32 @@ const (
 	callOverLive
 )
 
-func (c *Call) is(f callFlags) bool { return c.flags&f != 0 }
+// flagShift places callFlags in the top byte of Call.num: no function
+// is called 2⁵⁶ times.
+const flagShift = 56
 
-// set sets or clears f.
-func (c *Call) set(f callFlags, on bool) {
-	if on {
-		c.flags |= f
-	} else {
-		c.flags &^= f
+func (c *Call) is(f callFlags) bool {
+	return callFlags(c.num>>flagShift)&f != 0 || c.ext != nil && c.ext.flags&f != 0
+}
+
+// number is which call of its function c is.
+func (c *Call) number() uint64 { return c.num & (1<<flagShift - 1) }
+
+// snapshot is what Snap took, or nil.
+func (c *Call) snapshot() *snapshot {
+	if c.ext == nil {
+		return nil
 	}
+	return c.ext.snap
 }
 
 // frameName is the name of the call's frames, "" for a leaf function
 // literal (see unwindingAt).
 func (c *Call) frameName() string {
-	if c.frame != nil {
-		return *c.frame
-	}
-	if c.site.Literal && c.site.Leaf {
+	switch {
+	case c.ext != nil && c.ext.frame != "":
+		return c.ext.frame
+	case c.site.Literal && c.site.Leaf:
 		return ""
 	}
 	return c.site.frameName()
@@ -119,7 +136,9 @@ func Enter(s *Site, roots ...any) Call {
 func Begin(s *Site) Call { return begin(s) }
 
 // begin is Begin, called by Begin or Enter: the frame of the
-// instrumented function is the fourth from callerName's (see Site.Literal).
+// instrumented function is the fourth from callerFrame's (see
+// Site.Literal). It works on plain variables, and builds the Call once at
+// the end, so that the Call stays in registers.
 func begin(s *Site) Call {
 	if config.logPath == "" || s.Ignored {
 		return Call{}
@@ -128,33 +147,44 @@ func begin(s *Site) Call {
 	if after && !afterFaultWanted() {
 		return Call{}
 	}
-	c := Call{site: s, num: s.calls.Add(1)}
-	c.set(callAfterFault, after)
+	var flags callFlags
+	if after {
+		flags |= callAfterFault
+	}
+	var num uint64
+	if campaign.profile > 0 && !s.Leaf {
+		var inSlot bool
+		num, inSlot = enterActive(s)
+		if inSlot {
+			flags |= callInSlot
+		}
+	} else {
+		num = s.calls.Add(1)
+	}
+	var seq uint64
 	if !campaign.noSnapshots {
 		// Without snapshots no failure is placed in a chain (see
 		// exitUnsnapped), and a profile run skips the shared counter.
-		c.seq = callSeq.Add(1)
+		seq = callSeq.Add(1)
 	}
+	var ext *callExt
 	if s.Literal && !s.Leaf {
 		// The name of the copy of the literal's code that runs: a leaf
 		// has no calls in progress to track, and Exit finds its frame
 		// without it (see unwindingAt), so it saves the stack walk.
 		var fresh bool
-		c.frame, fresh = callerFrame(4)
-		if fresh && campaign.profile > 0 && c.frame != nil {
-			registerFrame(s, *c.frame)
+		ext, fresh = callerFrame(4)
+		if fresh && campaign.profile > 0 && ext != nil {
+			registerFrame(s, ext.frame)
 		}
 	}
-	if campaign.profile > 0 {
-		if !s.Leaf {
-			c.set(callInSlot, pushActive(s, c.num))
-		}
-		if c.num == 1 && s.Faults == 0 {
-			writeEnter(s)
-		}
+	if campaign.profile > 0 && num == 1 && s.Faults == 0 {
+		writeEnter(s)
 	}
-	c.set(callWanted, after || snapshotWanted(s, c.num))
-	return c
+	if after || snapshotWanted(s, num) {
+		flags |= callWanted
+	}
+	return Call{site: s, ext: ext, seq: seq, num: num | uint64(flags)<<flagShift}
 }
 
 // Wants reports whether the call is to be snapshotted (see Snap).
@@ -168,11 +198,17 @@ func (c *Call) Snap(roots ...any) {
 	if s == nil || !c.is(callWanted) {
 		return
 	}
+	// A Call's ext may be shared (see callerFrame): Snap makes its own.
+	ext := &callExt{}
+	if c.ext != nil {
+		*ext = *c.ext
+	}
+	c.ext = ext
 	var start time.Time
 	if campaign.sampled {
 		start = time.Now()
 		if !withinTimeBudget(time.Duration(snapshotTime.spent.Load()), start.Sub(snapshotTime.start)) {
-			c.flags |= callOverBudget
+			ext.flags |= callOverBudget
 			return
 		}
 	}
@@ -187,7 +223,7 @@ func (c *Call) Snap(roots ...any) {
 	}
 	left := liveSnapshotBudget - liveSnapshotWords.Load()
 	if left <= 0 {
-		c.flags |= callOverLive
+		ext.flags |= callOverLive
 		return
 	}
 	snap, ok := takeSnapshot(all, int(min(int64(budget), left)))
@@ -195,13 +231,13 @@ func (c *Call) Snap(roots ...any) {
 		snap.names = s.rootNames(len(all))
 		liveSnapshotWords.Add(int64(snap.used))
 	}
-	c.snap = snap
+	ext.snap = snap
 	switch {
 	case ok:
 	case int64(budget) > left:
-		c.flags |= callOverLive
+		ext.flags |= callOverLive
 	default:
-		c.flags |= callTooLarge
+		ext.flags |= callTooLarge
 	}
 	if campaign.sampled {
 		snapshotTime.spent.Add(int64(time.Since(start)))
@@ -219,11 +255,12 @@ func (c Call) Exit(done *int32, errp *error) {
 	if c.site == nil {
 		return
 	}
-	if c.snap != nil {
-		defer liveSnapshotWords.Add(-int64(c.snap.used))
+	snap := c.snapshot()
+	if snap != nil {
+		defer liveSnapshotWords.Add(-int64(snap.used))
 	}
 	if campaign.profile > 0 && !c.site.Leaf {
-		popActive(c.site, c.num, c.is(callInSlot))
+		exitActive(c.site, c.number(), c.is(callInSlot))
 	}
 	var failure string
 	var err error
@@ -258,8 +295,8 @@ func (c Call) Exit(done *int32, errp *error) {
 		v.verdict = "unknown"
 		v.reason = "graph too large"
 	} else {
-		c.snap.scratch = c.site.scratch()
-		if d, equal := c.snap.firstDiff(c.snap.roots, c.snap.names); equal {
+		snap.scratch = c.site.scratch()
+		if d, equal := snap.firstDiff(snap.roots, snap.names); equal {
 			v.verdict = "atomic"
 		} else {
 			v.verdict, v.diff = "non-atomic", d
@@ -267,13 +304,13 @@ func (c Call) Exit(done *int32, errp *error) {
 	}
 	// A masked call is rolled back: for the calls around it, it failed
 	// atomically.
-	v.masked = campaign.masks[c.site.ID] && c.snap != nil
+	v.masked = campaign.masks[c.site.ID] && snap != nil
 	if !v.placed() {
 		v.placeIn(c.seq, v.verdict == "non-atomic" && !v.masked)
 	}
 	writeVerdict(&v)
 	if v.masked && v.verdict == "non-atomic" {
-		c.snap.restore()
+		snap.restore()
 	}
 }
 
@@ -293,8 +330,8 @@ func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
 // found when the call joins it.
 func (c *Call) injectedFailure(v *verdictEvent) bool {
 	nonAtomic := false
-	if c.snap != nil && !c.is(callTooLarge) {
-		_, equal := c.snap.firstDiff(c.snap.roots, c.snap.names)
+	if snap := c.snapshot(); snap != nil && !c.is(callTooLarge) {
+		_, equal := snap.firstDiff(snap.roots, snap.names)
 		nonAtomic = !equal && !campaign.masks[c.site.ID]
 	}
 	v.placeIn(c.seq, nonAtomic)
@@ -335,7 +372,7 @@ const (
 var afterFault, afterFaultChecks atomic.Int32
 
 // unsnapped says the campaign asked for no snapshot of this call.
-func (c *Call) unsnapped() bool { return c.snap == nil && !c.is(callTooLarge) }
+func (c *Call) unsnapped() bool { return c.snapshot() == nil && !c.is(callTooLarge) }
 
 // snapshotWanted reports whether the settings want the nth call of s
 // snapshotted. The site's targets are looked up by ID once, not at every
@@ -374,7 +411,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		if !v.placed() {
 			v.placeIn(c.seq, false)
 		}
-		if v.injected || campaign.targets == nil || campaign.targets[c.site.ID].has(c.num) {
+		if v.injected || campaign.targets == nil || campaign.targets[c.site.ID].has(c.number()) {
 			v.verdict, v.reason = "unknown", c.site.NoSnapshot
 			writeVerdict(v)
 		}
@@ -387,7 +424,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		// would pay it at every level.
 		c.site.retrySampling()
 		v.injected = wrapsInjected(v.err)
-		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.is(callOverBudget)), c.num
+		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.is(callOverBudget)), c.number()
 		writeVerdict(v)
 		return
 	}
@@ -420,33 +457,32 @@ const ReasonBeforeFault = "not snapshotted: failed before the fault"
 // Enter or Mask shows: for a function literal, the name of the copy of
 // its code that runs (see Site.Literal). An instrumented function is
 // never inlined (it defers a call), so its caller's frame is its own.
-// fresh says that the name was not known yet from this caller.
-func callerName(skip int) (name string, fresh bool) {
-	p, fresh := callerFrame(skip + 1)
-	if p == nil {
-		return "", false
+func callerName(skip int) string {
+	if ext, _ := callerFrame(skip + 1); ext != nil {
+		return ext.frame
 	}
-	return *p, fresh
+	return ""
 }
 
-// callerFrame is callerName, answering with the cached name itself so
-// that a Call holds one word for it; nil when there is no caller.
-func callerFrame(skip int) (name *string, fresh bool) {
+// callerFrame is callerName as the shared callExt of the calls made from
+// that frame, which Begin hands to them; nil when there is no caller.
+// fresh says that the name was not known yet from this caller.
+func callerFrame(skip int) (ext *callExt, fresh bool) {
 	var pc [1]uintptr
 	if runtime.Callers(skip, pc[:]) == 0 {
 		return nil, false
 	}
-	if name, ok := callerNames.Load(pc[0]); ok {
-		return name.(*string), false
+	if ext, ok := callerFrames.Load(pc[0]); ok {
+		return ext.(*callExt), false
 	}
 	f, _ := runtime.CallersFrames(pc[:]).Next()
-	known, loaded := callerNames.LoadOrStore(pc[0], &f.Function)
-	return known.(*string), !loaded
+	known, loaded := callerFrames.LoadOrStore(pc[0], &callExt{frame: f.Function})
+	return known.(*callExt), !loaded
 }
 
-// callerNames caches callerFrame's answers by return address: a literal
-// is entered from a few places, very often.
-var callerNames sync.Map // uintptr → *string
+// callerFrames caches callerFrame's answers by return address: a literal
+// is entered from a few places, very often. They are never changed.
+var callerFrames sync.Map // uintptr → *callExt
 
 // unwinding reports whether the caller of Exit runs because the goroutine
 // panics or exits (runtime.gopanic or runtime.Goexit is running deferred
