@@ -181,7 +181,7 @@ func begin(s *Site) Call {
 	if campaign.profile > 0 && num == 1 && s.Faults == 0 {
 		writeEnter(s)
 	}
-	if after || snapshotWanted(s, num) {
+	if after || !campaign.noSnapshots && snapshotWanted(s, num) {
 		flags |= callWanted
 	}
 	return Call{site: s, ext: ext, seq: seq, num: num | uint64(flags)<<flagShift}
@@ -251,16 +251,32 @@ func (c *Call) Snap(roots ...any) {
 // result (nil when it has none). A call that ends without passing a
 // return is a failure by panic or runtime.Goexit, unless a deferred
 // function recovered and the function returns normally.
+//
+// Most calls return normally, with nothing snapshotted: Exit sees to
+// them itself, with a small frame and no deferred call of its own, and
+// leaves the others to end.
 func (c Call) Exit(done *int32, errp *error) {
 	if c.site == nil {
 		return
 	}
+	if campaign.profile > 0 && !c.site.Leaf {
+		exitActive(c.site, c.number(), c.is(callInSlot))
+	}
+	if c.ext == nil && *done != 0 && (errp == nil || *errp == nil) {
+		if campaign.stopAbsorbed {
+			c.checkAbsorbed()
+		}
+		return
+	}
+	c.end(done, errp)
+}
+
+// end is Exit for a call that failed, or was snapshotted, or whose frame
+// has a name of its own.
+func (c *Call) end(done *int32, errp *error) {
 	snap := c.snapshot()
 	if snap != nil {
 		defer liveSnapshotWords.Add(-int64(snap.used))
-	}
-	if campaign.profile > 0 && !c.site.Leaf {
-		exitActive(c.site, c.number(), c.is(callInSlot))
 	}
 	var failure string
 	var err error
