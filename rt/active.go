@@ -27,32 +27,57 @@ func registerFrame(s *Site, frame string) {
 	activeSites.Unlock()
 }
 
-// pushActive records call n of s as in progress, and reports whether it
-// took the site's slot. Most calls run while no other call of their
-// function is in progress, and a profile run makes every call come here:
-// such a call takes the slot (Site.open) with one compare-and-swap, and
-// frees it with one store. A call that finds the slot taken (recursion,
-// or another goroutine) goes to the site's list, under its lock.
-func pushActive(s *Site, n uint64) (inSlot bool) {
+// slotTaken, in Site.calls, says that a call of the site is in progress
+// in the site's slot.
+const slotTaken = 1 << 63
+
+// enterActive numbers a call of s in a profile run and records it as in
+// progress, and reports whether it took the site's slot. Most calls run
+// while no other call of their function is in progress, and a profile
+// run makes every call come here: such a call takes the slot and its
+// number in one compare-and-swap of s.calls, and frees the slot with
+// another (see exitActive); the slot's number is the count itself, as no
+// other call of s can begin without going through the lock. A call that
+// finds the slot taken (recursion, or another goroutine) takes its
+// number under the site's lock and goes to its list; the first of them
+// writes down the slot's number, which the count no longer is.
+func enterActive(s *Site) (n uint64, inSlot bool) {
 	if !s.registered.Load() {
-		if !s.Literal { // a literal registers each name it runs under: see Enter
+		if !s.Literal { // a literal registers each name it runs under: see begin
 			registerFrame(s, s.frameName())
 		}
 		s.registered.Store(true)
 	}
-	if s.open.CompareAndSwap(0, n) {
-		return true
+	for {
+		old := s.calls.Load()
+		if old&slotTaken != 0 {
+			break
+		}
+		if s.calls.CompareAndSwap(old, (old+1)|slotTaken) {
+			return old + 1, true
+		}
 	}
 	s.activeMu.Lock()
+	v := s.calls.Add(1)
+	n = v &^ slotTaken
+	if v&slotTaken != 0 && !s.slotKnown {
+		s.slot, s.slotKnown = n-1, true
+	}
 	s.active = append(s.active, n)
 	s.activeMu.Unlock()
-	return false
+	return n, false
 }
 
-// popActive records the end of call n of s.
-func popActive(s *Site, n uint64, inSlot bool) {
+// exitActive records the end of call n of s.
+func exitActive(s *Site, n uint64, inSlot bool) {
 	if inSlot {
-		s.open.Store(0)
+		if s.calls.CompareAndSwap(n|slotTaken, n) {
+			return // no call of s began since this one
+		}
+		s.activeMu.Lock()
+		s.slotKnown = false
+		s.calls.And(^uint64(slotTaken))
+		s.activeMu.Unlock()
 		return
 	}
 	s.activeMu.Lock()
@@ -63,6 +88,23 @@ func popActive(s *Site, n uint64, inSlot bool) {
 			return
 		}
 	}
+}
+
+// activeCalls returns the numbers of the calls of s in progress.
+func (s *Site) activeCalls() []uint64 {
+	s.activeMu.Lock()
+	defer s.activeMu.Unlock()
+	var nums []uint64
+	if v := s.calls.Load(); v&slotTaken != 0 {
+		// Under the lock, no call of s is numbered while the slot is
+		// taken: the count is the slot's unless one was since.
+		slot := v &^ slotTaken
+		if s.slotKnown {
+			slot = s.slot
+		}
+		nums = append(nums, slot)
+	}
+	return append(nums, s.active...)
 }
 
 // activeStack returns the calls in progress of the functions on the
@@ -90,14 +132,7 @@ func activeStack() string {
 		activeSites.Unlock()
 		if s != nil && !seen[s] {
 			seen[s] = true
-			var nums []uint64
-			if n := s.open.Load(); n != 0 {
-				nums = append(nums, n)
-			}
-			s.activeMu.Lock()
-			nums = append(nums, s.active...)
-			s.activeMu.Unlock()
-			if len(nums) > 0 {
+			if nums := s.activeCalls(); len(nums) > 0 {
 				b = appendCalls(b, newCallSet(nums, maxSpans), s.ID)
 			}
 		}

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -9,21 +10,42 @@ import (
 
 // recurseActive enters a call of s at each of depth levels, as a profile
 // run does, and returns what activeStack says at the deepest.
-func recurseActive(s *Site, depth int, next *uint64) string {
-	*next++
-	n := *next
-	inSlot := pushActive(s, n)
-	defer popActive(s, n, inSlot)
+func recurseActive(s *Site, depth int) string {
+	n, inSlot := enterActive(s)
+	defer exitActive(s, n, inSlot)
 	if depth == 1 {
 		return activeStack()
 	}
-	return recurseActive(s, depth-1, next)
+	return recurseActive(s, depth-1)
+}
+
+// recurseAfterReturn enters a call of s, in which another call of s
+// begins and ends, then returns what activeStack says.
+func recurseAfterReturn(s *Site) string {
+	n, inSlot := enterActive(s)
+	defer exitActive(s, n, inSlot)
+	m, in := enterActive(s)
+	exitActive(s, m, in)
+	return activeStack()
+}
+
+func activeTestSite(t *testing.T, fn string) *Site {
+	pc, _, _, _ := runtime.Caller(1)
+	self := runtime.FuncForPC(pc).Name()
+	return &Site{ID: "S", Func: self[:strings.LastIndex(self, ".")+1] + fn}
+}
+
+// checkIdle fails the test unless no call of s is in progress and n were
+// numbered.
+func checkIdle(t *testing.T, s *Site, n uint64) {
+	t.Helper()
+	if got := s.activeCalls(); len(got) != 0 || s.calls.Load() != n || s.slotKnown {
+		t.Errorf("after the calls: in progress %v, count %#x, slot known %v; want none, %d, false", got, s.calls.Load(), s.slotKnown, n)
+	}
 }
 
 func TestActiveCalls(t *testing.T) {
-	pc, _, _, _ := runtime.Caller(0)
-	self := runtime.FuncForPC(pc).Name()
-	s := &Site{ID: "S", Func: strings.TrimSuffix(self, "TestActiveCalls") + "recurseActive"}
+	s := activeTestSite(t, "recurseActive")
 	tests := []struct {
 		depth int
 		want  string
@@ -34,31 +56,85 @@ func TestActiveCalls(t *testing.T) {
 		{20000, "1-20000@S"}, // one run, however deep
 	}
 	for _, tt := range tests {
-		var next uint64
-		if got := recurseActive(s, tt.depth, &next); got != tt.want {
+		s.calls.Store(0)
+		if got := recurseActive(s, tt.depth); got != tt.want {
 			t.Errorf("depth %d: activeStack = %q, want %q", tt.depth, got, tt.want)
 		}
-		if s.open.Load() != 0 || len(s.active) != 0 {
-			t.Errorf("depth %d: after the calls, slot %d and list %v are not empty", tt.depth, s.open.Load(), s.active)
+		checkIdle(t, s, uint64(tt.depth))
+	}
+}
+
+// TestActiveSlotAfterReturn: the call in the slot is named by its number,
+// not by the count, once a later call of the function has come and gone.
+func TestActiveSlotAfterReturn(t *testing.T) {
+	s := activeTestSite(t, "recurseAfterReturn")
+	for range 2 {
+		s.calls.Store(0)
+		if got, want := recurseAfterReturn(s), "1@S"; got != want {
+			t.Errorf("activeStack = %q, want %q", got, want)
+		}
+		checkIdle(t, s, 2)
+	}
+}
+
+// TestActiveInterleaved: calls of one function on several goroutines end
+// in another order than they began.
+func TestActiveInterleaved(t *testing.T) {
+	s := &Site{ID: "S", Func: "example.com/m.F"}
+	type step struct {
+		enter bool
+		call  uint64 // the call that ends, or that begins
+		want  []uint64
+	}
+	steps := []step{
+		{true, 1, []uint64{1}},    // slot
+		{true, 2, []uint64{1, 2}}, // list; the slot's number is written down
+		{false, 1, []uint64{2}},   // the slot is free
+		{true, 3, []uint64{3, 2}}, // slot again, its number the count
+		{true, 4, []uint64{3, 2, 4}},
+		{false, 3, []uint64{2, 4}},
+		{false, 4, []uint64{2}},
+		{true, 5, []uint64{5, 2}},
+		{false, 5, []uint64{2}},
+		{false, 2, nil},
+	}
+	inSlot := map[uint64]bool{}
+	for i, st := range steps {
+		if st.enter {
+			n, in := enterActive(s)
+			if n != st.call {
+				t.Fatalf("step %d: call numbered %d, want %d", i, n, st.call)
+			}
+			inSlot[n] = in
+		} else {
+			exitActive(s, st.call, inSlot[st.call])
+		}
+		if got := s.activeCalls(); !slices.Equal(got, st.want) {
+			t.Errorf("step %d: in progress %v, want %v", i, got, st.want)
 		}
 	}
+	checkIdle(t, s, 5)
+}
 
-	// Other goroutines' calls of the function count too, wherever they
-	// are kept; and every call, once ended, is gone.
+// TestActiveConcurrent: whatever other goroutines do, a call in progress
+// is among the calls in progress, and every call, once ended, is gone.
+func TestActiveConcurrent(t *testing.T) {
+	s := &Site{ID: "S", Func: "example.com/m.F"}
+	const goroutines, calls = 8, 500
 	var wg sync.WaitGroup
-	for g := range 8 {
+	for range goroutines {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for i := range 200 {
-				n := uint64(1000*(g+1) + i)
-				in := pushActive(s, n)
-				popActive(s, n, in)
+			for range calls {
+				n, in := enterActive(s)
+				if !slices.Contains(s.activeCalls(), n) {
+					t.Errorf("call %d (in the slot: %v) is not among the calls in progress", n, in)
+				}
+				exitActive(s, n, in)
 			}
 		}()
 	}
 	wg.Wait()
-	if s.open.Load() != 0 || len(s.active) != 0 {
-		t.Errorf("after concurrent calls, slot %d and list %v are not empty", s.open.Load(), s.active)
-	}
+	checkIdle(t, s, goroutines*calls)
 }

@@ -11,29 +11,86 @@ import (
 
 // Call is one call of an instrumented function while verdicts are on: the
 // snapshot of its object graph taken at entry.
+//
+// Every instrumented call holds one: Begin returns it, the frame's
+// deferred Exit keeps a copy, and it is handed to Exit. It is four words,
+// which the compiler keeps in registers (a struct of more fields, or of
+// more than four words, goes through memory at each step, and its copies
+// stall the loads that follow); what only some calls need is behind ext.
 type Call struct {
 	site *Site
+	// ext is nil, a function literal's frame shared by its calls (see
+	// callerFrame), or what Snap took.
+	ext *callExt
+	seq uint64 // order of entry among all calls
+	// num is which call of its function this is, in the low bits, with
+	// the call's flags in the top byte (see callFlags).
+	num uint64
+}
+
+// callExt is the part of a Call that few calls have.
+type callExt struct {
+	// frame is, for a function literal that is not a leaf, the name that
+	// its frames show (see Site.Literal); "" for the site's frameName.
+	frame string
 	// snap holds the roots and their names with their copies; nil when
 	// the call was not snapshotted.
-	snap     *snapshot
-	tooLarge bool
-	// overBudget: the call was to be snapshotted, but the sampled run
+	snap  *snapshot
+	flags callFlags // callTooLarge, callOverBudget, callOverLive
+}
+
+// callFlags are what a Call knows about itself beyond its numbers.
+type callFlags uint8
+
+const (
+	// callWanted: the call is to be snapshotted (see Snap).
+	callWanted callFlags = 1 << iota
+	// callAfterFault: entered after the armed fault fired, on its
+	// goroutine (see afterFaultWanted); its verdict is logged only when
+	// it fails with the injected failure.
+	callAfterFault
+	// callInSlot: a profile run tracks this call in progress in its
+	// site's slot rather than in its list (see enterActive).
+	callInSlot
+	// callTooLarge: the snapshot went over its budget.
+	callTooLarge
+	// callOverBudget: the call was to be snapshotted, but the sampled run
 	// had spent its time budget on snapshots.
-	overBudget bool
-	// overLive: the call was to be snapshotted, but the snapshots of the
-	// calls in progress already held liveSnapshotBudget words.
-	overLive bool
-	seq      uint64 // order of entry among all calls
-	num      uint64 // which call of its function this is
-	// afterFault: entered after the armed fault fired, on its goroutine
-	// (see afterFaultWanted); its verdict is logged only when it fails
-	// with the injected failure.
-	afterFault bool
-	frame      string // the function's name in stack frames (see Site.Literal)
-	// inSlot: a profile run tracks this call in progress in its site's
-	// slot rather than in its list (see pushActive).
-	inSlot bool
-	want   bool // to be snapshotted (see Snap)
+	callOverBudget
+	// callOverLive: the call was to be snapshotted, but the snapshots of
+	// the calls in progress already held liveSnapshotBudget words.
+	callOverLive
+)
+
+// flagShift places callFlags in the top byte of Call.num: no function
+// is called 2⁵⁶ times.
+const flagShift = 56
+
+func (c *Call) is(f callFlags) bool {
+	return callFlags(c.num>>flagShift)&f != 0 || c.ext != nil && c.ext.flags&f != 0
+}
+
+// number is which call of its function c is.
+func (c *Call) number() uint64 { return c.num & (1<<flagShift - 1) }
+
+// snapshot is what Snap took, or nil.
+func (c *Call) snapshot() *snapshot {
+	if c.ext == nil {
+		return nil
+	}
+	return c.ext.snap
+}
+
+// frameName is the name of the call's frames, "" for a leaf function
+// literal (see unwindingAt).
+func (c *Call) frameName() string {
+	switch {
+	case c.ext != nil && c.ext.frame != "":
+		return c.ext.frame
+	case c.site.Literal && c.site.Leaf:
+		return ""
+	}
+	return c.site.frameName()
 }
 
 // liveSnapshotWords is the budget (see snapshot.charge) that the
@@ -67,7 +124,7 @@ var callSeq atomic.Uint64
 // roots stays on its stack.
 func Enter(s *Site, roots ...any) Call {
 	c := begin(s)
-	if c.want {
+	if c.is(callWanted) {
 		c.Snap(roots...)
 	}
 	return c
@@ -79,7 +136,9 @@ func Enter(s *Site, roots ...any) Call {
 func Begin(s *Site) Call { return begin(s) }
 
 // begin is Begin, called by Begin or Enter: the frame of the
-// instrumented function is the fourth from callerName's (see Site.Literal).
+// instrumented function is the fourth from callerFrame's (see
+// Site.Literal). It works on plain variables, and builds the Call once at
+// the end, so that the Call stays in registers.
 func begin(s *Site) Call {
 	if config.logPath == "" || s.Ignored {
 		return Call{}
@@ -88,52 +147,68 @@ func begin(s *Site) Call {
 	if after && !afterFaultWanted() {
 		return Call{}
 	}
-	c := Call{site: s, num: s.calls.Add(1), afterFault: after, frame: s.frameName()}
+	var flags callFlags
+	if after {
+		flags |= callAfterFault
+	}
+	var num uint64
+	if campaign.profile > 0 && !s.Leaf {
+		var inSlot bool
+		num, inSlot = enterActive(s)
+		if inSlot {
+			flags |= callInSlot
+		}
+	} else {
+		num = s.calls.Add(1)
+	}
+	var seq uint64
 	if !campaign.noSnapshots {
 		// Without snapshots no failure is placed in a chain (see
 		// exitUnsnapped), and a profile run skips the shared counter.
-		c.seq = callSeq.Add(1)
+		seq = callSeq.Add(1)
 	}
-	if s.Literal && s.Leaf {
-		c.frame = ""
-	} else if s.Literal {
+	var ext *callExt
+	if s.Literal && !s.Leaf {
 		// The name of the copy of the literal's code that runs: a leaf
 		// has no calls in progress to track, and Exit finds its frame
 		// without it (see unwindingAt), so it saves the stack walk.
 		var fresh bool
-		c.frame, fresh = callerName(4)
-		if fresh && campaign.profile > 0 {
-			registerFrame(s, c.frame)
+		ext, fresh = callerFrame(4)
+		if fresh && campaign.profile > 0 && ext != nil {
+			registerFrame(s, ext.frame)
 		}
 	}
-	if campaign.profile > 0 {
-		if !s.Leaf {
-			c.inSlot = pushActive(s, c.num)
-		}
-		if c.num == 1 && s.Faults == 0 {
-			writeEnter(s)
-		}
+	if campaign.profile > 0 && num == 1 && s.Faults == 0 {
+		writeEnter(s)
 	}
-	c.want = after || snapshotWanted(s, c.num)
-	return c
+	if after || !campaign.noSnapshots && snapshotWanted(s, num) {
+		flags |= callWanted
+	}
+	return Call{site: s, ext: ext, seq: seq, num: num | uint64(flags)<<flagShift}
 }
 
 // Wants reports whether the call is to be snapshotted (see Snap).
-func (c *Call) Wants() bool { return c.want }
+func (c *Call) Wants() bool { return c.is(callWanted) }
 
 // Snap snapshots the call's object graph, from its roots (the receiver
 // and arguments, in the order of Site.Roots) and the package-level
 // variables when the site asks for them.
 func (c *Call) Snap(roots ...any) {
 	s := c.site
-	if s == nil || !c.want {
+	if s == nil || !c.is(callWanted) {
 		return
 	}
+	// A Call's ext may be shared (see callerFrame): Snap makes its own.
+	ext := &callExt{}
+	if c.ext != nil {
+		*ext = *c.ext
+	}
+	c.ext = ext
 	var start time.Time
 	if campaign.sampled {
 		start = time.Now()
 		if !withinTimeBudget(time.Duration(snapshotTime.spent.Load()), start.Sub(snapshotTime.start)) {
-			c.overBudget = true
+			ext.flags |= callOverBudget
 			return
 		}
 	}
@@ -148,7 +223,7 @@ func (c *Call) Snap(roots ...any) {
 	}
 	left := liveSnapshotBudget - liveSnapshotWords.Load()
 	if left <= 0 {
-		c.overLive = true
+		ext.flags |= callOverLive
 		return
 	}
 	snap, ok := takeSnapshot(all, int(min(int64(budget), left)))
@@ -156,9 +231,13 @@ func (c *Call) Snap(roots ...any) {
 		snap.names = s.rootNames(len(all))
 		liveSnapshotWords.Add(int64(snap.used))
 	}
-	c.snap, c.tooLarge = snap, !ok
-	if !ok && int64(budget) > left {
-		c.tooLarge, c.overLive = false, true
+	ext.snap = snap
+	switch {
+	case ok:
+	case int64(budget) > left:
+		ext.flags |= callOverLive
+	default:
+		ext.flags |= callTooLarge
 	}
 	if campaign.sampled {
 		snapshotTime.spent.Add(int64(time.Since(start)))
@@ -172,22 +251,39 @@ func (c *Call) Snap(roots ...any) {
 // result (nil when it has none). A call that ends without passing a
 // return is a failure by panic or runtime.Goexit, unless a deferred
 // function recovered and the function returns normally.
+//
+// Most calls return normally, with nothing snapshotted: Exit sees to
+// them itself, with a small frame and no deferred call of its own, and
+// leaves the others to end.
 func (c Call) Exit(done *int32, errp *error) {
 	if c.site == nil {
 		return
 	}
-	if c.snap != nil {
-		defer liveSnapshotWords.Add(-int64(c.snap.used))
-	}
 	if campaign.profile > 0 && !c.site.Leaf {
-		popActive(c.site, c.num, c.inSlot)
+		exitActive(c.site, c.number(), c.is(callInSlot))
+	}
+	if c.ext == nil && *done != 0 && (errp == nil || *errp == nil) {
+		if campaign.stopAbsorbed {
+			c.checkAbsorbed()
+		}
+		return
+	}
+	c.end(done, errp)
+}
+
+// end is Exit for a call that failed, or was snapshotted, or whose frame
+// has a name of its own.
+func (c *Call) end(done *int32, errp *error) {
+	snap := c.snapshot()
+	if snap != nil {
+		defer liveSnapshotWords.Add(-int64(snap.used))
 	}
 	var failure string
 	var err error
 	var end int
 	if *done == 0 {
 		var panicking bool
-		panicking, end = unwindingAt(c.frame)
+		panicking, end = unwindingAt(c.frameName())
 		if panicking {
 			failure = "panic"
 		}
@@ -204,19 +300,19 @@ func (c Call) Exit(done *int32, errp *error) {
 		return // a normal return: nothing to compare
 	}
 	v := verdictEvent{site: c.site, failure: failure, err: err, end: end}
-	if c.afterFault && !c.injectedFailure(&v) {
+	if c.is(callAfterFault) && !c.injectedFailure(&v) {
 		return // a natural failure: the profile run saw it
 	}
 	if c.unsnapped() {
 		c.exitUnsnapped(&v)
 		return
 	}
-	if c.tooLarge {
+	if c.is(callTooLarge) {
 		v.verdict = "unknown"
 		v.reason = "graph too large"
 	} else {
-		c.snap.scratch = c.site.scratch()
-		if d, equal := c.snap.firstDiff(c.snap.roots, c.snap.names); equal {
+		snap.scratch = c.site.scratch()
+		if d, equal := snap.firstDiff(snap.roots, snap.names); equal {
 			v.verdict = "atomic"
 		} else {
 			v.verdict, v.diff = "non-atomic", d
@@ -224,13 +320,13 @@ func (c Call) Exit(done *int32, errp *error) {
 	}
 	// A masked call is rolled back: for the calls around it, it failed
 	// atomically.
-	v.masked = campaign.masks[c.site.ID] && c.snap != nil
+	v.masked = campaign.masks[c.site.ID] && snap != nil
 	if !v.placed() {
 		v.placeIn(c.seq, v.verdict == "non-atomic" && !v.masked)
 	}
 	writeVerdict(&v)
 	if v.masked && v.verdict == "non-atomic" {
-		c.snap.restore()
+		snap.restore()
 	}
 }
 
@@ -250,8 +346,8 @@ func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
 // found when the call joins it.
 func (c *Call) injectedFailure(v *verdictEvent) bool {
 	nonAtomic := false
-	if c.snap != nil && !c.tooLarge {
-		_, equal := c.snap.firstDiff(c.snap.roots, c.snap.names)
+	if snap := c.snapshot(); snap != nil && !c.is(callTooLarge) {
+		_, equal := snap.firstDiff(snap.roots, snap.names)
 		nonAtomic = !equal && !campaign.masks[c.site.ID]
 	}
 	v.placeIn(c.seq, nonAtomic)
@@ -292,7 +388,7 @@ const (
 var afterFault, afterFaultChecks atomic.Int32
 
 // unsnapped says the campaign asked for no snapshot of this call.
-func (c *Call) unsnapped() bool { return c.snap == nil && !c.tooLarge }
+func (c *Call) unsnapped() bool { return c.snapshot() == nil && !c.is(callTooLarge) }
 
 // snapshotWanted reports whether the settings want the nth call of s
 // snapshotted. The site's targets are looked up by ID once, not at every
@@ -331,7 +427,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		if !v.placed() {
 			v.placeIn(c.seq, false)
 		}
-		if v.injected || campaign.targets == nil || campaign.targets[c.site.ID].has(c.num) {
+		if v.injected || campaign.targets == nil || campaign.targets[c.site.ID].has(c.number()) {
 			v.verdict, v.reason = "unknown", c.site.NoSnapshot
 			writeVerdict(v)
 		}
@@ -344,7 +440,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		// would pay it at every level.
 		c.site.retrySampling()
 		v.injected = wrapsInjected(v.err)
-		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.overBudget), c.num
+		v.verdict, v.reason, v.call = "unknown", sampledOutReason(c.is(callOverBudget)), c.number()
 		writeVerdict(v)
 		return
 	}
@@ -352,7 +448,7 @@ func (c *Call) exitUnsnapped(v *verdictEvent) {
 		v.placeIn(c.seq, false)
 	}
 	switch {
-	case c.overLive:
+	case c.is(callOverLive):
 		// Wanted, whatever the run: say why there is no verdict.
 		v.verdict, v.reason = "unknown", ReasonLiveBudget
 		writeVerdict(v)
@@ -377,23 +473,32 @@ const ReasonBeforeFault = "not snapshotted: failed before the fault"
 // Enter or Mask shows: for a function literal, the name of the copy of
 // its code that runs (see Site.Literal). An instrumented function is
 // never inlined (it defers a call), so its caller's frame is its own.
-// fresh says that the name was not known yet from this caller.
-func callerName(skip int) (name string, fresh bool) {
-	var pc [1]uintptr
-	if runtime.Callers(skip, pc[:]) == 0 {
-		return "", false
+func callerName(skip int) string {
+	if ext, _ := callerFrame(skip + 1); ext != nil {
+		return ext.frame
 	}
-	if name, ok := callerNames.Load(pc[0]); ok {
-		return name.(string), false
-	}
-	f, _ := runtime.CallersFrames(pc[:]).Next()
-	_, known := callerNames.LoadOrStore(pc[0], f.Function)
-	return f.Function, !known
+	return ""
 }
 
-// callerNames caches callerName's answers by return address: a literal is
-// entered from a few places, very often.
-var callerNames sync.Map // uintptr → string
+// callerFrame is callerName as the shared callExt of the calls made from
+// that frame, which Begin hands to them; nil when there is no caller.
+// fresh says that the name was not known yet from this caller.
+func callerFrame(skip int) (ext *callExt, fresh bool) {
+	var pc [1]uintptr
+	if runtime.Callers(skip, pc[:]) == 0 {
+		return nil, false
+	}
+	if ext, ok := callerFrames.Load(pc[0]); ok {
+		return ext.(*callExt), false
+	}
+	f, _ := runtime.CallersFrames(pc[:]).Next()
+	known, loaded := callerFrames.LoadOrStore(pc[0], &callExt{frame: f.Function})
+	return known.(*callExt), !loaded
+}
+
+// callerFrames caches callerFrame's answers by return address: a literal
+// is entered from a few places, very often. They are never changed.
+var callerFrames sync.Map // uintptr → *callExt
 
 // unwinding reports whether the caller of Exit runs because the goroutine
 // panics or exits (runtime.gopanic or runtime.Goexit is running deferred

@@ -1,8 +1,10 @@
 package rt
 
 import (
+	"reflect"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // What an instrumented call costs the runtime while a campaign runs it,
@@ -57,6 +59,32 @@ func BenchmarkProfileCall(b *testing.B) {
 			config.enabled = true
 			benchmarkCalls(b, tt.site)
 		})
+	}
+}
+
+// BenchmarkProfileNestedCall is a call in a profile run made while
+// another call of its function is in progress (recursion, or another
+// goroutine): it takes its number under the site's lock, and goes to the
+// site's list.
+func BenchmarkProfileNestedCall(b *testing.B) {
+	useSettings(b, parseSettings(b.TempDir()+"/events.jsonl", ""))
+	campaign, _ = parseCampaignSettings("3", "", "none", "", "")
+	config.enabled = true
+	s := &costSites[1]
+	n, inSlot := enterActive(s)
+	defer exitActive(s, n, inSlot)
+	benchmarkCalls(b, s)
+}
+
+// TestCallFitsInRegisters: every instrumented call returns a Call and
+// hands a copy to its deferred Exit. The compiler keeps a struct in
+// registers only when it has at most four fields of at most four words
+// in all; larger, each copy goes through memory, which costs a profile
+// run more than the rest of the call.
+func TestCallFitsInRegisters(t *testing.T) {
+	typ := reflect.TypeFor[Call]()
+	if n, size := typ.NumField(), typ.Size(); n > 4 || size > 4*unsafe.Sizeof(uintptr(0)) {
+		t.Errorf("Call has %d fields, %d bytes: want at most 4 fields and 4 words", n, size)
 	}
 }
 

@@ -93,7 +93,7 @@ func writeVerdict(v *verdictEvent) {
 // its function it was, for a later run to snapshot.
 func writeFail(c *Call, failure string) {
 	writeLine(event("fail").str("site", c.site.ID).str("func", c.site.Func).str("pos", c.site.Pos).
-		num("call", c.num).str("failure", failure).end())
+		num("call", c.number()).str("failure", failure).end())
 }
 
 func writeInjection(s *Site, f *InjectedFault, chain uint64) {

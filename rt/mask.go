@@ -34,7 +34,7 @@ func Mask(s *Site, roots ...any) *Checkpoint {
 	}
 	fn := s.Func
 	if s.Literal {
-		fn, _ = callerName(3)
+		fn = callerName(3)
 	}
 	return &Checkpoint{fn: fn, snap: snap}
 }

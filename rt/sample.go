@@ -66,7 +66,7 @@ func (s *Site) retrySampling() {
 	if s.retries.Load() >= sampleRetries || s.retries.Add(1) > sampleRetries {
 		return
 	}
-	s.retryUntil.Store(s.calls.Load() + sampleFirst)
+	s.retryUntil.Store(s.calls.Load()&^slotTaken + sampleFirst)
 }
 
 // sampledOutReason is the reason of the "unknown" verdict of a call that

@@ -72,11 +72,14 @@ type Site struct {
 	Frame string
 	// Leaf marks a function that calls nothing but builtins: no injection
 	// point is reached while one of its calls is in progress, so profile
-	// runs need not track its calls (see pushActive).
+	// runs need not track its calls (see enterActive).
 	Leaf bool
 
-	hits  atomic.Uint64 // times reached in a profile run, or as the armed site
-	calls atomic.Uint64 // calls entered while verdicts are on (entry sites)
+	hits atomic.Uint64 // times reached in a profile run, or as the armed site
+	// calls counts the calls entered while verdicts are on (entry
+	// sites); in a profile run, its top bit says that the slot is taken
+	// (see enterActive).
+	calls atomic.Uint64
 	// targets are the call numbers the campaign wants snapshotted
 	// (ATOMICX_SNAPSHOT_CALLS), looked up at the first call.
 	targets atomic.Pointer[callSet]
@@ -88,11 +91,13 @@ type Site struct {
 
 	splitNames atomic.Pointer[[]string] // Roots and Globals.Names, split (see rootNames)
 
-	// Profile runs only: the call numbers of the calls in progress, one
-	// in the slot open (0: free), the others in active (see pushActive).
-	open     atomic.Uint64
-	activeMu sync.Mutex
-	active   []uint64
+	// Profile runs only: the calls in progress, one in the slot (see
+	// enterActive), the others in active. slot is the slot's call number
+	// once a call numbered after it has begun; slotKnown says it is set.
+	activeMu  sync.Mutex
+	active    []uint64
+	slot      uint64
+	slotKnown bool
 	// The last call whose failure before the fault was logged (see
 	// coveredBeforeFault).
 	beforeFaultMu   sync.Mutex
