@@ -91,6 +91,10 @@ const (
 	// LeakOtherReturn: the failure was injected, and the function
 	// returned elsewhere, or without failing.
 	LeakOtherReturn = "reached, other return"
+	// LeakCrashed: the failure was injected, and the test binary died
+	// before the function's end was logged (a fatal error such as an
+	// unlock of an unlocked mutex, os.Exit).
+	LeakCrashed = "reached, crashed"
 	// LeakNotInjected: a test reached the point in its profile run, but
 	// no experiment injected there (the test did not reach it again).
 	LeakNotInjected = "reached, not injected"
@@ -124,7 +128,7 @@ func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
 		}
 	}
 	sort.Slice(profiles, func(i, j int) bool { return profiles[i].Key() < profiles[j].Key() })
-	rank := map[string]int{LeakNotReached: 0, LeakNotInjected: 1, LeakOtherReturn: 2, LeakConfirmed: 3}
+	rank := map[string]int{LeakNotReached: 0, LeakNotInjected: 1, LeakOtherReturn: 2, LeakCrashed: 3, LeakConfirmed: 4}
 	out := make([]LeakConfirmation, len(targets))
 	for i, t := range targets {
 		best := LeakConfirmation{Target: t, Answer: LeakNotReached}
@@ -164,6 +168,9 @@ func returnedAt(e *Record, t LeakTarget) (string, int) {
 			}
 			return LeakOtherReturn, v.End
 		}
+	}
+	if e.Status == Crashed {
+		return LeakCrashed, 0
 	}
 	return LeakOtherReturn, 0
 }

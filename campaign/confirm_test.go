@@ -112,6 +112,15 @@ func TestConfirmLeaks(t *testing.T) {
 		recs:    []*Record{prof, exp("m.check#entry", 1, true, inject, verdict("m.check#entry", 6))},
 		want:    []string{"reached, other return 0 #1"},
 	}, {
+		name:    "crashed after the fault, before the function's end",
+		targets: confirmTargets[1:],
+		recs: []*Record{prof, func() *Record {
+			e := exp("m.check#entry", 1, true, inject)
+			e.Status = Crashed
+			return e
+		}()},
+		want: []string{"reached, crashed 0 #1"},
+	}, {
 		name:    "reached in the profile, never injected",
 		targets: confirmTargets[1:],
 		recs:    []*Record{prof, exp("m.check#entry", 1, false)},
