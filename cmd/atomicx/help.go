@@ -147,9 +147,8 @@ Resources left open on error paths:
 	(the call whose error the path's last error test finds non-nil), and
 	adds a line per finding: confirmed (a test took the function to the
 	reported return, failing), reached, other return, reached, crashed,
-	not reached by the
-	tests, or not confirmable (no failed call decides the path); with a
-	reproduce line for the test that showed it. It confirms the path, not
+	not reached by the tests, or not confirmable (no failed call decides
+	the path); with a reproduce line for the test that showed it. It confirms the path, not
 	that the resource is still open there. The same analysis runs under
 	go vet:
 
