@@ -102,7 +102,11 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 	if err != nil {
 		return nil, err
 	}
-	fmt.Fprintf(stderr, "confirming %d findings with the tests of %s; journal: %s\n", len(targets), strings.Join(patterns, " "), dir)
+	noun := "findings"
+	if len(targets) == 1 {
+		noun = "finding"
+	}
+	fmt.Fprintf(stderr, "confirming %d %s with the tests of %s; journal: %s\n", len(targets), noun, strings.Join(patterns, " "), dir)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	res, err := campaign.Run(ctx, campaign.Config{
