@@ -60,6 +60,10 @@ type Config struct {
 	// CoverDirs' first directory, every other run (a fault armed, or a
 	// rerun after the profile) under its second.
 	Cover bool
+	// Planner is the question the campaign asks; nil for Detect.
+	Planner *Planner
+	// Confirm are the findings a Confirm campaign confirms.
+	Confirm []LeakTarget
 }
 
 // Package is a package of the workload.
@@ -117,7 +121,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // MakePlan builds the workload's binaries into cfg.Journal/bin, runs the
 // profile runs (journaled in cfg.Journal/journal.jsonl, resumed from
-// there with cfg.Resume), plans the runs with the Detect planner, and
+// there with cfg.Resume), plans the runs with cfg.Planner (Detect by
+// default), and
 // writes the plan into cfg.Journal. The result counts the profile runs.
 func MakePlan(ctx context.Context, cfg Config) (*Plan, *Result, error) {
 	return makePlan(ctx, cfg, time.Now())
@@ -212,8 +217,13 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 	if err != nil {
 		return nil, nil, err
 	}
-	opt := Options{TimeoutMs: cfg.Timeout.Milliseconds(), MaxOccur: cfg.MaxOccur, EarlyStop: cfg.EarlyStop, AllSnaps: cfg.AllSnaps}
-	plan := &Plan{Planner: Detect.Name, Header: hdr, Options: opt}
+	opt := Options{TimeoutMs: cfg.Timeout.Milliseconds(), MaxOccur: cfg.MaxOccur, EarlyStop: cfg.EarlyStop, AllSnaps: cfg.AllSnaps,
+		Confirm: cfg.Confirm}
+	planner := cfg.Planner
+	if planner == nil {
+		planner = Detect
+	}
+	plan := &Plan{Planner: planner.Name, Header: hdr, Options: opt}
 	for _, p := range pkgs {
 		sum, err := fileSHA256(p.Binary)
 		if err != nil {
@@ -229,7 +239,7 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 					p.ImportPath, t, prof.Status, indent(lastLines(prof.Output, 10)))
 				continue
 			}
-			plan.Runs = append(plan.Runs, Detect.Runs(prof, opt)...)
+			plan.Runs = append(plan.Runs, planner.Runs(prof, opt)...)
 		}
 	}
 	if err := WritePlan(cfg.Journal, plan); err != nil {
@@ -569,6 +579,7 @@ func naturalRunOf(prof *Record, maxOccur int) *Record {
 type event struct {
 	Event string `json:"event"`
 	Site  string `json:"site"`
+	Pos   string `json:"pos"`
 	// reach
 	Occurrence uint64 `json:"occurrence"`
 	Faults     uint64 `json:"faults"`
@@ -581,6 +592,8 @@ type event struct {
 	Chain    uint64 `json:"chain"`
 	Injected bool   `json:"injected"`
 	Masked   bool   `json:"masked"`
+	Failure  string `json:"failure"` // error or panic
+	End      int    `json:"end"`     // the line the failed call ended at, 0 if not known
 	// where the failed call ran: its process, goroutine and entry number
 	Pid uint64 `json:"pid"`
 	G   uint64 `json:"g"`

@@ -59,6 +59,8 @@ type Options struct {
 	MaxOccur  int   `json:"max_occurrences"`
 	EarlyStop bool  `json:"early_stop"`
 	AllSnaps  bool  `json:"all_snapshots"`
+	// Confirm are the findings a Confirm plan asks about.
+	Confirm []LeakTarget `json:"confirm,omitempty"`
 }
 
 // Timeout is the time limit of one run.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -88,7 +89,7 @@ func TestReadPlan(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.ID != want.ID || len(p.Runs) != len(want.Runs) || p.Options != want.Options {
+			if p.ID != want.ID || len(p.Runs) != len(want.Runs) || !reflect.DeepEqual(p.Options, want.Options) {
 				t.Errorf("read back %+v, wrote %+v", p, want)
 			}
 			pkgs, err := p.Resolve(dir, "/elsewhere/m")

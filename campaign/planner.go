@@ -26,7 +26,7 @@ type Planner struct {
 }
 
 // planners are the questions a plan may name.
-var planners = map[string]*Planner{Detect.Name: Detect}
+var planners = map[string]*Planner{Detect.Name: Detect, Confirm.Name: Confirm}
 
 // PlannerNamed returns the planner of that name, nil if none.
 func PlannerNamed(name string) *Planner { return planners[name] }

@@ -29,5 +29,9 @@
 // the caller, and in Go 1.23 code an unstopped timer is collected: both
 // are counted, not reported.
 //
+// The analyzer's result, [Stats], lists the reported paths as data too
+// ([Finding]): the function as the runtime names it, the return, and the
+// call whose failure opens the path, which `atomicx vet -confirm` injects.
+//
 // It must not run or build user code: it reads types and SSA only.
 package errleak

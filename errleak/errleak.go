@@ -2,11 +2,13 @@ package errleak
 
 import (
 	"fmt"
+	"go/ast"
 	"go/token"
 	"go/types"
 	"reflect"
 	"strings"
 
+	"github.com/atomicx/atomicx/internal/funcname"
 	"golang.org/x/tools/go/analysis"
 	"golang.org/x/tools/go/analysis/passes/buildssa"
 	"golang.org/x/tools/go/ssa"
@@ -51,6 +53,9 @@ func (f *ReturnsOpen) String() string {
 type Stats struct {
 	Reported int
 	Removed  map[string]int // by filter: see the filter constants
+	// Findings are the reported paths to a return, as data (deferred
+	// releases in loops are reported, not listed).
+	Findings []Finding
 }
 
 // The filters, as Stats.Removed counts them.
@@ -144,6 +149,7 @@ type checker struct {
 	argSummaries map[*ssa.Function][]ArgRelease // see argReleases
 	funcs        []*ssa.Function                // the package's functions
 	fieldRelease map[string]map[*ssa.Function]bool
+	literals     map[*ast.FuncLit]funcname.Literal // the package's, named when first needed
 }
 
 // A site is one acquiring call in a function, and what the analysis

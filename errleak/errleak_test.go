@@ -1,10 +1,12 @@
 package errleak_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/atomicx/atomicx/errleak"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 	"golang.org/x/tools/go/analysis/analysistest"
 )
 
@@ -33,8 +35,43 @@ func TestAnalyzer(t *testing.T) {
 		if !ok {
 			t.Fatalf("%s: result %T, want *errleak.Stats", path, r.Result)
 		}
-		if diff := cmp.Diff(want[path], *got); diff != "" {
+		if diff := cmp.Diff(want[path], *got, cmpopts.IgnoreFields(errleak.Stats{}, "Findings")); diff != "" {
 			t.Errorf("%s: stats (-want +got):\n%s", path, diff)
+		}
+	}
+}
+
+// TestFindings checks the findings as data against the fixture's
+// comments: each function's says which call opens its path, or that none
+// does ("not confirmable").
+func TestFindings(t *testing.T) {
+	results := analysistest.Run(t, analysistest.TestData(), errleak.Analyzer, "confirm")
+	want := map[string]string{ // function → opening failure's callee and line
+		"confirm.readAll":       "confirm.check:18",
+		"confirm.size":          "os.(*File).Stat:33",
+		"confirm.named":         "confirm.check:47",
+		"confirm.bare":          "not confirmable",
+		"confirm.literal.func1": "os.(*File).Stat:73",
+	}
+	for _, r := range results {
+		stats := r.Result.(*errleak.Stats)
+		got := map[string]string{}
+		for _, f := range stats.Findings {
+			fset := r.Pass.Fset
+			desc := "not confirmable"
+			if o := f.Opening; o != nil {
+				desc = fmt.Sprintf("%s:%d", o.Callee, fset.Position(o.Pos).Line)
+				if c := fset.Position(o.Pos).Column; c == 0 {
+					t.Errorf("%s: the opening failure has no column", f.Func)
+				}
+			}
+			got[f.Func] = desc
+			if f.ReturnLine == 0 || fset.Position(f.Return).Line != f.ReturnLine {
+				t.Errorf("%s: return line %d, position %v", f.Func, f.ReturnLine, fset.Position(f.Return))
+			}
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("findings (-want +got):\n%s", diff)
 		}
 	}
 }

@@ -29,7 +29,8 @@ const (
 // A step is a branch taken on a path.
 type step struct {
 	pos  token.Pos
-	cond bool // the condition held
+	cond bool      // the condition held
+	test ssa.Value // the condition
 }
 
 type pathState struct {
@@ -193,7 +194,7 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 		}
 		path := in.path
 		if pos := iff.Cond.Pos(); pos.IsValid() {
-			path = append(path[:len(path):len(path)], step{pos: pos, cond: holds})
+			path = append(path[:len(path):len(path)], step{pos: pos, cond: holds, test: iff.Cond})
 		}
 		w.push(succ, &pathState{open: next, path: path, since: since})
 	}
@@ -376,6 +377,11 @@ func (w *walk) report(s *site, path []step, r *ssa.Return) {
 	}
 	w.c.stats.Reported++
 	w.c.pass.Report(analysis.Diagnostic{Pos: s.call.Pos(), Message: msg, Related: related})
+	f := Finding{Pos: s.call.Pos(), Func: w.c.runtimeName(w.fn), Return: retPos, Opening: openingFailure(path)}
+	if retPos.IsValid() {
+		f.ReturnLine = fset.Position(retPos).Line
+	}
+	w.c.stats.Findings = append(w.c.stats.Findings, f)
 }
 
 // shortName drops the directories of the import path in a full name:

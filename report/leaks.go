@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"io"
 	"strings"
+
+	"github.com/atomicx/atomicx/campaign"
 )
 
 // A Leak is one finding of the errleak analysis (atomicx vet): a resource
@@ -13,6 +15,26 @@ type Leak struct {
 	Message string     // the analyzer's message
 	Key     string     // what identifies the finding across runs when lines move
 	Path    []LeakStep // the branches taken, then the return
+	// Confirmation is what atomicx vet -confirm found, nil without it.
+	Confirmation *LeakConfirmation
+}
+
+// A LeakConfirmation is the answer of a confirm campaign for one finding:
+// whether a test, with the failure that opens the path injected, made the
+// function return where the path does. It confirms the path, not that the
+// resource is still open there.
+type LeakConfirmation struct {
+	Answer    string // see campaign.LeakConfirmed and the other answers
+	Package   string // the test that gave the answer, if any
+	Test      string
+	Injection string // FAULT:OCCURRENCE:SITE armed
+	Reproduce string // one command that runs that experiment again
+}
+
+// LeakReproduce is the command that runs a confirm campaign's experiment
+// again, as a detection campaign's reproduce lines do.
+func LeakReproduce(pkg, test, injection string, h *campaign.Header) string {
+	return reproduce(&Evidence{Package: pkg, Test: test, Injection: injection}, h)
 }
 
 // A LeakStep is one place on a leak's path.
@@ -60,6 +82,13 @@ type (
 		Locations           []sarifLocation   `json:"locations"`
 		CodeFlows           []sarifCodeFlow   `json:"codeFlows,omitempty"`
 		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          *sarifLeakProps   `json:"properties,omitempty"`
+	}
+	// sarifLeakProps carry atomicx vet -confirm's answer.
+	sarifLeakProps struct {
+		Confirmation string `json:"atomicxConfirmation"`
+		Test         string `json:"atomicxConfirmedBy,omitempty"` // package and test
+		Reproduce    string `json:"atomicxReproduce,omitempty"`
 	}
 	sarifCodeFlow struct {
 		ThreadFlows []sarifThreadFlow `json:"threadFlows"`
@@ -86,7 +115,15 @@ func WriteLeaksSARIF(w io.Writer, leaks []Leak, opt SARIFOptions) error {
 		for _, st := range l.Path {
 			flow = append(flow, sarifThreadFlowLocation{Location: sarifFlowLocation{PhysicalLocation: leakLocation(st.Pos), Message: sarifText{st.Message}}})
 		}
+		var props *sarifLeakProps
+		if c := l.Confirmation; c != nil {
+			props = &sarifLeakProps{Confirmation: c.Answer, Reproduce: c.Reproduce}
+			if c.Test != "" {
+				props.Test = c.Package + " " + c.Test
+			}
+		}
 		results = append(results, sarifLeakResult{
+			Properties:          props,
 			RuleID:              leakRule.ID,
 			Level:               leakRule.DefaultConfiguration.Level,
 			Message:             sarifText{l.Message},

@@ -70,3 +70,43 @@ func TestWriteLeaksSARIF(t *testing.T) {
 		t.Errorf("rule %q, fingerprints %v", r.RuleID, r.PartialFingerprints)
 	}
 }
+
+// TestWriteLeaksSARIFConfirmation: a confirmed finding carries its answer
+// and the test that gave it as properties; one without -confirm has none.
+func TestWriteLeaksSARIFConfirmation(t *testing.T) {
+	leaks := []Leak{
+		{Pos: "pkg/a.go:3:9", Message: "a", Key: "a", Confirmation: &LeakConfirmation{Answer: "confirmed", Package: "example.com/pkg",
+			Test: "TestA", Injection: "error:1:example.com/pkg.A#call:os.ReadFile#1", Reproduce: "ATOMICX_INJECT='error:1:x' atomicx go test"}},
+		{Pos: "pkg/b.go:3:9", Message: "b", Key: "b", Confirmation: &LeakConfirmation{Answer: "not reached by the tests"}},
+		{Pos: "pkg/c.go:3:9", Message: "c", Key: "c"},
+	}
+	var buf bytes.Buffer
+	if err := WriteLeaksSARIF(&buf, leaks, SARIFOptions{Version: "v1.2.3", SemanticVersion: "1.2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := sarifschema.Validate(buf.Bytes()); err != nil {
+		t.Fatalf("not valid SARIF: %v\n%s", err, buf.Bytes())
+	}
+	var got struct {
+		Runs []struct {
+			Results []struct {
+				Properties map[string]string
+			}
+		}
+	}
+	if err := json.Unmarshal(buf.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	var props []map[string]string
+	for _, r := range got.Runs[0].Results {
+		props = append(props, r.Properties)
+	}
+	want := []map[string]string{
+		{"atomicxConfirmation": "confirmed", "atomicxConfirmedBy": "example.com/pkg TestA", "atomicxReproduce": "ATOMICX_INJECT='error:1:x' atomicx go test"},
+		{"atomicxConfirmation": "not reached by the tests"},
+		nil,
+	}
+	if diff := cmp.Diff(want, props); diff != "" {
+		t.Errorf("properties (-want +got):\n%s", diff)
+	}
+}

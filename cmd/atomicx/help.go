@@ -42,8 +42,10 @@ Commands:
 	reproduce [-journal dir] function
 	                            run again the test and fault that showed a
 	                            function non-atomic, as its campaign did
-	vet [-stats] [packages]     report resources (files, locks, connections, ...)
-	                            left open on an error path; exits 1 if any
+	vet [-stats] [-confirm] [packages]
+	                            report resources (files, locks, connections, ...)
+	                            left open on an error path; exits 1 if any;
+	                            -confirm runs the tests to confirm each path
 	policy check [packages]     show which packages the policy instruments, and how
 	policy suggest [report]     print the policy rules that mask the pure
 	                            non-atomic functions a campaign found
@@ -122,7 +124,9 @@ Sharded campaigns:
 Resources left open on error paths:
 
 	atomicx vet [-stats] [-policy file|off] [-tests=false]
-	            [-format text|sarif] [-o FILE] [packages]
+	            [-format text|sarif] [-o FILE]
+	            [-confirm [-jobs N] [-timeout d] [-run regexp] [-journal dir]]
+	            [packages]
 
 	vet follows, in each function, every resource acquired (files, network
 	connections, HTTP response bodies, database/sql rows, statements and
@@ -138,7 +142,15 @@ Resources left open on error paths:
 	before it is taken again (the caller's); a line with //nolint:errleak
 	or //atomicx:ignore. -stats prints how many findings
 	each of these removed. -format sarif writes a SARIF 2.1.0 log with
-	each path as a code flow. The same analysis runs under go vet:
+	each path as a code flow. -confirm then runs the packages' tests,
+	built for detection, with the failure that opens each path injected
+	(the call whose error the path's last error test finds non-nil), and
+	adds a line per finding: confirmed (a test took the function to the
+	reported return, failing), reached, other return, reached, crashed,
+	not reached by the tests, or not confirmable (no failed call decides
+	the path); with a reproduce line for the test that showed it. It confirms the path, not
+	that the resource is still open there. The same analysis runs under
+	go vet:
 
 		go install github.com/atomicx/atomicx/cmd/atomicx-vet
 		go vet -vettool=$(go env GOPATH)/bin/atomicx-vet ./...

@@ -9,8 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"runtime"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/atomicx/atomicx/errleak"
 	"github.com/atomicx/atomicx/report"
@@ -28,8 +31,19 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 	tests := fs.Bool("tests", true, "analyze the packages' test files too")
 	format := fs.String("format", "text", "output format: text (file:line:col lines) or sarif (SARIF 2.1.0 with code flows)")
 	out := fs.String("o", "", "write the findings to this file instead of standard output")
+	confirm := fs.Bool("confirm", false, "run the packages' tests with the failure that opens each finding's path injected, and say which findings a test takes to the reported return")
+	jobs := fs.Int("jobs", runtime.NumCPU(), "with -confirm: experiments run at once")
+	timeout := fs.Duration("timeout", time.Minute, "with -confirm: time limit of one test run")
+	run := fs.String("run", "", "with -confirm: run only the tests whose names match this regular expression")
+	journal := fs.String("journal", "", "with -confirm: directory for the campaign's journal, test binaries and policy (default: one per module and packages in the user cache)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx vet [-stats] [-policy file] [-tests=false] [-format text|sarif] [-o file] [packages]\n")
+		fmt.Fprintf(stderr, "usage: atomicx vet [-stats] [-policy file] [-tests=false] [-format text|sarif] [-o file]\n"+
+			"                   [-confirm [-jobs N] [-timeout d] [-run regexp] [-journal dir]] [packages]\n\n"+
+			"With -confirm, each finding outside test files whose path a failed call opens\n"+
+			"is run: the packages' tests, built for detection, with that call's failure\n"+
+			"injected, and the finding is confirmed when the function then returns with a\n"+
+			"failure at the reported return. This confirms the path, not that the resource\n"+
+			"is still open there.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -44,6 +58,15 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "atomicx vet: %v\n", err)
 			return 2
 		}
+	}
+	var runRE *regexp.Regexp
+	if *run != "" {
+		re, err := regexp.Compile(*run)
+		if err != nil {
+			fmt.Fprintf(stderr, "atomicx vet: -run: %v\n", err)
+			return 2
+		}
+		runRE = re
 	}
 	patterns := fs.Args()
 	if len(patterns) == 0 {
@@ -64,6 +87,9 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 	total := errleak.Stats{Removed: make(map[string]int)}
 	wd, _ := os.Getwd()
 	seen := make(map[string]bool) // a test variant repeats its package's files
+	var findings []vetFinding
+	findingPkgs := map[string]bool{}
+	seenFinding := map[string]bool{}
 	for _, p := range roots {
 		res := v.analyze(p)
 		if res.err != nil {
@@ -79,9 +105,32 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 		if s, ok := res.result.(*errleak.Stats); ok && !isTestMain(p) {
+			for _, f := range findingsOf(p, s.Findings, wd) {
+				if !seenFinding[f.pos] {
+					seenFinding[f.pos] = true
+					findings = append(findings, f)
+					if f.target != nil {
+						findingPkgs[p.PkgPath] = true
+					}
+				}
+			}
 			total.Reported += s.Reported
 			for k, n := range s.Removed {
 				total.Removed[k] += n
+			}
+		}
+	}
+	if *confirm {
+		answers, err := confirmFindings(findings, findingPkgs, confirmOptions{jobs: *jobs, timeout: *timeout, run: runRE,
+			journal: *journal, args: args}, stderr)
+		if err != nil {
+			fmt.Fprintf(stderr, "atomicx vet: -confirm: %v\n", err)
+			return 2
+		}
+		for i := range leaks {
+			if a := answers[leaks[i].Pos]; a != nil {
+				leaks[i].Confirmation = a
+				diags[i] += confirmLines(a)
 			}
 		}
 	}

@@ -1,0 +1,176 @@
+package campaign
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+)
+
+// A LeakTarget is a finding of the errleak analysis to confirm by
+// injection: the function whose path returns with a resource open, the
+// call whose failure opens the path, and the return the path reaches.
+type LeakTarget struct {
+	ID   string `json:"id"`   // the caller's name for the finding
+	Func string `json:"func"` // the function, as the runtime names it
+	// CallPos is the opening failure's call, as sites give positions
+	// (import path/file.go:line:col of its opening parenthesis): the
+	// call-site point there, when the callee is not instrumented.
+	CallPos string `json:"call_pos"`
+	// Callee is the function called, as the runtime names it: its entry
+	// point, when it is instrumented, reached from a call of Func. ""
+	// when not known statically.
+	Callee     string `json:"callee,omitempty"`
+	ReturnLine int    `json:"return_line"`
+}
+
+// maxConfirmOccurrences bounds the experiments per finding and test: the
+// first reaches of the opening failure's point from the function.
+const maxConfirmOccurrences = 3
+
+// Confirm asks whether the tests take the paths that errleak reports:
+// for each finding (Options.Confirm), one error experiment per reach of
+// the point where its opening failure can be injected, at most
+// maxConfirmOccurrences per test. ConfirmLeaks reads the answers.
+var Confirm = &Planner{
+	Name: "confirm",
+	Runs: func(prof *Record, opt Options) []*PlannedRun {
+		var recs []*Record
+		seen := map[string]bool{}
+		for _, t := range opt.Confirm {
+			for _, e := range confirmRuns(prof, t) {
+				if !seen[e.Key()] {
+					seen[e.Key()] = true
+					recs = append(recs, e)
+				}
+			}
+		}
+		return plannedRuns(recs, prof.Millis, opt)
+	},
+}
+
+// confirmRuns plans the experiments that inject t's opening failure in
+// the test of prof: at the call site at t.CallPos, or at the entry of
+// t.Callee while the innermost instrumented call in progress is one of
+// t.Func. The calls on the stack are snapshotted, as a detection
+// experiment's are, so that t.Func's failure gets a verdict that says
+// where it returned.
+func confirmRuns(prof *Record, t LeakTarget) []*Record {
+	var out []*Record
+	for _, r := range reaches(prof) {
+		if r.Faults&faultError == 0 || !injectsFor(r, t) {
+			continue
+		}
+		if len(out) == maxConfirmOccurrences {
+			break
+		}
+		out = append(out, &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
+			Site: r.Site, Occurrence: r.Occurrence, Fault: "error", Snapshot: snapshotList(r.Stack)})
+	}
+	return out
+}
+
+// injectsFor reports whether a reach is of a point that injects t's
+// opening failure.
+func injectsFor(r event, t LeakTarget) bool {
+	if strings.Contains(r.Site, "#call:") {
+		return r.Pos == t.CallPos
+	}
+	if t.Callee == "" || r.Site != t.Callee+"#entry" {
+		return false
+	}
+	first, _, _ := strings.Cut(r.Stack, ";")
+	_, innermost, _ := strings.Cut(first, "@")
+	return innermost == t.Func+"#entry"
+}
+
+// The answers ConfirmLeaks gives for a finding.
+const (
+	// LeakConfirmed: an experiment injected the opening failure and the
+	// function failed at the reported return.
+	LeakConfirmed = "confirmed"
+	// LeakOtherReturn: the failure was injected, and the function
+	// returned elsewhere, or without failing.
+	LeakOtherReturn = "reached, other return"
+	// LeakCrashed: the failure was injected, and the test binary died
+	// before the function's end was logged (a fatal error such as an
+	// unlock of an unlocked mutex, os.Exit).
+	LeakCrashed = "reached, crashed"
+	// LeakNotInjected: a test reached the point in its profile run, but
+	// no experiment injected there (the test did not reach it again).
+	LeakNotInjected = "reached, not injected"
+	// LeakNotReached: no test reached the point from the function.
+	LeakNotReached = "not reached by the tests"
+)
+
+// A LeakConfirmation is the answer for one finding, with the experiment
+// that gave it (nil when none did).
+type LeakConfirmation struct {
+	Target LeakTarget
+	Answer string
+	// End is the line the function failed at in Run, 0 if it returned
+	// without failing or was not injected.
+	End int
+	Run *Record
+}
+
+// ConfirmLeaks reads the answers of a confirm campaign's records (the
+// profile runs and the experiments): for each target, the best answer
+// any experiment gave, confirmed first, in the order of the records' keys.
+func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
+	byKey := map[string]*Record{}
+	var profiles []*Record
+	for _, r := range recs {
+		switch r.Kind {
+		case "profile":
+			profiles = append(profiles, r)
+		case "experiment":
+			byKey[r.Key()] = r
+		}
+	}
+	sort.Slice(profiles, func(i, j int) bool { return profiles[i].Key() < profiles[j].Key() })
+	rank := map[string]int{LeakNotReached: 0, LeakNotInjected: 1, LeakOtherReturn: 2, LeakCrashed: 3, LeakConfirmed: 4}
+	out := make([]LeakConfirmation, len(targets))
+	for i, t := range targets {
+		best := LeakConfirmation{Target: t, Answer: LeakNotReached}
+		for _, prof := range profiles {
+			for _, planned := range confirmRuns(prof, t) {
+				c := LeakConfirmation{Target: t, Answer: LeakNotInjected}
+				if e := byKey[planned.Key()]; e != nil && e.Fired {
+					c.Run = e
+					c.Answer, c.End = returnedAt(e, t)
+				}
+				if rank[c.Answer] > rank[best.Answer] {
+					best = c
+				}
+			}
+		}
+		out[i] = best
+	}
+	return out
+}
+
+// returnedAt says where, in an experiment, t's function ended after the
+// fault: its first verdict after the injection is of the innermost call
+// the failure went through.
+func returnedAt(e *Record, t LeakTarget) (string, int) {
+	injected := false
+	for _, raw := range e.Events {
+		var v event
+		if json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		switch {
+		case v.Event == "inject":
+			injected = true
+		case injected && v.Event == "verdict" && v.Site == t.Func+"#entry":
+			if v.End == t.ReturnLine && v.Failure == "error" {
+				return LeakConfirmed, v.End
+			}
+			return LeakOtherReturn, v.End
+		}
+	}
+	if e.Status == Crashed {
+		return LeakCrashed, 0
+	}
+	return LeakOtherReturn, 0
+}

@@ -1,0 +1,150 @@
+package campaign
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// confirmTargets are two findings: in m.Load, os.ReadFile (not
+// instrumented: a call site) fails at load.go:12; in m.Save, m.check
+// (instrumented: its entry) fails.
+var confirmTargets = []LeakTarget{
+	{ID: "load", Func: "m.Load", CallPos: "m/load.go:12:20", Callee: "os.ReadFile", ReturnLine: 13},
+	{ID: "save", Func: "m.Save", CallPos: "m/save.go:30:10", Callee: "m.check", ReturnLine: 31},
+}
+
+func rawEvents(t *testing.T, evs ...map[string]any) []json.RawMessage {
+	t.Helper()
+	var out []json.RawMessage
+	for _, e := range evs {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+func reach(site, pos string, occ int, stack string) map[string]any {
+	return map[string]any{"event": "reach", "site": site, "pos": pos, "occurrence": occ, "faults": faultError, "stack": stack}
+}
+
+func confirmProfile(t *testing.T) *Record {
+	var evs []map[string]any
+	// Four reaches of Load's call site: only three get experiments.
+	for occ := 1; occ <= 4; occ++ {
+		evs = append(evs, reach("m.Load#call:os.ReadFile#1", "m/load.go:12:20", occ, "1@m.Load#entry;1@m.TestLoad#entry"))
+	}
+	evs = append(evs,
+		// Another call site of Load: not the opening failure.
+		reach("m.Load#call:os.ReadFile#2", "m/load.go:20:20", 1, "1@m.Load#entry"),
+		// check's entry, called from Save, then from Other: only the
+		// first is Save's opening failure.
+		reach("m.check#entry", "m/check.go:5:6", 1, "2@m.Save#entry;1@m.TestLoad#entry"),
+		reach("m.check#entry", "m/check.go:5:6", 2, "1@m.Other#entry;2@m.Save#entry"),
+		// A reach that allows only panics.
+		map[string]any{"event": "reach", "site": "m.Load#call:os.ReadFile#1", "pos": "m/load.go:12:20", "occurrence": 9, "faults": faultPanic},
+	)
+	return &Record{Kind: "profile", Package: "m", Test: "TestLoad", Status: Passed, Events: rawEvents(t, evs...)}
+}
+
+func TestConfirmPlanner(t *testing.T) {
+	runs := Confirm.Runs(confirmProfile(t), Options{Confirm: confirmTargets})
+	var got []string
+	for _, r := range runs {
+		e := r.Run
+		got = append(got, fmt.Sprintf("%s %s #%d %s snap=%s", e.Kind, e.Site, e.Occurrence, e.Fault, e.Snapshot))
+		if !strings.Contains(strings.Join(r.Env, " "), fmt.Sprintf("ATOMICX_INJECT=error:%d:%s", e.Occurrence, e.Site)) {
+			t.Errorf("run %s: environment %q does not arm it", r.Key, r.Env)
+		}
+	}
+	want := []string{
+		"experiment m.Load#call:os.ReadFile#1 #1 error snap=1@m.Load#entry;1@m.TestLoad#entry",
+		"experiment m.Load#call:os.ReadFile#1 #2 error snap=1@m.Load#entry;1@m.TestLoad#entry",
+		"experiment m.Load#call:os.ReadFile#1 #3 error snap=1@m.Load#entry;1@m.TestLoad#entry",
+		"experiment m.check#entry #1 error snap=2@m.Save#entry;1@m.TestLoad#entry",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("runs (-want +got):\n%s", diff)
+	}
+	if PlannerNamed("confirm") != Confirm {
+		t.Error("the confirm planner is not known by its name: a plan naming it could not be run")
+	}
+}
+
+func TestConfirmLeaks(t *testing.T) {
+	prof := confirmProfile(t)
+	inject := map[string]any{"event": "inject", "site": "x"}
+	verdict := func(site string, end int) map[string]any {
+		return map[string]any{"event": "verdict", "site": site, "failure": "error", "end": end}
+	}
+	exp := func(site string, occ int, fired bool, evs ...map[string]any) *Record {
+		return &Record{Kind: "experiment", Package: "m", Test: "TestLoad", Site: site, Occurrence: uint64(occ), Fault: "error",
+			Status: Failed, Fired: fired, Events: rawEvents(t, evs...)}
+	}
+	tests := []struct {
+		name    string
+		targets []LeakTarget
+		recs    []*Record
+		want    []string // answer and end line per target
+	}{{
+		name:    "confirmed by one occurrence of three",
+		targets: confirmTargets[:1],
+		recs: []*Record{prof,
+			exp("m.Load#call:os.ReadFile#1", 1, true, inject, verdict("m.Load#entry", 20)),
+			exp("m.Load#call:os.ReadFile#1", 2, true, verdict("m.Load#entry", 13), inject, verdict("m.Load#entry", 13), verdict("m.TestLoad#entry", 40)),
+			exp("m.Load#call:os.ReadFile#1", 3, false)},
+		want: []string{"confirmed 13 #2"},
+	}, {
+		name:    "a verdict before the fault does not count; another return does",
+		targets: confirmTargets[:1],
+		recs: []*Record{prof,
+			exp("m.Load#call:os.ReadFile#1", 1, true, verdict("m.Load#entry", 13), inject, verdict("m.Load#entry", 20))},
+		want: []string{"reached, other return 20 #1"},
+	}, {
+		name:    "returned without failing",
+		targets: confirmTargets[1:],
+		recs:    []*Record{prof, exp("m.check#entry", 1, true, inject, verdict("m.check#entry", 6))},
+		want:    []string{"reached, other return 0 #1"},
+	}, {
+		name:    "crashed after the fault, before the function's end",
+		targets: confirmTargets[1:],
+		recs: []*Record{prof, func() *Record {
+			e := exp("m.check#entry", 1, true, inject)
+			e.Status = Crashed
+			return e
+		}()},
+		want: []string{"reached, crashed 0 #1"},
+	}, {
+		name:    "reached in the profile, never injected",
+		targets: confirmTargets[1:],
+		recs:    []*Record{prof, exp("m.check#entry", 1, false)},
+		want:    []string{"reached, not injected 0 -"},
+	}, {
+		name: "not reached",
+		targets: []LeakTarget{{ID: "x", Func: "m.X", CallPos: "m/x.go:1:1", ReturnLine: 2},
+			{ID: "y", Func: "m.Elsewhere", CallPos: "m/other.go:1:1", Callee: "m.check", ReturnLine: 2}},
+		recs: []*Record{prof},
+		want: []string{"not reached by the tests 0 -", "not reached by the tests 0 -"},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, c := range ConfirmLeaks(tt.targets, tt.recs) {
+				run := "-"
+				if c.Run != nil {
+					run = fmt.Sprintf("#%d", c.Run.Occurrence)
+				}
+				got = append(got, fmt.Sprintf("%s %d %s", c.Answer, c.End, run))
+			}
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("answers (-want +got):\n%s", diff)
+			}
+		})
+	}
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/errleak"
+	"github.com/atomicx/atomicx/report"
+	"golang.org/x/tools/go/packages"
+)
+
+// The answers of atomicx vet -confirm for findings it does not run.
+const (
+	confirmNotConfirmable = "not confirmable"
+	confirmInTestFile     = "not run"
+)
+
+// confirmOptions are the flags of atomicx vet -confirm.
+type confirmOptions struct {
+	jobs    int
+	timeout time.Duration
+	run     *regexp.Regexp
+	journal string
+	args    []string // vet's command line, for the campaign's header
+}
+
+// vetFinding is a finding of errleak as atomicx vet -confirm needs it.
+type vetFinding struct {
+	pos    string // the acquire, as vet prints it: the finding's name
+	target *campaign.LeakTarget
+	reason string // why it is not run: the answer, when target is nil
+}
+
+// findingsOf turns a package's findings into targets: positions as the
+// runtime's sites give them (import path/file.go:line:col).
+func findingsOf(p *packages.Package, fs []errleak.Finding, wd string) []vetFinding {
+	var out []vetFinding
+	for _, f := range fs {
+		acq := p.Fset.Position(f.Pos)
+		v := vetFinding{pos: vetPos(acq, wd)}
+		switch {
+		case strings.HasSuffix(acq.Filename, "_test.go"):
+			v.reason = confirmInTestFile + ": the function is in a test file, which no campaign instruments"
+		case f.Opening == nil || f.Func == "" || f.ReturnLine == 0:
+			v.reason = confirmNotConfirmable + ": no failed call on the path decides it (the last error test found no error, or tests no call's error)"
+		default:
+			op := p.Fset.Position(f.Opening.Pos)
+			v.target = &campaign.LeakTarget{ID: v.pos, Func: f.Func, Callee: f.Opening.Callee, ReturnLine: f.ReturnLine,
+				CallPos: fmt.Sprintf("%s:%d:%d", path.Join(p.PkgPath, filepath.Base(op.Filename)), op.Line, op.Column)}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// confirmFindings runs the packages' tests with the failure that opens
+// each finding's path injected, and returns the answer for each finding
+// by its position.
+func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, stderr io.Writer) (map[string]*report.LeakConfirmation, error) {
+	answers := map[string]*report.LeakConfirmation{}
+	var targets []campaign.LeakTarget
+	for _, f := range fs {
+		if f.target == nil {
+			answers[f.pos] = &report.LeakConfirmation{Answer: f.reason}
+			continue
+		}
+		targets = append(targets, *f.target)
+	}
+	if len(targets) == 0 {
+		return answers, nil
+	}
+	patterns := make([]string, 0, len(pkgs))
+	for p := range pkgs {
+		patterns = append(patterns, p)
+	}
+	sort.Strings(patterns)
+	wd, err := os.Getwd()
+	if err != nil {
+		return nil, err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	dir := opt.journal
+	if dir == "" {
+		if dir, err = defaultJournal(wd, append([]string{"vet -confirm"}, patterns...)); err != nil {
+			return nil, err
+		}
+	}
+	pol, err := confirmPolicy(dir, patterns)
+	if err != nil {
+		return nil, err
+	}
+	noun := "findings"
+	if len(targets) == 1 {
+		noun = "finding"
+	}
+	fmt.Fprintf(stderr, "confirming %d %s with the tests of %s; journal: %s\n", len(targets), noun, strings.Join(patterns, " "), dir)
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	res, err := campaign.Run(ctx, campaign.Config{
+		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Identity: identity, Policy: pol,
+		Jobs: opt.jobs, Timeout: opt.timeout, MaxOccur: confirmProfileOccurrences, EarlyStop: true,
+		Progress: stderr, Run: opt.run, Planner: campaign.Confirm, Confirm: targets,
+		Header: campaign.Header{Command: append([]string{"atomicx", "vet"}, opt.args...), Version: version(),
+			Date: time.Now().UTC().Format(time.RFC3339)},
+	})
+	if err != nil {
+		return nil, err
+	}
+	hdr := campaign.HeaderOf(res.Records)
+	for _, c := range campaign.ConfirmLeaks(targets, res.Records) {
+		a := &report.LeakConfirmation{Answer: c.Answer}
+		if e := c.Run; e != nil {
+			a.Package, a.Test = e.Package, e.Test
+			a.Injection = fmt.Sprintf("%s:%d:%s", e.Fault, e.Occurrence, e.Site)
+			a.Reproduce = report.LeakReproduce(e.Package, e.Test, a.Injection, hdr)
+		}
+		if c.Answer == campaign.LeakOtherReturn {
+			if c.End > 0 {
+				a.Answer += fmt.Sprintf(" (line %d)", c.End)
+			} else {
+				a.Answer += " (it returned without failing)"
+			}
+		}
+		answers[c.Target.ID] = a
+	}
+	return answers, nil
+}
+
+// confirmProfileOccurrences is how many reaches of each point a confirm
+// campaign's profile runs log: an instrumented callee's entry is reached
+// from other callers too, and only the reaches from the finding's
+// function count.
+const confirmProfileOccurrences = 20
+
+// confirmPolicy writes the policy a confirm campaign builds with into
+// its directory: the findings' packages in detect mode, whatever policy
+// the module has, as that one may leave them alone or mask them.
+func confirmPolicy(dir string, pkgs []string) (string, error) {
+	var b strings.Builder
+	b.WriteString("# Written by atomicx vet -confirm: the packages of the findings, instrumented for detection.\n[[rule]]\nmode = \"detect\"\npackages = [\n")
+	for _, p := range pkgs {
+		fmt.Fprintf(&b, "\t%q,\n", p)
+	}
+	b.WriteString("]\n")
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return "", err
+	}
+	p := filepath.Join(dir, "atomicheck.toml")
+	return p, os.WriteFile(p, []byte(b.String()), 0o666)
+}
+
+// confirmLines are the lines a confirmation adds under a finding in
+// vet's text output.
+func confirmLines(a *report.LeakConfirmation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\tconfirm: %s", a.Answer)
+	if a.Test != "" {
+		fmt.Fprintf(&b, ", by %s in %s", a.Test, a.Package)
+	}
+	if a.Answer == campaign.LeakConfirmed {
+		b.WriteString(" (the path is taken; whether the resource is still open is not checked)")
+	}
+	b.WriteString("\n")
+	if a.Reproduce != "" {
+		fmt.Fprintf(&b, "\treproduce: %s\n", a.Reproduce)
+	}
+	return b.String()
+}
