@@ -13,8 +13,6 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"strings"
 	"time"
 
@@ -27,21 +25,13 @@ import (
 func detectCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("detect", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	jobs := fs.Int("jobs", runtime.NumCPU(), "experiments run at once")
-	timeout := fs.Duration("timeout", time.Minute, "time limit of one test run; a run over it is recorded as a hang")
-	maxOccur := fs.Int("max-occurrences", 3, "occurrences of each injection point per test that get an experiment")
+	var w workloadFlags
+	w.register(fs, false)
 	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
 	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
-	noStop := fs.Bool("no-early-stop", false, "run each experiment's test to its end, even after the failure was absorbed")
-	allSnaps := fs.Bool("all-snapshots", false, "snapshot every call of every run, not only those the profile run saw on the stack at the fault (slower; for comparison)")
 	format := fs.String("format", "text", "report format: text, json, html or sarif")
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	category := fs.String("category", report.DefaultSARIFCategory, sarifCategoryUsage)
-	tags := fs.String("tags", "", "build tags, as for go build")
-	race := fs.Bool("race", false, "build with the race detector")
-	run := fs.String("run", "", "run only the tests whose names match this regular expression, as go test -run does for top-level tests")
-	cover := fs.Bool("cover", false, "build the workload with coverage, and report the statements and error paths (error checks, deferred functions, recover blocks) that the tests alone ran against those the tests plus injection ran")
-	execScript := fs.String("exec", "", "program workload: build the one main package named, and run this script once per run with the binary's path in $ATOMICX_BINARY (exit status 0 is a pass)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx detect [flags] [packages]\n\n"+
 			"Runs the packages' tests as the workload of a detection campaign: a profile\n"+
@@ -56,29 +46,19 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx detect: -format must be text, json, html or sarif\n")
 		return 2
 	}
-	var runRE *regexp.Regexp
-	if *run != "" {
-		re, err := regexp.Compile(*run)
-		if err != nil {
-			fmt.Fprintf(stderr, "atomicx detect: -run: %v\n", err)
-			return 2
-		}
-		runRE = re
-	}
 	patterns := fs.Args()
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+	wd, self, ok := whereAndWho(stderr)
+	if !ok {
 		return 1
 	}
-	self, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
+	cfg, ok := w.config("detect", args, wd, patterns, stderr)
+	if !ok {
+		return 2
 	}
+	var err error
 	dir := *journal
 	if dir == "" {
 		if dir, err = defaultJournal(wd, patterns); err != nil {
@@ -86,14 +66,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	}
-	var buildArgs []string
-	if *tags != "" {
-		buildArgs = append(buildArgs, "-tags="+*tags)
-	}
-	if *race {
-		buildArgs = append(buildArgs, "-race")
-	}
-	pol, err := campaignPolicy(wd, dir, patterns, buildArgs)
+	pol, err := campaignPolicy(wd, dir, patterns, cfg.BuildArgs)
 	if err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
@@ -102,13 +75,8 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	res, err := campaign.Run(ctx, campaign.Config{
-		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Identity: identity, Policy: pol,
-		Jobs: *jobs, Timeout: *timeout, MaxOccur: *maxOccur, EarlyStop: !*noStop, AllSnaps: *allSnaps,
-		Resume: *resume, BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, *execScript), Run: runRE, Cover: *cover,
-		Header: campaign.Header{Command: append([]string{"atomicx", "detect"}, args...), Version: version(),
-			Date: time.Now().UTC().Format(time.RFC3339)},
-	})
+	cfg.Journal, cfg.Atomicx, cfg.Policy, cfg.Resume = dir, self, pol, *resume
+	res, err := campaign.Run(ctx, cfg)
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)

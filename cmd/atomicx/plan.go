@@ -9,8 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"regexp"
-	"runtime"
 	"time"
 
 	"github.com/atomicx/atomicx/campaign"
@@ -28,16 +26,7 @@ func planFlags(stderr io.Writer) (*flag.FlagSet, *planOptions) {
 	fs.SetOutput(stderr)
 	o := &planOptions{}
 	fs.StringVar(&o.out, "o", "", "the plan's directory (required): plan.json, the test binaries, the profile runs' journal")
-	fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "profile runs at once")
-	fs.DurationVar(&o.timeout, "timeout", time.Minute, "time limit of one test run, for every shard; a run over it is recorded as a hang")
-	fs.IntVar(&o.maxOccur, "max-occurrences", 3, "occurrences of each injection point per test that get an experiment")
-	fs.BoolVar(&o.noStop, "no-early-stop", false, "run each experiment's test to its end, even after the failure was absorbed")
-	fs.BoolVar(&o.allSnaps, "all-snapshots", false, "snapshot every call of every run (slower; for comparison)")
-	fs.StringVar(&o.tags, "tags", "", "build tags, as for go build")
-	fs.BoolVar(&o.race, "race", false, "build with the race detector")
-	fs.StringVar(&o.run, "run", "", "plan only the tests whose names match this regular expression, as go test -run does for top-level tests")
-	fs.BoolVar(&o.cover, "cover", false, "build the workload with coverage: the merge reports what the tests alone ran against the tests plus injection (the shards' counters must be in the plan directory the merge reads)")
-	fs.StringVar(&o.exec, "exec", "", "program workload: build the one main package named, and run this script once per run with the binary's path in $ATOMICX_BINARY")
+	o.workload.register(fs, true)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx plan -o PLANDIR [flags] [packages]\n\n"+
 			"The first step of a sharded campaign: builds the packages' tests\n"+
@@ -52,11 +41,8 @@ func planFlags(stderr io.Writer) (*flag.FlagSet, *planOptions) {
 }
 
 type planOptions struct {
-	out, tags, run, exec   string
-	jobs, maxOccur         int
-	timeout                time.Duration
-	noStop, allSnaps, race bool
-	cover                  bool
+	out      string
+	workload workloadFlags
 }
 
 func planCmd(args []string, stdout, stderr io.Writer) int {
@@ -68,55 +54,32 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx plan: -o PLANDIR is required: the directory to ship to the shards\n")
 		return 2
 	}
-	var runRE *regexp.Regexp
-	if o.run != "" {
-		re, err := regexp.Compile(o.run)
-		if err != nil {
-			fmt.Fprintf(stderr, "atomicx plan: -run: %v\n", err)
-			return 2
-		}
-		runRE = re
-	}
 	patterns := fs.Args()
 	if len(patterns) == 0 {
 		patterns = []string{"./..."}
 	}
-	wd, err := os.Getwd()
-	if err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+	wd, self, ok := whereAndWho(stderr)
+	if !ok {
 		return 1
 	}
-	self, err := os.Executable()
-	if err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
+	cfg, ok := o.workload.config("plan", args, wd, patterns, stderr)
+	if !ok {
+		return 2
 	}
 	dir, err := filepath.Abs(o.out)
 	if err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
-	var buildArgs []string
-	if o.tags != "" {
-		buildArgs = append(buildArgs, "-tags="+o.tags)
-	}
-	if o.race {
-		buildArgs = append(buildArgs, "-race")
-	}
-	pol, err := campaignPolicy(wd, dir, patterns, buildArgs)
+	pol, err := campaignPolicy(wd, dir, patterns, cfg.BuildArgs)
 	if err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	p, res, err := campaign.MakePlan(ctx, campaign.Config{
-		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Identity: identity, Policy: pol,
-		Jobs: o.jobs, Timeout: o.timeout, MaxOccur: o.maxOccur, EarlyStop: !o.noStop, AllSnaps: o.allSnaps,
-		BuildArgs: buildArgs, Progress: stderr, Exec: absExec(wd, o.exec), Run: runRE, Cover: o.cover,
-		Header: campaign.Header{Command: append([]string{"atomicx", "plan"}, args...), Version: version(),
-			Date: time.Now().UTC().Format(time.RFC3339)},
-	})
+	cfg.Journal, cfg.Atomicx, cfg.Policy = dir, self, pol
+	p, res, err := campaign.MakePlan(ctx, cfg)
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "atomicx: interrupted; make the plan again\n")
 		return 130

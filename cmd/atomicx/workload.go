@@ -1,0 +1,94 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"runtime"
+	"time"
+
+	"github.com/atomicx/atomicx/campaign"
+)
+
+// workloadFlags are the flags that say what a campaign runs and how,
+// which detect and plan share: a plan is detect's first step.
+type workloadFlags struct {
+	jobs, maxOccur                int
+	timeout                       time.Duration
+	noStop, allSnaps, race, cover bool
+	tags, run, exec               string
+}
+
+// register defines the flags on fs; forPlan words them for a plan, whose
+// options every shard uses.
+func (w *workloadFlags) register(fs *flag.FlagSet, forPlan bool) {
+	jobs, timeout, run := "experiments run at once", "time limit of one test run; a run over it is recorded as a hang",
+		"run only the tests whose names match this regular expression, as go test -run does for top-level tests"
+	cover := "build the workload with coverage, and report the statements and error paths (error checks, deferred functions, recover blocks) that the tests alone ran against those the tests plus injection ran"
+	if forPlan {
+		jobs, timeout = "profile runs at once", "time limit of one test run, for every shard; a run over it is recorded as a hang"
+		run = "plan only the tests whose names match this regular expression, as go test -run does for top-level tests"
+		cover = "build the workload with coverage: the merge reports what the tests alone ran against the tests plus injection (the shards' counters must be in the plan directory the merge reads)"
+	}
+	fs.IntVar(&w.jobs, "jobs", runtime.NumCPU(), jobs)
+	fs.DurationVar(&w.timeout, "timeout", time.Minute, timeout)
+	fs.IntVar(&w.maxOccur, "max-occurrences", 3, "occurrences of each injection point per test that get an experiment")
+	fs.BoolVar(&w.noStop, "no-early-stop", false, "run each experiment's test to its end, even after the failure was absorbed")
+	fs.BoolVar(&w.allSnaps, "all-snapshots", false, "snapshot every call of every run, not only those the profile run saw on the stack at the fault (slower; for comparison)")
+	fs.StringVar(&w.tags, "tags", "", "build tags, as for go build")
+	fs.BoolVar(&w.race, "race", false, "build with the race detector")
+	fs.StringVar(&w.run, "run", "", run)
+	fs.BoolVar(&w.cover, "cover", false, cover)
+	fs.StringVar(&w.exec, "exec", "", "program workload: build the one main package named, and run this script once per run with the binary's path in $ATOMICX_BINARY (exit status 0 is a pass)")
+}
+
+// buildArgs are the go build flags the workload is built with.
+func (w *workloadFlags) buildArgs() []string {
+	var args []string
+	if w.tags != "" {
+		args = append(args, "-tags="+w.tags)
+	}
+	if w.race {
+		args = append(args, "-race")
+	}
+	return args
+}
+
+// config is the campaign's configuration as far as the flags say it,
+// run in wd over patterns; cmd and args are the command line, for the
+// journal's header and messages. It returns false, having said why on
+// stderr, when -run is not a regular expression.
+func (w *workloadFlags) config(cmd string, args []string, wd string, patterns []string, stderr io.Writer) (campaign.Config, bool) {
+	var runRE *regexp.Regexp
+	if w.run != "" {
+		re, err := regexp.Compile(w.run)
+		if err != nil {
+			fmt.Fprintf(stderr, "atomicx %s: -run: %v\n", cmd, err)
+			return campaign.Config{}, false
+		}
+		runRE = re
+	}
+	return campaign.Config{
+		Patterns: patterns, Dir: wd, Identity: identity,
+		Jobs: w.jobs, Timeout: w.timeout, MaxOccur: w.maxOccur, EarlyStop: !w.noStop, AllSnaps: w.allSnaps,
+		BuildArgs: w.buildArgs(), Progress: stderr, Exec: absExec(wd, w.exec), Run: runRE, Cover: w.cover,
+		Header: campaign.Header{Command: append([]string{"atomicx", cmd}, args...), Version: version(),
+			Date: time.Now().UTC().Format(time.RFC3339)},
+	}, true
+}
+
+// whereAndWho returns the directory the campaign runs in and the atomicx
+// binary it builds with, or false having said why on stderr.
+func whereAndWho(stderr io.Writer) (wd, self string, ok bool) {
+	wd, err := os.Getwd()
+	if err == nil {
+		self, err = os.Executable()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return "", "", false
+	}
+	return wd, self, true
+}
