@@ -151,3 +151,35 @@ func TestProbesAtExitEmptyAllocs(t *testing.T) {
 		t.Errorf("AtExit with nothing registered allocates %v times", allocs)
 	}
 }
+
+// BenchmarkProbedCall is what the function of a finding that -confirm
+// probes pays beyond its instrumentation when it succeeds: the deferred
+// check, with nothing registered and with one file registered.
+func BenchmarkProbedCall(b *testing.B) {
+	f, err := os.Open(os.Args[0])
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	s := &Site{ID: "example.com/m.F#entry", Ends: []int32{7}}
+	for _, tt := range []struct {
+		name string
+		res  *os.File
+	}{{"nothing registered", nil}, {"one file", f}} {
+		b.Run(tt.name, func(b *testing.B) {
+			useSettings(b, parseSettings(b.TempDir()+"/events.jsonl", ""))
+			for b.Loop() {
+				func() (err error) {
+					var done int32
+					var pr Probes
+					defer pr.AtExit(s, &done, &err)
+					if tt.res != nil {
+						pr.Add("example.com/m/m.go:3:9", tt.res)
+					}
+					done = 1
+					return nil
+				}()
+			}
+		})
+	}
+}
