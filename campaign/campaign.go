@@ -594,6 +594,9 @@ type event struct {
 	Masked   bool   `json:"masked"`
 	Failure  string `json:"failure"` // error or panic
 	End      int    `json:"end"`     // the line the failed call ended at, 0 if not known
+	// probe (and End)
+	Acquire string `json:"acquire"` // the acquire call probed, as sites give positions
+	State   string `json:"state"`   // open, closed or unknown
 	// where the failed call ran: its process, goroutine and entry number
 	Pid uint64 `json:"pid"`
 	G   uint64 `json:"g"`

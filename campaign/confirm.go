@@ -21,6 +21,10 @@ type LeakTarget struct {
 	// when not known statically.
 	Callee     string `json:"callee,omitempty"`
 	ReturnLine int    `json:"return_line"`
+	// AcquirePos is the acquire call, as sites give positions: the
+	// campaign's build probes its resource when Func returns an error
+	// (see rt.Probes). "" when not probed.
+	AcquirePos string `json:"acquire_pos,omitempty"`
 }
 
 // maxConfirmOccurrences bounds the experiments per finding and test: the
@@ -85,9 +89,19 @@ func injectsFor(r event, t LeakTarget) bool {
 
 // The answers ConfirmLeaks gives for a finding.
 const (
-	// LeakConfirmed: an experiment injected the opening failure and the
-	// function failed at the reported return.
-	LeakConfirmed = "confirmed"
+	// LeakConfirmedOpen: an experiment injected the opening failure, the
+	// function failed at the reported return, and the resource acquired
+	// was still open then, after the function's deferred calls.
+	LeakConfirmedOpen = "confirmed, open at return"
+	// LeakConfirmedClosed: the same path, and the resource was closed at
+	// the return: the analysis was wrong, or something it does not see
+	// (a helper, another name for the resource) released it.
+	LeakConfirmedClosed = "confirmed, closed at return"
+	// LeakConfirmedUnchecked: the same path, and whether the resource was
+	// still open is not known: it is not a syscall.Conn (files, network
+	// connections and listeners are), or was not registered (see
+	// instrument's probedAcquisitions).
+	LeakConfirmedUnchecked = "confirmed, openness not checked"
 	// LeakOtherReturn: the failure was injected, and the function
 	// returned elsewhere, or without failing.
 	LeakOtherReturn = "reached, other return"
@@ -115,7 +129,8 @@ type LeakConfirmation struct {
 
 // ConfirmLeaks reads the answers of a confirm campaign's records (the
 // profile runs and the experiments): for each target, the best answer
-// any experiment gave, confirmed first, in the order of the records' keys.
+// any experiment gave, confirmed open first, in the order of the records'
+// keys.
 func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
 	byKey := map[string]*Record{}
 	var profiles []*Record
@@ -128,7 +143,8 @@ func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
 		}
 	}
 	sort.Slice(profiles, func(i, j int) bool { return profiles[i].Key() < profiles[j].Key() })
-	rank := map[string]int{LeakNotReached: 0, LeakNotInjected: 1, LeakOtherReturn: 2, LeakCrashed: 3, LeakConfirmed: 4}
+	rank := map[string]int{LeakNotReached: 0, LeakNotInjected: 1, LeakOtherReturn: 2, LeakCrashed: 3,
+		LeakConfirmedUnchecked: 4, LeakConfirmedClosed: 5, LeakConfirmedOpen: 6}
 	out := make([]LeakConfirmation, len(targets))
 	for i, t := range targets {
 		best := LeakConfirmation{Target: t, Answer: LeakNotReached}
@@ -151,9 +167,12 @@ func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
 
 // returnedAt says where, in an experiment, t's function ended after the
 // fault: its first verdict after the injection is of the innermost call
-// the failure went through.
+// the failure went through. The state of t's resource at that return is
+// the last probe of it logged before that verdict: a call's probes are
+// logged right before its verdict.
 func returnedAt(e *Record, t LeakTarget) (string, int) {
 	injected := false
+	var probe *event
 	for _, raw := range e.Events {
 		var v event
 		if json.Unmarshal(raw, &v) != nil {
@@ -162,9 +181,11 @@ func returnedAt(e *Record, t LeakTarget) (string, int) {
 		switch {
 		case v.Event == "inject":
 			injected = true
+		case injected && v.Event == "probe" && v.Site == t.Func+"#entry" && t.AcquirePos != "" && v.Acquire == t.AcquirePos:
+			probe = &v
 		case injected && v.Event == "verdict" && v.Site == t.Func+"#entry":
 			if v.End == t.ReturnLine && v.Failure == "error" {
-				return LeakConfirmed, v.End
+				return confirmedState(probe, v.End), v.End
 			}
 			return LeakOtherReturn, v.End
 		}
@@ -173,4 +194,19 @@ func returnedAt(e *Record, t LeakTarget) (string, int) {
 		return LeakCrashed, 0
 	}
 	return LeakOtherReturn, 0
+}
+
+// confirmedState is the answer for a confirmed path whose return at line
+// end the probe (nil if none) saw.
+func confirmedState(probe *event, end int) string {
+	if probe == nil || probe.End != end {
+		return LeakConfirmedUnchecked
+	}
+	switch probe.State {
+	case "open":
+		return LeakConfirmedOpen
+	case "closed":
+		return LeakConfirmedClosed
+	}
+	return LeakConfirmedUnchecked
 }

@@ -83,6 +83,11 @@ func TestConfirmLeaks(t *testing.T) {
 	verdict := func(site string, end int) map[string]any {
 		return map[string]any{"event": "verdict", "site": site, "failure": "error", "end": end}
 	}
+	probe := func(acquire string, end int, state string) map[string]any {
+		return map[string]any{"event": "probe", "site": "m.Load#entry", "acquire": acquire, "end": end, "state": state}
+	}
+	probed := []LeakTarget{confirmTargets[0]}
+	probed[0].AcquirePos = "m/load.go:10:17"
 	exp := func(site string, occ int, fired bool, evs ...map[string]any) *Record {
 		return &Record{Kind: "experiment", Package: "m", Test: "TestLoad", Site: site, Occurrence: uint64(occ), Fault: "error",
 			Status: Failed, Fired: fired, Events: rawEvents(t, evs...)}
@@ -99,7 +104,39 @@ func TestConfirmLeaks(t *testing.T) {
 			exp("m.Load#call:os.ReadFile#1", 1, true, inject, verdict("m.Load#entry", 20)),
 			exp("m.Load#call:os.ReadFile#1", 2, true, verdict("m.Load#entry", 13), inject, verdict("m.Load#entry", 13), verdict("m.TestLoad#entry", 40)),
 			exp("m.Load#call:os.ReadFile#1", 3, false)},
-		want: []string{"confirmed 13 #2"},
+		want: []string{"confirmed, openness not checked 13 #2"},
+	}, {
+		name:    "probed open at the return",
+		targets: probed,
+		recs: []*Record{prof,
+			exp("m.Load#call:os.ReadFile#1", 1, true, inject, probe("m/load.go:10:17", 13, "open"), verdict("m.Load#entry", 13))},
+		want: []string{"confirmed, open at return 13 #1"},
+	}, {
+		name:    "probed closed; open in another occurrence: open wins",
+		targets: probed,
+		recs: []*Record{prof,
+			exp("m.Load#call:os.ReadFile#1", 1, true, inject, probe("m/load.go:10:17", 13, "closed"), verdict("m.Load#entry", 13)),
+			exp("m.Load#call:os.ReadFile#1", 2, true, inject, probe("m/load.go:10:17", 13, "open"), verdict("m.Load#entry", 13))},
+		want: []string{"confirmed, open at return 13 #2"},
+	}, {
+		name:    "probed closed at the return",
+		targets: probed,
+		recs: []*Record{prof,
+			exp("m.Load#call:os.ReadFile#1", 1, true, inject, probe("m/load.go:10:17", 13, "closed"), verdict("m.Load#entry", 13))},
+		want: []string{"confirmed, closed at return 13 #1"},
+	}, {
+		name:    "the probe could not tell",
+		targets: probed,
+		recs: []*Record{prof,
+			exp("m.Load#call:os.ReadFile#1", 1, true, inject, probe("m/load.go:10:17", 13, "unknown"), verdict("m.Load#entry", 13))},
+		want: []string{"confirmed, openness not checked 13 #1"},
+	}, {
+		name:    "probes of another acquire, before the fault, at another return: not this one's",
+		targets: probed,
+		recs: []*Record{prof,
+			exp("m.Load#call:os.ReadFile#1", 1, true, probe("m/load.go:10:17", 13, "open"), inject,
+				probe("m/load.go:11:17", 13, "open"), probe("m/load.go:10:17", 20, "open"), verdict("m.Load#entry", 13))},
+		want: []string{"confirmed, openness not checked 13 #1"},
 	}, {
 		name:    "a verdict before the fault does not count; another return does",
 		targets: confirmTargets[:1],

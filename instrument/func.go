@@ -164,6 +164,10 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// snapshotted: a value that is not a pointer costs an allocation.
 	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[1]s.Snap(%[4]s) }; defer %[1]s.Exit(&%[5]s, %[6]s) }; ",
 		callName, rtName, siteRef, strings.Join(fe.roots, ", "), doneName, fe.errArg())
+	probed := fe.probedAcquisitions()
+	if len(probed) > 0 {
+		enter += fe.probesDecl(siteRef)
+	}
 	// A function that opens with the lock idiom is snapshotted once it
 	// holds the lock, and compared before the lock is released: the
 	// snapshot then reads nothing that another goroutine writes under
@@ -185,6 +189,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	}
 	fe.insertPrologue(&local, b.String())
 	callSites := fe.rewriteCalls(&local, siteIdx+1)
+	fe.insertProbes(&local, probed)
 	if err := fe.rewriteReturns(&local); err != nil {
 		return err
 	}

@@ -52,6 +52,13 @@ type Options struct {
 	Releases map[string]Release
 	Borrows  func(fullName string) bool
 
+	// ProbeAcquires are the acquire calls, by the position of their
+	// opening parenthesis as sites give it (import path/file.go:line:col),
+	// whose resources a detect build probes for openness when their
+	// function returns an error (see rt.Probes): the findings that
+	// atomicx vet -confirm confirms.
+	ProbeAcquires map[string]bool
+
 	Panics         bool // may inject panics, not only errors
 	Globals        bool // snapshots include the package-level variables
 	SnapshotBudget int  // values a snapshot may copy; 0 means the runtime's default

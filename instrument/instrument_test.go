@@ -43,6 +43,9 @@ func TestRewriteGolden(t *testing.T) {
 			if v := langSuffix.FindStringSubmatch(in); v != nil {
 				opts.GoVersion = "go1." + v[1] // mask_go120.go is at go1.20
 			}
+			if strings.HasPrefix(filepath.Base(in), "probe_") {
+				opts.ProbeAcquires = probedLines(string(src), "example.com/m/"+filepath.Base(in))
+			}
 			res, err := Package([]File{{Name: name, Src: src}}, opts)
 			if err != nil {
 				t.Fatal(err)
@@ -82,6 +85,22 @@ func TestRewriteGolden(t *testing.T) {
 			}
 		})
 	}
+}
+
+// probedLines returns the positions, as sites give them, of the acquire
+// calls on the lines of src marked "// probed": the opening parenthesis
+// of the call on the right of the line's assignment.
+func probedLines(src, file string) map[string]bool {
+	set := map[string]bool{}
+	for i, line := range strings.Split(src, "\n") {
+		if !strings.HasSuffix(line, "// probed") {
+			continue
+		}
+		eq := strings.Index(line, "=")
+		col := eq + strings.Index(line[eq:], "(") + 1
+		set[fmt.Sprintf("%s:%d:%d", file, i+1, col)] = true
+	}
+	return set
 }
 
 func testOptions() Options {

@@ -113,39 +113,15 @@ func (fe *funcEdits) acquisitions() []acquisition {
 // and their forms with "=", where the callee is in Options.Releases.
 func (fe *funcEdits) acquisition(as *ast.AssignStmt) (acquisition, bool) {
 	info := fe.p.info
-	if len(as.Rhs) != 1 || as.Tok != token.DEFINE && as.Tok != token.ASSIGN {
-		return acquisition{}, false
-	}
-	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	ac, ok := fe.acquireCall(as)
 	if !ok {
 		return acquisition{}, false
 	}
-	fn, ok := calleeObject(info, call.Fun).(*gotypes.Func)
+	rel, ok := fe.p.opts.Releases[ac.fn.FullName()]
 	if !ok {
 		return acquisition{}, false
 	}
-	rel, ok := fe.p.opts.Releases[fn.FullName()]
-	if !ok {
-		return acquisition{}, false
-	}
-	sig := fn.Type().(*gotypes.Signature)
-	res := sig.Results()
-	if res.Len() != len(as.Lhs) {
-		return acquisition{}, false
-	}
-	a := acquisition{stmt: as, release: rel}
-	for i := range res.Len() {
-		lhs := as.Lhs[i]
-		if isErrorType(res.At(i).Type()) {
-			id, ok := lhs.(*ast.Ident)
-			if !ok || a.errVar != nil || id.Name == "_" {
-				return acquisition{}, false
-			}
-			a.errVar = id
-		} else if a.res == nil {
-			a.res = lhs
-		}
-	}
+	a := acquisition{stmt: as, res: ac.res, errVar: ac.errVar, release: rel}
 	switch e := a.res.(type) {
 	case *ast.Ident:
 		if e.Name == "_" { // dropped: no name to register it by
@@ -172,6 +148,50 @@ func (fe *funcEdits) acquisition(as *ast.AssignStmt) (acquisition, bool) {
 		return acquisition{}, false
 	}
 	return a, true
+}
+
+// An acquireCall is "r, err := f(...)", "r := f(...)" or one of their
+// forms with "=": the call of a function, whose first result that is
+// not an error goes to res, and whose error, if it has one, to errVar.
+type acquireCall struct {
+	call   *ast.CallExpr
+	fn     *gotypes.Func
+	res    ast.Expr   // nil when every result is an error
+	errVar *ast.Ident // nil when the function returns no error
+}
+
+// acquireCall recognises the statements that may acquire a resource:
+// the caller then looks at what the function is.
+func (fe *funcEdits) acquireCall(as *ast.AssignStmt) (acquireCall, bool) {
+	if len(as.Rhs) != 1 || as.Tok != token.DEFINE && as.Tok != token.ASSIGN {
+		return acquireCall{}, false
+	}
+	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return acquireCall{}, false
+	}
+	fn, ok := calleeObject(fe.p.info, call.Fun).(*gotypes.Func)
+	if !ok {
+		return acquireCall{}, false
+	}
+	res := fn.Type().(*gotypes.Signature).Results()
+	if res.Len() != len(as.Lhs) {
+		return acquireCall{}, false
+	}
+	ac := acquireCall{call: call, fn: fn}
+	for i := range res.Len() {
+		lhs := as.Lhs[i]
+		if isErrorType(res.At(i).Type()) {
+			id, ok := lhs.(*ast.Ident)
+			if !ok || ac.errVar != nil || id.Name == "_" {
+				return acquireCall{}, false
+			}
+			ac.errVar = id
+		} else if ac.res == nil {
+			ac.res = lhs
+		}
+	}
+	return ac, true
 }
 
 // releasable reports whether the release can be written on a value of

@@ -49,6 +49,9 @@ func (p *Policy) Hash() string {
 			// runtime's site tables hold the list.
 			writeList(h, "scratch", r.scratchTexts())
 		}
+		if len(r.ProbeAcquires) > 0 {
+			writeList(h, probeKey, r.ProbeAcquires)
+		}
 		writeOptions(h, "options", r.Options)
 	}
 	writeLeaks(h, p.Leaks)
@@ -103,6 +106,10 @@ func (m Match) Hash() string {
 	if r := m.Rule; r != nil && m.Mode != Off {
 		writeList(h, "ignore", funcTexts(r.ignore))
 		writeList(h, "scratch", r.scratchTexts())
+	}
+	if probes := m.ProbeAcquires(); len(probes) > 0 {
+		// Only when set, so that other packages keep their hash.
+		writeList(h, probeKey, probes)
 	}
 	writeLeaks(h, m.Leaks())
 	return hex.EncodeToString(h.Sum(nil))

@@ -228,7 +228,7 @@ func (ps *parser) rule(t map[string]any, at tomlPath) {
 		index:   len(ps.policy.Rules),
 		Options: ps.policy.defaults,
 	}
-	ps.unknownKeys(t, at, ruleKeys, "in [[rule]]")
+	ps.unknownKeys(publicRuleKeys(t), at, ruleKeys, "in [[rule]]")
 
 	if v, ok := t["packages"]; !ok {
 		ps.errorf(r.Pos, `[[rule]] has no packages: add packages = ["./..."] with the import-path patterns it applies to`)
@@ -281,6 +281,8 @@ func (ps *parser) rule(t map[string]any, at tomlPath) {
 			ps.errorf(ps.src.keyPos(at.child("scratch")), "scratch has no effect in a rule with mode = %q: only detection compares object graphs; remove it, or move it to the package's detect rule", r.Mode)
 		}
 	}
+
+	ps.probeAcquires(t, at, &r)
 
 	r.Options = ps.options(t, at, ps.policy.defaults)
 	ps.policy.Rules = append(ps.policy.Rules, r)

@@ -86,6 +86,9 @@ type Rule struct {
 	// Scratch lists the fields whose changes by a failed call are scratch,
 	// not caller-visible, as written (see scratchPath).
 	Scratch []string
+	// ProbeAcquires are the acquisitions whose resources a detect build
+	// probes (internal to atomicx vet -confirm: see probeKey).
+	ProbeAcquires []string
 
 	Options Options // after applying [defaults]
 

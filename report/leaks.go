@@ -21,10 +21,10 @@ type Leak struct {
 
 // A LeakConfirmation is the answer of a confirm campaign for one finding:
 // whether a test, with the failure that opens the path injected, made the
-// function return where the path does. It confirms the path, not that the
-// resource is still open there.
+// function return where the path does, and whether the resource was
+// still open there.
 type LeakConfirmation struct {
-	Answer    string // see campaign.LeakConfirmed and the other answers
+	Answer    string // see campaign.LeakConfirmedOpen and the other answers
 	Package   string // the test that gave the answer, if any
 	Test      string
 	Injection string // FAULT:OCCURRENCE:SITE armed

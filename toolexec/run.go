@@ -212,6 +212,7 @@ func (r *runner) compile() (int, error) {
 		Mask:           match.Mode == policy.Mask,
 		Releases:       maskReleases(match),
 		Borrows:        errleak.Borrows,
+		ProbeAcquires:  probeAcquires(match),
 		Panics:         match.Options.Panics,
 		Globals:        match.Options.Globals,
 		SnapshotBudget: match.Options.SnapshotBudget,
@@ -668,4 +669,18 @@ func maskReleases(m policy.Match) map[string]instrument.Release {
 		out[name] = instrument.Release{Resource: r.Resource, Field: r.Field, Method: r.Method, Others: r.Others}
 	}
 	return out
+}
+
+// probeAcquires returns the acquisitions whose resources a detect build
+// probes (policy.Match.ProbeAcquires), as instrument.Options wants them.
+func probeAcquires(m policy.Match) map[string]bool {
+	list := m.ProbeAcquires()
+	if len(list) == 0 {
+		return nil
+	}
+	set := make(map[string]bool, len(list))
+	for _, p := range list {
+		set[p] = true
+	}
+	return set
 }

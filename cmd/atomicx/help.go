@@ -146,11 +146,12 @@ Resources left open on error paths:
 	built for detection, with the failure that opens each path injected
 	(the call whose error the path's last error test finds non-nil), and
 	adds a line per finding: confirmed (a test took the function to the
-	reported return, failing), reached, other return, reached, crashed,
+	reported return, failing) with the resource open at return, closed
+	at return, or openness not checked (only files, connections and
+	listeners are probed), reached, other return, reached, crashed,
 	not reached by the tests, or not confirmable (no failed call decides
-	the path); with a reproduce line for the test that showed it. It confirms the path, not
-	that the resource is still open there. The same analysis runs under
-	go vet:
+	the path); with a reproduce line for the test that showed it. The
+	same analysis runs under go vet:
 
 		go install github.com/atomicx/atomicx/cmd/atomicx-vet
 		go vet -vettool=$(go env GOPATH)/bin/atomicx-vet ./...

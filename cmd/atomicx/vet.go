@@ -42,8 +42,8 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 			"With -confirm, each finding outside test files whose path a failed call opens\n"+
 			"is run: the packages' tests, built for detection, with that call's failure\n"+
 			"injected, and the finding is confirmed when the function then returns with a\n"+
-			"failure at the reported return. This confirms the path, not that the resource\n"+
-			"is still open there.\n\nFlags:\n")
+			"failure at the reported return; a file, connection or listener is then probed:\n"+
+			"still open at that return, or closed.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {

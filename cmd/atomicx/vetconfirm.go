@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"go/token"
 	"io"
 	"os"
 	"os/signal"
@@ -56,11 +57,17 @@ func findingsOf(p *packages.Package, fs []errleak.Finding, wd string) []vetFindi
 		default:
 			op := p.Fset.Position(f.Opening.Pos)
 			v.target = &campaign.LeakTarget{ID: v.pos, Func: f.Func, Callee: f.Opening.Callee, ReturnLine: f.ReturnLine,
-				CallPos: fmt.Sprintf("%s:%d:%d", path.Join(p.PkgPath, filepath.Base(op.Filename)), op.Line, op.Column)}
+				CallPos: sitePos(p.PkgPath, op), AcquirePos: sitePos(p.PkgPath, acq)}
 		}
 		out = append(out, v)
 	}
 	return out
+}
+
+// sitePos is a position of package pkg as the runtime's sites give it:
+// import path/file.go:line:col.
+func sitePos(pkg string, pos token.Position) string {
+	return fmt.Sprintf("%s:%d:%d", path.Join(pkg, filepath.Base(pos.Filename)), pos.Line, pos.Column)
 }
 
 // confirmFindings runs the packages' tests with the failure that opens
@@ -98,7 +105,7 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 			return nil, err
 		}
 	}
-	pol, err := confirmPolicy(dir, patterns)
+	pol, err := confirmPolicy(dir, patterns, targets)
 	if err != nil {
 		return nil, err
 	}
@@ -147,12 +154,25 @@ const confirmProfileOccurrences = 20
 
 // confirmPolicy writes the policy a confirm campaign builds with into
 // its directory: the findings' packages in detect mode, whatever policy
-// the module has, as that one may leave them alone or mask them.
-func confirmPolicy(dir string, pkgs []string) (string, error) {
+// the module has, as that one may leave them alone or mask them; and
+// the findings' acquisitions, whose resources the build probes for
+// openness when their function returns an error (probe_acquires, a key
+// of the policy internal to vet -confirm).
+func confirmPolicy(dir string, pkgs []string, targets []campaign.LeakTarget) (string, error) {
 	var b strings.Builder
-	b.WriteString("# Written by atomicx vet -confirm: the packages of the findings, instrumented for detection.\n[[rule]]\nmode = \"detect\"\npackages = [\n")
+	b.WriteString("# Written by atomicx vet -confirm: the packages of the findings, instrumented for detection,\n" +
+		"# with the resources of the findings' acquisitions probed when their function returns an error.\n" +
+		"[[rule]]\nmode = \"detect\"\npackages = [\n")
 	for _, p := range pkgs {
 		fmt.Fprintf(&b, "\t%q,\n", p)
+	}
+	b.WriteString("]\nprobe_acquires = [\n")
+	seen := map[string]bool{}
+	for _, t := range targets {
+		if t.AcquirePos != "" && !seen[t.AcquirePos] {
+			seen[t.AcquirePos] = true
+			fmt.Fprintf(&b, "\t%q,\n", t.AcquirePos)
+		}
 	}
 	b.WriteString("]\n")
 	if err := os.MkdirAll(dir, 0o777); err != nil {
@@ -169,9 +189,6 @@ func confirmLines(a *report.LeakConfirmation) string {
 	fmt.Fprintf(&b, "\tconfirm: %s", a.Answer)
 	if a.Test != "" {
 		fmt.Fprintf(&b, ", by %s in %s", a.Test, a.Package)
-	}
-	if a.Answer == campaign.LeakConfirmed {
-		b.WriteString(" (the path is taken; whether the resource is still open is not checked)")
 	}
 	b.WriteString("\n")
 	if a.Reproduce != "" {

@@ -74,6 +74,12 @@ func (r *Releases) Add(res any, release func(), roots ...any) {}
 
 func (r *Releases) OnFailure(s *Site, done *bool, errp *error) {}
 
+type Probes struct{}
+
+func (p *Probes) Add(acquire string, res any) {}
+
+func (p *Probes) AtExit(s *Site, done *int32, errp *error) {}
+
 func Unwinding(fn string) bool { return false }
 
 func SameBits[T any](a, b *T) bool { return false }
