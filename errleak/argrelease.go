@@ -106,14 +106,7 @@ type released struct {
 func (c *checker) releasedBy(call *ssa.CallCommon) []released {
 	var out []released
 	name, callee := calleeName(call)
-	method := ""
-	var recv ssa.Value
-	switch {
-	case call.IsInvoke():
-		method, recv = call.Method.Name(), call.Value
-	case callee != nil && callee.Signature.Recv() != nil && len(call.Args) > 0:
-		method, recv = callee.Name(), call.Args[0]
-	}
+	method, recv := calledMethod(call, callee)
 	for k, spec := range c.releaseSpecs {
 		r := c.parsedSpecs[k]
 		switch {

@@ -593,17 +593,23 @@ var borrowers = map[string]bool{
 	"encoding/binary.Read": true, "encoding/binary.Write": true,
 }
 
+// calledMethod returns the method a call calls and its receiver: an
+// interface method, or a concrete method (callee) called statically;
+// "" and nil for other calls.
+func calledMethod(call *ssa.CallCommon, callee *ssa.Function) (string, ssa.Value) {
+	switch {
+	case call.IsInvoke():
+		return call.Method.Name(), call.Value
+	case callee != nil && callee.Signature.Recv() != nil && len(call.Args) > 0:
+		return callee.Name(), call.Args[0]
+	}
+	return "", nil
+}
+
 // releases reports whether call releases s's resource.
 func releases(s *site, call *ssa.CallCommon) bool {
 	name, callee := calleeName(call)
-	method := ""
-	var recv ssa.Value
-	switch {
-	case call.IsInvoke():
-		method, recv = call.Method.Name(), call.Value
-	case callee != nil && callee.Signature.Recv() != nil && len(call.Args) > 0:
-		method, recv = callee.Name(), call.Args[0]
-	}
+	method, recv := calledMethod(call, callee)
 	for _, r := range s.releases {
 		switch {
 		case r.call:

@@ -31,35 +31,15 @@ func (fe *funcEdits) probedAcquisitions() []probedAcquisition {
 		return nil
 	}
 	var out []probedAcquisition
-	visit := func(list []ast.Stmt) {
-		for _, s := range list {
-			as, ok := s.(*ast.AssignStmt)
-			if !ok {
-				continue
-			}
-			ac, ok := fe.acquireCall(as)
-			if !ok {
-				continue
-			}
-			pos := fe.p.sitePos(fe.p.fset.Position(ac.call.Lparen))
-			if !fe.p.opts.ProbeAcquires[pos] || !readAgain(ac.res) || !pointerShaped(fe.p.info.TypeOf(ac.res)) {
-				continue
-			}
+	fe.eachOwnAssignment(func(as *ast.AssignStmt) {
+		ac, ok := fe.acquireCall(as)
+		if !ok {
+			return
+		}
+		pos := fe.p.sitePos(fe.p.fset.Position(ac.call.Lparen))
+		if fe.p.opts.ProbeAcquires[pos] && readAgain(ac.res) && pointerShaped(fe.p.info.TypeOf(ac.res)) {
 			out = append(out, probedAcquisition{stmt: as, pos: pos, res: ac.res, errVar: ac.errVar})
 		}
-	}
-	ast.Inspect(fe.body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.BlockStmt:
-			visit(n.List)
-		case *ast.CaseClause:
-			visit(n.Body)
-		case *ast.CommClause:
-			visit(n.Body)
-		}
-		return true
 	})
 	return out
 }

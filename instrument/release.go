@@ -78,12 +78,23 @@ func (fe *funcEdits) acquisitions() []acquisition {
 		return nil
 	}
 	var out []acquisition
+	fe.eachOwnAssignment(func(as *ast.AssignStmt) {
+		if a, ok := fe.acquisition(as); ok && fe.keepsToItself(a) {
+			out = append(out, a)
+		}
+	})
+	return out
+}
+
+// eachOwnAssignment calls f with each assignment that is a statement of
+// its own in the function's body (in a block or a case, not an if, for
+// or switch init, where nothing can be inserted after it), leaving out
+// the bodies of function literals, which are functions of their own.
+func (fe *funcEdits) eachOwnAssignment(f func(*ast.AssignStmt)) {
 	visit := func(list []ast.Stmt) {
 		for _, s := range list {
 			if as, ok := s.(*ast.AssignStmt); ok {
-				if a, ok := fe.acquisition(as); ok {
-					out = append(out, a)
-				}
+				f(as)
 			}
 		}
 	}
@@ -100,13 +111,6 @@ func (fe *funcEdits) acquisitions() []acquisition {
 		}
 		return true
 	})
-	kept := out[:0]
-	for _, a := range out {
-		if fe.keepsToItself(a) {
-			kept = append(kept, a)
-		}
-	}
-	return kept
 }
 
 // acquisition recognises "r, err := acquire(...)", "r := acquire(...)"

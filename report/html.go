@@ -640,19 +640,13 @@ pre.src span.errpath { background: #9e9; }
 </table>
 </div>
 {{- if .Functions}}
-<p>Functions with lines that only runs with a fault injected reached; those lines are marked, error paths in a stronger colour.</p>
+<p>Functions with lines that only the runs with a fault injected reached; those lines are marked, error paths in a stronger colour.</p>
 {{- end}}
 {{- range .Functions}}
 <section class="cov">
 <h3><span class="pkg">{{.Package}}.</span>{{.Short}} <code>{{.Pos}}</code></h3>
 <p>Statements {{.Counts.Tests}} → {{.Counts.WithInjection}} of {{.Counts.Statements}}; error-path statements {{.Counts.ErrorPathTests}} → {{.Counts.ErrorPathWithInjection}} of {{.Counts.ErrorPath}}. Newly covered: {{range $i, $s := .Spans}}{{if $i}}; {{end}}{{$s}}{{end}}.</p>
-{{- if .Lines}}
-<pre class="src">
-{{- range .Lines}}<span{{with .Class}} class="{{.}}"{{end}}><i>{{.N}}</i>{{.Text}}</span>{{end -}}
-</pre>
-{{- else if .SourceErr}}
-<p>Source not available: <code>{{.SourceErr}}</code></p>
-{{- end}}
+{{- template "source" .}}
 </section>
 {{- end}}
 {{- end}}
@@ -734,6 +728,10 @@ pre.src span.errpath { background: #9e9; }
 <p>or, by hand:</p>
 <pre><code>{{end}}{{.Reproduce}}</code></pre>
 {{- end}}
+{{- template "source" .}}
+</section>
+{{- end}}
+{{- define "source"}}
 {{- if .Lines}}
 <pre class="src">
 {{- range .Lines}}<span{{with .Class}} class="{{.}}"{{end}}><i>{{.N}}</i>{{.Text}}</span>{{end -}}
@@ -741,6 +739,5 @@ pre.src span.errpath { background: #9e9; }
 {{- else if .SourceErr}}
 <p>Source not available: <code>{{.SourceErr}}</code></p>
 {{- end}}
-</section>
 {{- end}}
 `

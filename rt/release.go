@@ -56,9 +56,15 @@ func (r *Releases) OnFailure(s *Site, done *bool, errp *error) {
 	if !(errp != nil && *errp != nil || !*done && Unwinding(s.Func)) {
 		return
 	}
+	// One walk of the restored graph answers for every resource: the
+	// roots each registration passed are the same call's roots.
+	var roots []any
+	for _, h := range held {
+		roots = append(roots, h.roots...)
+	}
+	reached, all := reachableFrom(roots)
 	for i := len(held) - 1; i >= 0; i-- {
-		h := held[i]
-		if !reachable(h.roots, h.res) {
+		if h := held[i]; !all && !reached[h.res] {
 			runRelease(h.release)
 		}
 	}
@@ -80,21 +86,21 @@ func addressOf(res any) unsafe.Pointer {
 	return nil
 }
 
-// reachable reports whether the object at p is reachable from roots. A
-// graph the walk cannot handle counts as reaching everything: a resource
-// is released only when it is known to be unreferenced.
-func reachable(roots []any, p unsafe.Pointer) bool {
+// reachableFrom returns the addresses of the objects reachable from
+// roots. A graph the walk cannot handle counts as reaching everything
+// (all): a resource is released only when it is known to be
+// unreferenced.
+func reachableFrom(roots []any) (reached map[unsafe.Pointer]bool, all bool) {
 	if len(roots) == 0 {
-		return false
+		return nil, false
 	}
 	snap, ok := takeSnapshot(roots, math.MaxInt)
 	if !ok {
-		return true
+		return nil, true
 	}
+	reached = make(map[unsafe.Pointer]bool, len(snap.objects))
 	for k := range snap.objects {
-		if k.addr == p {
-			return true
-		}
+		reached[k.addr] = true
 	}
-	return false
+	return reached, false
 }

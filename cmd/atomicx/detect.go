@@ -46,18 +46,11 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx detect: -format must be text, json, html or sarif\n")
 		return 2
 	}
-	patterns := fs.Args()
-	if len(patterns) == 0 {
-		patterns = []string{"./..."}
+	cfg, self, code := w.config("detect", args, fs.Args(), stderr)
+	if code != 0 {
+		return code
 	}
-	wd, self, ok := whereAndWho(stderr)
-	if !ok {
-		return 1
-	}
-	cfg, ok := w.config("detect", args, wd, patterns, stderr)
-	if !ok {
-		return 2
-	}
+	wd, patterns := cfg.Dir, cfg.Patterns
 	var err error
 	dir := *journal
 	if dir == "" {

@@ -54,18 +54,11 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx plan: -o PLANDIR is required: the directory to ship to the shards\n")
 		return 2
 	}
-	patterns := fs.Args()
-	if len(patterns) == 0 {
-		patterns = []string{"./..."}
+	cfg, self, code := o.workload.config("plan", args, fs.Args(), stderr)
+	if code != 0 {
+		return code
 	}
-	wd, self, ok := whereAndWho(stderr)
-	if !ok {
-		return 1
-	}
-	cfg, ok := o.workload.config("plan", args, wd, patterns, stderr)
-	if !ok {
-		return 2
-	}
+	wd, patterns := cfg.Dir, cfg.Patterns
 	dir, err := filepath.Abs(o.out)
 	if err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)

@@ -56,19 +56,31 @@ func (w *workloadFlags) buildArgs() []string {
 	return args
 }
 
-// config is the campaign's configuration as far as the flags say it,
-// run in wd over patterns; cmd and args are the command line, for the
-// journal's header and messages. It returns false, having said why on
-// stderr, when -run is not a regular expression.
-func (w *workloadFlags) config(cmd string, args []string, wd string, patterns []string, stderr io.Writer) (campaign.Config, bool) {
+// config is the campaign's configuration as far as the flags say it:
+// run in the current directory over patterns (./... when none), built
+// with this atomicx (self); cmd and args are the command line, for the
+// journal's header and messages. A non-zero code is the exit status,
+// having said why on stderr: 2 when -run is not a regular expression.
+func (w *workloadFlags) config(cmd string, args, patterns []string, stderr io.Writer) (cfg campaign.Config, self string, code int) {
+	if len(patterns) == 0 {
+		patterns = []string{"./..."}
+	}
 	var runRE *regexp.Regexp
 	if w.run != "" {
 		re, err := regexp.Compile(w.run)
 		if err != nil {
 			fmt.Fprintf(stderr, "atomicx %s: -run: %v\n", cmd, err)
-			return campaign.Config{}, false
+			return cfg, "", 2
 		}
 		runRE = re
+	}
+	wd, err := os.Getwd()
+	if err == nil {
+		self, err = os.Executable()
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return cfg, "", 1
 	}
 	return campaign.Config{
 		Patterns: patterns, Dir: wd, Identity: identity,
@@ -76,19 +88,5 @@ func (w *workloadFlags) config(cmd string, args []string, wd string, patterns []
 		BuildArgs: w.buildArgs(), Progress: stderr, Exec: absExec(wd, w.exec), Run: runRE, Cover: w.cover,
 		Header: campaign.Header{Command: append([]string{"atomicx", cmd}, args...), Version: version(),
 			Date: time.Now().UTC().Format(time.RFC3339)},
-	}, true
-}
-
-// whereAndWho returns the directory the campaign runs in and the atomicx
-// binary it builds with, or false having said why on stderr.
-func whereAndWho(stderr io.Writer) (wd, self string, ok bool) {
-	wd, err := os.Getwd()
-	if err == nil {
-		self, err = os.Executable()
-	}
-	if err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return "", "", false
-	}
-	return wd, self, true
+	}, self, 0
 }
