@@ -50,6 +50,9 @@ func init() {
 	if problem != "" && config.problem == "" {
 		config.problem = problem
 	}
+	if campaign.oblivious = siteIDs(os.Getenv(EnvOblivious)); campaign.oblivious != nil {
+		config.enabled = true
+	}
 	snapshotTime.start = time.Now()
 	if campaign.profile > 0 && config.logPath != "" {
 		config.enabled = true
