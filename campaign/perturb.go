@@ -103,21 +103,13 @@ func PerturbEnv(r *Record) []string {
 	if r.Oblivious != "" {
 		env = append(env, "ATOMICX_OBLIVIOUS="+r.Oblivious)
 	}
-	if r.Mask == "" {
-		return append(env, "ATOMICX_SNAPSHOTS=none")
+	if r.Mask != "" {
+		// The runtime snapshots every call of a function that it rolls
+		// back before swallowing its failure, and nothing else.
+		env = append(env, "ATOMICX_MASK="+r.Mask)
 	}
-	// A rollback needs the snapshot of every call of the functions rolled
-	// back, and nothing else.
-	var calls []string
-	for _, id := range strings.Split(r.Mask, ";") {
-		calls = append(calls, "1-"+strconv.FormatUint(maxCall, 10)+"@"+id)
-	}
-	return append(env, "ATOMICX_MASK="+r.Mask, "ATOMICX_SNAPSHOTS=all", "ATOMICX_SNAPSHOT_CALLS="+strings.Join(calls, ";"))
+	return append(env, "ATOMICX_SNAPSHOTS=none")
 }
-
-// maxCall is more calls than a function makes: the runtime keeps call
-// numbers in 56 bits.
-const maxCall = 1<<56 - 1
 
 // perturbFollowUps plans, from a shard's records, the runs that its
 // finished runs call for and that it does not have: the always run of
