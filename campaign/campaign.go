@@ -614,6 +614,11 @@ type event struct {
 	// probe (and End)
 	Acquire string `json:"acquire"` // the acquire call probed, as sites give positions
 	State   string `json:"state"`   // open, closed or unknown
+	// oblivious: a failure-oblivious function's failed call, whether it
+	// was swallowed, and, for an atomic one, rolled back first
+	Swallowed  bool `json:"swallowed"`
+	Atomic     bool `json:"atomic"`
+	RolledBack bool `json:"rolled_back"`
 	// where the failed call ran: its process, goroutine and entry number
 	Pid uint64 `json:"pid"`
 	G   uint64 `json:"g"`

@@ -224,6 +224,32 @@ type Validation struct {
 	OneShot, Always *Record
 	Class           string
 	Inconsistent    bool
+	// Swallowed counts the failures the wrapper swallowed in the two
+	// runs; NotRolledBack the atomic wrapper's failed calls that could
+	// not be rolled back (not snapshotted, or over budget), whose failures
+	// went on.
+	Swallowed, NotRolledBack int
+}
+
+// countWrapped counts what the wrapper did in the validation's runs.
+func (v *Validation) countWrapped() {
+	for _, r := range []*Record{v.OneShot, v.Always} {
+		if r == nil {
+			continue
+		}
+		for _, raw := range r.Events {
+			var e event
+			if json.Unmarshal(raw, &e) != nil || e.Event != "oblivious" {
+				continue
+			}
+			if e.Swallowed {
+				v.Swallowed++
+			}
+			if e.Atomic && !e.RolledBack {
+				v.NotRolledBack++
+			}
+		}
+	}
 }
 
 // Works reports whether wrapping the candidate made the point better.
@@ -275,6 +301,7 @@ func PerturbPointsOf(recs []*Record) []*PerturbPoint {
 			for _, atomic := range []bool{false, true} {
 				v := Validation{OneShot: byKey[p.validationRun(site, atomic, false).Key()], Always: byKey[p.validationRun(site, atomic, true).Key()]}
 				v.Class, v.Inconsistent = classify(v.OneShot, v.Always)
+				v.countWrapped()
 				if atomic {
 					c.Atomic = v
 				} else {

@@ -197,6 +197,11 @@ func TestPerturbFollowUps(t *testing.T) {
 		if r.Site == sensitive || r.Mask != "" {
 			r.Status = Passed
 		}
+		if r.Mask != "" && r.Site == sensitive {
+			r.Events = eventLines(t, `{"event":"oblivious","site":"m.Loop#entry","swallowed":false,"atomic":true,"rolled_back":false}`)
+		} else {
+			r.Events = eventLines(t, fmt.Sprintf(`{"event":"oblivious","site":%q,"swallowed":true,"atomic":%v,"rolled_back":%v}`, r.Oblivious, r.Mask != "", r.Mask != ""))
+		}
 	}
 	recs = append(recs, round2...)
 	if more := perturbFollowUps(recs); len(more) != 0 {
@@ -207,14 +212,14 @@ func TestPerturbFollowUps(t *testing.T) {
 	for _, p := range points {
 		line := fmt.Sprintf("%s %s %s handler=%q distance=%d", p.Site, p.Pos, p.Class, p.Handler, p.Distance)
 		for _, c := range p.Candidates {
-			line += fmt.Sprintf(" %s plain=%s atomic=%s", c.Func, c.Plain.Class, c.Atomic.Class)
+			line += fmt.Sprintf(" %s plain=%s/%d atomic=%s/%d/%d", c.Func, c.Plain.Class, c.Plain.Swallowed, c.Atomic.Class, c.Atomic.Swallowed, c.Atomic.NotRolledBack)
 		}
 		summary = append(summary, line)
 	}
 	wantPoints := []string{
-		`m.F#entry m/f.go:3:4 fragile handler="m.Top" distance=1 m.Caller plain=fragile atomic=immunized`,
+		`m.F#entry m/f.go:3:4 fragile handler="m.Top" distance=1 m.Caller plain=fragile/2 atomic=immunized/2/0`,
 		`m.I#entry m/f.go:3:4 immunized handler="m.Safe" distance=0`,
-		`m.S#entry m/f.go:3:4 sensitive handler="" distance=1 m.Loop plain=immunized atomic=immunized`,
+		`m.S#entry m/f.go:3:4 sensitive handler="" distance=1 m.Loop plain=immunized/2 atomic=immunized/0/2`,
 	}
 	if !slices.Equal(summary, wantPoints) {
 		t.Errorf("points:\n%s\nwant:\n%s", strings.Join(summary, "\n"), strings.Join(wantPoints, "\n"))
