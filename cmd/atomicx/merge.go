@@ -100,6 +100,13 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\n", pr)
 	}
 	writeMergeProgress(stderr, p, m)
+	if h.Question == campaign.Perturb.Name {
+		if err := writePerturbReport(stdout, stderr, o.out, report.Perturbation(m.Records, m.Problems), o.format, h, wd, o.category); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	rep := report.Classify(m.Records, m.Problems)
 	if err := addCoverage(context.Background(), rep, h); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
