@@ -42,6 +42,7 @@ var unreadFields = map[string]string{
 	"pid":     "tells apart the processes that share one log",
 	"message": "of a problem event",
 	"fault":   "of an inject event: the campaign knows what it armed",
+	"value":   "of an oblivious event: the panic swallowed, for the user who reads the log",
 }
 
 func TestRuntimeProtocol(t *testing.T) {
