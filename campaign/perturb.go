@@ -193,6 +193,8 @@ type PerturbPoint struct {
 	// Inconsistent: the one-shot run failed and the always run passed.
 	Inconsistent bool
 	Monitor
+	// Candidates are the fragile or sensitive point's functions that
+	// passed the failure on (Monitor.Passed), with their validations.
 	Candidates []*Candidate
 }
 
@@ -278,7 +280,13 @@ func (p *PerturbPoint) validationRun(candidate string, atomic, always bool) *Rec
 func PerturbPointsOf(recs []*Record) []*PerturbPoint {
 	byKey := map[string]*Record{}
 	var points []*PerturbPoint
+	posOf := map[string]string{} // from the profile runs' reach events
 	for _, r := range recs {
+		if r.Kind == "profile" {
+			for _, e := range reaches(r) {
+				posOf[e.Site] = e.Pos
+			}
+		}
 		if r.Kind != "experiment" || r.Site == "" {
 			continue
 		}
@@ -290,12 +298,18 @@ func PerturbPointsOf(recs []*Record) []*PerturbPoint {
 	sort.Slice(points, func(i, j int) bool { return points[i].Site < points[j].Site })
 	for _, p := range points {
 		p.Func, p.Pos = siteFunc(p.Site), siteName(p.OneShot, p.Site)
+		if p.Pos == "" {
+			p.Pos = posOf[p.Site]
+		}
 		p.Always = byKey[p.alwaysRun().Key()]
 		p.Class, p.Inconsistent = classify(p.OneShot, p.Always)
 		if p.Class == PointNotInjected {
 			continue
 		}
 		p.Monitor = Monitored(p.OneShot)
+		if p.Class != Fragile && p.Class != Sensitive {
+			continue // survived: nothing to validate
+		}
 		for _, site := range p.Passed {
 			c := &Candidate{Site: site, Func: siteFunc(site)}
 			for _, atomic := range []bool{false, true} {
