@@ -45,7 +45,7 @@ func perturbRecords() []*campaign.Record {
 		{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Version: "v1.2.3", GoVersion: "go1.26", Command: []string{"/bin/atomicx", "perturb", "./..."},
 			Atomicx: "/bin/atomicx", Policy: "/m/atomicheck.toml", Date: "2026-01-02T03:04:05Z", Question: "perturb"}},
 		{Kind: "profile", Package: "m/s", Test: "TestAppend", Status: "pass", Millis: 5,
-			Events: ev(`{"event":"reach","site":"`+gone+`","pos":"m/s/s.go:90:6","occurrence":1,"faults":1}`)},
+			Events: ev(`{"event":"reach","site":"` + gone + `","pos":"m/s/s.go:90:6","occurrence":1,"faults":1}`)},
 		run(persist, "TestAppend", campaign.Failed, true, false, "1@"+appendSite, ev(inject(persist, "m/s/s.go:30:6"), `{"event":"fail","site":"`+appendSite+`","call":1}`)),
 		run(persist, "TestAppend", campaign.Failed, true, true, "1@"+appendSite, nil),
 		validation(persist, appendSite, false, false, campaign.Failed),
@@ -91,7 +91,7 @@ func TestPerturbation(t *testing.T) {
 		Schema string
 		Points []struct {
 			Site, Class, Improvement string
-			Candidates              []struct{ Works, Plain, Atomic string }
+			Candidates               []struct{ Works, Plain, Atomic string }
 		}
 	}
 	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
