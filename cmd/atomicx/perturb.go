@@ -72,7 +72,8 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	cfg.Journal, cfg.Atomicx, cfg.Policy, cfg.Resume = dir, self, pol, *resume
-	cfg.Planner, cfg.Oracle, cfg.EarlyStop = campaign.Perturb, absExec(wd, *oracle), false
+	// A point's runs need its first reach only.
+	cfg.Planner, cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, absExec(wd, *oracle), false, 1
 	res, err := campaign.Run(ctx, cfg)
 	interrupted := errors.Is(err, context.Canceled)
 	if err != nil && !interrupted {

@@ -64,7 +64,7 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 	switch o.question {
 	case campaign.Detect.Name:
 	case campaign.Perturb.Name:
-		cfg.Planner, cfg.EarlyStop = campaign.Perturb, false
+		cfg.Planner, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, false, 1
 	default:
 		fmt.Fprintf(stderr, "atomicx plan: -question must be detect or perturb\n")
 		return 2
