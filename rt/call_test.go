@@ -256,6 +256,9 @@ func TestInjectAlways(t *testing.T) {
 			if fails != tt.wantFails {
 				t.Errorf("%d of 4 reaches failed, want %d", fails, tt.wantFails)
 			}
+			if fired := injected.fired.Load(); fired != (tt.wantFails > 0) {
+				t.Errorf("the injection was recorded: %v, want %v", fired, tt.wantFails > 0)
+			}
 		})
 	}
 }

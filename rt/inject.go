@@ -48,7 +48,12 @@ func Inject(s *Site) error {
 		return nil // the policy does not allow this fault here
 	}
 	f := &InjectedFault{Site: s.ID, Pos: s.Pos, Occurrence: n, Panic: panicking}
-	recordInjection(s, f)
+	if !config.armedAlways || !injected.fired.Load() {
+		// Armed always, the first fault is logged and starts a chain; a
+		// hot point would otherwise pay a log line and a goroutine ID at
+		// every reach.
+		recordInjection(s, f)
+	}
 	if panicking {
 		panic(f)
 	}
