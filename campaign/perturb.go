@@ -16,7 +16,10 @@ const OccurrenceAlways = "always"
 // run twice with that test, failing its first reach (one-shot) and every
 // reach (always), and classified by the test's outcome (PointClass).
 // Each point is run with one test: of the tests whose profile run reached
-// it, the one whose profile run took least time, ties to the smaller key.
+// it, the one whose profile run reached the fewest points (the smallest
+// test; a profile run's time would be cheaper still, but it varies from
+// one campaign to the next, and so would the answers), ties to the
+// smaller key.
 // The fault is an error where the point can return one, else a panic.
 //
 // The plan holds the one-shot runs; the always runs are the first round
@@ -43,19 +46,23 @@ var Perturb = &Planner{
 }
 
 // perturbPoints plans the one-shot run of every point the profile runs
-// reached, each with the test whose profile run was the cheapest.
+// reached, each with the smallest test that reached it.
 func perturbPoints(profs []*Record) []*Record {
 	order := append([]*Record(nil), profs...)
+	points := map[*Record][]event{}
+	for _, prof := range order {
+		points[prof] = reaches(prof)
+	}
 	sort.SliceStable(order, func(i, j int) bool {
-		if order[i].Millis != order[j].Millis {
-			return order[i].Millis < order[j].Millis
+		if a, b := len(points[order[i]]), len(points[order[j]]); a != b {
+			return a < b
 		}
 		return order[i].Key() < order[j].Key()
 	})
 	taken := map[string]bool{}
 	var out []*Record
 	for _, prof := range order {
-		for _, r := range reaches(prof) {
+		for _, r := range points[prof] {
 			fault := pointFault(r.Faults)
 			if r.Occurrence != 1 || fault == "" || taken[r.Site] {
 				continue

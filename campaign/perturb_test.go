@@ -27,7 +27,8 @@ func reachLine(site string, occ, faults int, stack string) string {
 }
 
 // TestPerturbPoints: each point reached gets one one-shot run, with the
-// test whose profile run was the cheapest (ties to the smaller key), an
+// test whose profile run reached the fewest points (ties to the smaller
+// key, whatever the runs' times), an
 // error where the point allows one, else a panic; points that allow no
 // fault get none.
 func TestPerturbPoints(t *testing.T) {
@@ -35,7 +36,7 @@ func TestPerturbPoints(t *testing.T) {
 	profs := []*Record{
 		{Kind: "profile", Package: "m", Test: "TestSlow", Millis: 90, Status: Passed, Events: eventLines(t,
 			reachLine(a, 1, 1, "1@m.Outer#entry"), reachLine(a, 2, 1, "2@m.Outer#entry"), reachLine(b, 1, 3, "1@m.B#entry"), reachLine(d, 1, 0, ""))},
-		{Kind: "profile", Package: "m", Test: "TestFastB", Millis: 10, Status: Passed, Events: eventLines(t,
+		{Kind: "profile", Package: "m", Test: "TestFastB", Millis: 1000, Status: Passed, Events: eventLines(t,
 			reachLine(a, 1, 3, "4@m.Other#entry"))},
 		{Kind: "profile", Package: "m", Test: "TestFastA", Millis: 10, Status: Passed, Events: eventLines(t,
 			reachLine(c, 1, 2, ""))},
@@ -51,7 +52,7 @@ func TestPerturbPoints(t *testing.T) {
 	}
 	want := []string{ // in the order of their keys
 		"TestFastA m.C#entry panic:1 stack= cost=10 env=ATOMICX_INJECT=panic:1:m.C#entry ATOMICX_SNAPSHOTS=none",
-		"TestFastB m.A#entry error:1 stack=4@m.Other#entry cost=10 env=ATOMICX_INJECT=error:1:m.A#entry ATOMICX_SNAPSHOTS=none",
+		"TestFastB m.A#entry error:1 stack=4@m.Other#entry cost=1000 env=ATOMICX_INJECT=error:1:m.A#entry ATOMICX_SNAPSHOTS=none",
 		"TestSlow m.B#call:m/b.go:3:4 error:1 stack=1@m.B#entry cost=90 env=ATOMICX_INJECT=error:1:m.B#call:m/b.go:3:4 ATOMICX_SNAPSHOTS=none",
 	}
 	if !slices.Equal(got, want) {

@@ -98,7 +98,7 @@ Perturbation campaigns:
 	atomicx perturb [detect's flags] [-oracle SCRIPT] [packages | -exec SCRIPT package]
 
 	perturb runs each injection point the tests reach twice, with the
-	cheapest test that reaches it: failing its first reach (one-shot,
+	smallest test that reaches it (fewest points reached): failing its first reach (one-shot,
 	ATOMICX_INJECT=error:1:SITE) and every reach (always,
 	ATOMICX_INJECT=error:always:SITE). A point is fragile when the
 	one-shot run fails (test failure, crash or hang), sensitive when only
