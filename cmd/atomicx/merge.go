@@ -151,7 +151,7 @@ func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
 		fmt.Fprintf(w, "  %d runs were in more than one journal (shards of different N): kept from the smallest N\n", m.Dropped)
 	}
 	if m.Unused > 0 {
-		fmt.Fprintf(w, "  %d %s left out: they replay questions that another shard's answer, as one process would have asked them once\n", m.Unused, followUps)
+		fmt.Fprintf(w, "  %d %s left out: they replay questions that another shard's %s answer, as one process would have asked them once\n", m.Unused, followUps, followUps)
 	}
 	if m.Done < m.Planned {
 		fmt.Fprintf(w, "incomplete: %d of the plan's runs are not in the journals; the report covers the %d done\n", m.Planned-m.Done, m.Done)
