@@ -36,6 +36,18 @@ func TestParseSettings(t *testing.T) {
 			inject: "error:12:example.com/m.F#call:example.com/m/f.go:10:3",
 			want:   settings{enabled: true, armedID: "example.com/m.F#call:example.com/m/f.go:10:3", armedOcc: 12, armedErr: true},
 		},
+		{
+			name:   "every reach",
+			inject: "error:always:example.com/m.F#call:example.com/m/f.go:10:3",
+			want:   settings{enabled: true, armedID: "example.com/m.F#call:example.com/m/f.go:10:3", armedAlways: true, armedErr: true},
+		},
+		{
+			name:   "every reach, panics",
+			inject: "panic:always:example.com/m.F#entry",
+			want:   settings{enabled: true, armedID: "example.com/m.F#entry", armedAlways: true},
+		},
+		{name: "always in capitals", inject: "error:ALWAYS:m.F#entry", problem: "want FAULT:OCCURRENCE:SITE"},
+		{name: "always without a site", inject: "error:always:", problem: "want FAULT:OCCURRENCE:SITE"},
 		{name: "missing occurrence and site", inject: "error", problem: "want FAULT:OCCURRENCE:SITE"},
 		{name: "missing site", inject: "error:1", problem: "want FAULT:OCCURRENCE:SITE"},
 		{name: "empty site", inject: "error:1:", problem: "want FAULT:OCCURRENCE:SITE"},

@@ -32,6 +32,8 @@ Commands:
 
 	detect [flags] [packages]   run a detection campaign over the packages' tests
 	                            and report each function's verdict
+	perturb [flags] [packages]  fail each point the tests reach once, then always,
+	                            and report which failures they survive
 	report [-format f] [-o file] [journal]
 	                            report a campaign again from its journal
 	plan -o dir [flags] [packages]
@@ -90,6 +92,28 @@ Detection campaigns:
 	function's verdicts, and the go test line it runs:
 
 		atomicx reproduce -journal DIR 'example.com/m.(*T).M'
+
+Perturbation campaigns:
+
+	atomicx perturb [detect's flags] [-oracle SCRIPT] [packages | -exec SCRIPT package]
+
+	perturb runs each injection point the tests reach twice, with the
+	smallest test that reaches it (fewest points reached): failing its first reach (one-shot,
+	ATOMICX_INJECT=error:1:SITE) and every reach (always,
+	ATOMICX_INJECT=error:always:SITE). A point is fragile when the
+	one-shot run fails (test failure, crash or hang), sensitive when only
+	the always run does, immunized when both pass. For each point it names
+	the function that handled the one-shot failure (the first caller that
+	did not fail too) and the distance to it, and validates the functions
+	between as failure-oblivious candidates: both runs again with
+	ATOMICX_OBLIVIOUS=SITE (the function swallows its failures), then
+	with ATOMICX_MASK=SITE too (rolled back first). -oracle, with -exec,
+	runs a domain check after each run with ATOMICX_BINARY,
+	ATOMICX_EXIT_STATUS and ATOMICX_OUTPUT (a file with the script's
+	output); a run passes when both exit 0. Sharded: atomicx plan
+	-question perturb.
+
+		atomicx perturb -run 'TestParse' -format html -o perturb.html ./...
 
 Sharded campaigns:
 

@@ -109,6 +109,7 @@ func TestScripts(t *testing.T) {
 			"copybinary": cmdCopyBinary,
 			"verdicts":   cmdVerdicts,
 			"sarifvalid": cmdSARIFValid,
+			"perturbed":  cmdPerturbed,
 		},
 	})
 }
