@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/atomicx/atomicx/gocmd"
@@ -789,6 +791,7 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 		}
 	}
 	began := time.Now()
+	overDisk := watchDisk(rctx, tmp, maxRunDisk, cancel)
 	runErr := cmd.Run()
 	if whole != nil && rctx.Err() == nil {
 		runErr = c.runOracle(rctx, p.Binary, whole.Name(), runErr, &out)
@@ -797,6 +800,11 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	rec.Began, rec.Session = began.UnixMilli(), c.session
 	rec.Events = readEvents(logPath)
 	switch {
+	case overDisk.Load():
+		rec.Status = Crashed
+		fmt.Fprintf(&out, "\natomicx: stopped the run: its event log, output and temporary files took over %d MiB\n", maxRunDisk>>20)
+		rec.Output = out.String()
+		return
 	case rctx.Err() == context.DeadlineExceeded:
 		rec.Status = Hung
 	case hasEvent(rec.Events, "absorbed"):
@@ -860,6 +868,51 @@ func runOutcome(runErr error, program, sawTestFailure bool) string {
 		return Failed
 	}
 	return Crashed
+}
+
+// maxRunDisk bounds the disk that one run may fill in its own directory:
+// its event log, its output kept for an oracle, and the temporary files
+// of the workload (TMPDIR points there). An injected failure can turn a
+// retry loop into one that logs or writes without end; without a bound,
+// such a run fills the disk before its time limit.
+var maxRunDisk int64 = 1 << 30
+
+// watchDisk checks, twice a second until ctx ends, the bytes under dir,
+// and calls stop once they exceed limit. The returned flag says whether
+// it did.
+func watchDisk(ctx context.Context, dir string, limit int64, stop func()) *atomic.Bool {
+	over := new(atomic.Bool)
+	go func() {
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if diskUsage(dir) > limit {
+				over.Store(true)
+				stop()
+				return
+			}
+		}
+	}()
+	return over
+}
+
+// diskUsage sums the sizes of the regular files under dir.
+func diskUsage(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 func readEvents(path string) []json.RawMessage {
