@@ -779,6 +779,7 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	env = append(append(env, c.extraEnv...), "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
+	ownGroup(cmd)
 	var out tailBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	var whole *os.File
@@ -793,6 +794,9 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	began := time.Now()
 	overDisk := watchDisk(rctx, tmp, maxRunDisk, cancel)
 	runErr := cmd.Run()
+	// What the run started and left behind must not outlive it: it
+	// would go on writing into the run's files, or into the next run's.
+	killGroup(cmd)
 	if whole != nil && rctx.Err() == nil {
 		runErr = c.runOracle(rctx, p.Binary, whole.Name(), runErr, &out)
 	}
@@ -840,8 +844,10 @@ func (c *runner) runOracle(ctx context.Context, binary, output string, runErr er
 	cmd.Dir = c.cfg.Dir
 	cmd.Env = append(os.Environ(), "ATOMICX_BINARY="+binary, fmt.Sprintf("ATOMICX_EXIT_STATUS=%d", status), "ATOMICX_OUTPUT="+output)
 	cmd.WaitDelay = 5 * time.Second
+	ownGroup(cmd)
 	cmd.Stdout, cmd.Stderr = out, out
 	oracleErr := cmd.Run()
+	killGroup(cmd)
 	if runErr != nil {
 		return runErr
 	}
