@@ -74,7 +74,7 @@
 // a budget that is not positive and an unknown on_type_check_failure are
 // all errors, reported together, each at the key or value that caused it:
 //
-//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
+//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, oblivious, oblivious_atomic, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
 //	atomicheck.toml:13:8: unknown mode "detct" (known modes: off, detect, mask); did you mean "detect"?
 //
 // # Package patterns
