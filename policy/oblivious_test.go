@@ -78,3 +78,17 @@ func TestObliviousHash(t *testing.T) {
 		t.Error("the hash of a package the rule does not cover changed with oblivious")
 	}
 }
+
+func TestObliviousUnused(t *testing.T) {
+	p := parseOblivious(t, `oblivious = ["(*Store).Put", "Gone*"]
+oblivious_atomic = ["(*Store).Add"]
+`)
+	got := p.Unused(map[string][]string{"example.com/a": {"(*Store).Put", "(*Store).Get"}})
+	want := []string{
+		`testdata/hash/x.toml:4:30: oblivious pattern "Gone*" matches no function in the packages of this rule`,
+		`testdata/hash/x.toml:5:21: oblivious_atomic pattern "(*Store).Add" matches no function in the packages of this rule`,
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Unused =\n%q\nwant\n%q", got, want)
+	}
+}

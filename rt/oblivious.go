@@ -17,10 +17,10 @@ import (
 
 // obliviousFlags are the flags of a call of s, a failure-oblivious
 // function: an atomic one is snapshotted whatever the sampling, so that
-// it can be rolled back.
+// it can be rolled back (not in a run without snapshots: a profile run).
 func obliviousFlags(s *Site) callFlags {
 	f := callOblivious
-	if campaign.masks[s.ID] && s.NoSnapshot == "" {
+	if campaign.masks[s.ID] && s.NoSnapshot == "" && !campaign.noSnapshots {
 		f |= callWanted
 	}
 	return f
