@@ -72,7 +72,7 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	// deferred after it have run: they must see the call fail.
 	switch {
 	case atomic:
-		prologue += fmt.Sprintf("var %[1]s %[2]s.Oblivious; defer %[1]s.Swallow(%[3]s); ", obliviousName, rtName, fe.errArg())
+		prologue += fmt.Sprintf("var %[1]s %[2]s.Oblivious; defer %[1]s.Swallow(&%[3]s, %[4]s); ", obliviousName, rtName, doneName, fe.errArg())
 	case oblivious:
 		prologue += fmt.Sprintf("defer %s.Swallow(%s); ", rtName, fe.errArg())
 	}

@@ -4,8 +4,8 @@ package rt
 // and oblivious_atomic lists): the rewritten function defers, before
 // anything else so that it runs last, one of
 //
-//	defer rt.Swallow(&err)                      // oblivious
-//	var ob rt.Oblivious; defer ob.Swallow(&err) // oblivious_atomic
+//	defer rt.Swallow(&err)                             // oblivious
+//	var ob rt.Oblivious; defer ob.Swallow(&done, &err) // oblivious_atomic
 //
 // Like the rest of masking, nothing here reads the environment or writes
 // anywhere.
@@ -37,9 +37,12 @@ func (o *Oblivious) Masked(c *Checkpoint) *Checkpoint {
 }
 
 // Swallow is Swallow for an atomic failure-oblivious call, deferred
-// before its rollbacks so that it runs after them.
-func (o *Oblivious) Swallow(errp *error) {
-	if o.unmasked {
+// before its rollbacks so that it runs after them. done says whether the
+// function passed a return statement: a panic raised by one of its
+// deferred calls after it returned without error is not rolled back (see
+// Rollback), so it is not swallowed either.
+func (o *Oblivious) Swallow(done *bool, errp *error) {
+	if o.unmasked || *done && (errp == nil || *errp == nil) {
 		return
 	}
 	recover()

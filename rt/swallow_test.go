@@ -57,11 +57,30 @@ func (v *swVec) masked(x int) (n int, err error) {
 func (v *swVec) atomic(x int) (n int, err error) {
 	var done bool
 	var ob Oblivious
-	defer ob.Swallow(&err)
+	defer ob.Swallow(&done, &err)
 	defer ob.Masked(Mask(&swSites[1], v)).Rollback(&done, &err)
 	n, err = v.put(x)
 	done = true
 	return n, err
+}
+
+// late is atomic, and one of its deferred calls panics after it has
+// returned, on x == 7: not rolled back, so not swallowed either.
+//
+//go:noinline
+func (v *swVec) late(x int) (n int, err error) {
+	var done bool
+	var ob Oblivious
+	defer ob.Swallow(&done, &err)
+	defer ob.Masked(Mask(&swSites[1], v)).Rollback(&done, &err)
+	defer func() {
+		if x == 7 {
+			panic("late")
+		}
+	}()
+	v.size++
+	done = true
+	return v.size, nil
 }
 
 // unmaskable is atomic, but its checkpoint could not be taken.
@@ -70,7 +89,7 @@ func (v *swVec) atomic(x int) (n int, err error) {
 func (v *swVec) unmaskable(x int) (n int, err error) {
 	var done bool
 	var ob Oblivious
-	defer ob.Swallow(&err)
+	defer ob.Swallow(&done, &err)
 	defer ob.Masked(nil).Rollback(&done, &err)
 	n, err = v.put(x)
 	done = true
@@ -99,6 +118,7 @@ func TestSwallow(t *testing.T) {
 		{"atomic: rolled back, error swallowed", (*swVec).atomic, -1, outcome{n: 2, size: 1, data: 1}},
 		{"atomic: rolled back, panic recovered", (*swVec).atomic, 200, outcome{size: 1, data: 1}},
 		{"atomic: success kept", (*swVec).atomic, 5, outcome{n: 2, size: 2, data: 2}},
+		{"atomic: a deferred call's panic after the return kept", (*swVec).late, 7, outcome{panicked: "late", size: 2, data: 1}},
 		{"atomic without checkpoint: error kept", (*swVec).unmaskable, -1, outcome{n: 2, err: errNegative, size: 2, data: 2}},
 		{"atomic without checkpoint: panic kept", (*swVec).unmaskable, 200, outcome{panicked: "too large", size: 2, data: 2}},
 	}

@@ -74,7 +74,7 @@ type Oblivious struct{}
 
 func (o *Oblivious) Masked(c *Checkpoint) *Checkpoint { return c }
 
-func (o *Oblivious) Swallow(errp *error) {}
+func (o *Oblivious) Swallow(done *bool, errp *error) {}
 
 type Releases struct{}
 
