@@ -35,7 +35,18 @@ func obliviousOnly(s *Site) Call {
 		return Call{}
 	}
 	f := obliviousFlags(s) | callWrapOnly
-	return Call{site: s, num: s.calls.Add(1) | uint64(f)<<flagShift}
+	var num uint64
+	if campaign.profile > 0 && !s.Leaf {
+		// Tracked as in progress as any call of a profile run, so that
+		// Exit ends it as it ends the others.
+		var inSlot bool
+		if num, inSlot = enterActive(s); inSlot {
+			f |= callInSlot
+		}
+	} else {
+		num = s.calls.Add(1)
+	}
+	return Call{site: s, num: num | uint64(f)<<flagShift}
 }
 
 // swallowed is what the wrapper of a failure-oblivious function did to
