@@ -50,6 +50,9 @@ type funcEdits struct {
 	results     []string // result identifiers after naming
 	userResults bool     // results were named by the user
 	errResult   string   // identifier of the error result, or ""
+	// atomicOblivious: masking build, an atomic failure-oblivious
+	// function (see rewriteMasked).
+	atomicOblivious bool
 	// ends are the lines of the statements that end a call normally, in
 	// the order of the indexes that the rewritten code stores in done.
 	ends []int32

@@ -40,6 +40,16 @@ func TestRewriteGolden(t *testing.T) {
 			if opts.Mask {
 				opts.Releases, opts.Borrows = testReleases()
 			}
+			if strings.HasPrefix(filepath.Base(in), "mask_oblivious") {
+				// By name: Plain* failure-oblivious and not masked, Ob*
+				// masked and failure-oblivious, Atomic* atomic
+				// failure-oblivious (masked whatever Selects says).
+				opts.Selects = func(name string) bool { return !strings.Contains(name, "Plain") && !strings.Contains(name, "Atomic") }
+				opts.Oblivious = func(name string) (bool, bool) {
+					atomic := strings.Contains(name, "Atomic")
+					return atomic || strings.Contains(name, "Plain") || strings.Contains(name, "Ob"), atomic
+				}
+			}
 			if v := langSuffix.FindStringSubmatch(in); v != nil {
 				opts.GoVersion = "go1." + v[1] // mask_go120.go is at go1.20
 			}

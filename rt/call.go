@@ -268,7 +268,7 @@ func (c Call) Exit(done *int32, errp *error) {
 	if c.site == nil {
 		return
 	}
-	if campaign.profile > 0 && !c.site.Leaf && !c.is(callWrapOnly) {
+	if campaign.profile > 0 && !c.site.Leaf {
 		exitActive(c.site, c.number(), c.is(callInSlot))
 	}
 	if c.ext == nil && *done != 0 && (errp == nil || *errp == nil) {

@@ -17,7 +17,7 @@ import (
 
 // obliviousFlags are the flags of a call of s, a failure-oblivious
 // function: an atomic one is snapshotted whatever the sampling, so that
-// it can be rolled back.
+// it can be rolled back, even in a run without snapshots (see swallow).
 func obliviousFlags(s *Site) callFlags {
 	f := callOblivious
 	if campaign.masks[s.ID] && s.NoSnapshot == "" {
@@ -35,7 +35,18 @@ func obliviousOnly(s *Site) Call {
 		return Call{}
 	}
 	f := obliviousFlags(s) | callWrapOnly
-	return Call{site: s, num: s.calls.Add(1) | uint64(f)<<flagShift}
+	var num uint64
+	if campaign.profile > 0 && !s.Leaf {
+		// Tracked as in progress as any call of a profile run, so that
+		// Exit ends it as it ends the others.
+		var inSlot bool
+		if num, inSlot = enterActive(s); inSlot {
+			f |= callInSlot
+		}
+	} else {
+		num = s.calls.Add(1)
+	}
+	return Call{site: s, num: num | uint64(f)<<flagShift}
 }
 
 // swallowed is what the wrapper of a failure-oblivious function did to
@@ -67,24 +78,31 @@ func (c *Call) swallow(done *int32, errp *error) *swallowed {
 	if failure == "" && errp != nil && *errp != nil {
 		failure = "error"
 	}
-	if c.is(callWrapOnly) {
-		if snap := c.snapshot(); snap != nil {
+	snap := c.snapshot()
+	switch {
+	case c.is(callWrapOnly):
+		if snap != nil {
 			liveSnapshotWords.Add(-int64(snap.used))
 		}
-	} else {
+	case snap != nil && campaign.noSnapshots:
+		// A run without snapshots takes one of an atomic
+		// failure-oblivious call only to roll it back: to end, the call
+		// is one of the run's unsnapshotted calls.
+		c.ext.snap = nil // Snap gave the call an ext of its own
+		liveSnapshotWords.Add(-int64(snap.used))
+		c.end(done, errp)
+	default:
 		c.end(done, errp)
 	}
 	if failure == "" || failure == "goexit" {
 		return nil
 	}
 	e := &swallowed{site: c.site, call: c.number(), failure: failure, atomic: campaign.masks[c.site.ID]}
-	if e.atomic {
+	if e.atomic && snap != nil && !c.is(callTooLarge) {
 		// end rolled a non-atomic call back already; restore writes only
 		// what differs, so a second one writes nothing.
-		if snap := c.snapshot(); snap != nil && !c.is(callTooLarge) {
-			snap.restore()
-			e.rolledBack = true
-		}
+		snap.restore()
+		e.rolledBack = true
 	}
 	e.swallowed = !e.atomic || e.rolledBack
 	if failure == "error" {

@@ -231,6 +231,41 @@ func TestOblivious(t *testing.T) {
 	}
 }
 
+// TestObliviousWithoutSnapshots: a run without snapshots (as a
+// perturbation campaign's) snapshots the calls of atomic
+// failure-oblivious functions all the same, to roll them back, and logs
+// their failures as those of its other calls.
+func TestObliviousWithoutSnapshots(t *testing.T) {
+	logPath := t.TempDir() + "/events.jsonl"
+	useSettings(t, parseSettings(logPath, ""))
+	campaign, _ = parseCampaignSettings("", "", "none", "", obSites[0].ID)
+	campaign.oblivious = siteIDs(obSites[0].ID + ";" + obSites[1].ID)
+	for i := range obSites {
+		obSites[i].calls.Store(0)
+	}
+	v := &obVec{size: 3, data: []int{1, 2, 3}}
+	atomic := obCall(v, func(v *obVec) (int, error) { return 0, v.Put(-1) })
+	plain := obCall(v, func(v *obVec) (int, error) { return v.Take(-1) })
+	if atomic.err != nil || atomic.panicked != nil || atomic.size != 3 {
+		t.Errorf("atomic: got %+v, want no failure and size 3", atomic)
+	}
+	if plain.err != nil || plain.panicked != nil || plain.n != 4 || plain.size != 4 {
+		t.Errorf("plain: got %+v, want no failure, n 4 and size 4", plain)
+	}
+	if n := liveSnapshotWords.Load(); n != 0 {
+		t.Errorf("live snapshot words %d after the calls, want 0", n)
+	}
+	resetEventLog()
+	var got []string
+	for _, e := range readEvents(t, logPath) {
+		got = append(got, e["event"].(string)+" "+e["failure"].(string)+" "+str(e["rolled_back"]))
+	}
+	want := []string{"fail error false", "oblivious error true", "fail panic false", "oblivious panic false"}
+	if !slices.Equal(got, want) {
+		t.Errorf("events %q, want %q", got, want)
+	}
+}
+
 func str(v any) string {
 	if b, ok := v.(bool); ok && b {
 		return "true"

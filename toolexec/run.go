@@ -210,6 +210,7 @@ func (r *runner) compile() (int, error) {
 		Ignored:        match.Ignores,
 		Instrumented:   r.instrumented,
 		Mask:           match.Mode == policy.Mask,
+		Oblivious:      match.Oblivious,
 		Releases:       maskReleases(match),
 		Borrows:        errleak.Borrows,
 		ProbeAcquires:  probeAcquires(match),

@@ -234,6 +234,8 @@ No file means nothing is instrumented.
 	exclude = ["String", "(*Vector).*"]
 	ignore = ["(*Reader).Read"] # non-atomic on purpose: never injected nor reported
 	scratch = ["(*Decoder).buf"] # detect: changes to these fields are scratch
+	oblivious = ["(*Cache).Refresh"]    # mask: swallow these functions' failures
+	oblivious_atomic = ["(*Store).Add"] # mask: roll back, then swallow
 	panics = true               # overrides [defaults]
 
 Package patterns are import paths with ... wildcards; ./ is the module
@@ -246,6 +248,15 @@ Function patterns use runtime.Func.Name() form relative to the package:
 F, T.M, (*T).M, (*Stack[...]).Push (also written (*Stack).Push). A method
 declared on an alias (type A = T) is T's: (*T).M. A * is a wildcard,
 except in the literal "(*" of a pointer receiver.
+
+oblivious and oblivious_atomic make functions failure-oblivious in a mask
+rule: a failed call returns a nil error, a panic through it is recovered,
+and the other results stay as the function left them. This deliberately
+changes behaviour: callers see success. A plain oblivious function keeps
+whatever half-done change the failure made (unless the rule masks it too);
+an oblivious_atomic one is rolled back to its entry state first (masked
+whatever functions says), so the state stays consistent, but the call's
+effect is lost. List only functions a perturbation campaign validated.
 
 A package that atomicx cannot type-check although the compiler compiles
 it (export data of a newer Go than atomicx was built with) can only be
@@ -306,6 +317,14 @@ Set by 'atomicx detect' for the runs of a campaign:
 	                 propagating
 	ATOMICX_MASK     SITE;SITE: roll the failed calls of these functions
 	                 back once their verdict is logged (rechecks)
+	ATOMICX_OBLIVIOUS
+	                 SITE;SITE: failure-oblivious functions (perturbation
+	                 candidates): a failed call returns a nil error and a
+	                 panic through it is recovered, the other results as
+	                 the function left them; a function also in
+	                 ATOMICX_MASK is rolled back first (atomic), and keeps
+	                 its failure when it cannot be; each is logged as an
+	                 "oblivious" event
 	ATOMICX_BINARY   program workloads: the instrumented binary
 `
 
