@@ -89,14 +89,15 @@ func TestRewriteGolden(t *testing.T) {
 
 // probedLines returns the positions, as sites give them, of the acquire
 // calls on the lines of src marked "// probed": the opening parenthesis
-// of the call on the right of the line's assignment.
+// of the call on the right of the line's assignment, or of the line's
+// call when it has no assignment.
 func probedLines(src, file string) map[string]bool {
 	set := map[string]bool{}
 	for i, line := range strings.Split(src, "\n") {
 		if !strings.HasSuffix(line, "// probed") {
 			continue
 		}
-		eq := strings.Index(line, "=")
+		eq := max(strings.Index(line, "="), 0)
 		col := eq + strings.Index(line[eq:], "(") + 1
 		set[fmt.Sprintf("%s:%d:%d", file, i+1, col)] = true
 	}

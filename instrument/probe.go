@@ -3,6 +3,8 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	gotypes "go/types"
+	"strings"
 )
 
 // probesName is the local variable of a detected function that holds
@@ -14,34 +16,135 @@ const probesName = "_atx_probes"
 // runtime probes for openness when the function returns an error:
 //
 //	f, err := os.Open(name)
+//	s.mu.Lock()
 type probedAcquisition struct {
-	stmt   *ast.AssignStmt
+	stmt   ast.Stmt
 	pos    string // of the call's opening parenthesis, as sites give it
-	res    ast.Expr
+	res    string // an expression that reads the resource again
 	errVar *ast.Ident
+	// maybeNil says that res may be nil, to be checked before Add: a
+	// result or a variable; not the address of a receiver.
+	maybeNil bool
 }
 
 // probedAcquisitions returns the statements of the function's own body
 // (not of its literals, which are functions of their own) that call at
 // a position of Options.ProbeAcquires and keep the resource where the
 // statement after can read it again: a variable, or a field of one. The
-// resource must be a pointer or an interface, to be told from nil.
+// resource must be a pointer or an interface, to be told from nil. A
+// call whose results hold no resource (mu.Lock(), err := cmd.Start())
+// acquires its receiver: the probe gets the receiver's address.
 func (fe *funcEdits) probedAcquisitions() []probedAcquisition {
 	if len(fe.p.opts.ProbeAcquires) == 0 || fe.errResult == "" {
 		return nil
 	}
 	var out []probedAcquisition
-	fe.eachOwnAssignment(func(as *ast.AssignStmt) {
-		ac, ok := fe.acquireCall(as)
-		if !ok {
+	fe.eachOwnStatement(func(s ast.Stmt) {
+		var ac acquireCall
+		switch s := s.(type) {
+		case *ast.AssignStmt:
+			var ok bool
+			if ac, ok = fe.acquireCall(s); !ok {
+				return
+			}
+		case *ast.ExprStmt:
+			call, ok := ast.Unparen(s.X).(*ast.CallExpr)
+			if !ok {
+				return
+			}
+			ac.call = call
+		default:
 			return
 		}
 		pos := fe.p.sitePos(fe.p.fset.Position(ac.call.Lparen))
-		if fe.p.opts.ProbeAcquires[pos] && readAgain(ac.res) && pointerShaped(fe.p.info.TypeOf(ac.res)) {
-			out = append(out, probedAcquisition{stmt: as, pos: pos, res: ac.res, errVar: ac.errVar})
+		if !fe.p.opts.ProbeAcquires[pos] {
+			return
 		}
+		a := probedAcquisition{stmt: s, pos: pos, errVar: ac.errVar, maybeNil: true}
+		switch {
+		case ac.res != nil:
+			if !readAgain(ac.res) || !pointerShaped(fe.p.info.TypeOf(ac.res)) {
+				return
+			}
+			a.res = fe.text(ac.res)
+		default:
+			var ok bool
+			if a.res, a.maybeNil, ok = fe.receiverOf(ac.call); !ok {
+				return
+			}
+		}
+		out = append(out, a)
 	})
 	return out
+}
+
+// receiverOf returns an expression for the receiver of a method call,
+// as the method gets it: x for x.M() when x is a pointer or an
+// interface, &x when M has a pointer receiver, &x.Mutex for a method
+// promoted from an embedded field. x must be a variable or a chain of
+// fields of one, which the statement after can read again. maybeNil
+// says whether the expression may be nil.
+func (fe *funcEdits) receiverOf(call *ast.CallExpr) (expr string, maybeNil, ok bool) {
+	info := fe.p.info
+	sel, isSel := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !isSel || !isMethod(info, sel) || !fieldChain(info, sel.X) {
+		return "", false, false
+	}
+	t := info.TypeOf(sel.X)
+	obj, index, _ := gotypes.LookupFieldOrMethod(t, true, fe.p.pkg, sel.Sel.Name)
+	m, isFunc := obj.(*gotypes.Func)
+	if !isFunc || len(index) == 0 {
+		return "", false, false
+	}
+	expr = fe.text(sel.X)
+	for _, i := range index[:len(index)-1] { // the embedded fields on the way
+		st, isStruct := derefType(t).Underlying().(*gotypes.Struct)
+		if !isStruct {
+			return "", false, false
+		}
+		expr += "." + st.Field(i).Name()
+		t = st.Field(i).Type()
+	}
+	if pointerShaped(t) {
+		return expr, true, true
+	}
+	recv := m.Type().(*gotypes.Signature).Recv()
+	if recv == nil {
+		return "", false, false
+	}
+	if _, ptr := recv.Type().Underlying().(*gotypes.Pointer); !ptr {
+		return "", false, false // a copy: nothing to probe
+	}
+	return "&" + expr, false, true
+}
+
+// fieldChain reports whether e is a variable, a package's variable, or
+// a chain of fields of one: an expression read again without effects.
+// (The rewrite's type information has no Selections: Uses tells fields
+// from methods.)
+func fieldChain(info *gotypes.Info, e ast.Expr) bool {
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		_, ok := info.Uses[e].(*gotypes.Var)
+		return ok && e.Name != "_"
+	case *ast.SelectorExpr:
+		v, ok := info.Uses[e.Sel].(*gotypes.Var)
+		if !ok {
+			return false
+		}
+		if !v.IsField() { // pkg.V
+			return true
+		}
+		return fieldChain(info, e.X)
+	}
+	return false
+}
+
+func derefType(t gotypes.Type) gotypes.Type {
+	if p, ok := t.Underlying().(*gotypes.Pointer); ok {
+		return p.Elem()
+	}
+	return t
 }
 
 // readAgain reports whether e, where a statement put a resource, can be
@@ -71,11 +174,17 @@ func (fe *funcEdits) probesDecl(siteRef string) string {
 func (fe *funcEdits) insertProbes(edits *editList, acqs []probedAcquisition) {
 	for _, a := range acqs {
 		end := fe.off(a.stmt.End())
-		res := fe.text(a.res)
-		cond := res + " != nil"
+		var conds []string
 		if a.errVar != nil {
-			cond = a.errVar.Name + " == nil && " + cond
+			conds = append(conds, a.errVar.Name+" == nil")
 		}
-		edits.insert(end, fmt.Sprintf("; if %s { %s.Add(%q, %s) }%s", cond, probesName, a.pos, res, lineDirective(fe.p.fset, fe.tf, end)))
+		if a.maybeNil {
+			conds = append(conds, a.res+" != nil")
+		}
+		add := fmt.Sprintf("%s.Add(%q, %s)", probesName, a.pos, a.res)
+		if len(conds) > 0 {
+			add = fmt.Sprintf("if %s { %s }", strings.Join(conds, " && "), add)
+		}
+		edits.insert(end, "; "+add+lineDirective(fe.p.fset, fe.tf, end))
 	}
 }
