@@ -134,6 +134,9 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 			a.Injection = fmt.Sprintf("%s:%d:%s", e.Fault, e.Occurrence, e.Site)
 			a.Reproduce = report.LeakReproduce(e.Package, e.Test, a.Injection, hdr)
 		}
+		if c.Why != "" {
+			a.Answer += " (" + c.Why + ")"
+		}
 		if c.Answer == campaign.LeakOtherReturn {
 			if c.End > 0 {
 				a.Answer += fmt.Sprintf(" (line %d)", c.End)
