@@ -25,6 +25,9 @@ type LeakTarget struct {
 	// campaign's build probes its resource when Func returns an error
 	// (see rt.Probes). "" when not probed.
 	AcquirePos string `json:"acquire_pos,omitempty"`
+	// IsClosed is the resource's method that the probe calls, from its
+	// [[leak.resource]] table; "" for the runtime's own probes.
+	IsClosed string `json:"is_closed,omitempty"`
 }
 
 // maxConfirmOccurrences bounds the experiments per finding and test: the

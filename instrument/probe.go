@@ -25,6 +25,9 @@ type probedAcquisition struct {
 	// maybeNil says that res may be nil, to be checked before Add: a
 	// result or a variable; not the address of a receiver.
 	maybeNil bool
+	// isClosed is the resource's method, func() bool, that the probe
+	// calls (Options.ProbeAcquires); "" for the runtime's own probes.
+	isClosed string
 }
 
 // probedAcquisitions returns the statements of the function's own body
@@ -57,25 +60,45 @@ func (fe *funcEdits) probedAcquisitions() []probedAcquisition {
 			return
 		}
 		pos := fe.p.sitePos(fe.p.fset.Position(ac.call.Lparen))
-		if !fe.p.opts.ProbeAcquires[pos] {
+		isClosed, ok := fe.p.opts.ProbeAcquires[pos]
+		if !ok {
 			return
 		}
 		a := probedAcquisition{stmt: s, pos: pos, errVar: ac.errVar, maybeNil: true}
+		var resType gotypes.Type
 		switch {
 		case ac.res != nil:
-			if !readAgain(ac.res) || !pointerShaped(fe.p.info.TypeOf(ac.res)) {
+			resType = fe.p.info.TypeOf(ac.res)
+			if !readAgain(ac.res) || !pointerShaped(resType) {
 				return
 			}
 			a.res = fe.text(ac.res)
 		default:
 			var ok bool
-			if a.res, a.maybeNil, ok = fe.receiverOf(ac.call); !ok {
+			if a.res, resType, a.maybeNil, ok = fe.receiverOf(ac.call); !ok {
 				return
 			}
+		}
+		if isClosed != "" && fe.hasIsClosed(resType, isClosed) {
+			a.isClosed = isClosed
 		}
 		out = append(out, a)
 	})
 	return out
+}
+
+// hasIsClosed reports whether a resource of type t has the method name,
+// of type func() bool, that the package can call. When not, the
+// runtime's probe cannot tell, and says so.
+func (fe *funcEdits) hasIsClosed(t gotypes.Type, name string) bool {
+	obj, _, _ := gotypes.LookupFieldOrMethod(t, true, fe.p.pkg, name)
+	m, ok := obj.(*gotypes.Func)
+	if !ok {
+		return false
+	}
+	sig := m.Type().(*gotypes.Signature)
+	return sig.Params().Len() == 0 && sig.Results().Len() == 1 &&
+		gotypes.Identical(sig.Results().At(0).Type(), gotypes.Typ[gotypes.Bool])
 }
 
 // receiverOf returns an expression for the receiver of a method call,
@@ -83,39 +106,39 @@ func (fe *funcEdits) probedAcquisitions() []probedAcquisition {
 // interface, &x when M has a pointer receiver, &x.Mutex for a method
 // promoted from an embedded field. x must be a variable or a chain of
 // fields of one, which the statement after can read again. maybeNil
-// says whether the expression may be nil.
-func (fe *funcEdits) receiverOf(call *ast.CallExpr) (expr string, maybeNil, ok bool) {
+// says whether the expression may be nil; t is its type.
+func (fe *funcEdits) receiverOf(call *ast.CallExpr) (expr string, t gotypes.Type, maybeNil, ok bool) {
 	info := fe.p.info
 	sel, isSel := ast.Unparen(call.Fun).(*ast.SelectorExpr)
 	if !isSel || !isMethod(info, sel) || !fieldChain(info, sel.X) {
-		return "", false, false
+		return "", nil, false, false
 	}
-	t := info.TypeOf(sel.X)
+	t = info.TypeOf(sel.X)
 	obj, index, _ := gotypes.LookupFieldOrMethod(t, true, fe.p.pkg, sel.Sel.Name)
 	m, isFunc := obj.(*gotypes.Func)
 	if !isFunc || len(index) == 0 {
-		return "", false, false
+		return "", nil, false, false
 	}
 	expr = fe.text(sel.X)
 	for _, i := range index[:len(index)-1] { // the embedded fields on the way
 		st, isStruct := derefType(t).Underlying().(*gotypes.Struct)
 		if !isStruct {
-			return "", false, false
+			return "", nil, false, false
 		}
 		expr += "." + st.Field(i).Name()
 		t = st.Field(i).Type()
 	}
 	if pointerShaped(t) {
-		return expr, true, true
+		return expr, t, true, true
 	}
 	recv := m.Type().(*gotypes.Signature).Recv()
 	if recv == nil {
-		return "", false, false
+		return "", nil, false, false
 	}
 	if _, ptr := recv.Type().Underlying().(*gotypes.Pointer); !ptr {
-		return "", false, false // a copy: nothing to probe
+		return "", nil, false, false // a copy: nothing to probe
 	}
-	return "&" + expr, false, true
+	return "&" + expr, gotypes.NewPointer(t), false, true
 }
 
 // fieldChain reports whether e is a variable, a package's variable, or
@@ -182,6 +205,9 @@ func (fe *funcEdits) insertProbes(edits *editList, acqs []probedAcquisition) {
 			conds = append(conds, a.res+" != nil")
 		}
 		add := fmt.Sprintf("%s.Add(%q, %s)", probesName, a.pos, a.res)
+		if a.isClosed != "" {
+			add = fmt.Sprintf("%s.AddClosed(%q, %s, (%s).%s)", probesName, a.pos, a.res, a.res, a.isClosed)
+		}
 		if len(conds) > 0 {
 			add = fmt.Sprintf("if %s { %s }", strings.Join(conds, " && "), add)
 		}

@@ -21,8 +21,9 @@ type Probes struct {
 }
 
 type probed struct {
-	acquire string // the acquire call, as sites give positions
-	res     any
+	acquire  string // the acquire call, as sites give positions
+	res      any
+	isClosed func() bool // the resource's own probe; nil for the runtime's
 }
 
 // The states a probe event gives a resource.
@@ -40,6 +41,16 @@ func (p *Probes) Add(acquire string, res any) {
 		return
 	}
 	p.held = append(p.held, probed{acquire: acquire, res: res})
+}
+
+// AddClosed registers, as Add does, a resource that says itself whether
+// it is released: isClosed is its method named by the is_closed key of
+// its [[leak.resource]] table, bound to it.
+func (p *Probes) AddClosed(acquire string, res any, isClosed func() bool) {
+	if config.logPath == "" || res == nil {
+		return
+	}
+	p.held = append(p.held, probed{acquire: acquire, res: res, isClosed: isClosed})
 }
 
 // AtExit runs when the call ends, deferred before the function's own
@@ -64,13 +75,29 @@ func (p *Probes) AtExit(s *Site, done *int32, errp *error) {
 		end = uint64(s.Ends[i])
 	}
 	for _, h := range held {
-		state, why := probeState(h.res)
+		state, why := h.state()
 		e := event("probe").str("site", s.ID).str("acquire", h.acquire).num("end", end).str("state", state)
 		if why != "" {
 			e = e.str("why", why)
 		}
 		writeLine(e.end())
 	}
+}
+
+// state probes the resource: with its own method when it has one.
+func (h probed) state() (state, why string) {
+	if h.isClosed == nil {
+		return probeState(h.res)
+	}
+	defer func() {
+		if recover() != nil {
+			state, why = ProbeUnknown, "its is_closed method panicked"
+		}
+	}()
+	if h.isClosed() {
+		return ProbeClosed, ""
+	}
+	return ProbeOpen, ""
 }
 
 // probeState tells whether res is still open, or why that is not known.

@@ -7,12 +7,16 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -438,5 +442,48 @@ func BenchmarkProbeState(b *testing.B) {
 				probeState(bb.res)
 			}
 		})
+	}
+}
+
+// session is a resource of a user's, with the method its
+// [[leak.resource]] table names in is_closed.
+type session struct{ closed, panics bool }
+
+func (s *session) IsClosed() bool {
+	if s.panics {
+		panic("no state")
+	}
+	return s.closed
+}
+
+func TestProbesAddClosed(t *testing.T) {
+	s := &Site{ID: "example.com/m.F#entry", Ends: []int32{7}}
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	func() (err error) {
+		var done int32
+		var pr Probes
+		defer pr.AtExit(s, &done, &err)
+		for i, ss := range []*session{{}, {closed: true}, {panics: true}} {
+			pr.AddClosed("example.com/m/m.go:"+strconv.Itoa(i+1)+":9", ss, ss.IsClosed)
+		}
+		pr.Add("example.com/m/m.go:4:9", &session{closed: true}) // no method: the runtime's probe
+		done = 1
+		return errors.New("failed")
+	}()
+	var got []string
+	for _, e := range readEvents(t, logPath) {
+		if e["event"] == "probe" {
+			got = append(got, fmt.Sprintf("%s=%s %v", e["acquire"], e["state"], e["why"]))
+		}
+	}
+	want := []string{
+		"example.com/m/m.go:1:9=open <nil>",
+		"example.com/m/m.go:2:9=closed <nil>",
+		"example.com/m/m.go:3:9=unknown its is_closed method panicked",
+		"example.com/m/m.go:4:9=unknown no probe for a *rt.session: nothing tells whether it is released without using it",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("probe events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }

@@ -140,3 +140,27 @@ func Fetch(url string) error {
 	_, _ = ctx, cancel
 	return errors.New("bad status")
 }
+
+// session is a resource of the user's, which says itself whether it is
+// closed.
+type session struct{ closed bool }
+
+func (s *session) IsClosed() bool { return s.closed }
+func (s *session) Done() error    { return nil }
+
+func dial() (*session, error) { return &session{}, nil }
+
+// Dial's session is probed with its IsClosed method; Redial's with Done,
+// which is no func() bool: the runtime's probe, which cannot tell.
+func Dial() error {
+	s, err := dial() // probed IsClosed
+	if err != nil {
+		return err
+	}
+	t, err := dial() // probed Done
+	if err != nil {
+		return err
+	}
+	_, _ = s, t
+	return errors.New("refused")
+}
