@@ -21,9 +21,16 @@ type Probes struct {
 }
 
 type probed struct {
-	acquire  string // the acquire call, as sites give positions
+	acquire string // the acquire call, as sites give positions
+	res     any    // a selfProbed for a resource with a probe of its own
+}
+
+// selfProbed is a resource registered with its own probe (AddClosed).
+// It is boxed in probed.res, so that the resources the runtime probes
+// keep a small registration.
+type selfProbed struct {
 	res      any
-	isClosed func() bool // the resource's own probe; nil for the runtime's
+	isClosed func() bool
 }
 
 // The states a probe event gives a resource.
@@ -50,7 +57,7 @@ func (p *Probes) AddClosed(acquire string, res any, isClosed func() bool) {
 	if config.logPath == "" || res == nil {
 		return
 	}
-	p.held = append(p.held, probed{acquire: acquire, res: res, isClosed: isClosed})
+	p.held = append(p.held, probed{acquire: acquire, res: selfProbed{res, isClosed}})
 }
 
 // AtExit runs when the call ends, deferred before the function's own
@@ -86,7 +93,8 @@ func (p *Probes) AtExit(s *Site, done *int32, errp *error) {
 
 // state probes the resource: with its own method when it has one.
 func (h probed) state() (state, why string) {
-	if h.isClosed == nil {
+	self, ok := h.res.(selfProbed)
+	if !ok {
 		return probeState(h.res)
 	}
 	defer func() {
@@ -94,7 +102,7 @@ func (h probed) state() (state, why string) {
 			state, why = ProbeUnknown, "its is_closed method panicked"
 		}
 	}()
-	if h.isClosed() {
+	if self.isClosed() {
 		return ProbeClosed, ""
 	}
 	return ProbeOpen, ""
