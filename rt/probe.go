@@ -47,7 +47,18 @@ func (p *Probes) Add(acquire string, res any) {
 	if config.logPath == "" || res == nil {
 		return
 	}
+	// A lock taken and released in a loop registers its mutex once.
+	if n := len(p.held); n > 0 && p.held[n-1].acquire == acquire && sameResource(p.held[n-1].res, res) {
+		return
+	}
 	p.held = append(p.held, probed{acquire: acquire, res: res})
+}
+
+// sameResource reports whether a and b are one resource: the same
+// pointer, in interfaces of the same dynamic type.
+func sameResource(a, b any) bool {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	return va.Type() == vb.Type() && va.Kind() == reflect.Pointer && va.Pointer() == vb.Pointer()
 }
 
 // AddClosed registers, as Add does, a resource that says itself whether

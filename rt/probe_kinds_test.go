@@ -487,3 +487,35 @@ func TestProbesAddClosed(t *testing.T) {
 		t.Errorf("probe events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// A lock taken and released in a loop is registered once: one probe
+// event per failing return, not one per iteration.
+func TestProbesAddOncePerLoop(t *testing.T) {
+	s := &Site{ID: "example.com/m.F#entry", Ends: []int32{7}}
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	var mu, other sync.Mutex
+	func() (err error) {
+		var done int32
+		var pr Probes
+		defer pr.AtExit(s, &done, &err)
+		for range 100 {
+			mu.Lock()
+			pr.Add("example.com/m/m.go:3:9", &mu)
+			mu.Unlock()
+		}
+		pr.Add("example.com/m/m.go:3:9", &other)
+		pr.Add("example.com/m/m.go:4:9", &other)
+		done = 1
+		return errors.New("failed")
+	}()
+	n := 0
+	for _, e := range readEvents(t, logPath) {
+		if e["event"] == "probe" {
+			n++
+		}
+	}
+	if n != 3 {
+		t.Errorf("%d probe events, want 3: the loop's mutex once, the other mutex once per acquire", n)
+	}
+}
