@@ -27,7 +27,9 @@ type probedAcquisition struct {
 	maybeNil bool
 	// isClosed is the resource's method, func() bool, that the probe
 	// calls (Options.ProbeAcquires); "" for the runtime's own probes.
-	isClosed string
+	// badIsClosed says that the policy named one the resource lacks.
+	isClosed    string
+	badIsClosed bool
 }
 
 // probedAcquisitions returns the statements of the function's own body
@@ -79,8 +81,9 @@ func (fe *funcEdits) probedAcquisitions() []probedAcquisition {
 				return
 			}
 		}
-		if isClosed != "" && fe.hasIsClosed(resType, isClosed) {
+		if isClosed != "" {
 			a.isClosed = isClosed
+			a.badIsClosed = !fe.hasIsClosed(resType, isClosed)
 		}
 		out = append(out, a)
 	})
@@ -89,7 +92,7 @@ func (fe *funcEdits) probedAcquisitions() []probedAcquisition {
 
 // hasIsClosed reports whether a resource of type t has the method name,
 // of type func() bool, that the package can call. When not, the
-// runtime's probe cannot tell, and says so.
+// runtime cannot tell, and says so.
 func (fe *funcEdits) hasIsClosed(t gotypes.Type, name string) bool {
 	obj, _, _ := gotypes.LookupFieldOrMethod(t, true, fe.p.pkg, name)
 	m, ok := obj.(*gotypes.Func)
@@ -205,7 +208,10 @@ func (fe *funcEdits) insertProbes(edits *editList, acqs []probedAcquisition) {
 			conds = append(conds, a.res+" != nil")
 		}
 		add := fmt.Sprintf("%s.Add(%q, %s)", probesName, a.pos, a.res)
-		if a.isClosed != "" {
+		switch {
+		case a.badIsClosed: // the runtime says so
+			add = fmt.Sprintf("%s.AddClosed(%q, %s, nil)", probesName, a.pos, a.res)
+		case a.isClosed != "":
 			add = fmt.Sprintf("%s.AddClosed(%q, %s, (%s).%s)", probesName, a.pos, a.res, a.res, a.isClosed)
 		}
 		if len(conds) > 0 {

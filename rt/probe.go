@@ -63,7 +63,8 @@ func sameResource(a, b any) bool {
 
 // AddClosed registers, as Add does, a resource that says itself whether
 // it is released: isClosed is its method named by the is_closed key of
-// its [[leak.resource]] table, bound to it.
+// its [[leak.resource]] table, bound to it; nil when the resource has no
+// such method, of type func() bool, that its package can call.
 func (p *Probes) AddClosed(acquire string, res any, isClosed func() bool) {
 	if config.logPath == "" || res == nil {
 		return
@@ -107,6 +108,9 @@ func (h probed) state() (state, why string) {
 	self, ok := h.res.(selfProbed)
 	if !ok {
 		return probeState(h.res)
+	}
+	if self.isClosed == nil {
+		return ProbeUnknown, "the method is_closed names is not a func() bool of a " + typeName(self.res) + " that its package can call"
 	}
 	defer func() {
 		if recover() != nil {

@@ -467,7 +467,8 @@ func TestProbesAddClosed(t *testing.T) {
 		for i, ss := range []*session{{}, {closed: true}, {panics: true}} {
 			pr.AddClosed("example.com/m/m.go:"+strconv.Itoa(i+1)+":9", ss, ss.IsClosed)
 		}
-		pr.Add("example.com/m/m.go:4:9", &session{closed: true}) // no method: the runtime's probe
+		pr.Add("example.com/m/m.go:4:9", &session{closed: true})            // no method: the runtime's probe
+		pr.AddClosed("example.com/m/m.go:5:9", &session{closed: true}, nil) // a method the type lacks
 		done = 1
 		return errors.New("failed")
 	}()
@@ -482,6 +483,7 @@ func TestProbesAddClosed(t *testing.T) {
 		"example.com/m/m.go:2:9=closed <nil>",
 		"example.com/m/m.go:3:9=unknown its is_closed method panicked",
 		"example.com/m/m.go:4:9=unknown no probe for a *rt.session: nothing tells whether it is released without using it",
+		"example.com/m/m.go:5:9=unknown the method is_closed names is not a func() bool of a *rt.session that its package can call",
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("probe events:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

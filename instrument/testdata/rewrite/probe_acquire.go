@@ -150,8 +150,8 @@ func (s *session) Done() error    { return nil }
 
 func dial() (*session, error) { return &session{}, nil }
 
-// Dial's session is probed with its IsClosed method; Redial's with Done,
-// which is no func() bool: the runtime's probe, which cannot tell.
+// Dial's session is probed with its IsClosed method; its second session
+// with Done, which is no func() bool: the runtime says it cannot tell.
 func Dial() error {
 	s, err := dial() // probed IsClosed
 	if err != nil {
