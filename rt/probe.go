@@ -44,20 +44,23 @@ const (
 // acquire (import path/file.go:line:col of its opening parenthesis). It
 // does nothing when no event is logged.
 func (p *Probes) Add(acquire string, res any) {
-	if config.logPath == "" || res == nil {
-		return
-	}
-	// A lock taken and released in a loop registers its mutex once.
-	if n := len(p.held); n > 0 && p.held[n-1].acquire == acquire && sameResource(p.held[n-1].res, res) {
+	if config.logPath == "" || res == nil || p.again(acquire, res) {
 		return
 	}
 	p.held = append(p.held, probed{acquire: acquire, res: res})
 }
 
-// sameResource reports whether a and b are one resource: the same
-// pointer, in interfaces of the same dynamic type.
-func sameResource(a, b any) bool {
-	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+// again reports whether the resource was registered last by the same
+// acquire: a lock taken and released in a loop registers its mutex once.
+func (p *Probes) again(acquire string, res any) bool {
+	if len(p.held) == 0 {
+		return false
+	}
+	last := p.held[len(p.held)-1]
+	if last.acquire != acquire {
+		return false
+	}
+	va, vb := reflect.ValueOf(last.res), reflect.ValueOf(res)
 	return va.Type() == vb.Type() && va.Kind() == reflect.Pointer && va.Pointer() == vb.Pointer()
 }
 
