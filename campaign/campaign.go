@@ -597,11 +597,12 @@ type event struct {
 	// probe (and End)
 	Acquire string `json:"acquire"` // the acquire call probed, as sites give positions
 	State   string `json:"state"`   // open, closed or unknown
-	Why     string `json:"why"`     // why the state is unknown
 	// where the failed call ran: its process, goroutine and entry number
 	Pid uint64 `json:"pid"`
 	G   uint64 `json:"g"`
 	Seq uint64 `json:"seq"`
+	// probe: why its state is unknown
+	Why string `json:"why"`
 }
 
 // The runtime's fault bits (rt.FaultError, rt.FaultPanic).
