@@ -167,7 +167,7 @@ func probeState(res any) (state, why string) {
 		return atomicBool(v.Elem(), "done")
 	case "time.Timer", "time.Ticker":
 		return ProbeUnknown, "timers: stopping one to probe it would change the program"
-	case "compress/gzip.Reader":
+	case "compress/gzip.Reader", "compress/zlib.reader":
 		return ProbeUnknown, "compressed readers: only reading from one would tell"
 	case "os/exec.Cmd":
 		// Wait sets ProcessState; a process that was never waited for

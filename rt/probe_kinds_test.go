@@ -3,6 +3,7 @@ package rt
 import (
 	"bytes"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"database/sql"
 	"database/sql/driver"
@@ -319,6 +320,16 @@ func TestProbeOthers(t *testing.T) {
 			zw := gzip.NewWriter(&b)
 			zw.Close()
 			zr, err := gzip.NewReader(&b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return zr
+		}, ProbeUnknown, "compressed readers"},
+		{"zlib reader", func(t *testing.T) any {
+			var b bytes.Buffer
+			zw := zlib.NewWriter(&b)
+			zw.Close()
+			zr, err := zlib.NewReader(&b)
 			if err != nil {
 				t.Fatal(err)
 			}
