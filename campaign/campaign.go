@@ -625,6 +625,8 @@ type event struct {
 	Pid uint64 `json:"pid"`
 	G   uint64 `json:"g"`
 	Seq uint64 `json:"seq"`
+	// probe: why its state is unknown
+	Why string `json:"why"`
 }
 
 // The runtime's fault bits (rt.FaultError, rt.FaultPanic).

@@ -61,8 +61,10 @@ type Options struct {
 	// opening parenthesis as sites give it (import path/file.go:line:col),
 	// whose resources a detect build probes for openness when their
 	// function returns an error (see rt.Probes): the findings that
-	// atomicx vet -confirm confirms.
-	ProbeAcquires map[string]bool
+	// atomicx vet -confirm confirms. The value is the resource's method
+	// that tells whether it is closed, from its [[leak.resource]] table
+	// (func() bool), or "" to leave the probe to the runtime.
+	ProbeAcquires map[string]string
 
 	Panics         bool // may inject panics, not only errors
 	Globals        bool // snapshots include the package-level variables

@@ -171,8 +171,11 @@ Resources left open on error paths:
 	(the call whose error the path's last error test finds non-nil), and
 	adds a line per finding: confirmed (a test took the function to the
 	reported return, failing) with the resource open at return, closed
-	at return, or openness not checked (only files, connections and
-	listeners are probed), reached, other return, reached, crashed,
+	at return (probed without effect: files, connections, HTTP/1 bodies,
+	sql rows, statements, transactions and connections, locks, contexts,
+	started commands, and resources whose table names is_closed), or
+	openness not checked (and why: a timer cannot be probed without
+	stopping it), reached, other return, reached, crashed,
 	not reached by the tests, or not confirmable (no failed call decides
 	the path); with a reproduce line for the test that showed it. The
 	same analysis runs under go vet:
@@ -273,11 +276,14 @@ acquire calls as go/types writes them and the calls that release it:
 	name = "pool connection"
 	acquire = ["example.com/pool.Get", "(*example.com/pool.Pool).Get"]
 	release = ["Close", "example.com/pool.Put"]  # or "Body.Close", or "()"
+	is_closed = "IsClosed"  # optional: func() bool, for vet -confirm's probe
 
 The resource is the acquire's first result that is not an error (else its
 receiver). A release is a method of it, a method of one of its fields
 ("Body.Close"), a function it is passed to (a name whose first segment is
 lower case or holds a /), or "()" for a function that is called.
+is_closed names a method of the resource, func() bool, true once it is
+released and without effects: atomicx vet -confirm probes it with that.
 
 Any mistake in the file (unknown key, wrong type, unknown mode) stops the
 build with file:line:col and what to do. 'atomicx policy check' shows the

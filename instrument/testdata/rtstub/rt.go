@@ -86,6 +86,8 @@ type Probes struct{}
 
 func (p *Probes) Add(acquire string, res any) {}
 
+func (p *Probes) AddClosed(acquire string, res any, isClosed func() bool) {}
+
 func (p *Probes) AtExit(s *Site, done *int32, errp *error) {}
 
 func Unwinding(fn string) bool { return false }
