@@ -18,6 +18,9 @@ const (
 	// EnvInject arms one injection: "FAULT:OCCURRENCE:SITE", for example
 	// "error:3:example.com/m.(*Vector).Alloc#entry" makes the third call
 	// of Alloc fail with an injected error. FAULT is error or panic.
+	// "handler:always:HANDLER" arms an error handler (see Handler): every
+	// execution of its region is skipped and yields the fault that the
+	// handler's predicate holds for.
 	EnvInject = "ATOMICX_INJECT"
 )
 
@@ -29,7 +32,10 @@ type settings struct {
 	armedID  string // site ID of the armed injection; "" means none
 	armedOcc uint64 // 1-based occurrence of the armed injection
 	armedErr bool   // inject an error (else a panic)
-	problem  string // a malformed setting, reported in the log
+	// armedHandler is the ID of the armed handler (see Handler); "" means
+	// none.
+	armedHandler string
+	problem      string // a malformed setting, reported in the log
 }
 
 var (
@@ -58,6 +64,12 @@ func parseSettings(logPath, inject string) settings {
 		occ, id, ok2 := strings.Cut(rest, ":")
 		n, err := strconv.ParseUint(occ, 10, 64)
 		switch {
+		case fault == handlerFault && ok2 && id != "":
+			if occ != "always" {
+				s.problem = EnvInject + "=" + inject + ": a handler is armed at every execution of its region: want handler:always:HANDLER"
+				break
+			}
+			s.armedHandler = id
 		case !ok1 || !ok2 || err != nil || n == 0 || id == "":
 			s.problem = EnvInject + "=" + inject + ": want FAULT:OCCURRENCE:SITE, e.g. error:1:example.com/m.F#entry"
 		case fault != "error" && fault != "panic":
@@ -66,7 +78,7 @@ func parseSettings(logPath, inject string) settings {
 			s.armedID, s.armedOcc, s.armedErr = id, n, fault == "error"
 		}
 	}
-	s.enabled = s.logPath != "" || s.armedID != ""
+	s.enabled = s.logPath != "" || s.armedID != "" || s.armedHandler != ""
 	return s
 }
 
