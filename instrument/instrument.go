@@ -256,6 +256,7 @@ type pkgRewriter struct {
 	info          *types.Info
 	pkg           *types.Package
 	sites         []site
+	handlers      []handler // the arms of error checks (see handlers.go)
 	functions     []Function
 	skipped       []Skipped
 	notes         []Note
@@ -414,6 +415,9 @@ func unsupported(fd *ast.FuncDecl) string {
 func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File, err error) {
 	f := &genFile{p: p}
 	f.add(p.siteTable())
+	if len(p.handlers) > 0 {
+		f.add(p.handlerTable())
+	}
 	// The graph checkpoints are written first: they say which helpers
 	// the savers' section declares.
 	graph, err := p.graphs.write()
