@@ -597,6 +597,13 @@ type event struct {
 	// probe (and End)
 	Acquire string `json:"acquire"` // the acquire call probed, as sites give positions
 	State   string `json:"state"`   // open, closed or unknown
+	// handler (and Site, Pos): see HandlerSeen
+	Func          string `json:"func"`
+	Region        string `json:"region"`
+	Usage         string `json:"usage"` // executed, pink, white or blue
+	HandlerKind   string `json:"handler_kind"`
+	Predicate     string `json:"predicate"`
+	NotInjectable string `json:"not_injectable"`
 	// where the failed call ran: its process, goroutine and entry number
 	Pid uint64 `json:"pid"`
 	G   uint64 `json:"g"`

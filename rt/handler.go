@@ -11,7 +11,8 @@ import "sync/atomic"
 // arm's predicate has been evaluated. A profile run logs, per handler,
 // the usages it saw (pink: the region returned no error; white: an error
 // reached the arm and its predicate held; blue: an error came and the
-// predicate did not hold). An experiment armed with "handler:always:ID"
+// predicate did not hold), and that its region was executed, which tells
+// the campaign that the test can have the handler armed. An experiment armed with "handler:always:ID"
 // (see EnvInject) skips the region at every execution and makes it yield
 // the fault that the handler's predicate holds for.
 
@@ -42,6 +43,7 @@ const (
 	usagePink = 1 << iota
 	usageWhite
 	usageBlue
+	usageExecuted // the region ran (profile runs only)
 )
 
 // Arm records that a predicate of handler h was evaluated after its region
@@ -56,14 +58,19 @@ func Arm(h *Handler, err error, held bool) bool {
 
 // use logs h's usage, once per process and kind of usage.
 func (h *Handler) use(err error, held bool) {
-	u, name := usageBlue, "blue"
+	u, name := uint32(usageBlue), "blue"
 	switch {
 	case err == nil:
 		u, name = usagePink, "pink"
 	case held:
 		u, name = usageWhite, "white"
 	}
-	if h.logged.Load()&uint32(u) != 0 || h.logged.Or(uint32(u))&uint32(u) != 0 {
+	h.log(u, name)
+}
+
+// log logs a usage of h, the first time only.
+func (h *Handler) log(u uint32, name string) {
+	if h.logged.Load()&u != 0 || h.logged.Or(u)&u != 0 {
 		return
 	}
 	e := event("handler").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).str("region", h.Region).
@@ -80,7 +87,15 @@ func (h *Handler) use(err error, held bool) {
 // skipped; otherwise it returns injected, the fault of the region's call
 // site (nil when none is injected there).
 func Region(arms []Handler, injected error, fault func(arm int) error) error {
-	if !config.enabled || config.armedHandler == "" {
+	if !config.enabled {
+		return injected
+	}
+	if config.armedHandler == "" {
+		if campaign.profile > 0 {
+			for i := range arms {
+				arms[i].log(usageExecuted, "executed")
+			}
+		}
 		return injected
 	}
 	for i := range arms {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -45,6 +46,7 @@ func TestHandlerUsages(t *testing.T) {
 	hdReset()
 	logPath := filepath.Join(t.TempDir(), "events.jsonl")
 	useSettings(t, parseSettings(logPath, ""))
+	campaign.profile = 3 // a profile run: executed regions are logged too
 	ran := 0
 	ok := func() error { ran++; return nil }
 	other := func() error { ran++; return os.ErrNotExist }
@@ -69,12 +71,12 @@ func TestHandlerUsages(t *testing.T) {
 	}
 	want := map[string][]string{
 		// The EOF arm saw no error, then another error it does not handle.
-		"m.F#handler:f.go:3:2": {"pink", "blue"},
+		"m.F#handler:f.go:3:2": {"executed", "pink", "blue"},
 		// The err != nil arm saw no error, then handled the other one.
-		"m.F#handler:f.go:5:9": {"pink", "white"},
+		"m.F#handler:f.go:5:9": {"executed", "pink", "white"},
 	}
 	for id, usages := range want {
-		if len(got[id]) != len(usages) || got[id][0] != usages[0] || got[id][1] != usages[1] {
+		if strings.Join(got[id], " ") != strings.Join(usages, " ") {
 			t.Errorf("%s: usages %v, want %v", id, got[id], usages)
 		}
 	}
