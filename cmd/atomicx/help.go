@@ -120,7 +120,8 @@ Error handlers:
 	fallback, log-and-continue or panic. A failed run comes with the
 	command that repeats it:
 
-		ATOMICX_INJECT='handler:always:example.com/m.Load#handler:load.go:12:2' 		atomicx go test -count=1 -run '^TestLoad$' example.com/m
+		ATOMICX_INJECT='handler:always:example.com/m.Load#handler:load.go:12:2' \
+		atomicx go test -count=1 -run '^TestLoad$' example.com/m
 
 Sharded campaigns:
 
@@ -290,7 +291,9 @@ const helpEnv = `Environment variables read by atomicx and by instrumented progr
 	ATOMICX_LOG      event log of an instrumented program: verdicts and
 	                 injections are appended, one JSON object per line
 	ATOMICX_INJECT   arm one fault: FAULT:OCCURRENCE:SITE, FAULT being
-	                 error or panic, SITE e.g. example.com/m.(*T).M#entry
+	                 error or panic, SITE e.g. example.com/m.(*T).M#entry;
+	                 or arm an error handler: handler:always:HANDLER
+	                 (atomicx handlers)
 	ATOMICX_SNAPSHOTS
 	                 which calls are snapshotted: sampled (default: the
 	                 first 8 calls of each function, then calls 16, 32,
