@@ -86,10 +86,16 @@ func (h *Handler) log(u uint32, name string) {
 // fault, made by fault (given the arm's index in arms), and the region is
 // skipped; otherwise it returns injected, the fault of the region's call
 // site (nil when none is injected there).
+// While the runtime is not enabled it costs a branch: it is inlined.
 func Region(arms []Handler, injected error, fault func(arm int) error) error {
 	if !config.enabled {
 		return injected
 	}
+	return region(arms, injected, fault)
+}
+
+// region is Region while the runtime is enabled.
+func region(arms []Handler, injected error, fault func(arm int) error) error {
 	if config.armedHandler == "" {
 		if campaign.profile > 0 {
 			for i := range arms {
