@@ -39,6 +39,9 @@ var Handlers = &Planner{
 
 func init() { planners[Handlers.Name] = Handlers }
 
+// HandlerFaultWord is the Fault of the records of handler runs.
+const HandlerFaultWord = handlerFault
+
 // handlerRun is the record of the run of prof's test with handler id
 // armed.
 func handlerRun(prof *Record, id string) *Record {

@@ -154,6 +154,13 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if hdr == nil {
 		fmt.Fprintf(stderr, "atomicx: warning: %s has no campaign header (an older atomicx wrote it): sources are looked up from this directory, and the reproduce lines need atomicx on PATH and the module's own policy\n", path)
 	}
+	if handlersJournal(recs) {
+		if err := writeHandlersReport(stdout, stderr, *outFile, report.Handlers(recs, problems), *format, hdr, wd, *category+"-handlers"); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	rep := report.Classify(recs, problems)
 	if err := addCoverage(context.Background(), rep, hdr); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)

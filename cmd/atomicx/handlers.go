@@ -137,3 +137,14 @@ func writeHandlersReport(stdout, stderr io.Writer, file string, rep *report.Hand
 	}
 	return nil
 }
+
+// handlersJournal reports whether a journal is a handlers campaign's: its
+// runs arm handlers.
+func handlersJournal(recs []*campaign.Record) bool {
+	for _, r := range recs {
+		if r.Kind == "experiment" {
+			return r.Fault == campaign.HandlerFaultWord
+		}
+	}
+	return false
+}
