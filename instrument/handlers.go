@@ -61,13 +61,16 @@ type region struct {
 	// rewritten says that the statement was rewritten so that an armed
 	// arm skips it.
 	rewritten bool
+	// typeSwitch is the check when it is a type switch on the error.
+	typeSwitch *ast.TypeSwitchStmt
 }
 
 // arm is one handler of a region.
 type arm struct {
-	cond  ast.Expr
-	fault string // Go expression of the fault; "" when not injectable
-	why   string // why not injectable
+	cond   ast.Expr        // the predicate; nil for a type switch's case
+	clause *ast.CaseClause // a type switch's case
+	fault  string          // Go expression of the fault; "" when not injectable
+	why    string          // why not injectable
 }
 
 // findRegions finds the regions of the function's body (not of the
@@ -75,9 +78,33 @@ type arm struct {
 // their arms to the package's handler table.
 func (fe *funcEdits) findRegions() map[*ast.AssignStmt]*region {
 	regions := map[*ast.AssignStmt]*region{}
-	add := func(as *ast.AssignStmt, ifs *ast.IfStmt) {
-		if r := fe.regionOf(as, ifs); r != nil {
+	add := func(as *ast.AssignStmt, check ast.Stmt) {
+		if r := fe.regionOf(as, check); r != nil {
 			regions[as] = r
+		}
+	}
+	// list finds the checks that follow their assignment in a list of
+	// statements.
+	list := func(stmts []ast.Stmt) {
+		for i := 0; i+1 < len(stmts); i++ {
+			as, ok := stmts[i].(*ast.AssignStmt)
+			if !ok {
+				continue
+			}
+			switch next := stmts[i+1].(type) {
+			case *ast.IfStmt:
+				if next.Init == nil {
+					add(as, next)
+				}
+			case *ast.SwitchStmt:
+				if next.Init == nil && next.Tag == nil {
+					add(as, next)
+				}
+			case *ast.TypeSwitchStmt:
+				if next.Init == nil {
+					add(as, next)
+				}
+			}
 		}
 	}
 	ast.Inspect(fe.body, func(n ast.Node) bool {
@@ -85,23 +112,17 @@ func (fe *funcEdits) findRegions() map[*ast.AssignStmt]*region {
 		case *ast.FuncLit:
 			return false
 		case *ast.BlockStmt:
-			for i := 0; i+1 < len(n.List); i++ {
-				as, ok := n.List[i].(*ast.AssignStmt)
-				ifs, ok2 := n.List[i+1].(*ast.IfStmt)
-				if ok && ok2 && ifs.Init == nil {
-					add(as, ifs)
-				}
-			}
+			list(n.List)
 		case *ast.CaseClause:
-			for i := 0; i+1 < len(n.Body); i++ {
-				as, ok := n.Body[i].(*ast.AssignStmt)
-				ifs, ok2 := n.Body[i+1].(*ast.IfStmt)
-				if ok && ok2 && ifs.Init == nil {
-					add(as, ifs)
-				}
-			}
+			list(n.Body)
+		case *ast.CommClause:
+			list(n.Body)
 		case *ast.IfStmt:
 			if as, ok := n.Init.(*ast.AssignStmt); ok {
+				add(as, n)
+			}
+		case *ast.SwitchStmt:
+			if as, ok := n.Init.(*ast.AssignStmt); ok && n.Tag == nil {
 				add(as, n)
 			}
 		}
@@ -110,9 +131,10 @@ func (fe *funcEdits) findRegions() map[*ast.AssignStmt]*region {
 	return regions
 }
 
-// regionOf returns the region of an assignment of a call's error that the
-// if statement checks, nil if it is not one.
-func (fe *funcEdits) regionOf(as *ast.AssignStmt, ifs *ast.IfStmt) *region {
+// regionOf returns the region of an assignment of a call's error that
+// check checks (an if statement, a switch without tag, a type switch on
+// the error), nil if it is not one.
+func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	if as.Tok != token.ASSIGN && as.Tok != token.DEFINE || len(as.Rhs) != 1 {
 		return nil
 	}
@@ -134,28 +156,121 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, ifs *ast.IfStmt) *region {
 	r := &region{stmt: as, errVar: errID.Name, first: len(fe.p.handlers)}
 	fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
 	regionPos := fe.p.sitePos(fe.p.fset.Position(call.Lparen))
-	for s := ifs; s != nil; {
-		fault, why, ok := fe.predicate(s.Cond, errVar, s.Pos(), len(fe.p.handlers))
-		if !ok {
-			break
+	add := func(at token.Pos, a arm, predicate string, body []ast.Stmt) {
+		errVars := []types.Object{errVar}
+		if a.clause != nil {
+			if v := fe.p.info.Implicits[a.clause]; v != nil {
+				errVars = append(errVars, v) // e of switch e := err.(type)
+			}
 		}
-		r.arms = append(r.arms, arm{cond: s.Cond, fault: fault, why: why})
-		pos := fe.p.fset.Position(s.Pos())
+		r.arms = append(r.arms, a)
+		pos := fe.p.fset.Position(at)
 		fe.p.handlers = append(fe.p.handlers, handler{
 			id:        fn + "#handler:" + path.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
 			fn:        fn,
 			pos:       fe.p.sitePos(pos),
 			region:    regionPos,
-			kind:      fe.handlerKind(s.Body, errVar),
-			predicate: fe.text(s.Cond),
-			why:       why,
+			kind:      fe.handlerKind(&ast.BlockStmt{List: body}, errVars...),
+			predicate: predicate,
+			why:       a.why,
 		})
-		s, _ = s.Else.(*ast.IfStmt)
+	}
+	switch check := check.(type) {
+	case *ast.IfStmt:
+		for s := check; s != nil; {
+			fault, why, ok := fe.predicate(s.Cond, errVar, s.Pos(), len(fe.p.handlers))
+			if !ok {
+				break
+			}
+			add(s.Pos(), arm{cond: s.Cond, fault: fault, why: why}, fe.text(s.Cond), s.Body.List)
+			s, _ = s.Else.(*ast.IfStmt)
+		}
+	case *ast.SwitchStmt:
+		// switch { case errors.Is(err, X): … case err != nil: … }
+		for _, st := range check.Body.List {
+			cc := st.(*ast.CaseClause)
+			if len(cc.List) != 1 {
+				continue
+			}
+			fault, why, ok := fe.predicate(cc.List[0], errVar, cc.Pos(), len(fe.p.handlers))
+			if !ok {
+				continue
+			}
+			add(cc.Pos(), arm{cond: cc.List[0], fault: fault, why: why}, fe.text(cc.List[0]), cc.Body)
+		}
+	case *ast.TypeSwitchStmt:
+		// switch err.(type) { case *T: … }: the arm's fault is a value of
+		// its type itself, as a type switch does not unwrap.
+		if !fe.switchesOn(check, errVar) {
+			return nil
+		}
+		r.typeSwitch = check
+		for _, st := range check.Body.List {
+			cc := st.(*ast.CaseClause)
+			if len(cc.List) != 1 {
+				continue
+			}
+			tv, ok := fe.p.info.Types[cc.List[0]]
+			if !ok || !tv.IsType() {
+				continue // case nil, or not a type
+			}
+			fault, why := fe.typeCaseFault(tv.Type, cc.Pos(), fmt.Sprintf("&%s[%d]", handlersName, len(fe.p.handlers)))
+			add(cc.Pos(), arm{clause: cc, fault: fault, why: why}, "case "+fe.text(cc.List[0]), cc.Body)
+		}
 	}
 	if len(r.arms) == 0 {
 		return nil
 	}
 	return r
+}
+
+// switchesOn reports whether a type switch is on the error variable v.
+func (fe *funcEdits) switchesOn(ts *ast.TypeSwitchStmt, v types.Object) bool {
+	var x ast.Expr
+	switch a := ts.Assign.(type) {
+	case *ast.ExprStmt:
+		x = a.X
+	case *ast.AssignStmt:
+		if len(a.Rhs) != 1 || len(a.Lhs) != 1 || a.Lhs[0].(*ast.Ident).Name == v.Name() {
+			return false // switch err := err.(type): the cases cannot name the error
+		}
+		x = a.Rhs[0]
+	}
+	ta, ok := x.(*ast.TypeAssertExpr)
+	if !ok {
+		return false
+	}
+	id, ok := ast.Unparen(ta.X).(*ast.Ident)
+	return ok && fe.p.info.ObjectOf(id) == v
+}
+
+// typeCaseFault is the fault of a type switch's case of type t: a zero
+// value of t, when t is a pointer to a struct or a struct, and an error.
+func (fe *funcEdits) typeCaseFault(t types.Type, pos token.Pos, h string) (fault, why string) {
+	if types.IsInterface(t) {
+		return "", "the case's type is an interface: no value to construct"
+	}
+	if !types.Implements(t, errorType.Underlying().(*types.Interface)) {
+		return "", "the case's type is not an error"
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		if _, isStruct := u.Elem().Underlying().(*types.Struct); !isStruct {
+			return "", "the case's type is a pointer to a type that is not a struct: no value to construct"
+		}
+		name, ok := fe.typeName(u.Elem(), pos)
+		if !ok {
+			return "", "the case's type cannot be named here"
+		}
+		return "new(" + name + ")", ""
+	case *types.Struct:
+		name, ok := fe.typeName(t, pos)
+		if !ok {
+			return "", "the case's type cannot be named here"
+		}
+		return "*new(" + name + ")", ""
+	}
+	return "", "the case's type is not a struct or a pointer to one: no value to construct"
 }
 
 // predicate recognises an arm's condition on the error variable v and
@@ -268,15 +383,19 @@ func (fe *funcEdits) closureSafe(e ast.Expr) string {
 }
 
 // handlerKind classifies an arm's body by what it does with the error
-// held in v: the strongest of what any of its statements does, in the
-// order panic, propagate, translate, fallback, log-and-continue.
-func (fe *funcEdits) handlerKind(body *ast.BlockStmt, v types.Object) string {
+// held in vs (the variable checked, and a type switch's typed variable):
+// the strongest of what any of its statements does, in the order panic,
+// propagate, translate, fallback, log-and-continue.
+func (fe *funcEdits) handlerKind(body *ast.BlockStmt, vs ...types.Object) string {
 	info := fe.p.info
+	v := vs[0]
 	mentions := func(e ast.Expr) bool {
 		found := false
 		ast.Inspect(e, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && info.ObjectOf(id) == v {
-				found = true
+			if id, ok := n.(*ast.Ident); ok {
+				for _, v := range vs {
+					found = found || info.ObjectOf(id) == v
+				}
 			}
 			return !found
 		})
@@ -372,9 +491,24 @@ func (r *region) guard(inject string) string {
 // The condition keeps its position.
 func (cr *callRewriter) insertArms(r *region) {
 	fe := cr.fe
+	if ts := r.typeSwitch; ts != nil {
+		// A type switch's cases log white when they run; the pink usages
+		// are logged before the switch, when there is no error.
+		var pink strings.Builder
+		fmt.Fprintf(&pink, "if %s == nil {", r.errVar)
+		for i := range r.arms {
+			fmt.Fprintf(&pink, " %s.Arm(&%s[%d], nil, false);", rtName, handlersName, r.first+i)
+		}
+		cr.edits.insert(fe.off(ts.Pos()), pink.String()+" }; "+cr.directive(ts.Pos()))
+	}
 	for i, a := range r.arms {
-		cr.edits.insert(fe.off(a.cond.Pos()), fmt.Sprintf("%s.Arm(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.cond.Pos()))
-		cr.edits.insert(fe.off(a.cond.End()), ")")
+		if a.clause != nil {
+			after := a.clause.Colon + 1
+			cr.edits.insert(fe.off(after), fmt.Sprintf(" %s.Arm(&%s[%d], %s, true);", rtName, handlersName, r.first+i, r.errVar)+cr.directive(after))
+		} else {
+			cr.edits.insert(fe.off(a.cond.Pos()), fmt.Sprintf("%s.Arm(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.cond.Pos()))
+			cr.edits.insert(fe.off(a.cond.End()), ")")
+		}
 		if !r.rewritten && a.why == "" {
 			fe.p.handlers[r.first+i].why = "its region's statement could not be rewritten (see the build's notes on injection points)"
 		}

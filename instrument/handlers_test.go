@@ -98,6 +98,40 @@ func TestHandlerShapes(t *testing.T) {
 		return 0, nil
 	}
 	return 1, nil`, []arm{{"fallback", "err == mine", "local variable"}}},
+		{"switch without tag", `_, err := os.Open(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, nil
+	case name == "":
+		return 2, nil
+	case err != nil:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"fallback", "errors.Is(err, fs.ErrNotExist)", ""}, {"propagate", "err != nil", ""}}},
+		{"switch without tag, assignment in its header", `switch _, err := os.Open(name); {
+	case err == io.EOF:
+		log.Print("eof")
+	}
+	return 1, nil`, []arm{{"log-and-continue", "err == io.EOF", ""}}},
+		{"type switch", `_, err := os.Open(name)
+	switch e := err.(type) {
+	case nil:
+	case *fs.PathError:
+		return 0, fmt.Errorf("path %s: %w", e.Path, e)
+	case valueError:
+		return -1, nil
+	case interface{ Timeout() bool }:
+		return -2, nil
+	default:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "case *fs.PathError", ""}, {"fallback", "case valueError", ""}, {"fallback", "case interface{ Timeout() bool }", "interface"}}},
+		{"type switch that shadows the error", `_, err := os.Open(name)
+	switch err := err.(type) {
+	case *fs.PathError:
+		return 0, err
+	}
+	return 1, nil`, nil},
 		{"the chain ends at a condition that is no arm", `_, err := os.Open(name)
 	if err != nil && name != "" {
 		return 0, err

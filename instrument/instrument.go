@@ -150,6 +150,8 @@ func Package(files []File, opts Options) (*Result, error) {
 		Defs:   map[*ast.Ident]types.Object{},
 		Uses:   map[*ast.Ident]types.Object{},
 		Scopes: map[ast.Node]*types.Scope{},
+		// The typed variable of each case of a type switch (handlers).
+		Implicits: map[ast.Node]types.Object{},
 	}
 	var typeErrs []error
 	conf := types.Config{

@@ -62,3 +62,20 @@ func Local(name string) error {
 	}
 	return err
 }
+
+// Switches: a switch without tag, then a type switch.
+func Switches(name string) (int, error) {
+	switch _, err := load(name); {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, nil
+	case err != nil:
+		return 0, err
+	}
+	_, err := os.Open(name)
+	switch e := err.(type) {
+	case *parseError: return e.line, nil
+	case *fs.PathError:
+		return 0, e
+	}
+	return 1, nil
+}
