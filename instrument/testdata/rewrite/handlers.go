@@ -73,7 +73,8 @@ func Switches(name string) (int, error) {
 	}
 	_, err := os.Open(name)
 	switch e := err.(type) {
-	case *parseError: return e.line, nil
+	case *parseError:
+		return e.line, nil
 	case *fs.PathError:
 		return 0, e
 	}
