@@ -101,9 +101,10 @@ Error handlers:
 
 	handlers tests the error handlers of the packages against their tests
 	(short-circuit testing). A handler is one arm of the check of a call's
-	error, right after the call or in the if's header: err != nil,
-	errors.Is(err, X), errors.As(err, &t), err == X; the call is its
-	region. A profile run per test records, per handler, whether the test
+	error, right after the call or in the if's or switch's header:
+	err != nil, errors.Is(err, X), errors.As(err, &t), err == X, as if
+	conditions or cases of a switch without tag, or a case of a type
+	switch on the error; the call is its region. A profile run per test records, per handler, whether the test
 	executed the region and its usages: pink (no error), white (an error
 	reached the arm and its predicate held), blue (an error came and the
 	predicate did not hold). Then, for each handler and each test that
