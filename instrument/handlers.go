@@ -63,6 +63,9 @@ type region struct {
 	rewritten bool
 	// typeSwitch is the check when it is a type switch on the error.
 	typeSwitch *ast.TypeSwitchStmt
+	// deferStmt is, for a deferred recover handler, its defer statement:
+	// the region starts after it.
+	deferStmt *ast.DeferStmt
 }
 
 // arm is one handler of a region.
@@ -104,6 +107,13 @@ func (fe *funcEdits) findRegions() map[*ast.AssignStmt]*region {
 				if next.Init == nil {
 					add(as, next)
 				}
+			}
+		}
+	}
+	for _, st := range fe.body.List {
+		if d, ok := st.(*ast.DeferStmt); ok {
+			if r := fe.recoverRegion(d); r != nil {
+				regions[r.stmt] = r
 			}
 		}
 	}
@@ -222,6 +232,97 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 		return nil
 	}
 	return r
+}
+
+// recoverRegion returns the region of a deferred recover handler,
+//
+//	defer func() { if r := recover(); r != nil { … } }()
+//
+// a statement of the function's body: the rest of the body, which the
+// handler's fault (a panic) skips from its start. nil if the defer
+// statement is not one. The region is keyed by the assignment of r.
+func (fe *funcEdits) recoverRegion(d *ast.DeferStmt) *region {
+	lit, ok := d.Call.Fun.(*ast.FuncLit)
+	if !ok || len(d.Call.Args) != 0 {
+		return nil
+	}
+	for _, st := range lit.Body.List {
+		ifs, ok := st.(*ast.IfStmt)
+		if !ok {
+			continue
+		}
+		as, ok := ifs.Init.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+			continue
+		}
+		call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			continue
+		}
+		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); !ok || id.Name != "recover" {
+			continue
+		} else if _, builtin := fe.p.info.Uses[id].(*types.Builtin); !builtin {
+			continue
+		}
+		rID := as.Lhs[0].(*ast.Ident)
+		rVar := fe.p.info.ObjectOf(rID)
+		cond, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
+		if rVar == nil || !ok || cond.Op != token.NEQ {
+			continue
+		}
+		x, y := cond.X, cond.Y
+		if id, ok := ast.Unparen(y).(*ast.Ident); ok && fe.p.info.ObjectOf(id) == rVar {
+			x, y = y, x
+		}
+		if id, ok := ast.Unparen(x).(*ast.Ident); !ok || fe.p.info.ObjectOf(id) != rVar {
+			continue
+		}
+		if tv, ok := fe.p.info.Types[y]; !ok || !tv.IsNil() {
+			continue
+		}
+		fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
+		pos := fe.p.fset.Position(ifs.Pos())
+		r := &region{stmt: as, errVar: rID.Name, first: len(fe.p.handlers), deferStmt: d, rewritten: true}
+		r.arms = []arm{{cond: ifs.Cond, fault: "panic"}}
+		kind := fe.handlerKind(ifs.Body, rVar)
+		if kind == kindFallback && fe.setsErrorResult(ifs.Body) {
+			kind = kindTranslate // the panic becomes the function's error
+		}
+		fe.p.handlers = append(fe.p.handlers, handler{
+			id:        fn + "#handler:" + path.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
+			fn:        fn,
+			pos:       fe.p.sitePos(pos),
+			region:    fe.p.sitePos(fe.p.fset.Position(d.Pos())),
+			kind:      kind,
+			predicate: fe.text(as) + "; " + fe.text(ifs.Cond),
+		})
+		return r
+	}
+	return nil
+}
+
+// setsErrorResult reports whether body assigns the function's error
+// result.
+func (fe *funcEdits) setsErrorResult(body *ast.BlockStmt) bool {
+	if fe.sig == nil || fe.sig.Results().Len() == 0 {
+		return false
+	}
+	res := fe.sig.Results().At(fe.sig.Results().Len() - 1)
+	if !types.Identical(res.Type(), errorType) {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if id, ok := l.(*ast.Ident); ok && fe.p.info.ObjectOf(id) == res {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
 }
 
 // switchesOn reports whether a type switch is on the error variable v.
@@ -500,6 +601,14 @@ func (cr *callRewriter) insertArms(r *region) {
 			fmt.Fprintf(&pink, " %s.Arm(&%s[%d], nil, false);", rtName, handlersName, r.first+i)
 		}
 		cr.edits.insert(fe.off(ts.Pos()), pink.String()+" }; "+cr.directive(ts.Pos()))
+	}
+	if d := r.deferStmt; d != nil {
+		h := fmt.Sprintf("&%s[%d]", handlersName, r.first)
+		cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegion(%s)", rtName, h)+cr.directive(d.End()))
+		cond := r.arms[0].cond
+		cr.edits.insert(fe.off(cond.Pos()), fmt.Sprintf("%s.ArmRecover(%s, %s, ", rtName, h, r.errVar)+cr.directive(cond.Pos()))
+		cr.edits.insert(fe.off(cond.End()), ")")
+		return
 	}
 	for i, a := range r.arms {
 		if a.clause != nil {

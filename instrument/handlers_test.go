@@ -132,6 +132,27 @@ func TestHandlerShapes(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, nil},
+		{"deferred recover, the panic made the error", `defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("recovered: %v", r)
+		}
+	}()
+	return 1, nil`, []arm{{"translate", "r := recover(); r != nil", ""}}},
+		{"deferred recover that panics again", `defer func() {
+		if r := recover(); nil != r {
+			log.Print(r)
+			panic(r)
+		}
+	}()
+	return 1, nil`, []arm{{"panic", "r := recover(); nil != r", ""}}},
+		{"recover in a nested block is not a handler", `defer func() {
+		{
+			if r := recover(); r != nil {
+				log.Print(r)
+			}
+		}
+	}()
+	return 1, nil`, nil},
 		{"the chain ends at a condition that is no arm", `_, err := os.Open(name)
 	if err != nil && name != "" {
 		return 0, err
@@ -156,6 +177,10 @@ func TestHandlerShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			sig := "(int, error)"
+			if strings.HasPrefix(tt.name, "deferred recover") {
+				sig = "(n int, err error)" // a result the handler can set
+			}
 			src := `package m
 
 import (
@@ -175,7 +200,7 @@ func (valueError) Error() string { return "value" }
 
 var _, _, _, _, _, _ = errors.New, fmt.Errorf, io.EOF, fs.ErrNotExist, log.Print, os.Open
 
-func F(name string) (int, error) {
+func F(name string) ` + sig + ` {
 	` + tt.body + `
 }
 `

@@ -56,11 +56,50 @@ func Arm(h *Handler, err error, held bool) bool {
 	return held
 }
 
+// ArmRecover records that the predicate of a deferred recover handler h
+// was evaluated on r, the value recover returned, and returns held.
+func ArmRecover(h *Handler, r any, held bool) bool {
+	if config.enabled {
+		h.usage(r == nil, held)
+	}
+	return held
+}
+
+// RecoverRegion is called where the region of a deferred recover handler
+// starts: right after the defer statement. When h is armed, it panics
+// with an injected fault, at every execution.
+func RecoverRegion(h *Handler) {
+	if config.enabled {
+		recoverRegion(h)
+	}
+}
+
+func recoverRegion(h *Handler) {
+	if config.armedHandler == "" {
+		if campaign.profile > 0 {
+			h.log(usageExecuted, "executed")
+		}
+		return
+	}
+	if !h.isArmed() {
+		return
+	}
+	n := h.hits.Add(1)
+	if n == 1 {
+		writeLine(event("inject").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).
+			str("kind", "handler").str("fault", handlerFault).num("occurrence", n).end())
+	}
+	panic(&InjectedFault{Site: h.ID, Pos: h.Pos, Occurrence: n, Panic: true})
+}
+
 // use logs h's usage, once per process and kind of usage.
-func (h *Handler) use(err error, held bool) {
+func (h *Handler) use(err error, held bool) { h.usage(err == nil, held) }
+
+// usage logs h's usage after its region failed or not.
+func (h *Handler) usage(ok, held bool) {
 	u, name := uint32(usageBlue), "blue"
 	switch {
-	case err == nil:
+	case ok:
 		u, name = usagePink, "pink"
 	case held:
 		u, name = usageWhite, "white"

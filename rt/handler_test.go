@@ -150,3 +150,55 @@ func BenchmarkHandlerDisabled(b *testing.B) {
 		hdRegion(ok)
 	}
 }
+
+var hdRecover = [1]Handler{{ID: "m.G#handler:g.go:4:3", Func: "m.G", Pos: "m/g.go:4:3", Region: "m/g.go:3:2", Kind: "fallback", Predicate: "r := recover(); r != nil"}}
+
+// hdGuarded is an instrumented function with a deferred recover handler:
+// it returns what the handler recovered, nil if nothing.
+func hdGuarded(body func()) (got any) {
+	defer func() {
+		if r := recover(); ArmRecover(&hdRecover[0], r, r != nil) {
+			got = r
+		}
+	}()
+	RecoverRegion(&hdRecover[0])
+	body()
+	return nil
+}
+
+func TestRecoverHandler(t *testing.T) {
+	tests := []struct {
+		name, inject string
+		ran          bool
+		injected     bool
+		usages       string
+	}{
+		{"profile", "", true, false, "executed pink"},
+		{"armed", "handler:always:m.G#handler:g.go:4:3", false, true, "white"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdRecover[0] = Handler{ID: hdRecover[0].ID, Func: "m.G", Pos: "m/g.go:4:3", Region: "m/g.go:3:2"}
+			logPath := filepath.Join(t.TempDir(), "events.jsonl")
+			useSettings(t, parseSettings(logPath, tt.inject))
+			if tt.inject == "" {
+				campaign.profile = 3
+			}
+			ran := false
+			got := hdGuarded(func() { ran = true })
+			f, _ := got.(*InjectedFault)
+			if ran != tt.ran || (f != nil) != tt.injected || f != nil && (!f.Panic || f.Site != hdRecover[0].ID) {
+				t.Errorf("region ran %v, recovered %v", ran, got)
+			}
+			var usages []string
+			for _, e := range readEvents(t, logPath) {
+				if e["event"] == "handler" {
+					usages = append(usages, e["usage"].(string))
+				}
+			}
+			if strings.Join(usages, " ") != tt.usages {
+				t.Errorf("usages %v, want %s", usages, tt.usages)
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -79,4 +80,15 @@ func Switches(name string) (int, error) {
 		return 0, e
 	}
 	return 1, nil
+}
+
+// Guarded: a deferred recover handler that turns a panic into an error.
+func Guarded(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("recovered: %v", r)
+		}
+	}()
+	f()
+	return nil
 }
