@@ -104,7 +104,9 @@ Error handlers:
 	error, right after the call or in the if's or switch's header:
 	err != nil, errors.Is(err, X), errors.As(err, &t), err == X, as if
 	conditions or cases of a switch without tag, or a case of a type
-	switch on the error; the call is its region. A profile run per test records, per handler, whether the test
+	switch on the error; the call is its region. A deferred recover block
+	(defer func() { if r := recover(); r != nil { … } }()) is a handler
+	whose region is the rest of the function, armed with a panic. A profile run per test records, per handler, whether the test
 	executed the region and its usages: pink (no error), white (an error
 	reached the arm and its predicate held), blue (an error came and the
 	predicate did not hold). Then, for each handler and each test that
