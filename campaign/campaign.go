@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/atomicx/atomicx/gocmd"
@@ -64,6 +66,10 @@ type Config struct {
 	Planner *Planner
 	// Confirm are the findings a Confirm campaign confirms.
 	Confirm []LeakTarget
+	// Oracle, with Exec, is a domain check run after each run of the
+	// program workload (see runOracle): the run passes only if Exec and
+	// Oracle both exit 0 within the time limit.
+	Oracle string
 }
 
 // Package is a package of the workload.
@@ -100,7 +106,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	journalPath := filepath.Join(cfg.Journal, "journal.jsonl")
 	sres, err := RunShard(ctx, p, ShardConfig{Shard: Shard{1, 1}, PlanDir: cfg.Journal, Packages: res.Packages,
-		Dir: cfg.Dir, Exec: cfg.Exec, Journal: journalPath, Jobs: cfg.Jobs, Progress: cfg.Progress, ExtraEnv: cfg.ExtraEnv, Own: true,
+		Dir: cfg.Dir, Exec: cfg.Exec, Oracle: cfg.Oracle, Journal: journalPath, Jobs: cfg.Jobs, Progress: cfg.Progress, ExtraEnv: cfg.ExtraEnv, Own: true,
 		Session: start})
 	if err != nil {
 		return nil, err
@@ -224,6 +230,7 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 		planner = Detect
 	}
 	plan := &Plan{Planner: planner.Name, Header: hdr, Options: opt}
+	var passed []*Record // for planner.AllRuns
 	for _, p := range pkgs {
 		sum, err := fileSHA256(p.Binary)
 		if err != nil {
@@ -239,8 +246,16 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 					p.ImportPath, t, prof.Status, indent(lastLines(prof.Output, 10)))
 				continue
 			}
+			if planner.AllRuns != nil {
+				passed = append(passed, prof)
+				continue
+			}
 			plan.Runs = append(plan.Runs, planner.Runs(prof, opt)...)
 		}
+	}
+	if planner.AllRuns != nil {
+		sort.Slice(passed, func(i, j int) bool { return passed[i].Key() < passed[j].Key() })
+		plan.Runs = planner.AllRuns(passed, opt)
 	}
 	if err := WritePlan(cfg.Journal, plan); err != nil {
 		return nil, nil, err
@@ -256,6 +271,10 @@ func header(ctx context.Context, cfg Config) (*Header, error) {
 	h.Dir, h.Journal, h.Policy, h.Exec, h.Atomicx = cfg.Dir, cfg.Journal, cfg.Policy, cfg.Exec, cfg.Atomicx
 	h.Patterns = append([]string(nil), cfg.Patterns...)
 	h.Cover = cfg.Cover
+	if cfg.Planner != nil && cfg.Planner != Detect {
+		h.Question = cfg.Planner.Name
+	}
+	h.Oracle = cfg.Oracle
 	h.BuildArgs = append([]string{}, cfg.BuildArgs...)
 	if cfg.Run != nil {
 		h.Run = cfg.Run.String()
@@ -604,10 +623,17 @@ type event struct {
 	HandlerKind   string `json:"handler_kind"`
 	Predicate     string `json:"predicate"`
 	NotInjectable string `json:"not_injectable"`
+	// oblivious: a failure-oblivious function's failed call, whether it
+	// was swallowed, and, for an atomic one, rolled back first
+	Swallowed  bool `json:"swallowed"`
+	Atomic     bool `json:"atomic"`
+	RolledBack bool `json:"rolled_back"`
 	// where the failed call ran: its process, goroutine and entry number
 	Pid uint64 `json:"pid"`
 	G   uint64 `json:"g"`
 	Seq uint64 `json:"seq"`
+	// probe: why its state is unknown
+	Why string `json:"why"`
 }
 
 // The runtime's fault bits (rt.FaultError, rt.FaultPanic).
@@ -762,14 +788,36 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	env = append(append(env, c.extraEnv...), "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
+	ownGroup(cmd)
 	var out tailBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	var whole *os.File
+	if c.cfg.Exec != "" && c.cfg.Oracle != "" {
+		// The oracle reads the whole output, not its tail.
+		if whole, err = os.Create(filepath.Join(tmp, "output")); err == nil {
+			defer whole.Close()
+			cmd.Stdout = io.MultiWriter(&out, whole)
+			cmd.Stderr = cmd.Stdout
+		}
+	}
 	began := time.Now()
+	overDisk := watchDisk(rctx, tmp, maxRunDisk, cancel)
 	runErr := cmd.Run()
+	// What the run started and left behind must not outlive it: it
+	// would go on writing into the run's files, or into the next run's.
+	killGroup(cmd)
+	if whole != nil && rctx.Err() == nil {
+		runErr = c.runOracle(rctx, p.Binary, whole.Name(), runErr, &out)
+	}
 	rec.Millis = time.Since(began).Milliseconds()
 	rec.Began, rec.Session = began.UnixMilli(), c.session
 	rec.Events = readEvents(logPath)
 	switch {
+	case overDisk.Load():
+		rec.Status = Crashed
+		fmt.Fprintf(&out, "\natomicx: stopped the run: its event log, output and temporary files took over %d MiB\n", maxRunDisk>>20)
+		rec.Output = out.String()
+		return
 	case rctx.Err() == context.DeadlineExceeded:
 		rec.Status = Hung
 	case hasEvent(rec.Events, "absorbed"):
@@ -781,6 +829,38 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	if rec.Status == Crashed || rec.Status != Passed && rec.Status != Absorbed && rec.Kind == "profile" {
 		rec.Output = out.String()
 	}
+}
+
+// runOracle runs the program workload's oracle after its script ended
+// with runErr, in the script's directory and within the run's time
+// limit, and returns the run's outcome as runErr does: the script's when
+// it failed, else the oracle's. The oracle gets atomicx's environment
+// without the run's arming, and ATOMICX_BINARY (the instrumented
+// binary), ATOMICX_EXIT_STATUS (the script's exit status, -1 when a
+// signal ended it) and ATOMICX_OUTPUT (the path of a file holding the
+// script's standard output and error, interleaved as written). Its own
+// output goes into the run's.
+func (c *runner) runOracle(ctx context.Context, binary, output string, runErr error, out io.Writer) error {
+	status := 0
+	if runErr != nil {
+		status = -1
+		var exit *exec.ExitError
+		if errors.As(runErr, &exit) {
+			status = exit.ExitCode()
+		}
+	}
+	cmd := exec.CommandContext(ctx, c.cfg.Oracle)
+	cmd.Dir = c.cfg.Dir
+	cmd.Env = append(os.Environ(), "ATOMICX_BINARY="+binary, fmt.Sprintf("ATOMICX_EXIT_STATUS=%d", status), "ATOMICX_OUTPUT="+output)
+	cmd.WaitDelay = 5 * time.Second
+	ownGroup(cmd)
+	cmd.Stdout, cmd.Stderr = out, out
+	oracleErr := cmd.Run()
+	killGroup(cmd)
+	if runErr != nil {
+		return runErr
+	}
+	return oracleErr
 }
 
 // runOutcome names how a run that neither hung nor was ended early ended:
@@ -805,19 +885,77 @@ func runOutcome(runErr error, program, sawTestFailure bool) string {
 	return Crashed
 }
 
+// maxRunDisk bounds the disk that one run may fill in its own directory:
+// its event log, its output kept for an oracle, and the temporary files
+// of the workload (TMPDIR points there). An injected failure can turn a
+// retry loop into one that logs or writes without end; without a bound,
+// such a run fills the disk before its time limit.
+var maxRunDisk int64 = 1 << 30
+
+// watchDisk checks, twice a second until ctx ends, the bytes under dir,
+// and calls stop once they exceed limit. The returned flag says whether
+// it did.
+func watchDisk(ctx context.Context, dir string, limit int64, stop func()) *atomic.Bool {
+	over := new(atomic.Bool)
+	go func() {
+		tick := time.NewTicker(500 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if diskUsage(dir) > limit {
+				over.Store(true)
+				stop()
+				return
+			}
+		}
+	}()
+	return over
+}
+
+// diskUsage sums the sizes of the regular files under dir.
+func diskUsage(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
+}
+
 func readEvents(path string) []json.RawMessage {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
+	defer f.Close()
 	var evs []json.RawMessage
-	for _, line := range bytes.Split(data, []byte("\n")) {
+	r := bufio.NewReader(io.LimitReader(f, maxRunEvents))
+	for {
+		line, err := r.ReadBytes('\n')
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		if json.Valid(line) {
-			evs = append(evs, json.RawMessage(append([]byte(nil), line...)))
+			evs = append(evs, json.RawMessage(line))
+		}
+		if err != nil {
+			return evs
 		}
 	}
-	return evs
 }
+
+// maxRunEvents bounds the bytes of a run's events that its record keeps:
+// a record is one journal line, which ReadJournal reads up to 64 MiB. A
+// run that fails in a loop (a perturbation run failing every reach of a
+// hot point) logs without end; what a report reads comes first.
+// Tests lower it.
+var maxRunEvents int64 = 32 << 20
 
 func hasEvent(evs []json.RawMessage, kind string) bool {
 	needle := []byte(`"event":"` + kind + `"`)

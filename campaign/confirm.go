@@ -25,6 +25,9 @@ type LeakTarget struct {
 	// campaign's build probes its resource when Func returns an error
 	// (see rt.Probes). "" when not probed.
 	AcquirePos string `json:"acquire_pos,omitempty"`
+	// IsClosed is the resource's method that the probe calls, from its
+	// [[leak.resource]] table; "" for the runtime's own probes.
+	IsClosed string `json:"is_closed,omitempty"`
 }
 
 // maxConfirmOccurrences bounds the experiments per finding and test: the
@@ -98,9 +101,10 @@ const (
 	// (a helper, another name for the resource) released it.
 	LeakConfirmedClosed = "confirmed, closed at return"
 	// LeakConfirmedUnchecked: the same path, and whether the resource was
-	// still open is not known: it is not a syscall.Conn (files, network
-	// connections and listeners are), or was not registered (see
-	// instrument's probedAcquisitions).
+	// still open is not known: no probe tells without an effect (a timer,
+	// a compressed reader, a resource type of the user's), the probe could
+	// not tell (LeakConfirmation.Why says why), or the resource was not
+	// registered (see instrument's probedAcquisitions).
 	LeakConfirmedUnchecked = "confirmed, openness not checked"
 	// LeakOtherReturn: the failure was injected, and the function
 	// returned elsewhere, or without failing.
@@ -124,6 +128,8 @@ type LeakConfirmation struct {
 	// End is the line the function failed at in Run, 0 if it returned
 	// without failing or was not injected.
 	End int
+	// Why says why the openness was not checked (LeakConfirmedUnchecked).
+	Why string
 	Run *Record
 }
 
@@ -153,7 +159,7 @@ func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
 				c := LeakConfirmation{Target: t, Answer: LeakNotInjected}
 				if e := byKey[planned.Key()]; e != nil && e.Fired {
 					c.Run = e
-					c.Answer, c.End = returnedAt(e, t)
+					c.Answer, c.Why, c.End = returnedAt(e, t)
 				}
 				if rank[c.Answer] > rank[best.Answer] {
 					best = c
@@ -170,7 +176,7 @@ func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
 // the failure went through. The state of t's resource at that return is
 // the last probe of it logged before that verdict: a call's probes are
 // logged right before its verdict.
-func returnedAt(e *Record, t LeakTarget) (string, int) {
+func returnedAt(e *Record, t LeakTarget) (answer, why string, end int) {
 	injected := false
 	var probe *event
 	for _, raw := range e.Events {
@@ -185,28 +191,33 @@ func returnedAt(e *Record, t LeakTarget) (string, int) {
 			probe = &v
 		case injected && v.Event == "verdict" && v.Site == t.Func+"#entry":
 			if v.End == t.ReturnLine && v.Failure == "error" {
-				return confirmedState(probe, v.End), v.End
+				answer, why := confirmedState(probe, v.End)
+				return answer, why, v.End
 			}
-			return LeakOtherReturn, v.End
+			return LeakOtherReturn, "", v.End
 		}
 	}
 	if e.Status == Crashed {
-		return LeakCrashed, 0
+		return LeakCrashed, "", 0
 	}
-	return LeakOtherReturn, 0
+	return LeakOtherReturn, "", 0
 }
 
 // confirmedState is the answer for a confirmed path whose return at line
-// end the probe (nil if none) saw.
-func confirmedState(probe *event, end int) string {
+// end the probe (nil if none) saw, and why openness was not checked.
+func confirmedState(probe *event, end int) (answer, why string) {
 	if probe == nil || probe.End != end {
-		return LeakConfirmedUnchecked
+		return LeakConfirmedUnchecked, "the build does not register this acquisition's resource"
 	}
 	switch probe.State {
 	case "open":
-		return LeakConfirmedOpen
+		return LeakConfirmedOpen, ""
 	case "closed":
-		return LeakConfirmedClosed
+		return LeakConfirmedClosed, ""
 	}
-	return LeakConfirmedUnchecked
+	why = probe.Why
+	if why == "" {
+		why = "the probe could not tell"
+	}
+	return LeakConfirmedUnchecked, why
 }

@@ -96,7 +96,7 @@ func TestConfirmLeaks(t *testing.T) {
 		name    string
 		targets []LeakTarget
 		recs    []*Record
-		want    []string // answer and end line per target
+		want    []string // answer, end line, occurrence and why, per target
 	}{{
 		name:    "confirmed by one occurrence of three",
 		targets: confirmTargets[:1],
@@ -104,7 +104,7 @@ func TestConfirmLeaks(t *testing.T) {
 			exp("m.Load#call:os.ReadFile#1", 1, true, inject, verdict("m.Load#entry", 20)),
 			exp("m.Load#call:os.ReadFile#1", 2, true, verdict("m.Load#entry", 13), inject, verdict("m.Load#entry", 13), verdict("m.TestLoad#entry", 40)),
 			exp("m.Load#call:os.ReadFile#1", 3, false)},
-		want: []string{"confirmed, openness not checked 13 #2"},
+		want: []string{"confirmed, openness not checked 13 #2 (the build does not register this acquisition's resource)"},
 	}, {
 		name:    "probed open at the return",
 		targets: probed,
@@ -128,15 +128,25 @@ func TestConfirmLeaks(t *testing.T) {
 		name:    "the probe could not tell",
 		targets: probed,
 		recs: []*Record{prof,
+			exp("m.Load#call:os.ReadFile#1", 1, true, inject, func() map[string]any {
+				p := probe("m/load.go:10:17", 13, "unknown")
+				p["why"] = "timers: stopping one to probe it would change the program"
+				return p
+			}(), verdict("m.Load#entry", 13))},
+		want: []string{"confirmed, openness not checked 13 #1 (timers: stopping one to probe it would change the program)"},
+	}, {
+		name:    "the probe could not tell, and an older runtime did not say why",
+		targets: probed,
+		recs: []*Record{prof,
 			exp("m.Load#call:os.ReadFile#1", 1, true, inject, probe("m/load.go:10:17", 13, "unknown"), verdict("m.Load#entry", 13))},
-		want: []string{"confirmed, openness not checked 13 #1"},
+		want: []string{"confirmed, openness not checked 13 #1 (the probe could not tell)"},
 	}, {
 		name:    "probes of another acquire, before the fault, at another return: not this one's",
 		targets: probed,
 		recs: []*Record{prof,
 			exp("m.Load#call:os.ReadFile#1", 1, true, probe("m/load.go:10:17", 13, "open"), inject,
 				probe("m/load.go:11:17", 13, "open"), probe("m/load.go:10:17", 20, "open"), verdict("m.Load#entry", 13))},
-		want: []string{"confirmed, openness not checked 13 #1"},
+		want: []string{"confirmed, openness not checked 13 #1 (the build does not register this acquisition's resource)"},
 	}, {
 		name:    "a verdict before the fault does not count; another return does",
 		targets: confirmTargets[:1],
@@ -177,7 +187,11 @@ func TestConfirmLeaks(t *testing.T) {
 				if c.Run != nil {
 					run = fmt.Sprintf("#%d", c.Run.Occurrence)
 				}
-				got = append(got, fmt.Sprintf("%s %d %s", c.Answer, c.End, run))
+				a := fmt.Sprintf("%s %d %s", c.Answer, c.End, run)
+				if c.Why != "" {
+					a += " (" + c.Why + ")"
+				}
+				got = append(got, a)
 			}
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("answers (-want +got):\n%s", diff)

@@ -13,12 +13,9 @@ import (
 // skipped and yields an error the arm's predicate holds for. What the
 // tests do with that error gives the handler's verdicts.
 
-// The fault and occurrence words of the arming string of a handler run
-// (rt.EnvInject): "handler:always:ID".
-const (
-	handlerFault     = "handler"
-	alwaysOccurrence = "always"
-)
+// The fault word of the arming string of a handler run (rt.EnvInject):
+// "handler:always:ID".
+const handlerFault = "handler"
 
 // Handlers asks which error handlers are resilient: one run per handler
 // and test that executes its region, with the handler armed.
@@ -56,7 +53,7 @@ func HandlerEnv(id string) []string {
 
 // HandlerInjection is the arming string of a handler.
 func HandlerInjection(id string) string {
-	return handlerFault + ":" + alwaysOccurrence + ":" + id
+	return handlerFault + ":" + OccurrenceAlways + ":" + id
 }
 
 // A HandlerSeen is what one run logged of one handler.

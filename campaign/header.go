@@ -35,6 +35,10 @@ type Header struct {
 	Plan       string   `json:"plan,omitempty"`  // a sharded campaign's plan ID (Plan.ID)
 	Shard      string   `json:"shard,omitempty"` // a shard's journal: which shard, "K/N"
 	Cover      bool     `json:"cover,omitempty"` // built with coverage (Config.Cover)
+	// Question is the planner's name when it is not detect's (Planner).
+	Question string `json:"question,omitempty"`
+	// Oracle is a program workload's domain check (Config.Oracle).
+	Oracle string `json:"oracle,omitempty"`
 }
 
 // HeaderOf returns the header among a journal's records, nil if it has
@@ -65,6 +69,8 @@ func sameCampaign(old, now *Header) string {
 		return fmt.Sprintf("workload %q, not %q", old.Exec, now.Exec)
 	case old.Cover != now.Cover:
 		return fmt.Sprintf("-cover %v, not %v", old.Cover, now.Cover)
+	case old.Question != now.Question || old.Oracle != now.Oracle:
+		return fmt.Sprintf("question %q with oracle %q, not %q with %q", old.Question, old.Oracle, now.Question, now.Oracle)
 	}
 	return ""
 }

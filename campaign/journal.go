@@ -45,6 +45,15 @@ type Record struct {
 	// time. 0 in journals that predate them.
 	Began   int64 `json:"began,omitempty"`
 	Session int64 `json:"session,omitempty"`
+
+	// Perturbation runs (Perturb): Always arms every reach of the point
+	// (Occurrence is then 0); Oblivious names the functions made
+	// failure-oblivious (ATOMICX_OBLIVIOUS), with Mask for the atomic
+	// variant; Stack is where the profile run reached the point, the
+	// calls in progress ("N@SITE;..."), for monitoring.
+	Always    bool   `json:"always,omitempty"`
+	Oblivious string `json:"oblivious,omitempty"`
+	Stack     string `json:"stack,omitempty"`
 }
 
 // The outcomes of a run (Record.Status). "crash" is a binary that died
@@ -73,7 +82,13 @@ func (r *Record) Key() string {
 	}
 	key := fmt.Sprintf("experiment\x00%s\x00%s\x00%s\x00%d\x00%s", r.Package, r.Test, r.Site, r.Occurrence, r.Fault)
 	if r.Kind == "recheck" {
-		key = "recheck" + key[len("experiment"):] + "\x00" + r.Mask
+		return "recheck" + key[len("experiment"):] + "\x00" + r.Mask
+	}
+	if r.Always {
+		key += "\x00always"
+	}
+	if r.Oblivious != "" {
+		key += "\x00oblivious\x00" + r.Oblivious + "\x00" + r.Mask
 	}
 	return key
 }

@@ -15,6 +15,11 @@ type Planner struct {
 	// Runs plans the runs of one test from its profile run (which
 	// passed).
 	Runs func(prof *Record, opt Options) []*PlannedRun
+	// AllRuns, when set, plans the runs of every test at once, from the
+	// profile runs that passed, in the order of their keys; Runs is then
+	// not used. A question that gives each point to one test needs them
+	// all.
+	AllRuns func(profs []*Record, opt Options) []*PlannedRun
 	// FollowUps plans the runs that finished runs call for, given the
 	// records of one shard's journal; it returns none once it has asked
 	// everything. The engine calls it at most Rounds times.
@@ -26,7 +31,7 @@ type Planner struct {
 }
 
 // planners are the questions a plan may name.
-var planners = map[string]*Planner{Detect.Name: Detect, Confirm.Name: Confirm}
+var planners = map[string]*Planner{Detect.Name: Detect, Confirm.Name: Confirm, Perturb.Name: Perturb}
 
 // PlannerNamed returns the planner of that name, nil if none.
 func PlannerNamed(name string) *Planner { return planners[name] }

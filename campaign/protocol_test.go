@@ -29,6 +29,9 @@ var nonRuntimeVars = map[string]string{
 	policy.EnvVar:    "the policy lookup of toolexec and the CLI",
 	"ATOMICX_CACHE":  "toolexec: where the runtime is built",
 	"ATOMICX_BINARY": "a program workload's script: the instrumented binary",
+	// A program workload's oracle (Config.Oracle).
+	"ATOMICX_EXIT_STATUS": "the oracle: the script's exit status",
+	"ATOMICX_OUTPUT":      "the oracle: the file holding the script's output",
 }
 
 // Events and fields that the runtime writes and no program reads, and why.
@@ -39,6 +42,7 @@ var unreadFields = map[string]string{
 	"pid":     "tells apart the processes that share one log",
 	"message": "of a problem event",
 	"fault":   "of an inject event: the campaign knows what it armed",
+	"value":   "of an oblivious event: the panic swallowed, for the user who reads the log",
 }
 
 func TestRuntimeProtocol(t *testing.T) {
@@ -336,14 +340,37 @@ func sortedKeys[V any](m map[string]V) []string {
 // occurrence word are ones rt's parse knows.
 func TestHandlerArming(t *testing.T) {
 	rtSide := readRuntimeSide(t, filepath.Join("..", "rt"))
-	for _, word := range []string{handlerFault, alwaysOccurrence} {
+	for _, word := range []string{handlerFault, OccurrenceAlways} {
 		if !rtSide.literals[word] {
 			t.Errorf("rt's source has no %q: it cannot parse the arming string %s", word, HandlerInjection("m.F#handler:f.go:1:2"))
 		}
 	}
 	fault, rest, _ := strings.Cut(HandlerInjection("m.F#handler:f.go:1:2"), ":")
 	occ, id, _ := strings.Cut(rest, ":")
-	if fault != handlerFault || occ != alwaysOccurrence || id != "m.F#handler:f.go:1:2" {
+	if fault != handlerFault || occ != OccurrenceAlways || id != "m.F#handler:f.go:1:2" {
 		t.Errorf("HandlerInjection is not FAULT:OCCURRENCE:SITE: %s", HandlerInjection("m.F#handler:f.go:1:2"))
+	}
+}
+
+// TestArmingWords: the words the campaign writes into ATOMICX_INJECT's
+// FAULT and OCCURRENCE fields are words rt's parse knows.
+func TestArmingWords(t *testing.T) {
+	rtSide := readRuntimeSide(t, filepath.Join("..", "rt"))
+	for _, word := range []string{"error", "panic", OccurrenceAlways} {
+		if !rtSide.literals[word] {
+			t.Errorf("the campaign arms %q, which rt's source never names", word)
+		}
+	}
+	for _, r := range []*Record{
+		{Kind: "experiment", Site: "m.F#entry", Occurrence: 1, Fault: "error"},
+		{Kind: "experiment", Site: "m.F#entry", Always: true, Fault: "panic"},
+	} {
+		inject := PerturbEnv(r)[0]
+		_, value, _ := strings.Cut(inject, "=")
+		fault, rest, _ := strings.Cut(value, ":")
+		occ, site, _ := strings.Cut(rest, ":")
+		if fault != r.Fault || site != r.Site || r.Always != (occ == OccurrenceAlways) {
+			t.Errorf("PerturbEnv(%+v) arms %q", r, inject)
+		}
 	}
 }

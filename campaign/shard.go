@@ -65,6 +65,7 @@ type ShardConfig struct {
 	Packages []*Package // the plan's packages, resolved here (Plan.Resolve)
 	Dir      string     // where a program workload's script runs: the module's root here
 	Exec     string     // the program workload's script, resolved here
+	Oracle   string     // its oracle, resolved here
 	Journal  string     // the shard's journal
 	Jobs     int
 	Progress io.Writer
@@ -150,7 +151,7 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 		}
 	}
 	c := &runner{cfg: Config{Dir: sc.Dir, Journal: sc.PlanDir, Jobs: max(sc.Jobs, 1), Timeout: p.Options.Timeout(),
-		Exec: sc.Exec, Progress: sc.Progress, Cover: p.Header.Cover}, journal: j, done: done, res: res, session: start.UnixMilli(), extraEnv: sc.ExtraEnv}
+		Exec: sc.Exec, Oracle: sc.Oracle, Progress: sc.Progress, Cover: p.Header.Cover}, journal: j, done: done, res: res, session: start.UnixMilli(), extraEnv: sc.ExtraEnv}
 	if sc.Shard.N > 1 {
 		c.label = "shard " + sc.Shard.String() + ": "
 	}

@@ -38,6 +38,7 @@ type ReturnsOpen struct {
 	Resource string
 	Release  []string
 	Result   int
+	IsClosed string // the resource's Resource.IsClosed
 }
 
 func (*ReturnsOpen) AFact() {}
@@ -230,7 +231,7 @@ func (c *checker) fromFact(callee *ssa.Function) *Resource {
 			return nil
 		}
 	}
-	r := &Resource{Name: f.Resource, Release: f.Release, value: fmt.Sprintf("result%d", f.Result)}
+	r := &Resource{Name: f.Resource, Release: f.Release, IsClosed: f.IsClosed, value: fmt.Sprintf("result%d", f.Result)}
 	for _, b := range builtin {
 		if b.collected && b.Name == r.Name {
 			r.collected = true // a timer from a pool is a timer
@@ -256,7 +257,7 @@ func (c *checker) summarize(fn *ssa.Function) bool {
 				continue
 			}
 			if i := returnedAt(s, ret); i >= 0 {
-				c.summaries[fn] = &ReturnsOpen{Resource: s.res.Name, Release: s.res.Release, Result: i}
+				c.summaries[fn] = &ReturnsOpen{Resource: s.res.Name, Release: s.res.Release, Result: i, IsClosed: s.res.IsClosed}
 				return true
 			}
 		}

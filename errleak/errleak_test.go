@@ -75,3 +75,15 @@ func TestFindings(t *testing.T) {
 		}
 	}
 }
+
+// A finding of a [[leak.resource]] table with is_closed names the method
+// that probes it.
+func TestFindingIsClosed(t *testing.T) {
+	results := analysistest.Run(t, analysistest.TestData(), errleak.Analyzer, "pooluse")
+	for _, r := range results {
+		fs := r.Result.(*errleak.Stats).Findings
+		if len(fs) != 1 || fs[0].IsClosed != "Returned" {
+			t.Errorf("findings %+v, want one with IsClosed Returned", fs)
+		}
+	}
+}

@@ -26,6 +26,9 @@ type Finding struct {
 	// Opening is the failure that opens the path, nil when the path has
 	// none the analysis can name: the path is not confirmable.
 	Opening *OpeningFailure
+	// IsClosed is the resource's method that tells whether it is
+	// released, from its [[leak.resource]] table; "" when none.
+	IsClosed string
 }
 
 // An OpeningFailure is the call whose error the path's last error test

@@ -377,7 +377,7 @@ func (w *walk) report(s *site, path []step, r *ssa.Return) {
 	}
 	w.c.stats.Reported++
 	w.c.pass.Report(analysis.Diagnostic{Pos: s.call.Pos(), Message: msg, Related: related})
-	f := Finding{Pos: s.call.Pos(), Func: w.c.runtimeName(w.fn), Return: retPos, Opening: openingFailure(path)}
+	f := Finding{Pos: s.call.Pos(), Func: w.c.runtimeName(w.fn), Return: retPos, Opening: openingFailure(path), IsClosed: s.res.IsClosed}
 	if retPos.IsValid() {
 		f.ReturnLine = fset.Position(retPos).Line
 	}

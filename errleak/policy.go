@@ -38,7 +38,7 @@ func resourcesFor(pass *analysis.Pass) ([]Resource, error) {
 	}
 	var out []Resource
 	for _, r := range pol.Leaks {
-		out = append(out, Resource{Name: r.Name, Acquire: r.Acquire, Release: r.Release})
+		out = append(out, Resource{Name: r.Name, Acquire: r.Acquire, Release: r.Release, IsClosed: r.IsClosed})
 	}
 	return append(out, builtin...), nil
 }

@@ -21,6 +21,11 @@ type Resource struct {
 	Name    string
 	Acquire []string
 	Release []string
+	// IsClosed is a method of the resource, func() bool, true once it is
+	// released: atomicx vet -confirm probes the resource with it. ""
+	// for none (the standard library's resources have probes of their
+	// own in the runtime).
+	IsClosed string
 
 	// value says which value of the acquiring call is the resource:
 	// "" to infer it, "recv", "argN" or "resultN".

@@ -669,7 +669,7 @@ func (p *pkgRewriter) isInstrumented(fn *types.Func) bool {
 // selectsLiteral reports whether a function literal is instrumented.
 func (p *pkgRewriter) selectsLiteral(lit *ast.FuncLit) bool {
 	name, ok := p.literals[lit]
-	return ok && (p.opts.Selects == nil || p.opts.Selects(name.Name))
+	return ok && (p.opts.Selects == nil || p.opts.Selects(name.Name) || p.oblivious(name.Name))
 }
 
 // genericsAllowed reports whether the package's language version lets the

@@ -6,6 +6,7 @@ import (
 	"go/token"
 	"go/types"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -50,6 +51,9 @@ type funcEdits struct {
 	results     []string // result identifiers after naming
 	userResults bool     // results were named by the user
 	errResult   string   // identifier of the error result, or ""
+	// atomicOblivious: masking build, an atomic failure-oblivious
+	// function (see rewriteMasked).
+	atomicOblivious bool
 	// ends are the lines of the statements that end a call normally, in
 	// the order of the indexes that the rewritten code stores in done.
 	ends []int32
@@ -164,10 +168,6 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// snapshotted: a value that is not a pointer costs an allocation.
 	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[1]s.Snap(%[4]s) }; defer %[1]s.Exit(&%[5]s, %[6]s) }; ",
 		callName, rtName, siteRef, strings.Join(fe.roots, ", "), doneName, fe.errArg())
-	probed := fe.probedAcquisitions()
-	if len(probed) > 0 {
-		enter += fe.probesDecl(siteRef)
-	}
 	// A function that opens with the lock idiom is snapshotted once it
 	// holds the lock, and compared before the lock is released: the
 	// snapshot then reads nothing that another goroutine writes under
@@ -177,6 +177,15 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// (see otherLock): at entry, other goroutines may be writing what
 	// the lock guards.
 	unlock := lockIdiom(fe.body, fe.src, fe.tf)
+	probed := fe.probedAcquisitions()
+	if unlock != nil {
+		// The idiom's own lock comes before the probes are declared (and
+		// its deferred unlock releases it).
+		probed = slices.DeleteFunc(probed, func(a probedAcquisition) bool { return a.stmt.Pos() < unlock.End() })
+	}
+	if len(probed) > 0 {
+		enter += fe.probesDecl(siteRef)
+	}
 	if unlock != nil {
 		b.WriteString("}; ")
 		end := fe.off(unlock.End())

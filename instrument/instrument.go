@@ -43,6 +43,11 @@ type Options struct {
 	// for detection: no injection point, no event, no call into the
 	// runtime but the checkpoint and the rollback.
 	Mask bool
+	// Oblivious reports, in a masking build, whether a function (named as
+	// Selects names it) is failure-oblivious: a failed call returns a nil
+	// error and a panic through it is recovered. atomic says it is
+	// rolled back first, whether Selects it or not. nil means none is.
+	Oblivious func(name string) (oblivious, atomic bool)
 
 	// Releases are the acquire functions and methods, by their full
 	// names (types.Func.FullName: "os.Open", "(*net.Dialer).Dial"),
@@ -56,8 +61,10 @@ type Options struct {
 	// opening parenthesis as sites give it (import path/file.go:line:col),
 	// whose resources a detect build probes for openness when their
 	// function returns an error (see rt.Probes): the findings that
-	// atomicx vet -confirm confirms.
-	ProbeAcquires map[string]bool
+	// atomicx vet -confirm confirms. The value is the resource's method
+	// that tells whether it is closed, from its [[leak.resource]] table
+	// (func() bool), or "" to leave the probe to the runtime.
+	ProbeAcquires map[string]string
 
 	Panics         bool // may inject panics, not only errors
 	Globals        bool // snapshots include the package-level variables
@@ -236,7 +243,20 @@ const (
 	sitesName = "_atx_sites"
 	doneName  = "_atx_done"
 	callName  = "_atx_c"
+	// obliviousName is the rt.Oblivious of a call of an atomic
+	// failure-oblivious function in a masking build.
+	obliviousName = "_atx_ob"
 )
+
+// oblivious reports whether a masking build makes the function
+// failure-oblivious.
+func (p *pkgRewriter) oblivious(name string) bool {
+	if !p.opts.Mask || p.opts.Oblivious == nil {
+		return false
+	}
+	ob, _ := p.opts.Oblivious(name)
+	return ob
+}
 
 // site is one entry of the generated site table.
 type site struct {
@@ -311,7 +331,7 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 		if fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "_") {
 			continue
 		}
-		if p.opts.Selects != nil && !p.opts.Selects(name) {
+		if p.opts.Selects != nil && !p.opts.Selects(name) && !p.oblivious(name) {
 			continue
 		}
 		if reason != "" {

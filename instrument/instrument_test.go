@@ -40,6 +40,16 @@ func TestRewriteGolden(t *testing.T) {
 			if opts.Mask {
 				opts.Releases, opts.Borrows = testReleases()
 			}
+			if strings.HasPrefix(filepath.Base(in), "mask_oblivious") {
+				// By name: Plain* failure-oblivious and not masked, Ob*
+				// masked and failure-oblivious, Atomic* atomic
+				// failure-oblivious (masked whatever Selects says).
+				opts.Selects = func(name string) bool { return !strings.Contains(name, "Plain") && !strings.Contains(name, "Atomic") }
+				opts.Oblivious = func(name string) (bool, bool) {
+					atomic := strings.Contains(name, "Atomic")
+					return atomic || strings.Contains(name, "Plain") || strings.Contains(name, "Ob"), atomic
+				}
+			}
 			if v := langSuffix.FindStringSubmatch(in); v != nil {
 				opts.GoVersion = "go1." + v[1] // mask_go120.go is at go1.20
 			}
@@ -89,16 +99,19 @@ func TestRewriteGolden(t *testing.T) {
 
 // probedLines returns the positions, as sites give them, of the acquire
 // calls on the lines of src marked "// probed": the opening parenthesis
-// of the call on the right of the line's assignment.
-func probedLines(src, file string) map[string]bool {
-	set := map[string]bool{}
+// of the call on the right of the line's assignment, or of the line's
+// call when it has no assignment; "// probed IsClosed" names the method
+// of the resource that probes it.
+func probedLines(src, file string) map[string]string {
+	set := map[string]string{}
 	for i, line := range strings.Split(src, "\n") {
-		if !strings.HasSuffix(line, "// probed") {
+		code, isClosed, ok := strings.Cut(line, "// probed")
+		if !ok || strings.Contains(isClosed, "(") {
 			continue
 		}
-		eq := strings.Index(line, "=")
-		col := eq + strings.Index(line[eq:], "(") + 1
-		set[fmt.Sprintf("%s:%d:%d", file, i+1, col)] = true
+		eq := max(strings.Index(code, "="), 0)
+		col := eq + strings.Index(code[eq:], "(") + 1
+		set[fmt.Sprintf("%s:%d:%d", file, i+1, col)] = strings.TrimSpace(isClosed)
 	}
 	return set
 }

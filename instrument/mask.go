@@ -33,8 +33,22 @@ import (
 // plain values, the callee's own copies) is masked as it is: edits is
 // left empty.
 func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
-	wrap := fe.maskWrap(siteRef)
+	oblivious, atomic := false, false
+	if fe.p.opts.Oblivious != nil {
+		oblivious, atomic = fe.p.opts.Oblivious(fe.name)
+	}
+	fe.atomicOblivious = atomic
+	wrap := ""
+	if atomic || fe.p.opts.Selects == nil || fe.p.opts.Selects(fe.name) {
+		wrap = fe.maskWrap(siteRef)
+	}
 	if wrap == "" {
+		if oblivious {
+			// Nothing to roll back: the failure is swallowed as it is.
+			lbrace := fe.off(fe.body.Lbrace) + 1
+			edits.insert(lbrace, fmt.Sprintf(" defer %s.Swallow(%s); ", rtName, fe.errArg())+lineDirective(fe.p.fset, fe.tf, lbrace))
+			return nil
+		}
 		// edits holds this function's edits only: naming its fields is
 		// of no use without a prologue.
 		edits.edits = nil
@@ -54,6 +68,14 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		wrap = fe.releaseEdits(edits, acqs, siteRef) + wrap
 	}
 	prologue := " var " + doneName + " bool; "
+	// The failure is swallowed last, once the rollbacks and releases
+	// deferred after it have run: they must see the call fail.
+	switch {
+	case atomic:
+		prologue += fmt.Sprintf("var %[1]s %[2]s.Oblivious; defer %[1]s.Swallow(&%[3]s, %[4]s); ", obliviousName, rtName, doneName, fe.errArg())
+	case oblivious:
+		prologue += fmt.Sprintf("defer %s.Swallow(%s); ", rtName, fe.errArg())
+	}
 	if unlock == nil {
 		prologue += wrap
 		if lock := fe.lockElsewhere(); lock.IsValid() {
@@ -147,7 +169,12 @@ func (fe *funcEdits) maskWrap(siteRef string) string {
 	}
 	if len(reflected) > 0 || fe.p.opts.Globals {
 		args := append([]string{siteRef}, reflected...)
-		fmt.Fprintf(&b, "defer %s.Mask(%s).Rollback(&%s, %s); ", rtName, strings.Join(args, ", "), doneName, fe.errArg())
+		mask := fmt.Sprintf("%s.Mask(%s)", rtName, strings.Join(args, ", "))
+		if fe.atomicOblivious {
+			// Its failures are swallowed only when it can be rolled back.
+			mask = fmt.Sprintf("%s.Masked(%s)", obliviousName, mask)
+		}
+		fmt.Fprintf(&b, "defer %s.Rollback(&%s, %s); ", mask, doneName, fe.errArg())
 	}
 	return b.String()
 }

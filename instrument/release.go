@@ -87,15 +87,23 @@ func (fe *funcEdits) acquisitions() []acquisition {
 }
 
 // eachOwnAssignment calls f with each assignment that is a statement of
-// its own in the function's body (in a block or a case, not an if, for
-// or switch init, where nothing can be inserted after it), leaving out
-// the bodies of function literals, which are functions of their own.
+// its own in the function's body (see eachOwnStatement).
 func (fe *funcEdits) eachOwnAssignment(f func(*ast.AssignStmt)) {
+	fe.eachOwnStatement(func(s ast.Stmt) {
+		if as, ok := s.(*ast.AssignStmt); ok {
+			f(as)
+		}
+	})
+}
+
+// eachOwnStatement calls f with each statement of a list in the
+// function's body (in a block or a case, not an if, for or switch init,
+// where nothing can be inserted after it), leaving out the bodies of
+// function literals, which are functions of their own.
+func (fe *funcEdits) eachOwnStatement(f func(ast.Stmt)) {
 	visit := func(list []ast.Stmt) {
 		for _, s := range list {
-			if as, ok := s.(*ast.AssignStmt); ok {
-				f(as)
-			}
+			f(s)
 		}
 	}
 	ast.Inspect(fe.body, func(n ast.Node) bool {

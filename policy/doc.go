@@ -33,6 +33,8 @@
 //	exclude = ["String", "(*Vector).*"]                  # optional
 //	ignore = ["(*Reader).Read"]                          # optional: intended non-atomic; never injected nor reported
 //	scratch = ["(*Decoder).buf"]                         # optional: fields whose changes are scratch, not caller-visible
+//	oblivious = ["(*Cache).Refresh"]                     # mask rules only: swallow these functions' failures
+//	oblivious_atomic = ["(*Store).Add"]                  # mask rules only: roll back, then swallow
 //	panics = true                                        # optional overrides of [defaults]
 //	globals = true
 //	snapshot_budget = 5000
@@ -50,6 +52,11 @@
 //     the functions list if there is one. In a rule whose packages are all
 //     exact import paths, a functions entry without wildcard that names no
 //     function of the package is an error (see Match.MissingFunctions).
+//     A mask rule's oblivious and oblivious_atomic lists name
+//     failure-oblivious functions (see Match.Oblivious): a failed call
+//     returns a nil error and a panic through it is recovered, after a
+//     rollback for oblivious_atomic ones. This changes what callers see
+//     on purpose; only validated functions belong there.
 //
 // The options, in [defaults] or in a [[rule]] (the rule's own value wins):
 //
@@ -74,7 +81,7 @@
 // a budget that is not positive and an unknown on_type_check_failure are
 // all errors, reported together, each at the key or value that caused it:
 //
-//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
+//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, oblivious, oblivious_atomic, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
 //	atomicheck.toml:13:8: unknown mode "detct" (known modes: off, detect, mask); did you mean "detect"?
 //
 // # Package patterns

@@ -52,10 +52,22 @@ func (p *Policy) Hash() string {
 		if len(r.ProbeAcquires) > 0 {
 			writeList(h, probeKey, r.ProbeAcquires)
 		}
+		writeOblivious(h, r)
 		writeOptions(h, "options", r.Options)
 	}
 	writeLeaks(h, p.Leaks)
 	return hex.EncodeToString(h.Sum(nil))
+}
+
+// writeOblivious writes the rule's oblivious lists, each only when set,
+// so that the hash of every other rule stays what it was.
+func writeOblivious(w io.Writer, r *Rule) {
+	if r.Oblivious != nil {
+		writeList(w, "oblivious", funcTexts(r.oblivious))
+	}
+	if r.ObliviousAtomic != nil {
+		writeList(w, "oblivious_atomic", funcTexts(r.obliviousAtomic))
+	}
 }
 
 // funcTexts returns the patterns with type parameters dropped, since
@@ -110,6 +122,9 @@ func (m Match) Hash() string {
 	if probes := m.ProbeAcquires(); len(probes) > 0 {
 		// Only when set, so that other packages keep their hash.
 		writeList(h, probeKey, probes)
+	}
+	if m.Rule != nil && m.Mode == Mask {
+		writeOblivious(h, m.Rule)
 	}
 	writeLeaks(h, m.Leaks())
 	return hex.EncodeToString(h.Sum(nil))

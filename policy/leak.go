@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"strconv"
 )
 
 // LeakResource is one [[leak.resource]] table: an acquire/release policy
@@ -18,16 +19,23 @@ type LeakResource struct {
 	// are safe to repeat: the function, or a helper it calls, may have
 	// released the resource already through another name.
 	OnRollback bool
+	// IsClosed is a method of the resource, func() bool, that tells
+	// without an effect whether it is released (is_closed = "IsClosed"):
+	// atomicx vet -confirm calls it to probe the resource at the return
+	// of a confirmed path. "" when the table names none.
+	IsClosed string
 }
 
 var (
 	leakKeys         = []string{"resource"}
-	leakResourceKeys = []string{"name", "acquire", "release", "on_rollback"}
+	leakResourceKeys = []string{"name", "acquire", "release", "on_rollback", "is_closed"}
 
 	// acquireName is a function ("path/pkg.F") or a method
 	// ("(*path/pkg.T).M", "(path/pkg.T).M").
 	acquireName = regexp.MustCompile(`^(\(\*?[^()*\s]+\.[\pL_][\pL\pN_]*\)|[^()*\s]+)\.[\pL_][\pL\pN_]*$`)
 	// releaseName is "()", a method, a method of a field, or a function.
+	// methodName is a method's name.
+	methodName  = regexp.MustCompile(`^[\pL_][\pL\pN_]*$`)
 	releaseName = regexp.MustCompile(`^(\(\)|[\pL_][\pL\pN_]*|[\pL_][\pL\pN_]*\.[\pL_][\pL\pN_]*|[^()*\s]+\.[\pL_][\pL\pN_]*)$`)
 )
 
@@ -85,6 +93,17 @@ func (ps *parser) leakResource(t map[string]any, at tomlPath) {
 			r.OnRollback = b
 		} else {
 			ps.errorf(ps.src.valuePos(at.child("on_rollback")), "on_rollback must be true or false, not %s", typeName(v))
+		}
+	}
+	if v, ok := t["is_closed"]; ok {
+		what := typeName(v)
+		if s, ok := v.(string); ok {
+			what = strconv.Quote(s)
+		}
+		if s, ok := v.(string); ok && methodName.MatchString(s) {
+			r.IsClosed = s
+		} else {
+			ps.errorf(ps.src.valuePos(at.child("is_closed")), `is_closed must name a method of the resource, of type func() bool, true once it is released (is_closed = "IsClosed"), not %s`, what)
 		}
 	}
 	ps.policy.Leaks = append(ps.policy.Leaks, r)

@@ -14,6 +14,7 @@ name = "pool connection"
 acquire = ["example.com/pool.Get", "(*example.com/pool.Pool).Get"]
 release = ["Close", "example.com/pool.Put"]
 on_rollback = true
+is_closed = "IsClosed"
 
 [[leak.resource]]
 name = "span"
@@ -27,8 +28,8 @@ release = ["()", "Span.End"]
 	want := []LeakResource{
 		{Pos: Position{File: "p.toml", Line: 2, Col: 1}, Name: "pool connection",
 			Acquire: []string{"example.com/pool.Get", "(*example.com/pool.Pool).Get"},
-			Release: []string{"Close", "example.com/pool.Put"}, OnRollback: true},
-		{Pos: Position{File: "p.toml", Line: 8, Col: 1}, Name: "span",
+			Release: []string{"Close", "example.com/pool.Put"}, OnRollback: true, IsClosed: "IsClosed"},
+		{Pos: Position{File: "p.toml", Line: 9, Col: 1}, Name: "span",
 			Acquire: []string{"(example.com/trace.Tracer).Start"},
 			Release: []string{"()", "Span.End"}},
 	}
@@ -49,7 +50,25 @@ acquire = ["example.com/pool.Get"]
 release = ["Close"]
 relase = ["Put"]
 `, []string{
-			`p.toml:6:1: unknown key "relase" in [[leak.resource]] (known keys: name, acquire, release, on_rollback); did you mean "release"?`,
+			`p.toml:6:1: unknown key "relase" in [[leak.resource]] (known keys: name, acquire, release, on_rollback, is_closed); did you mean "release"?`,
+		}},
+		{"is_closed not a method name", `
+[[leak.resource]]
+name = "conn"
+acquire = ["example.com/pool.Get"]
+release = ["Close"]
+is_closed = "!IsOpen"
+`, []string{
+			`p.toml:6:13: is_closed must name a method of the resource, of type func() bool, true once it is released (is_closed = "IsClosed"), not "!IsOpen"`,
+		}},
+		{"is_closed not a string", `
+[[leak.resource]]
+name = "conn"
+acquire = ["example.com/pool.Get"]
+release = ["Close"]
+is_closed = true
+`, []string{
+			`p.toml:6:13: is_closed must name a method of the resource, of type func() bool, true once it is released (is_closed = "IsClosed"), not a boolean`,
 		}},
 		{"on_rollback not a bool", `
 [[leak.resource]]

@@ -162,24 +162,48 @@ func (m Match) MissingFunctions(declared []string) []string {
 		names[i] = normalizeFuncName(d)
 	}
 	var errs []string
-	for i := range m.Rule.functions {
-		pat := &m.Rule.functions[i]
-		if pat.wildcard() {
-			continue // a wildcard may match nothing here on purpose
-		}
-		found := false
-		for _, n := range names {
-			if pat.matches(n) {
-				found = true
-				break
+	for _, list := range []struct {
+		pats []funcPattern
+		not  string
+	}{
+		{m.Rule.functions, "masked"},
+		{m.Rule.oblivious, "failure-oblivious"},
+		{m.Rule.obliviousAtomic, "atomic failure-oblivious"},
+	} {
+		for i := range list.pats {
+			pat := &list.pats[i]
+			if pat.wildcard() {
+				continue // a wildcard may match nothing here on purpose
 			}
-		}
-		if !found {
-			msg := didYouMean(fmt.Sprintf("function %q is not declared in package %s, so it is not masked", pat.written, m.Package), normalizeFuncName(pat.written), names)
-			errs = append(errs, pat.pos.String()+": "+msg)
+			found := false
+			for _, n := range names {
+				if pat.matches(n) {
+					found = true
+					break
+				}
+			}
+			if !found {
+				msg := didYouMean(fmt.Sprintf("function %q is not declared in package %s, so it is not %s", pat.written, m.Package, list.not), normalizeFuncName(pat.written), names)
+				errs = append(errs, pat.pos.String()+": "+msg)
+			}
 		}
 	}
 	return errs
+}
+
+// Oblivious reports whether a mask rule makes the function
+// failure-oblivious (a failed call returns a nil error, a panic through
+// it is recovered), and whether atomically: rolled back first, whether
+// Selects it or not. A function literal is matched by its own name only
+// ("Outer.func1"): swallowing the failures of every literal of a
+// function would change more than the function's own calls.
+func (m Match) Oblivious(funcName string) (oblivious, atomic bool) {
+	if m.Rule == nil || m.Mode != Mask {
+		return false, false
+	}
+	name := normalizeFuncName(funcName)
+	atomic = anyMatches(m.Rule.obliviousAtomic, name)
+	return atomic || anyMatches(m.Rule.oblivious, name), atomic
 }
 
 // Ignores reports whether the rule's ignore list names the function: it is

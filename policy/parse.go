@@ -16,7 +16,7 @@ import (
 var (
 	topKeys    = []string{"version", "defaults", "rule", "leak"}
 	optionKeys = []string{"panics", "globals", "snapshot_budget", "on_type_check_failure"}
-	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", "scratch", "panics", "globals", "snapshot_budget", "on_type_check_failure"}
+	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", "scratch", "oblivious", "oblivious_atomic", "panics", "globals", "snapshot_budget", "on_type_check_failure"}
 )
 
 // schemaVersion is the only version this package reads.
@@ -282,10 +282,34 @@ func (ps *parser) rule(t map[string]any, at tomlPath) {
 		}
 	}
 
+	ps.oblivious(t, at, &r)
 	ps.probeAcquires(t, at, &r)
 
 	r.Options = ps.options(t, at, ps.policy.defaults)
 	ps.policy.Rules = append(ps.policy.Rules, r)
+}
+
+// oblivious reads a mask rule's oblivious and oblivious_atomic lists.
+func (ps *parser) oblivious(t map[string]any, at tomlPath, r *Rule) {
+	for _, k := range []string{"oblivious", "oblivious_atomic"} {
+		v, ok := t[k]
+		if !ok {
+			continue
+		}
+		if _, hasMode := t["mode"]; hasMode && r.Mode != Mask {
+			ps.errorf(ps.src.keyPos(at.child(k)), "%s has no effect in a rule with mode = %q: failures are swallowed in masking builds only; remove it, or move it to the package's mask rule", k, r.Mode)
+		}
+		list, ok := ps.stringList(v, at.child(k))
+		if !ok {
+			continue
+		}
+		pats := ps.funcPatterns(list, at.child(k))
+		if k == "oblivious" {
+			r.Oblivious, r.oblivious = list, pats
+		} else {
+			r.ObliviousAtomic, r.obliviousAtomic = list, pats
+		}
+	}
 }
 
 func (ps *parser) mode(v any, at tomlPath) Mode {

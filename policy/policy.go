@@ -86,6 +86,13 @@ type Rule struct {
 	// Scratch lists the fields whose changes by a failed call are scratch,
 	// not caller-visible, as written (see scratchPath).
 	Scratch []string
+	// Oblivious and ObliviousAtomic list, in a mask rule, the functions
+	// whose failures are swallowed (failure-oblivious functions): a
+	// failed call returns a nil error, and a panic through it is
+	// recovered. An ObliviousAtomic function is rolled back first, as
+	// masking does, whether the rule masks it or not; an Oblivious one
+	// only when the rule masks it.
+	Oblivious, ObliviousAtomic []string
 	// ProbeAcquires are the acquisitions whose resources a detect build
 	// probes (internal to atomicx vet -confirm: see probeKey).
 	ProbeAcquires []string
@@ -98,6 +105,9 @@ type Rule struct {
 	exclude   []funcPattern
 	ignore    []funcPattern
 	scratch   []scratchPath
+	// oblivious and obliviousAtomic are Oblivious and ObliviousAtomic,
+	// compiled.
+	oblivious, obliviousAtomic []funcPattern
 	// reported holds FromReport's pure non-atomic functions: by package
 	// path, their normalized names relative to it.
 	reported map[string]map[string]bool

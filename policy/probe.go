@@ -17,7 +17,9 @@ import (
 //	probe_acquires = ["example.com/m/m.go:12:19"]
 //
 // Each entry is an acquire call as the runtime's sites give positions:
-// import path/file.go:line:col of the call's opening parenthesis.
+// import path/file.go:line:col of the call's opening parenthesis; then,
+// for a resource whose [[leak.resource]] table says is_closed, a space
+// and that method ("example.com/m/m.go:12:19 IsClosed").
 const probeKey = "probe_acquires"
 
 // publicRuleKeys returns t without the keys internal to atomicx's own
@@ -57,11 +59,23 @@ func (ps *parser) probeAcquires(t map[string]any, at tomlPath, r *Rule) {
 // checkAcquirePos checks an entry of probe_acquires, and returns what is
 // wrong with it, or "".
 func checkAcquirePos(s string) string {
-	file, line, col, ok := splitAcquirePos(s)
+	pos, method := SplitProbe(s)
+	file, line, col, ok := splitAcquirePos(pos)
 	if !ok || !strings.HasSuffix(file, ".go") || !strings.Contains(file, "/") || line <= 0 || col <= 0 {
 		return fmt.Sprintf("%s entry %q is not a position: write import/path/file.go:line:col", probeKey, s)
 	}
+	if strings.Contains(s, " ") && !methodName.MatchString(method) {
+		return fmt.Sprintf("%s entry %q: after the position, write the name of the method that tells whether the resource is closed", probeKey, s)
+	}
 	return ""
+}
+
+// SplitProbe splits an entry of probe_acquires into the acquire's
+// position and the method that tells whether its resource is closed
+// ("" for a resource of the standard library's set).
+func SplitProbe(entry string) (pos, isClosed string) {
+	pos, isClosed, _ = strings.Cut(entry, " ")
+	return pos, isClosed
 }
 
 func splitAcquirePos(s string) (file string, line, col int, ok bool) {
@@ -91,7 +105,8 @@ func (m Match) ProbeAcquires() []string {
 	}
 	var out []string
 	for _, s := range m.Rule.ProbeAcquires {
-		file, _, _, _ := splitAcquirePos(s)
+		pos, _ := SplitProbe(s)
+		file, _, _, _ := splitAcquirePos(pos)
 		if path.Dir(file) == m.Package {
 			out = append(out, s)
 		}

@@ -30,6 +30,15 @@ probe_acquires = ["a.go:1:2", "example.com/a/a.go:12", "example.com/a/a.go:x:1",
 				`4:82: probe_acquires entry "example.com/a/a.txt:1:1" is not a position: write import/path/file.go:line:col`,
 				`4:109: probe_acquires entry "example.com/a/a.go:0:3" is not a position: write import/path/file.go:line:col`,
 			}, nil},
+		{"with the method that tells", `mode = "detect"
+probe_acquires = ["example.com/a/a.go:12:19 IsClosed", "example.com/a/a.go:13:2 Is Closed", "example.com/a/a.go:14:2 "]`,
+			[]string{
+				`4:56: probe_acquires entry "example.com/a/a.go:13:2 Is Closed": after the position, write the name of the method that tells whether the resource is closed`,
+				`4:93: probe_acquires entry "example.com/a/a.go:14:2 ": after the position, write the name of the method that tells whether the resource is closed`,
+			}, nil},
+		{"a method", `mode = "detect"
+probe_acquires = ["example.com/a/a.go:12:19 IsClosed"]`, nil,
+			map[string][]string{"example.com/a": {"example.com/a/a.go:12:19 IsClosed"}}},
 		{"not a list", `mode = "detect"
 probe_acquires = "example.com/a/a.go:1:2"`,
 			[]string{`4:18: probe_acquires must be an array of strings, e.g. probe_acquires = ["..."], not a string`}, nil},

@@ -60,6 +60,12 @@ const (
 	// callOverLive: the call was to be snapshotted, but the snapshots of
 	// the calls in progress already held liveSnapshotBudget words.
 	callOverLive
+	// callOblivious: the function is failure-oblivious (ATOMICX_OBLIVIOUS):
+	// the call's failure is swallowed (see swallow).
+	callOblivious
+	// callWrapOnly: the call is wrapped, and nothing else: no verdict is
+	// wanted of it (see obliviousOnly).
+	callWrapOnly
 )
 
 // flagShift places callFlags in the top byte of Call.num: no function
@@ -141,11 +147,11 @@ func Begin(s *Site) Call { return begin(s) }
 // the end, so that the Call stays in registers.
 func begin(s *Site) Call {
 	if config.logPath == "" || s.Ignored {
-		return Call{}
+		return obliviousOnly(s)
 	}
 	after := campaign.beforeFault && injected.fired.Load()
 	if after && !afterFaultWanted() {
-		return Call{}
+		return obliviousOnly(s)
 	}
 	var flags callFlags
 	if after {
@@ -183,6 +189,9 @@ func begin(s *Site) Call {
 	}
 	if after || !campaign.noSnapshots && snapshotWanted(s, num) {
 		flags |= callWanted
+	}
+	if campaign.oblivious != nil && campaign.oblivious[s.ID] {
+		flags |= obliviousFlags(s)
 	}
 	return Call{site: s, ext: ext, seq: seq, num: num | uint64(flags)<<flagShift}
 }
@@ -265,6 +274,14 @@ func (c Call) Exit(done *int32, errp *error) {
 	if c.ext == nil && *done != 0 && (errp == nil || *errp == nil) {
 		if campaign.stopAbsorbed {
 			c.checkAbsorbed()
+		}
+		return
+	}
+	if c.is(callOblivious) {
+		// recover must be called by the deferred function itself, and
+		// only for a panic that the wrapper swallows.
+		if e := c.swallow(done, errp); e != nil {
+			e.recovered(recover())
 		}
 		return
 	}

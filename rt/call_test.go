@@ -219,6 +219,50 @@ func TestInjectOccurrence(t *testing.T) {
 	}
 }
 
+// TestInjectAlways: armed "always", every reach of the armed site fails,
+// each with its own occurrence number, and other sites never do.
+func TestInjectAlways(t *testing.T) {
+	const id = "example.com/m.(*T).M#entry"
+	for _, tt := range []struct {
+		name      string
+		inject    string
+		faults    Faults
+		wantPanic bool
+		wantFails int
+	}{
+		{name: "errors", inject: "error:always:" + id, faults: FaultError, wantFails: 4},
+		{name: "panics", inject: "panic:always:" + id, faults: FaultError | FaultPanic, wantPanic: true, wantFails: 4},
+		{name: "fault the policy does not allow", inject: "panic:always:" + id, faults: FaultError},
+		{name: "one-shot for comparison", inject: "error:2:" + id, faults: FaultError, wantFails: 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			useSettings(t, parseSettings("", tt.inject))
+			armed := &Site{ID: id, Func: "example.com/m.(*T).M", Pos: "example.com/m/t.go:10:14", Faults: tt.faults, Kind: EntrySite}
+			other := &Site{ID: "example.com/m.F#entry", Faults: FaultError | FaultPanic, Kind: EntrySite}
+			fails := 0
+			for i := 1; i <= 4; i++ {
+				if err, panicked := callInject(other); err != nil || panicked != nil {
+					t.Errorf("reach %d of a site not armed failed: %v, panic %v", i, err, panicked)
+				}
+				err, panicked := callInject(armed)
+				if err == nil && panicked == nil {
+					continue
+				}
+				fails++
+				if f := checkFault(t, err, panicked, tt.wantPanic); f != nil && f.Occurrence != uint64(i) {
+					t.Errorf("reach %d failed as occurrence %d", i, f.Occurrence)
+				}
+			}
+			if fails != tt.wantFails {
+				t.Errorf("%d of 4 reaches failed, want %d", fails, tt.wantFails)
+			}
+			if fired := injected.fired.Load(); fired != (tt.wantFails > 0) {
+				t.Errorf("the injection was recorded: %v, want %v", fired, tt.wantFails > 0)
+			}
+		})
+	}
+}
+
 func callInject(s *Site) (err error, panicked any) {
 	defer func() { panicked = recover() }()
 	return Inject(s), nil

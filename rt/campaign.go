@@ -63,6 +63,18 @@ const (
 	// to tell whether it is non-atomic by itself (pure) or only because
 	// of them (dependent).
 	EnvMask = "ATOMICX_MASK"
+	// EnvOblivious names failure-oblivious functions, by entry site ID
+	// ("SITE;SITE"): a failed call of one swallows its failure. Its error
+	// result becomes nil (the other results stay as the function left
+	// them), and a panic going through it is recovered (the results stay
+	// as they were when it panicked); a runtime.Goexit is left alone.
+	// When the function is in EnvMask too, the call is first rolled back
+	// to its entry state (atomic failure-oblivious), and its failure is
+	// swallowed only if it could be. Each wrapped failure is logged as an
+	// "oblivious" event. A perturbation campaign uses it to tell whether
+	// a function that swallowed a failure would make the program
+	// survive it.
+	EnvOblivious = "ATOMICX_OBLIVIOUS"
 )
 
 // campaignSettings complete settings with what the campaign asked for.
@@ -76,6 +88,9 @@ type campaignSettings struct {
 	// site ID, the call numbers.
 	targets map[string]callSet
 	masks   map[string]bool // entry site IDs of functions rolled back on failure
+	// oblivious are the entry site IDs of failure-oblivious functions
+	// (EnvOblivious); nil when none.
+	oblivious map[string]bool
 }
 
 func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campaignSettings, string) {
@@ -113,15 +128,23 @@ func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campa
 		}
 		c.targets = targets
 	}
-	for _, id := range strings.Split(masks, ";") {
+	c.masks = siteIDs(masks)
+	return c, problem
+}
+
+// siteIDs parses a list of site IDs, "SITE;SITE", as a set; nil when it
+// names none.
+func siteIDs(list string) map[string]bool {
+	var set map[string]bool
+	for _, id := range strings.Split(list, ";") {
 		if id != "" {
-			if c.masks == nil {
-				c.masks = map[string]bool{}
+			if set == nil {
+				set = map[string]bool{}
 			}
-			c.masks[id] = true
+			set[id] = true
 		}
 	}
-	return c, problem
+	return set
 }
 
 // injected is where the armed fault fired: the call sequence number at

@@ -35,7 +35,7 @@ func (f *InjectedFault) Unwrap() error { return f.Wrapped }
 func (f *InjectedFault) AtomicxInjected() string { return f.Site }
 
 // Inject counts a reach of s and, when s is the armed site and this is the
-// armed occurrence, makes the fault: it returns the injected error or
+// armed occurrence (any, armed "always"), makes the fault: it returns the injected error or
 // panics with it. Otherwise it returns nil.
 func Inject(s *Site) error {
 	if !config.enabled {
@@ -51,7 +51,7 @@ func Inject(s *Site) error {
 	if n <= campaign.profile {
 		writeReach(s, n, activeStack())
 	}
-	if !armed || n != config.armedOcc {
+	if !armed || n != config.armedOcc && !config.armedAlways {
 		return nil
 	}
 	panicking := !config.armedErr
@@ -59,7 +59,12 @@ func Inject(s *Site) error {
 		return nil // the policy does not allow this fault here
 	}
 	f := &InjectedFault{Site: s.ID, Pos: s.Pos, Occurrence: n, Panic: panicking}
-	recordInjection(s, f)
+	if !config.armedAlways || !injected.fired.Load() {
+		// Armed always, the first fault is logged and starts a chain; a
+		// hot point would otherwise pay a log line and a goroutine ID at
+		// every reach.
+		recordInjection(s, f)
+	}
 	if panicking {
 		panic(f)
 	}

@@ -29,7 +29,7 @@ func TestProbeStateKeepsNonBlocking(t *testing.T) {
 	if !nonblocking() {
 		t.Skip("os.Pipe made a blocking pipe")
 	}
-	if got := probeState(r); got != ProbeOpen {
+	if got, _ := probeState(r); got != ProbeOpen {
 		t.Fatalf("probeState = %q, want %q", got, ProbeOpen)
 	}
 	if !nonblocking() {

@@ -60,7 +60,7 @@ func TestProbeState(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := probeState(tt.res(t)); got != tt.want {
+			if got, _ := probeState(tt.res(t)); got != tt.want {
 				t.Errorf("probeState = %q, want %q", got, tt.want)
 			}
 		})

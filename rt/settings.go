@@ -18,6 +18,8 @@ const (
 	// EnvInject arms one injection: "FAULT:OCCURRENCE:SITE", for example
 	// "error:3:example.com/m.(*Vector).Alloc#entry" makes the third call
 	// of Alloc fail with an injected error. FAULT is error or panic.
+	// OCCURRENCE "always" makes every reach of the site fail, from the
+	// first: a perturbation campaign's second run of a point.
 	// "handler:always:HANDLER" arms an error handler (see Handler): every
 	// execution of its region is skipped and yields the fault that the
 	// handler's predicate holds for.
@@ -30,12 +32,16 @@ type settings struct {
 	enabled  bool   // anything at all to do
 	logPath  string // event log; "" means no verdicts
 	armedID  string // site ID of the armed injection; "" means none
-	armedOcc uint64 // 1-based occurrence of the armed injection
+	armedOcc uint64 // 1-based occurrence of the armed injection; 0 with armedAlways
 	armedErr bool   // inject an error (else a panic)
+	problem  string // a malformed setting, reported in the log
+
+	// armedAlways: every reach of the armed site fails (OCCURRENCE
+	// "always").
+	armedAlways bool
 	// armedHandler is the ID of the armed handler (see Handler); "" means
 	// none.
 	armedHandler string
-	problem      string // a malformed setting, reported in the log
 }
 
 var (
@@ -50,6 +56,9 @@ func init() {
 	if problem != "" && config.problem == "" {
 		config.problem = problem
 	}
+	if campaign.oblivious = siteIDs(os.Getenv(EnvOblivious)); campaign.oblivious != nil {
+		config.enabled = true
+	}
 	snapshotTime.start = time.Now()
 	if campaign.profile > 0 && config.logPath != "" {
 		config.enabled = true
@@ -62,20 +71,24 @@ func parseSettings(logPath, inject string) settings {
 	if inject != "" {
 		fault, rest, ok1 := strings.Cut(inject, ":")
 		occ, id, ok2 := strings.Cut(rest, ":")
+		always := occ == "always"
 		n, err := strconv.ParseUint(occ, 10, 64)
+		if always {
+			n, err = 0, nil
+		}
 		switch {
 		case fault == handlerFault && ok2 && id != "":
-			if occ != "always" {
+			if !always {
 				s.problem = EnvInject + "=" + inject + ": a handler is armed at every execution of its region: want handler:always:HANDLER"
 				break
 			}
 			s.armedHandler = id
-		case !ok1 || !ok2 || err != nil || n == 0 || id == "":
-			s.problem = EnvInject + "=" + inject + ": want FAULT:OCCURRENCE:SITE, e.g. error:1:example.com/m.F#entry"
+		case !ok1 || !ok2 || err != nil || n == 0 && !always || id == "":
+			s.problem = EnvInject + "=" + inject + ": want FAULT:OCCURRENCE:SITE (OCCURRENCE a number from 1, or always), e.g. error:1:example.com/m.F#entry"
 		case fault != "error" && fault != "panic":
 			s.problem = EnvInject + "=" + inject + ": fault must be error or panic"
 		default:
-			s.armedID, s.armedOcc, s.armedErr = id, n, fault == "error"
+			s.armedID, s.armedOcc, s.armedAlways, s.armedErr = id, n, always, fault == "error"
 		}
 	}
 	s.enabled = s.logPath != "" || s.armedID != "" || s.armedHandler != ""

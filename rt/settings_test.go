@@ -43,6 +43,18 @@ func TestParseSettings(t *testing.T) {
 		},
 		{name: "handler at one occurrence", inject: "handler:1:m.F#handler:f.go:1:1", problem: "want handler:always:HANDLER"},
 		{name: "handler without ID", inject: "handler:always:", problem: "want FAULT:OCCURRENCE:SITE"},
+		{
+			name:   "every reach",
+			inject: "error:always:example.com/m.F#call:example.com/m/f.go:10:3",
+			want:   settings{enabled: true, armedID: "example.com/m.F#call:example.com/m/f.go:10:3", armedAlways: true, armedErr: true},
+		},
+		{
+			name:   "every reach, panics",
+			inject: "panic:always:example.com/m.F#entry",
+			want:   settings{enabled: true, armedID: "example.com/m.F#entry", armedAlways: true},
+		},
+		{name: "always in capitals", inject: "error:ALWAYS:m.F#entry", problem: "want FAULT:OCCURRENCE:SITE"},
+		{name: "always without a site", inject: "error:always:", problem: "want FAULT:OCCURRENCE:SITE"},
 		{name: "missing occurrence and site", inject: "error", problem: "want FAULT:OCCURRENCE:SITE"},
 		{name: "missing site", inject: "error:1", problem: "want FAULT:OCCURRENCE:SITE"},
 		{name: "empty site", inject: "error:1:", problem: "want FAULT:OCCURRENCE:SITE"},

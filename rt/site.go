@@ -156,7 +156,7 @@ func (s *Site) Traced() bool {
 
 func (s *Site) resolveTracing() bool {
 	quiet := s.Leaf && s.Faults&FaultError == 0 && config.armedID != "" && campaign.profile == 0 &&
-		campaign.targets != nil && len(campaign.targets[s.ID]) == 0 && !campaign.masks[s.ID] && !isArmed(s)
+		campaign.targets != nil && len(campaign.targets[s.ID]) == 0 && !campaign.masks[s.ID] && !campaign.oblivious[s.ID] && !isArmed(s)
 	if quiet {
 		s.tracing.Store(tracingOff)
 		return false

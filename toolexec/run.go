@@ -210,6 +210,7 @@ func (r *runner) compile() (int, error) {
 		Ignored:        match.Ignores,
 		Instrumented:   r.instrumented,
 		Mask:           match.Mode == policy.Mask,
+		Oblivious:      match.Oblivious,
 		Releases:       maskReleases(match),
 		Borrows:        errleak.Borrows,
 		ProbeAcquires:  probeAcquires(match),
@@ -672,15 +673,17 @@ func maskReleases(m policy.Match) map[string]instrument.Release {
 }
 
 // probeAcquires returns the acquisitions whose resources a detect build
-// probes (policy.Match.ProbeAcquires), as instrument.Options wants them.
-func probeAcquires(m policy.Match) map[string]bool {
+// probes (policy.Match.ProbeAcquires), as instrument.Options wants them:
+// by position, each with its is_closed method or "".
+func probeAcquires(m policy.Match) map[string]string {
 	list := m.ProbeAcquires()
 	if len(list) == 0 {
 		return nil
 	}
-	set := make(map[string]bool, len(list))
-	for _, p := range list {
-		set[p] = true
+	set := make(map[string]string, len(list))
+	for _, entry := range list {
+		pos, isClosed := policy.SplitProbe(entry)
+		set[pos] = isClosed
 	}
 	return set
 }

@@ -154,7 +154,14 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if hdr == nil {
 		fmt.Fprintf(stderr, "atomicx: warning: %s has no campaign header (an older atomicx wrote it): sources are looked up from this directory, and the reproduce lines need atomicx on PATH and the module's own policy\n", path)
 	}
-	if handlersJournal(recs) {
+	if hdr != nil && hdr.Question == campaign.Perturb.Name {
+		if err := writePerturbReport(stdout, stderr, *outFile, report.Perturbation(recs, problems), *format, hdr, wd, *category); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if hdr != nil && hdr.Question == campaign.Handlers.Name || handlersJournal(recs) {
 		if err := writeHandlersReport(stdout, stderr, *outFile, report.Handlers(recs, problems), *format, hdr, wd, *category+"-handlers"); err != nil {
 			fmt.Fprintf(stderr, "atomicx: %v\n", err)
 			return 1

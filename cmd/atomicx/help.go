@@ -35,6 +35,8 @@ Commands:
 	handlers [flags] [packages] test the packages' error handlers: skip each
 	                            handled call, yield an error the handler takes,
 	                            and report whether the tests still pass
+	perturb [flags] [packages]  fail each point the tests reach once, then always,
+	                            and report which failures they survive
 	report [-format f] [-o file] [journal]
 	                            report a campaign again from its journal
 	plan -o dir [flags] [packages]
@@ -94,6 +96,28 @@ Detection campaigns:
 
 		atomicx reproduce -journal DIR 'example.com/m.(*T).M'
 
+Perturbation campaigns:
+
+	atomicx perturb [detect's flags] [-oracle SCRIPT] [packages | -exec SCRIPT package]
+
+	perturb runs each injection point the tests reach twice, with the
+	smallest test that reaches it (fewest points reached): failing its first reach (one-shot,
+	ATOMICX_INJECT=error:1:SITE) and every reach (always,
+	ATOMICX_INJECT=error:always:SITE). A point is fragile when the
+	one-shot run fails (test failure, crash or hang), sensitive when only
+	the always run does, immunized when both pass. For each point it names
+	the function that handled the one-shot failure (the first caller that
+	did not fail too) and the distance to it, and validates the functions
+	between as failure-oblivious candidates: both runs again with
+	ATOMICX_OBLIVIOUS=SITE (the function swallows its failures), then
+	with ATOMICX_MASK=SITE too (rolled back first). -oracle, with -exec,
+	runs a domain check after each run with ATOMICX_BINARY,
+	ATOMICX_EXIT_STATUS and ATOMICX_OUTPUT (a file with the script's
+	output); a run passes when both exit 0. Sharded: atomicx plan
+	-question perturb.
+
+		atomicx perturb -run 'TestParse' -format html -o perturb.html ./...
+
 Error handlers:
 
 	atomicx handlers [detect's flags] [-journal DIR] [-resume]
@@ -106,8 +130,9 @@ Error handlers:
 	conditions or cases of a switch without tag, or a case of a type
 	switch on the error; the call is its region. A deferred recover block
 	(defer func() { if r := recover(); r != nil { … } }()) is a handler
-	whose region is the rest of the function, armed with a panic. A profile run per test records, per handler, whether the test
-	executed the region and its usages: pink (no error), white (an error
+	whose region is the rest of the function, armed with a panic. A
+	profile run per test records, per handler, whether the test executed
+	the region and its usages: pink (no error), white (an error
 	reached the arm and its predicate held), blue (an error came and the
 	predicate did not hold). Then, for each handler and each test that
 	executes its region, the test runs once with every execution of the
@@ -182,8 +207,11 @@ Resources left open on error paths:
 	(the call whose error the path's last error test finds non-nil), and
 	adds a line per finding: confirmed (a test took the function to the
 	reported return, failing) with the resource open at return, closed
-	at return, or openness not checked (only files, connections and
-	listeners are probed), reached, other return, reached, crashed,
+	at return (probed without effect: files, connections, HTTP/1 bodies,
+	sql rows, statements, transactions and connections, locks, contexts,
+	started commands, and resources whose table names is_closed), or
+	openness not checked (and why: a timer cannot be probed without
+	stopping it), reached, other return, reached, crashed,
 	not reached by the tests, or not confirmable (no failed call decides
 	the path); with a reproduce line for the test that showed it. The
 	same analysis runs under go vet:
@@ -245,6 +273,8 @@ No file means nothing is instrumented.
 	exclude = ["String", "(*Vector).*"]
 	ignore = ["(*Reader).Read"] # non-atomic on purpose: never injected nor reported
 	scratch = ["(*Decoder).buf"] # detect: changes to these fields are scratch
+	oblivious = ["(*Cache).Refresh"]    # mask: swallow these functions' failures
+	oblivious_atomic = ["(*Store).Add"] # mask: roll back, then swallow
 	panics = true               # overrides [defaults]
 
 Package patterns are import paths with ... wildcards; ./ is the module
@@ -257,6 +287,15 @@ Function patterns use runtime.Func.Name() form relative to the package:
 F, T.M, (*T).M, (*Stack[...]).Push (also written (*Stack).Push). A method
 declared on an alias (type A = T) is T's: (*T).M. A * is a wildcard,
 except in the literal "(*" of a pointer receiver.
+
+oblivious and oblivious_atomic make functions failure-oblivious in a mask
+rule: a failed call returns a nil error, a panic through it is recovered,
+and the other results stay as the function left them. This deliberately
+changes behaviour: callers see success. A plain oblivious function keeps
+whatever half-done change the failure made (unless the rule masks it too);
+an oblivious_atomic one is rolled back to its entry state first (masked
+whatever functions says), so the state stays consistent, but the call's
+effect is lost. List only functions a perturbation campaign validated.
 
 A package that atomicx cannot type-check although the compiler compiles
 it (export data of a newer Go than atomicx was built with) can only be
@@ -273,11 +312,14 @@ acquire calls as go/types writes them and the calls that release it:
 	name = "pool connection"
 	acquire = ["example.com/pool.Get", "(*example.com/pool.Pool).Get"]
 	release = ["Close", "example.com/pool.Put"]  # or "Body.Close", or "()"
+	is_closed = "IsClosed"  # optional: func() bool, for vet -confirm's probe
 
 The resource is the acquire's first result that is not an error (else its
 receiver). A release is a method of it, a method of one of its fields
 ("Body.Close"), a function it is passed to (a name whose first segment is
 lower case or holds a /), or "()" for a function that is called.
+is_closed names a method of the resource, func() bool, true once it is
+released and without effects: atomicx vet -confirm probes it with that.
 
 Any mistake in the file (unknown key, wrong type, unknown mode) stops the
 build with file:line:col and what to do. 'atomicx policy check' shows the
@@ -319,6 +361,14 @@ Set by 'atomicx detect' for the runs of a campaign:
 	                 propagating
 	ATOMICX_MASK     SITE;SITE: roll the failed calls of these functions
 	                 back once their verdict is logged (rechecks)
+	ATOMICX_OBLIVIOUS
+	                 SITE;SITE: failure-oblivious functions (perturbation
+	                 candidates): a failed call returns a nil error and a
+	                 panic through it is recovered, the other results as
+	                 the function left them; a function also in
+	                 ATOMICX_MASK is rolled back first (atomic), and keeps
+	                 its failure when it cannot be; each is logged as an
+	                 "oblivious" event
 	ATOMICX_BINARY   program workloads: the instrumented binary
 `
 

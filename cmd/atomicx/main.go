@@ -47,6 +47,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return policyCmd(args[1:], stdout, stderr)
 	case "detect":
 		return detectCmd(args[1:], stdout, stderr)
+	case "perturb":
+		return perturbCmd(args[1:], stdout, stderr)
 	case "handlers":
 		return handlersCmd(args[1:], stdout, stderr)
 	case "go":

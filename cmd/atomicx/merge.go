@@ -100,6 +100,20 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\n", pr)
 	}
 	writeMergeProgress(stderr, p, m)
+	if h.Question == campaign.Perturb.Name {
+		if err := writePerturbReport(stdout, stderr, o.out, report.Perturbation(m.Records, m.Problems), o.format, h, wd, o.category); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+		return 0
+	}
+	if h.Question == campaign.Handlers.Name {
+		if err := writeHandlersReport(stdout, stderr, o.out, report.Handlers(m.Records, m.Problems), o.format, h, wd, o.category+"-handlers"); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	rep := report.Classify(m.Records, m.Problems)
 	if err := addCoverage(context.Background(), rep, h); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
@@ -126,12 +140,16 @@ func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
 		parts = append(parts, fmt.Sprintf("%s %d/%d", k, c[0], c[1]))
 	}
 	fmt.Fprintf(w, "plan %s: %d/%d runs done (%s)\n", p.ID, m.Done, m.Planned, strings.Join(parts, ", "))
+	followUps := "rechecks" // the runs that a shard's own runs call for
+	if p.Planner == campaign.Perturb.Name {
+		followUps = "always and validation runs"
+	}
 	for _, s := range m.Shards {
 		state := "complete"
 		if s.Done < s.Planned {
 			state = fmt.Sprintf("%d to go", s.Planned-s.Done)
 		}
-		fmt.Fprintf(w, "  shard %s: %d/%d runs done, %s; %d rechecks (%s)\n", s.Shard, s.Done, s.Planned, state, s.FollowUps, s.Path)
+		fmt.Fprintf(w, "  shard %s: %d/%d runs done, %s; %d %s (%s)\n", s.Shard, s.Done, s.Planned, state, s.FollowUps, followUps, s.Path)
 	}
 	for _, s := range m.Missing {
 		fmt.Fprintf(w, "  shard %s: missing: no journal given; %d runs not done\n", s.Shard, s.Planned)
@@ -140,7 +158,7 @@ func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
 		fmt.Fprintf(w, "  %d runs were in more than one journal (shards of different N): kept from the smallest N\n", m.Dropped)
 	}
 	if m.Unused > 0 {
-		fmt.Fprintf(w, "  %d rechecks left out: they replay questions that another shard's rechecks answer, as one process would have asked them once\n", m.Unused)
+		fmt.Fprintf(w, "  %d %s left out: they replay questions that another shard's %s answer, as one process would have asked them once\n", m.Unused, followUps, followUps)
 	}
 	if m.Done < m.Planned {
 		fmt.Fprintf(w, "incomplete: %d of the plan's runs are not in the journals; the report covers the %d done\n", m.Planned-m.Done, m.Done)

@@ -27,6 +27,8 @@ func planFlags(stderr io.Writer) (*flag.FlagSet, *planOptions) {
 	o := &planOptions{}
 	fs.StringVar(&o.out, "o", "", "the plan's directory (required): plan.json, the test binaries, the profile runs' journal")
 	o.workload.register(fs, true)
+	fs.StringVar(&o.question, "question", campaign.Detect.Name, "the question the runs ask: detect, perturb (see atomicx perturb) or handlers (see atomicx handlers)")
+	fs.StringVar(&o.oracle, "oracle", "", "with -exec and -question perturb: the program workload's domain check (see atomicx perturb)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx plan -o PLANDIR [flags] [packages]\n\n"+
 			"The first step of a sharded campaign: builds the packages' tests\n"+
@@ -41,8 +43,9 @@ func planFlags(stderr io.Writer) (*flag.FlagSet, *planOptions) {
 }
 
 type planOptions struct {
-	out      string
-	workload workloadFlags
+	out              string
+	workload         workloadFlags
+	question, oracle string
 }
 
 func planCmd(args []string, stdout, stderr io.Writer) int {
@@ -58,6 +61,21 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	switch o.question {
+	case campaign.Detect.Name:
+	case campaign.Perturb.Name:
+		cfg.Planner, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, false, 1
+	case campaign.Handlers.Name:
+		cfg.Planner = campaign.Handlers
+	default:
+		fmt.Fprintf(stderr, "atomicx plan: -question must be detect, perturb or handlers\n")
+		return 2
+	}
+	if o.oracle != "" && (o.workload.exec == "" || o.question != campaign.Perturb.Name) {
+		fmt.Fprintf(stderr, "atomicx plan: -oracle checks a program workload of -question perturb: give -exec SCRIPT too\n")
+		return 2
+	}
+	cfg.Oracle = absExec(cfg.Dir, o.oracle)
 	wd, patterns := cfg.Dir, cfg.Patterns
 	dir, err := filepath.Abs(o.out)
 	if err != nil {

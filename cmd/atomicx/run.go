@@ -98,7 +98,8 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	fmt.Fprintf(stderr, "plan %s, shard %s: journal %s\n", p.ID, shard, journal)
 	res, err := campaign.RunShard(ctx, p, campaign.ShardConfig{Shard: shard, PlanDir: planDir, Packages: pkgs,
-		Dir: root, Exec: rebase(p.Header.Exec, p.Header.ModuleRoot, root), Journal: journal, Jobs: o.jobs, Progress: stderr})
+		Dir: root, Exec: rebase(p.Header.Exec, p.Header.ModuleRoot, root),
+		Oracle: rebase(p.Header.Oracle, p.Header.ModuleRoot, root), Journal: journal, Jobs: o.jobs, Progress: stderr})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "atomicx: interrupted; what finished is in %s, and the same command goes on from there\n", journal)
 		return 130

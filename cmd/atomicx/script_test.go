@@ -110,6 +110,7 @@ func TestScripts(t *testing.T) {
 			"verdicts":        cmdVerdicts,
 			"handlerverdicts": cmdHandlerVerdicts,
 			"sarifvalid":      cmdSARIFValid,
+			"perturbed":       cmdPerturbed,
 		},
 	})
 }

@@ -57,7 +57,7 @@ func findingsOf(p *packages.Package, fs []errleak.Finding, wd string) []vetFindi
 		default:
 			op := p.Fset.Position(f.Opening.Pos)
 			v.target = &campaign.LeakTarget{ID: v.pos, Func: f.Func, Callee: f.Opening.Callee, ReturnLine: f.ReturnLine,
-				CallPos: sitePos(p.PkgPath, op), AcquirePos: sitePos(p.PkgPath, acq)}
+				CallPos: sitePos(p.PkgPath, op), AcquirePos: sitePos(p.PkgPath, acq), IsClosed: f.IsClosed}
 		}
 		out = append(out, v)
 	}
@@ -134,6 +134,9 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 			a.Injection = fmt.Sprintf("%s:%d:%s", e.Fault, e.Occurrence, e.Site)
 			a.Reproduce = report.LeakReproduce(e.Package, e.Test, a.Injection, hdr)
 		}
+		if c.Why != "" {
+			a.Answer += " (" + c.Why + ")"
+		}
 		if c.Answer == campaign.LeakOtherReturn {
 			if c.End > 0 {
 				a.Answer += fmt.Sprintf(" (line %d)", c.End)
@@ -157,7 +160,8 @@ const confirmProfileOccurrences = 20
 // the module has, as that one may leave them alone or mask them; and
 // the findings' acquisitions, whose resources the build probes for
 // openness when their function returns an error (probe_acquires, a key
-// of the policy internal to vet -confirm).
+// of the policy internal to vet -confirm), each with the method that
+// probes it when its [[leak.resource]] table names one.
 func confirmPolicy(dir string, pkgs []string, targets []campaign.LeakTarget) (string, error) {
 	var b strings.Builder
 	b.WriteString("# Written by atomicx vet -confirm: the packages of the findings, instrumented for detection,\n" +
@@ -171,7 +175,11 @@ func confirmPolicy(dir string, pkgs []string, targets []campaign.LeakTarget) (st
 	for _, t := range targets {
 		if t.AcquirePos != "" && !seen[t.AcquirePos] {
 			seen[t.AcquirePos] = true
-			fmt.Fprintf(&b, "\t%q,\n", t.AcquirePos)
+			entry := t.AcquirePos
+			if t.IsClosed != "" {
+				entry += " " + t.IsClosed
+			}
+			fmt.Fprintf(&b, "\t%q,\n", entry)
 		}
 	}
 	b.WriteString("]\n")

@@ -1,9 +1,12 @@
 package probe
 
 import (
+	"context"
 	"errors"
 	"net"
+	"net/http"
 	"os"
+	"os/exec"
 	"strconv"
 	"sync"
 )
@@ -85,4 +88,79 @@ func Literal(p string) error {
 func NoError(p string) *os.File {
 	f, _ := os.Open(p) // probed
 	return f
+}
+
+type guarded struct {
+	sync.Mutex
+	rw  sync.RWMutex
+	ptr *sync.Mutex
+	cmd *exec.Cmd
+}
+
+// Hold leaves locks held when check fails: the probes get their
+// addresses, through the embedded field for a promoted Lock.
+func (g *guarded) Hold(check func() error) error {
+	g.rw.RLock() // probed
+	g.Lock()     // probed
+	g.ptr.Lock() // probed
+	if err := check(); err != nil {
+		return err
+	}
+	g.ptr.Unlock()
+	g.Unlock()
+	g.rw.RUnlock()
+	return nil
+}
+
+// Idiom's own lock is released by its deferred unlock, and taken before
+// the probes are declared: not probed.
+func (g *guarded) Idiom(check func() error) error {
+	g.rw.Lock() // probed
+	defer g.rw.Unlock()
+	return check()
+}
+
+// Run starts a command: the resource is the receiver, a pointer.
+func (g *guarded) Run() error {
+	err := g.cmd.Start() // probed
+	if err != nil {
+		return err
+	}
+	return errors.New("not waited for")
+}
+
+// Fetch's response and Deadline's context are results, as files are.
+func Fetch(url string) error {
+	resp, err := http.Get(url) // probed
+	if err != nil {
+		return err
+	}
+	_ = resp
+	ctx, cancel := context.WithCancel(context.Background()) // probed
+	_, _ = ctx, cancel
+	return errors.New("bad status")
+}
+
+// session is a resource of the user's, which says itself whether it is
+// closed.
+type session struct{ closed bool }
+
+func (s *session) IsClosed() bool { return s.closed }
+func (s *session) Done() error    { return nil }
+
+func dial() (*session, error) { return &session{}, nil }
+
+// Dial's session is probed with its IsClosed method; its second session
+// with Done, which is no func() bool: the runtime says it cannot tell.
+func Dial() error {
+	s, err := dial() // probed IsClosed
+	if err != nil {
+		return err
+	}
+	t, err := dial() // probed Done
+	if err != nil {
+		return err
+	}
+	_, _ = s, t
+	return errors.New("refused")
 }

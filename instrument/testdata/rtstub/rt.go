@@ -68,6 +68,14 @@ func Mask(s *Site, roots ...any) *Checkpoint { return nil }
 
 func (c *Checkpoint) Rollback(done *bool, errp *error) {}
 
+func Swallow(errp *error) {}
+
+type Oblivious struct{}
+
+func (o *Oblivious) Masked(c *Checkpoint) *Checkpoint { return c }
+
+func (o *Oblivious) Swallow(done *bool, errp *error) {}
+
 type Releases struct{}
 
 func (r *Releases) Add(res any, release func(), roots ...any) {}
@@ -77,6 +85,8 @@ func (r *Releases) OnFailure(s *Site, done *bool, errp *error) {}
 type Probes struct{}
 
 func (p *Probes) Add(acquire string, res any) {}
+
+func (p *Probes) AddClosed(acquire string, res any, isClosed func() bool) {}
 
 func (p *Probes) AtExit(s *Site, done *int32, errp *error) {}
 

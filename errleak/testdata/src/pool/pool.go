@@ -5,6 +5,9 @@ type Conn struct{}
 
 func (*Conn) Send() error { return nil }
 
+// Returned tells whether the connection went back with Put.
+func (*Conn) Returned() bool { return false }
+
 type Pool struct{}
 
 func (*Pool) Get() (*Conn, error) { return &Conn{}, nil }

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/report"
+)
+
+func perturbCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("perturb", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var w workloadFlags
+	w.register(fs, false)
+	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
+	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
+	format := fs.String("format", "text", "report format: text, json, html or sarif")
+	outFile := fs.String("o", "", "write the report to this file instead of standard output")
+	category := fs.String("category", report.DefaultSARIFCategory+"-perturb", sarifCategoryUsage)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: atomicx perturb [flags] [packages | -exec SCRIPT [-oracle SCRIPT] package]\n\n"+
+			"Runs a perturbation campaign: for every injection point the workload\n"+
+			"reaches, one run failing its first reach (one-shot) and one failing every\n"+
+			"reach (always), with one test that reaches it; classifies the points as\n"+
+			"fragile, sensitive or immunized, names the function that handled each\n"+
+			"failure, and validates the functions between the point and the handler\n"+
+			"as failure-oblivious candidates (plain, then atomic).\n"+
+			"-max-occurrences, -no-early-stop and -all-snapshots do not apply.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	oracle := fs.String("oracle", "", "with -exec: a domain check run after each run, with the binary in $ATOMICX_BINARY, the script's exit status in $ATOMICX_EXIT_STATUS and the path of a file holding its output in $ATOMICX_OUTPUT; the run passes only if the script and the oracle exit 0 within -timeout")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if !reportFormats[*format] {
+		fmt.Fprintf(stderr, "atomicx perturb: -format must be text, json, html or sarif\n")
+		return 2
+	}
+	if *oracle != "" && w.exec == "" {
+		fmt.Fprintf(stderr, "atomicx perturb: -oracle checks a program workload: give -exec SCRIPT too\n")
+		return 2
+	}
+	cfg, self, code := w.config("perturb", args, fs.Args(), stderr)
+	if code != 0 {
+		return code
+	}
+	wd, patterns := cfg.Dir, cfg.Patterns
+	var err error
+	dir := *journal
+	if dir == "" {
+		// Not detect's directory: the journals of two questions differ.
+		if dir, err = defaultJournal(wd, append([]string{"perturb"}, patterns...)); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+	}
+	pol, err := campaignPolicy(wd, dir, patterns, cfg.BuildArgs)
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "journal: %s\n", dir)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cfg.Journal, cfg.Atomicx, cfg.Policy, cfg.Resume = dir, self, pol, *resume
+	// A point's runs need its first reach only.
+	cfg.Planner, cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, absExec(wd, *oracle), false, 1
+	res, err := campaign.Run(ctx, cfg)
+	interrupted := errors.Is(err, context.Canceled)
+	if err != nil && !interrupted {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	if interrupted {
+		fmt.Fprintf(stderr, "atomicx: interrupted; what finished is in the journal, and 'atomicx perturb -resume' goes on from there\n")
+		recs, problems, rerr := campaign.ReadJournal(filepath.Join(dir, "journal.jsonl"))
+		if rerr != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", rerr)
+			return 1
+		}
+		res = &campaign.Result{Records: recs, Problems: problems}
+	} else {
+		fmt.Fprintf(stderr, "ran %d profile runs and %d perturbation runs in %s (wall time)\n", res.ProfileRuns, res.Experiments,
+			res.Elapsed.Round(time.Millisecond))
+	}
+	rep := report.Perturbation(res.Records, res.Problems)
+	if err := writePerturbReport(stdout, stderr, *outFile, rep, *format, campaign.HeaderOf(res.Records), wd, *category); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	if interrupted {
+		return 130
+	}
+	return 0
+}
+
+// writePerturbReport is writeReport for a perturbation campaign.
+func writePerturbReport(stdout, stderr io.Writer, file string, rep *report.PerturbReport, format string, hdr *campaign.Header, wd, category string) error {
+	w := stdout
+	var f *os.File
+	if file != "" {
+		var err error
+		if f, err = os.Create(file); err != nil {
+			return fmt.Errorf("writing the report: %w", err)
+		}
+		w = f
+	}
+	// The sources of the points, found as detect's report finds its
+	// functions'.
+	byPos := &report.Report{Functions: map[string]*report.Function{}}
+	for _, p := range rep.Points {
+		byPos.Functions[p.Site] = &report.Function{Name: p.Func, Pos: p.Pos}
+	}
+	src := newSources(hdr, wd, byPos)
+	src.warnMissing(stderr, byPos)
+	var err error
+	switch format {
+	case "json":
+		err = report.WritePerturbJSON(w, rep)
+	case "html":
+		err = report.WritePerturbHTML(w, rep, src.display)
+	case "sarif":
+		err = report.WritePerturbSARIF(w, rep, src.absolute, sarifOptions(category), src.roots()...)
+	default:
+		report.WritePerturbText(w, rep, src.display)
+	}
+	if f != nil {
+		if cerr := f.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("writing the report: %w", cerr)
+		}
+	}
+	return err
+}

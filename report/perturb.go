@@ -1,0 +1,487 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/atomicx/atomicx/campaign"
+)
+
+// PerturbSchema names the version of the JSON perturbation report's
+// format.
+const PerturbSchema = "atomicx.perturb/v1"
+
+// PerturbReport is what a perturbation campaign (atomicx perturb) found:
+// for each failure point the tests reached, whether they survive it
+// failing once (one-shot) and every time (always), who handled the
+// failure, and which functions made failure-oblivious would let them.
+type PerturbReport struct {
+	Provenance *Provenance      `json:"provenance,omitempty"`
+	Plan       string           `json:"plan,omitempty"` // the plan's ID, for a merged campaign
+	Points     []*PerturbPoint  `json:"points"`         // by class, worst first, then by position
+	Summary    PerturbSummary   `json:"summary"`
+	Problems   []string         `json:"problems,omitempty"`
+	header     *campaign.Header // for reproduce lines
+}
+
+// PerturbPoint is one failure point and what its runs showed.
+type PerturbPoint struct {
+	Site         string              `json:"site"`  // the site ID
+	Func         string              `json:"func"`  // the function it is in, or of (an entry)
+	Pos          string              `json:"pos"`   // import path/file.go:line:col
+	Kind         string              `json:"kind"`  // "entry" (callers see the function fail) or "call" (a call site)
+	Fault        string              `json:"fault"` // error or panic
+	Package      string              `json:"package"`
+	Test         string              `json:"test"`         // the test that ran it ("exec": the program workload)
+	Class        string              `json:"class"`        // fragile, sensitive, immunized, not injected, not run
+	Inconsistent bool                `json:"inconsistent"` // the one-shot run failed and the always run passed
+	OneShot      string              `json:"one_shot"`     // the one-shot run's outcome (pass, fail, crash, timeout)
+	Always       string              `json:"always"`       // the always run's
+	Handler      string              `json:"handler"`      // the function that handled the one-shot failure; "" when no instrumented caller did
+	Distance     int                 `json:"distance"`     // functions that passed it on before
+	Improvement  string              `json:"improvement"`  // the best validated effect: "fragile → immunized", ""
+	Reproduce    string              `json:"reproduce"`    // the one-shot run again
+	ReproAlways  string              `json:"reproduce_always"`
+	Candidates   []*PerturbCandidate `json:"candidates,omitempty"`
+}
+
+// PerturbCandidate is a failure-oblivious candidate of a point: a
+// function that passed the failure on, and what wrapping it did.
+type PerturbCandidate struct {
+	Func string `json:"func"`
+	Site string `json:"site"` // entry site ID, as ATOMICX_OBLIVIOUS takes it
+	// Plain and Atomic are the point's class with the function made
+	// failure-oblivious, and atomic failure-oblivious ("" not run).
+	Plain  string `json:"plain"`
+	Atomic string `json:"atomic"`
+	// Works says which wrapping made the point better: "plain" (then
+	// atomic too, or not: see Atomic), "only atomic", "none", or "not
+	// run".
+	Works string `json:"works"`
+	// Swallowed counts the failures the wrappers swallowed in the four
+	// runs, NotRolledBack the atomic wrapper's that it could not roll back.
+	Swallowed     int    `json:"swallowed"`
+	NotRolledBack int    `json:"not_rolled_back"`
+	Reproduce     string `json:"reproduce"` // the one-shot run with the atomic wrapper
+}
+
+// PerturbSummary counts the points by class and the improvements, as
+// TripleAgent's tables do.
+type PerturbSummary struct {
+	Points       int            `json:"points"`
+	ByClass      map[string]int `json:"by_class"`
+	Inconsistent int            `json:"inconsistent"`
+	// Improved counts the points by their best validated improvement
+	// ("fragile → sensitive", "fragile → immunized", "sensitive →
+	// immunized").
+	Improved   map[string]int `json:"improved"`
+	Candidates int            `json:"candidates"`
+	// WorkPlain and WorkOnlyAtomic count the candidates whose plain
+	// wrapper improves their point, and those only the atomic one does.
+	WorkPlain      int   `json:"work_plain"`
+	WorkOnlyAtomic int   `json:"work_only_atomic"`
+	ProfileRuns    int   `json:"profile_runs"`
+	PointRuns      int   `json:"point_runs"`      // one-shot and always runs
+	Validations    int   `json:"validation_runs"` // runs with a wrapper
+	RunMs          int64 `json:"run_ms"`          // the runs' times, summed
+	WallMs         int64 `json:"wall_ms"`
+	Sessions       int   `json:"sessions"`
+}
+
+// The order of the classes in reports, worst first.
+var perturbClasses = []string{campaign.Fragile, campaign.Sensitive, campaign.Immunized, campaign.PointNotInjected, campaign.PointNotRun}
+
+// Perturbation reads a perturbation campaign's records into its report.
+func Perturbation(recs []*campaign.Record, problems []campaign.Problem) *PerturbReport {
+	h := campaign.HeaderOf(recs)
+	r := &PerturbReport{Provenance: provenanceOf(h), header: h,
+		Summary: PerturbSummary{ByClass: map[string]int{}, Improved: map[string]int{}}}
+	if h != nil {
+		r.Plan = h.Plan
+	}
+	for _, p := range problems {
+		r.Problems = append(r.Problems, p.String())
+	}
+	for _, rec := range recs {
+		switch {
+		case rec.Kind == "profile":
+			r.Summary.ProfileRuns++
+		case rec.Kind == "experiment" && rec.Oblivious != "":
+			r.Summary.Validations++
+		case rec.Kind == "experiment":
+			r.Summary.PointRuns++
+		default:
+			continue
+		}
+		r.Summary.RunMs += rec.Millis
+	}
+	r.Summary.WallMs, r.Summary.Sessions = wallTime(recs)
+	for _, p := range campaign.PerturbPointsOf(recs) {
+		r.Points = append(r.Points, r.point(p))
+	}
+	rank := map[string]int{}
+	for i, c := range perturbClasses {
+		rank[c] = i
+	}
+	sort.SliceStable(r.Points, func(i, j int) bool {
+		a, b := r.Points[i], r.Points[j]
+		if rank[a.Class] != rank[b.Class] {
+			return rank[a.Class] < rank[b.Class]
+		}
+		return a.Pos < b.Pos || a.Pos == b.Pos && a.Site < b.Site
+	})
+	return r
+}
+
+func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
+	out := &PerturbPoint{Site: p.Site, Func: p.Func, Pos: p.Pos, Kind: "entry", Fault: p.Fault, Package: p.Package, Test: p.Test,
+		Class: p.Class, Inconsistent: p.Inconsistent, Handler: p.Handler, Distance: p.Distance,
+		OneShot: status(p.OneShot), Always: status(p.Always)}
+	if strings.Contains(p.Site, "#call:") {
+		out.Kind = "call"
+	}
+	out.Reproduce = r.reproduce(p.OneShot)
+	out.ReproAlways = r.reproduce(p.Always)
+	s := &r.Summary
+	s.Points++
+	s.ByClass[p.Class]++
+	if p.Inconsistent {
+		s.Inconsistent++
+	}
+	best := -1
+	for _, c := range p.Candidates {
+		pc := &PerturbCandidate{Func: c.Func, Site: c.Site, Plain: c.Plain.Class, Atomic: c.Atomic.Class,
+			Swallowed: c.Plain.Swallowed + c.Atomic.Swallowed, NotRolledBack: c.Atomic.NotRolledBack, Reproduce: r.reproduce(c.Atomic.OneShot)}
+		s.Candidates++
+		switch {
+		case c.Plain.Works(p.Class):
+			pc.Works = "plain"
+			s.WorkPlain++
+		case c.Atomic.Works(p.Class):
+			pc.Works = "only atomic"
+			s.WorkOnlyAtomic++
+		case c.Plain.Class == campaign.PointNotRun || c.Atomic.Class == campaign.PointNotRun:
+			pc.Works = "not run"
+		default:
+			pc.Works = "none"
+		}
+		for _, v := range []campaign.Validation{c.Plain, c.Atomic} {
+			if v.Works(p.Class) && classIndex(v.Class) > best {
+				best = classIndex(v.Class)
+			}
+		}
+		out.Candidates = append(out.Candidates, pc)
+	}
+	if best >= 0 {
+		out.Improvement = p.Class + " → " + perturbClasses[best]
+		s.Improved[out.Improvement]++
+	}
+	return out
+}
+
+func classIndex(c string) int {
+	for i, k := range perturbClasses[:3] {
+		if k == c {
+			return i
+		}
+	}
+	return -1
+}
+
+func status(r *campaign.Record) string {
+	if r == nil {
+		return ""
+	}
+	return r.Status
+}
+
+// reproduce is the command that runs a perturbation run again: its
+// arming, then the test with atomicx go test, or the program workload's
+// script. "" for a run not done.
+func (r *PerturbReport) reproduce(rec *campaign.Record) string {
+	if rec == nil {
+		return ""
+	}
+	var words []string
+	if h := r.header; h != nil && h.Policy != "" {
+		words = append(words, "ATOMICX_POLICY="+shellQuote(h.Policy))
+	}
+	for _, kv := range campaign.PerturbEnv(rec) {
+		if name, value, ok := strings.Cut(kv, "="); ok && name != "ATOMICX_SNAPSHOTS" {
+			words = append(words, name+"="+shellQuote(value))
+		}
+	}
+	words = append(words, "ATOMICX_LOG=$PWD/events.jsonl")
+	if rec.Exec != "" {
+		return strings.Join(append(words, "ATOMICX_BINARY="+shellQuote(rec.Binary), shellQuote(rec.Exec)), " ")
+	}
+	atomicx := "atomicx"
+	var buildArgs []string
+	if h := r.header; h != nil {
+		atomicx, buildArgs = h.Atomicx, h.BuildArgs
+	}
+	words = append(words, shellQuote(atomicx), "go", "test", "-count=1")
+	for _, a := range buildArgs {
+		words = append(words, shellQuote(a))
+	}
+	return strings.Join(append(words, "-run", "'^"+rec.Test+"$'", rec.Package), " ")
+}
+
+// WritePerturbJSON writes the report as one JSON document.
+func WritePerturbJSON(w io.Writer, r *PerturbReport) error {
+	doc := struct {
+		Schema string `json:"schema"`
+		*PerturbReport
+	}{PerturbSchema, r}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}
+
+// WritePerturbText writes the points as file:line:col lines grouped by
+// class, worst first, with their candidates and reproduce commands, then
+// the summary table.
+func WritePerturbText(w io.Writer, r *PerturbReport, locate Locator) {
+	if locate == nil {
+		locate = func(pos string) string { return pos }
+	}
+	writeProvenance(w, r.Provenance)
+	if r.Plan != "" {
+		fmt.Fprintf(w, "plan %s\n\n", r.Plan)
+	}
+	for _, class := range perturbClasses {
+		var pts []*PerturbPoint
+		for _, p := range r.Points {
+			if p.Class == class {
+				pts = append(pts, p)
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%s (%d):\n", class, len(pts))
+		for _, p := range pts {
+			fmt.Fprintf(w, "%s: %s: %s\n", locate(p.Pos), pointName(p), pointText(p))
+			for _, c := range p.Candidates {
+				fmt.Fprintf(w, "\tcandidate %s: %s\n", shortName(c.Func), candidateText(p, c))
+			}
+			if p.Class == campaign.Fragile || p.Class == campaign.Sensitive {
+				repro := p.Reproduce
+				if p.Class == campaign.Sensitive {
+					repro = p.ReproAlways
+				}
+				fmt.Fprintf(w, "\treproduce: %s\n", repro)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+	writePerturbSummary(w, r)
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+}
+
+func pointName(p *PerturbPoint) string {
+	if p.Kind == "call" {
+		return "call in " + shortName(p.Func)
+	}
+	return shortName(p.Func)
+}
+
+// pointText says what the runs of a point showed.
+func pointText(p *PerturbPoint) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s", p.Fault, map[string]string{"entry": "at entry", "call": "of the call"}[p.Kind])
+	switch p.Class {
+	case campaign.PointNotInjected:
+		fmt.Fprintf(&b, "; %s did not reach it again", p.Test)
+		return b.String()
+	case campaign.PointNotRun:
+		fmt.Fprintf(&b, "; runs missing with %s", p.Test)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "; %s: %s once, %s always", p.Test, p.OneShot, p.Always)
+	if p.Handler != "" {
+		fmt.Fprintf(&b, "; handled by %s", shortName(p.Handler))
+	} else {
+		b.WriteString("; handled outside the instrumented code")
+	}
+	fmt.Fprintf(&b, " at distance %d", p.Distance)
+	if p.Inconsistent {
+		b.WriteString(" (inconsistent: fails once, survives always)")
+	}
+	if p.Improvement != "" {
+		fmt.Fprintf(&b, "; %s with a failure-oblivious candidate", p.Improvement)
+	}
+	return b.String()
+}
+
+func candidateText(p *PerturbPoint, c *PerturbCandidate) string {
+	switch c.Works {
+	case "not run":
+		return "validation runs missing"
+	case "none":
+		return fmt.Sprintf("no improvement (plain %s, atomic %s)", c.Plain, c.Atomic)
+	case "only atomic":
+		return fmt.Sprintf("%s → %s only atomic (plain %s)", p.Class, c.Atomic, c.Plain)
+	}
+	return fmt.Sprintf("%s → %s plain, %s atomic", p.Class, c.Plain, c.Atomic)
+}
+
+// writePerturbSummary writes the table of points per class and the
+// improvements, and the runs.
+func writePerturbSummary(w io.Writer, r *PerturbReport) {
+	s := r.Summary
+	fmt.Fprintf(w, "points: %d", s.Points)
+	for _, c := range perturbClasses {
+		fmt.Fprintf(w, ", %s %d", c, s.ByClass[c])
+	}
+	fmt.Fprintf(w, "; %d inconsistent\n", s.Inconsistent)
+	fmt.Fprintf(w, "improved by a failure-oblivious candidate: fragile → sensitive %d, fragile → immunized %d, sensitive → immunized %d\n",
+		s.Improved["fragile → sensitive"], s.Improved["fragile → immunized"], s.Improved["sensitive → immunized"])
+	fmt.Fprintf(w, "candidates: %d, working plain %d, only atomic %d\n", s.Candidates, s.WorkPlain, s.WorkOnlyAtomic)
+	wall := "wall time not recorded"
+	switch {
+	case s.Sessions == 1:
+		wall = "wall time " + durationText(s.WallMs)
+	case s.Sessions > 1:
+		wall = fmt.Sprintf("wall time %s summed over %d sessions", durationText(s.WallMs), s.Sessions)
+	}
+	fmt.Fprintf(w, "campaign: %d profile runs, %d point runs, %d validation runs; %s, run time %s (summed)\n",
+		s.ProfileRuns, s.PointRuns, s.Validations, wall, durationText(s.RunMs))
+}
+
+var perturbHTML = template.Must(template.New("perturb").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>atomicx perturb</title>
+<style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
+.fragile{background:#fdd}.sensitive{background:#ffd}.immunized{background:#dfd}code{font-size:90%}</style></head><body>
+<h1>Failure points</h1>
+{{with .R.Provenance}}<p>atomicx {{.Atomicx}}, {{.Go}}, module {{.Module}}: <code>{{.Command}}</code>, {{.Date}}, journal {{.Journal}}</p>{{end}}
+{{if .R.Plan}}<p>plan {{.R.Plan}}</p>{{end}}
+<h2>Summary</h2>
+<table><tr><th>points</th>{{range .Classes}}<th>{{.}}</th>{{end}}<th>inconsistent</th></tr>
+<tr><td>{{.R.Summary.Points}}</td>{{range .Counts}}<td>{{.}}</td>{{end}}<td>{{.R.Summary.Inconsistent}}</td></tr></table>
+<p>Improved by a failure-oblivious candidate: fragile → sensitive {{index .R.Summary.Improved "fragile → sensitive"}},
+fragile → immunized {{index .R.Summary.Improved "fragile → immunized"}}, sensitive → immunized {{index .R.Summary.Improved "sensitive → immunized"}}.
+Candidates: {{.R.Summary.Candidates}}, working plain {{.R.Summary.WorkPlain}}, only atomic {{.R.Summary.WorkOnlyAtomic}}.</p>
+<p>{{.R.Summary.ProfileRuns}} profile runs, {{.R.Summary.PointRuns}} point runs, {{.R.Summary.Validations}} validation runs.</p>
+<h2>Points</h2>
+<table><tr><th>position</th><th>point</th><th>class</th><th>test</th><th>one-shot</th><th>always</th><th>handler</th><th>distance</th><th>candidates</th></tr>
+{{range .Points}}<tr class="{{.P.Class}}"><td>{{.Pos}}</td><td><code>{{.P.Func}}</code> ({{.P.Kind}}, {{.P.Fault}})</td><td>{{.P.Class}}{{if .P.Inconsistent}} (inconsistent){{end}}</td>
+<td>{{.P.Test}}</td><td>{{.P.OneShot}}</td><td>{{.P.Always}}</td><td>{{if .P.Handler}}<code>{{.P.Handler}}</code>{{else}}outside the instrumented code{{end}}</td><td>{{.P.Distance}}</td>
+<td>{{range .P.Candidates}}<code>{{.Func}}</code>: plain {{.Plain}}, atomic {{.Atomic}} ({{.Works}})<br>{{end}}{{if .P.Improvement}}<b>{{.P.Improvement}}</b>{{end}}</td></tr>
+{{end}}</table>
+</body></html>
+`))
+
+// WritePerturbHTML writes the report as one self-contained page.
+func WritePerturbHTML(w io.Writer, r *PerturbReport, locate Locator) error {
+	if locate == nil {
+		locate = func(pos string) string { return pos }
+	}
+	type row struct {
+		P   *PerturbPoint
+		Pos string
+	}
+	data := struct {
+		R       *PerturbReport
+		Classes []string
+		Counts  []int
+		Points  []row
+	}{R: r, Classes: perturbClasses}
+	for _, c := range perturbClasses {
+		data.Counts = append(data.Counts, r.Summary.ByClass[c])
+	}
+	for _, p := range r.Points {
+		data.Points = append(data.Points, row{p, locate(p.Pos)})
+	}
+	return perturbHTML.Execute(w, data)
+}
+
+var perturbRules = []sarifRule{
+	{
+		ID:               "atomicx/fragile-point",
+		Name:             "FragileFailurePoint",
+		ShortDescription: sarifText{"The workload does not survive one failure here"},
+		FullDescription: sarifText{"A failure injected once at this point (an error returned, or a panic) made the test fail, " +
+			"crash or hang: nothing between the point and the test handles it in a way the test accepts."},
+		Help: sarifHelp{
+			Text:     "Handle the failure closer to where it happens (retry, fall back, or report it without stopping), or make a function it goes through failure-oblivious where the report shows that this works.",
+			Markdown: "Handle the failure closer to where it happens (retry, fall back, or report it without stopping), or make a function it goes through failure-oblivious where the report shows that this works.",
+		},
+		HelpURI:              InformationURI + "#perturbation-campaigns-atomicx-perturb",
+		DefaultConfiguration: sarifConfiguration{"warning"},
+		Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling", "resilience"}, Precision: "high", Severity: "warning"},
+	},
+	{
+		ID:               "atomicx/sensitive-point",
+		Name:             "SensitiveFailurePoint",
+		ShortDescription: sarifText{"The workload survives one failure here, not a lasting one"},
+		FullDescription:  sarifText{"The test passed with one failure injected at this point, and failed, crashed or hung when every reach of it failed."},
+		Help: sarifHelp{
+			Text:     "A lasting failure here (a full disk, a dead connection) stops the workload: see whether it should degrade instead.",
+			Markdown: "A lasting failure here (a full disk, a dead connection) stops the workload: see whether it should degrade instead.",
+		},
+		HelpURI:              InformationURI + "#perturbation-campaigns-atomicx-perturb",
+		DefaultConfiguration: sarifConfiguration{"note"},
+		Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling", "resilience"}, Precision: "high", Severity: "recommendation"},
+	},
+}
+
+// PerturbFingerprint is the partialFingerprints key of a point's result.
+const PerturbFingerprint = "atomicxPoint/v1"
+
+// WritePerturbSARIF writes the fragile and sensitive points as a SARIF
+// 2.1.0 log, located as WriteSARIF locates functions.
+func WritePerturbSARIF(w io.Writer, r *PerturbReport, locate Locator, opt SARIFOptions, roots ...SourceRoot) error {
+	if locate == nil {
+		locate = func(pos string) string { return pos }
+	}
+	used := map[string]sarifURIBase{}
+	results := []sarifResult{}
+	for _, p := range r.Points {
+		i := map[string]int{campaign.Fragile: 0, campaign.Sensitive: 1}[p.Class]
+		if p.Class != campaign.Fragile && p.Class != campaign.Sensitive {
+			continue
+		}
+		msg := fmt.Sprintf("%s %s: %s", pointName(p), pointText(p), p.Reproduce)
+		if p.Class == campaign.Sensitive {
+			msg = fmt.Sprintf("%s %s: %s", pointName(p), pointText(p), p.ReproAlways)
+		}
+		results = append(results, sarifResult{
+			RuleID: perturbRules[i].ID, RuleIndex: i, Level: perturbRules[i].DefaultConfiguration.Level,
+			Message:             sarifText{msg},
+			Locations:           []sarifLocation{sarifLocate(&Function{Name: p.Func, Pos: p.Pos}, locate, roots, used)},
+			PartialFingerprints: map[string]string{PerturbFingerprint: p.Site},
+		})
+	}
+	version := opt.Version
+	if version == "" {
+		version = "devel"
+	}
+	category := opt.Category
+	if category == "" {
+		category = DefaultSARIFCategory + "-perturb"
+	}
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{Name: "atomicx", FullName: "atomicx perturb " + version, Version: version,
+			SemanticVersion: opt.SemanticVersion, InformationURI: InformationURI, Rules: perturbRules}},
+		AutomationDetails: sarifAutomationDetails{ID: strings.TrimSuffix(category, "/") + "/"},
+		Results:           results,
+	}
+	if p := r.Provenance; p != nil {
+		run.Invocations = []sarifInvocation{{CommandLine: p.Command, StartTimeUTC: p.Date, ExecutionSuccessful: true}}
+		run.Properties = &sarifRunProps{AtomicxVersion: p.Atomicx, GoVersion: p.Go, Module: p.Module, Dir: p.Dir, Journal: p.Journal}
+	}
+	if len(used) > 0 {
+		run.OriginalURIBaseIDs = used
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+}

@@ -1,0 +1,132 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
+)
+
+// perturbRecords is a perturbation campaign's journal: a fragile point
+// whose candidate works only atomic, a sensitive point handled one frame
+// up, an immunized one, and one the test did not reach again.
+func perturbRecords() []*campaign.Record {
+	ev := func(lines ...string) []json.RawMessage {
+		var out []json.RawMessage
+		for _, l := range lines {
+			out = append(out, json.RawMessage(l))
+		}
+		return out
+	}
+	inject := func(site, pos string) string {
+		return `{"event":"inject","site":"` + site + `","pos":"` + pos + `","chain":1}`
+	}
+	const persist, attempt, cache, gone = "m/s.(*Log).persist#entry", "m/s.(*Sender).attempt#entry", "m/s.readCache#entry", "m/s.gone#entry"
+	run := func(site, test, status string, fired, always bool, stack string, events []json.RawMessage) *campaign.Record {
+		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: test, Site: site, Fault: "error", Occurrence: 1,
+			Status: status, Fired: fired, Stack: stack, Events: events, Millis: 10}
+		if always {
+			r.Occurrence, r.Always = 0, true
+		}
+		return r
+	}
+	validation := func(site, cand string, atomic, always bool, status string) *campaign.Record {
+		r := run(site, "TestAppend", status, true, always, "1@m/s.(*Log).Append#entry", nil)
+		r.Oblivious = cand
+		if atomic {
+			r.Mask = cand
+		}
+		return r
+	}
+	const appendSite = "m/s.(*Log).Append#entry"
+	return []*campaign.Record{
+		{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Version: "v1.2.3", GoVersion: "go1.26", Command: []string{"/bin/atomicx", "perturb", "./..."},
+			Atomicx: "/bin/atomicx", Policy: "/m/atomicheck.toml", Date: "2026-01-02T03:04:05Z", Question: "perturb"}},
+		{Kind: "profile", Package: "m/s", Test: "TestAppend", Status: "pass", Millis: 5,
+			Events: ev(`{"event":"reach","site":"` + gone + `","pos":"m/s/s.go:90:6","occurrence":1,"faults":1}`)},
+		run(persist, "TestAppend", campaign.Failed, true, false, "1@"+appendSite, ev(inject(persist, "m/s/s.go:30:6"), `{"event":"fail","site":"`+appendSite+`","call":1}`)),
+		run(persist, "TestAppend", campaign.Failed, true, true, "1@"+appendSite, nil),
+		validation(persist, appendSite, false, false, campaign.Failed),
+		validation(persist, appendSite, false, true, campaign.Failed),
+		validation(persist, appendSite, true, false, campaign.Passed),
+		validation(persist, appendSite, true, true, campaign.Passed),
+		run(attempt, "TestSend", campaign.Passed, true, false, "1@m/s.(*Sender).Send#entry", ev(inject(attempt, "m/s/s.go:50:6"))),
+		run(attempt, "TestSend", campaign.Hung, true, true, "1@m/s.(*Sender).Send#entry", nil),
+		run(cache, "TestLookup", campaign.Passed, true, false, "", ev(inject(cache, "m/s/s.go:70:6"))),
+		run(cache, "TestLookup", campaign.Passed, true, true, "", nil),
+		run(gone, "TestGone", campaign.Passed, false, false, "", nil),
+	}
+}
+
+func TestPerturbation(t *testing.T) {
+	r := Perturbation(perturbRecords(), nil)
+	var text bytes.Buffer
+	WritePerturbText(&text, r, nil)
+	for _, want := range []string{
+		"atomicx v1.2.3, go1.26, module m: atomicx perturb ./..., 2026-01-02T03:04:05Z, journal \n",
+		"fragile (1):\nm/s/s.go:30:6: (*Log).persist: error at entry; TestAppend: fail once, fail always; handled outside the instrumented code at distance 1; fragile → immunized with a failure-oblivious candidate\n" +
+			"\tcandidate (*Log).Append: fragile → immunized only atomic (plain fragile)\n" +
+			"\treproduce: ATOMICX_POLICY=/m/atomicheck.toml ATOMICX_INJECT='error:1:m/s.(*Log).persist#entry' ATOMICX_LOG=$PWD/events.jsonl /bin/atomicx go test -count=1 -run '^TestAppend$' m/s\n",
+		"sensitive (1):\nm/s/s.go:50:6: (*Sender).attempt: error at entry; TestSend: pass once, timeout always; handled by (*Sender).Send at distance 0\n" +
+			"\treproduce: ATOMICX_POLICY=/m/atomicheck.toml ATOMICX_INJECT='error:always:m/s.(*Sender).attempt#entry' ATOMICX_LOG=$PWD/events.jsonl /bin/atomicx go test -count=1 -run '^TestSend$' m/s\n",
+		"immunized (1):\nm/s/s.go:70:6: readCache: error at entry; TestLookup: pass once, pass always; handled outside the instrumented code at distance 0\n",
+		"not injected (1):\nm/s/s.go:90:6: gone: error at entry; TestGone did not reach it again\n",
+		"points: 4, fragile 1, sensitive 1, immunized 1, not injected 1, not run 0; 0 inconsistent\n",
+		"improved by a failure-oblivious candidate: fragile → sensitive 0, fragile → immunized 1, sensitive → immunized 0\n",
+		"candidates: 1, working plain 0, only atomic 1\n",
+		"campaign: 1 profile runs, 7 point runs, 4 validation runs; wall time not recorded, run time 115ms (summed)\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text report lacks\n%s\nreport:\n%s", want, text.String())
+		}
+	}
+
+	var js bytes.Buffer
+	if err := WritePerturbJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Schema string
+		Points []struct {
+			Site, Class, Improvement string
+			Candidates               []struct{ Works, Plain, Atomic string }
+		}
+	}
+	if err := json.Unmarshal(js.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Schema != PerturbSchema || len(doc.Points) != 4 || doc.Points[0].Improvement != "fragile → immunized" ||
+		len(doc.Points[0].Candidates) != 1 || doc.Points[0].Candidates[0].Works != "only atomic" {
+		t.Errorf("JSON report: %s", js.String())
+	}
+
+	var html bytes.Buffer
+	if err := WritePerturbHTML(&html, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(html.String(), `<tr class="sensitive"><td>m/s/s.go:50:6</td>`) {
+		t.Errorf("HTML report lacks the sensitive point:\n%s", html.String())
+	}
+
+	var sarif bytes.Buffer
+	if err := WritePerturbSARIF(&sarif, r, nil, SARIFOptions{Version: "v1.2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID string
+				Level  string
+			}
+		}
+	}
+	if err := json.Unmarshal(sarif.Bytes(), &log); err != nil {
+		t.Fatal(err)
+	}
+	if len(log.Runs) != 1 || len(log.Runs[0].Results) != 2 || log.Runs[0].Results[0].RuleID != "atomicx/fragile-point" ||
+		log.Runs[0].Results[1].Level != "note" {
+		t.Errorf("SARIF log: %s", sarif.String())
+	}
+}
