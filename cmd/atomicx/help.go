@@ -145,8 +145,8 @@ Error handlers:
 	executes the region passes armed, and one has a pink usage) or not
 	purely resilient (one fails); unknown otherwise. Each handler's kind
 	says what its body does with the error: propagate, translate,
-	fallback, log-and-continue or panic. A failed run comes with the
-	command that repeats it:
+	fallback, log-and-continue or panic. Sharded: atomicx plan -question
+	handlers. A failed run comes with the command that repeats it:
 
 		ATOMICX_INJECT='handler:always:example.com/m.Load#handler:load.go:12:2' \
 		atomicx go test -count=1 -run '^TestLoad$' example.com/m
