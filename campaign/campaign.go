@@ -616,6 +616,13 @@ type event struct {
 	// probe (and End)
 	Acquire string `json:"acquire"` // the acquire call probed, as sites give positions
 	State   string `json:"state"`   // open, closed or unknown
+	// handler (and Site, Pos): see HandlerSeen
+	Func          string `json:"func"`
+	Region        string `json:"region"`
+	Usage         string `json:"usage"` // executed, pink, white or blue
+	HandlerKind   string `json:"handler_kind"`
+	Predicate     string `json:"predicate"`
+	NotInjectable string `json:"not_injectable"`
 	// oblivious: a failure-oblivious function's failed call, whether it
 	// was swallowed, and, for an atomic one, rolled back first
 	Swallowed  bool `json:"swallowed"`

@@ -43,6 +43,9 @@ type callRewriter struct {
 	sites []site
 	seen  map[string]int // callee name -> calls of it so far
 	made  map[*ast.CallExpr]bool
+	// regions are the statements whose calls' errors reach handlers
+	// (see handlers.go).
+	regions map[*ast.AssignStmt]*region
 }
 
 // rewriteCalls makes each eligible call statement in the function's body
@@ -52,6 +55,7 @@ type callRewriter struct {
 // the body are functions of their own, with their own call sites.
 func (fe *funcEdits) rewriteCalls(edits *editList, first int) []site {
 	cr := &callRewriter{fe: fe, edits: edits, first: first, seen: map[string]int{}, made: map[*ast.CallExpr]bool{}}
+	cr.regions = fe.findRegions()
 	astutil.Apply(fe.body, func(c *astutil.Cursor) bool {
 		// switchInit leaves a labeled switch as it is.
 		_, labeled := c.Parent().(*ast.LabeledStmt)
@@ -73,6 +77,9 @@ func (fe *funcEdits) rewriteCalls(edits *editList, first int) []site {
 		}
 		return true
 	}, nil)
+	for _, r := range cr.regions {
+		cr.insertArms(r)
+	}
 	cr.countOmitted()
 	return cr.sites
 }
@@ -222,7 +229,14 @@ func (cr *callRewriter) assign(s *ast.AssignStmt, start, end token.Pos, prefix, 
 	if !ok {
 		return false
 	}
-	sig, callee, ok := fe.callPoint(call)
+	sig, callee, point := fe.callPoint(call)
+	r := cr.regions[s]
+	ok = point
+	if !point && r != nil {
+		// The region of handlers: rewritten so that an armed arm skips
+		// it, also where the call is not an injection point.
+		sig, _, ok = fe.returnsError(call)
+	}
 	if !ok || sig.Results().Len() != len(s.Lhs) {
 		return false
 	}
@@ -269,7 +283,14 @@ func (cr *callRewriter) assign(s *ast.AssignStmt, start, end token.Pos, prefix, 
 			return false
 		}
 	}
-	inject := cr.point(call, callee)
+	inject := "nil"
+	if point {
+		inject = cr.point(call, callee)
+	}
+	if r != nil {
+		inject = r.guard(inject)
+		r.rewritten = true
+	}
 	cr.edits.insert(fe.off(start), fmt.Sprintf("%s%sif _atx_e := %s; _atx_e != nil { %s} else { %s", prefix, decls.String(), inject, zeros.String(), cr.directive(s.Pos())))
 	if s.Tok == token.DEFINE {
 		cr.edits.replace(fe.off(s.TokPos), fe.off(s.TokPos)+2, "= ")
@@ -523,6 +544,26 @@ func importName(scope *types.Scope, pos token.Pos, pkg *types.Package) (string, 
 // callPoint decides whether call is an injection point, and returns the
 // callee's signature and its name for the site ID.
 func (fe *funcEdits) callPoint(call *ast.CallExpr) (*types.Signature, string, bool) {
+	sig, callee, ok := fe.returnsError(call)
+	if !ok {
+		return nil, "", false
+	}
+	info := fe.p.info
+	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok && fe.p.selectsLiteral(lit) {
+		return nil, "", false // its entry is an injection point already
+	}
+	obj := calleeObject(info, call.Fun)
+	if fn, ok := obj.(*types.Func); ok {
+		if fe.p.isInstrumented(fn) {
+			return nil, "", false // its entry is an injection point already
+		}
+	}
+	return sig, callee, true
+}
+
+// returnsError returns the signature and the name for site IDs of a
+// called function whose last result is an error, and whether it is one.
+func (fe *funcEdits) returnsError(call *ast.CallExpr) (*types.Signature, string, bool) {
 	info := fe.p.info
 	tv, ok := info.Types[call.Fun]
 	if !ok || tv.IsType() || tv.IsBuiltin() {
@@ -536,17 +577,9 @@ func (fe *funcEdits) callPoint(call *ast.CallExpr) (*types.Signature, string, bo
 	if !types.Identical(last, errorType) {
 		return nil, "", false
 	}
-	if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok && fe.p.selectsLiteral(lit) {
-		return nil, "", false // its entry is an injection point already
-	}
 	obj := calleeObject(info, call.Fun)
-	if fn, ok := obj.(*types.Func); ok {
-		if fe.p.isInstrumented(fn) {
-			return nil, "", false // its entry is an injection point already
-		}
-		if constructsErrors(fn) {
-			return nil, "", false
-		}
+	if fn, ok := obj.(*types.Func); ok && constructsErrors(fn) {
+		return nil, "", false
 	}
 	return sig, calleeName(fe.p.fset, obj, call.Fun), true
 }

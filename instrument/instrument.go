@@ -157,6 +157,8 @@ func Package(files []File, opts Options) (*Result, error) {
 		Defs:   map[*ast.Ident]types.Object{},
 		Uses:   map[*ast.Ident]types.Object{},
 		Scopes: map[ast.Node]*types.Scope{},
+		// The typed variable of each case of a type switch (handlers).
+		Implicits: map[ast.Node]types.Object{},
 	}
 	var typeErrs []error
 	conf := types.Config{
@@ -276,6 +278,7 @@ type pkgRewriter struct {
 	info          *types.Info
 	pkg           *types.Package
 	sites         []site
+	handlers      []handler // the arms of error checks (see handlers.go)
 	functions     []Function
 	skipped       []Skipped
 	notes         []Note
@@ -434,6 +437,9 @@ func unsupported(fd *ast.FuncDecl) string {
 func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File, err error) {
 	f := &genFile{p: p}
 	f.add(p.siteTable())
+	if len(p.handlers) > 0 {
+		f.add(p.handlerTable())
+	}
 	// The graph checkpoints are written first: they say which helpers
 	// the savers' section declares.
 	graph, err := p.graphs.write()

@@ -10,6 +10,9 @@ type InjectedFault struct {
 	Pos        string // position of the site
 	Occurrence uint64 // which reach of the site
 	Panic      bool   // injected as a panic rather than returned
+	// Wrapped is what an armed handler's predicate looks for (see
+	// HandlerWrap): errors.Is and errors.As find it through Unwrap.
+	Wrapped error
 }
 
 func (f *InjectedFault) Error() string {
@@ -17,8 +20,16 @@ func (f *InjectedFault) Error() string {
 	if f.Panic {
 		kind = "panic"
 	}
-	return "atomicx: injected " + kind + " at " + f.Site + " (" + f.Pos + "), occurrence " + strconv.FormatUint(f.Occurrence, 10)
+	msg := "atomicx: injected " + kind + " at " + f.Site + " (" + f.Pos + "), occurrence " + strconv.FormatUint(f.Occurrence, 10)
+	if f.Wrapped != nil {
+		msg += ": " + f.Wrapped.Error()
+	}
+	return msg
 }
+
+// Unwrap returns the error an armed handler's fault wraps, nil for other
+// faults.
+func (f *InjectedFault) Unwrap() error { return f.Wrapped }
 
 // AtomicxInjected marks the type; it returns the site ID.
 func (f *InjectedFault) AtomicxInjected() string { return f.Site }

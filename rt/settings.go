@@ -20,6 +20,9 @@ const (
 	// of Alloc fail with an injected error. FAULT is error or panic.
 	// OCCURRENCE "always" makes every reach of the site fail, from the
 	// first: a perturbation campaign's second run of a point.
+	// "handler:always:HANDLER" arms an error handler (see Handler): every
+	// execution of its region is skipped and yields the fault that the
+	// handler's predicate holds for.
 	EnvInject = "ATOMICX_INJECT"
 )
 
@@ -36,6 +39,9 @@ type settings struct {
 	// armedAlways: every reach of the armed site fails (OCCURRENCE
 	// "always").
 	armedAlways bool
+	// armedHandler is the ID of the armed handler (see Handler); "" means
+	// none.
+	armedHandler string
 }
 
 var (
@@ -71,6 +77,12 @@ func parseSettings(logPath, inject string) settings {
 			n, err = 0, nil
 		}
 		switch {
+		case fault == handlerFault && ok2 && id != "":
+			if !always {
+				s.problem = EnvInject + "=" + inject + ": a handler is armed at every execution of its region: want handler:always:HANDLER"
+				break
+			}
+			s.armedHandler = id
 		case !ok1 || !ok2 || err != nil || n == 0 && !always || id == "":
 			s.problem = EnvInject + "=" + inject + ": want FAULT:OCCURRENCE:SITE (OCCURRENCE a number from 1, or always), e.g. error:1:example.com/m.F#entry"
 		case fault != "error" && fault != "panic":
@@ -79,7 +91,7 @@ func parseSettings(logPath, inject string) settings {
 			s.armedID, s.armedOcc, s.armedAlways, s.armedErr = id, n, always, fault == "error"
 		}
 	}
-	s.enabled = s.logPath != "" || s.armedID != ""
+	s.enabled = s.logPath != "" || s.armedID != "" || s.armedHandler != ""
 	return s
 }
 

@@ -37,6 +37,13 @@ func TestParseSettings(t *testing.T) {
 			want:   settings{enabled: true, armedID: "example.com/m.F#call:example.com/m/f.go:10:3", armedOcc: 12, armedErr: true},
 		},
 		{
+			name:   "handler armed always",
+			inject: "handler:always:example.com/m.F#handler:f.go:12:2",
+			want:   settings{enabled: true, armedHandler: "example.com/m.F#handler:f.go:12:2"},
+		},
+		{name: "handler at one occurrence", inject: "handler:1:m.F#handler:f.go:1:1", problem: "want handler:always:HANDLER"},
+		{name: "handler without ID", inject: "handler:always:", problem: "want FAULT:OCCURRENCE:SITE"},
+		{
 			name:   "every reach",
 			inject: "error:always:example.com/m.F#call:example.com/m/f.go:10:3",
 			want:   settings{enabled: true, armedID: "example.com/m.F#call:example.com/m/f.go:10:3", armedAlways: true, armedErr: true},

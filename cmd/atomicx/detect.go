@@ -161,6 +161,13 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if hdr != nil && hdr.Question == campaign.Handlers.Name || handlersJournal(recs) {
+		if err := writeHandlersReport(stdout, stderr, *outFile, report.Handlers(recs, problems), *format, hdr, wd, *category+"-handlers"); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	rep := report.Classify(recs, problems)
 	if err := addCoverage(context.Background(), rep, hdr); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)

@@ -32,6 +32,9 @@ Commands:
 
 	detect [flags] [packages]   run a detection campaign over the packages' tests
 	                            and report each function's verdict
+	handlers [flags] [packages] test the packages' error handlers: skip each
+	                            handled call, yield an error the handler takes,
+	                            and report whether the tests still pass
 	perturb [flags] [packages]  fail each point the tests reach once, then always,
 	                            and report which failures they survive
 	report [-format f] [-o file] [journal]
@@ -114,6 +117,39 @@ Perturbation campaigns:
 	-question perturb.
 
 		atomicx perturb -run 'TestParse' -format html -o perturb.html ./...
+
+Error handlers:
+
+	atomicx handlers [detect's flags] [-journal DIR] [-resume]
+	                 [-format text|json|html|sarif] [-o FILE] [packages]
+
+	handlers tests the error handlers of the packages against their tests
+	(short-circuit testing). A handler is one arm of the check of a call's
+	error, right after the call or in the if's or switch's header:
+	err != nil, errors.Is(err, X), errors.As(err, &t), err == X, as if
+	conditions or cases of a switch without tag, or a case of a type
+	switch on the error; the call is its region. A deferred recover block
+	(defer func() { if r := recover(); r != nil { … } }()) is a handler
+	whose region is the rest of the function, armed with a panic. A
+	profile run per test records, per handler, whether the test executed
+	the region and its usages: pink (no error), white (an error
+	reached the arm and its predicate held), blue (an error came and the
+	predicate did not hold). Then, for each handler and each test that
+	executes its region, the test runs once with every execution of the
+	region skipped, yielding an error the predicate holds for (an injected
+	error; one wrapping X for errors.Is; X itself for ==; a zero value of
+	the target's type for errors.As, when it is a struct or a pointer to
+	one). A run that fails, crashes or times out fails. Verdicts:
+	source-independent (every test with a white usage passes armed) or
+	source-dependent (one fails); purely resilient (every test that
+	executes the region passes armed, and one has a pink usage) or not
+	purely resilient (one fails); unknown otherwise. Each handler's kind
+	says what its body does with the error: propagate, translate,
+	fallback, log-and-continue or panic. Sharded: atomicx plan -question
+	handlers. A failed run comes with the command that repeats it:
+
+		ATOMICX_INJECT='handler:always:example.com/m.Load#handler:load.go:12:2' \
+		atomicx go test -count=1 -run '^TestLoad$' example.com/m
 
 Sharded campaigns:
 
@@ -300,7 +336,9 @@ const helpEnv = `Environment variables read by atomicx and by instrumented progr
 	ATOMICX_LOG      event log of an instrumented program: verdicts and
 	                 injections are appended, one JSON object per line
 	ATOMICX_INJECT   arm one fault: FAULT:OCCURRENCE:SITE, FAULT being
-	                 error or panic, SITE e.g. example.com/m.(*T).M#entry
+	                 error or panic, SITE e.g. example.com/m.(*T).M#entry;
+	                 or arm an error handler: handler:always:HANDLER
+	                 (atomicx handlers)
 	ATOMICX_SNAPSHOTS
 	                 which calls are snapshotted: sampled (default: the
 	                 first 8 calls of each function, then calls 16, 32,

@@ -49,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return detectCmd(args[1:], stdout, stderr)
 	case "perturb":
 		return perturbCmd(args[1:], stdout, stderr)
+	case "handlers":
+		return handlersCmd(args[1:], stdout, stderr)
 	case "go":
 		return goCmd(args[1:], stdout, stderr)
 	case "plan":

@@ -107,6 +107,13 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		return 0
 	}
+	if h.Question == campaign.Handlers.Name {
+		if err := writeHandlersReport(stdout, stderr, o.out, report.Handlers(m.Records, m.Problems), o.format, h, wd, o.category+"-handlers"); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+		return 0
+	}
 	rep := report.Classify(m.Records, m.Problems)
 	if err := addCoverage(context.Background(), rep, h); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)

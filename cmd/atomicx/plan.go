@@ -27,7 +27,7 @@ func planFlags(stderr io.Writer) (*flag.FlagSet, *planOptions) {
 	o := &planOptions{}
 	fs.StringVar(&o.out, "o", "", "the plan's directory (required): plan.json, the test binaries, the profile runs' journal")
 	o.workload.register(fs, true)
-	fs.StringVar(&o.question, "question", campaign.Detect.Name, "the question the runs ask: detect, or perturb (see atomicx perturb)")
+	fs.StringVar(&o.question, "question", campaign.Detect.Name, "the question the runs ask: detect, perturb (see atomicx perturb) or handlers (see atomicx handlers)")
 	fs.StringVar(&o.oracle, "oracle", "", "with -exec and -question perturb: the program workload's domain check (see atomicx perturb)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx plan -o PLANDIR [flags] [packages]\n\n"+
@@ -65,8 +65,10 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 	case campaign.Detect.Name:
 	case campaign.Perturb.Name:
 		cfg.Planner, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, false, 1
+	case campaign.Handlers.Name:
+		cfg.Planner = campaign.Handlers
 	default:
-		fmt.Fprintf(stderr, "atomicx plan: -question must be detect or perturb\n")
+		fmt.Fprintf(stderr, "atomicx plan: -question must be detect, perturb or handlers\n")
 		return 2
 	}
 	if o.oracle != "" && (o.workload.exec == "" || o.question != campaign.Perturb.Name) {

@@ -105,11 +105,12 @@ func TestScripts(t *testing.T) {
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"treehash":   cmdTreeHash,
-			"copybinary": cmdCopyBinary,
-			"verdicts":   cmdVerdicts,
-			"sarifvalid": cmdSARIFValid,
-			"perturbed":  cmdPerturbed,
+			"treehash":        cmdTreeHash,
+			"copybinary":      cmdCopyBinary,
+			"verdicts":        cmdVerdicts,
+			"handlerverdicts": cmdHandlerVerdicts,
+			"sarifvalid":      cmdSARIFValid,
+			"perturbed":       cmdPerturbed,
 		},
 	})
 }

@@ -109,3 +109,20 @@ type Pool[T any] struct{}
 func (p *Pool[T]) Get() *T { return nil }
 
 func (p *Pool[T]) Put(x *T) {}
+
+type Handler struct {
+	ID            string
+	Func          string
+	Pos           string
+	Region        string
+	Kind          string
+	Predicate     string
+	NotInjectable string
+}
+
+func Arm(h *Handler, err error, held bool) bool                              { return held }
+func Region(arms []Handler, injected error, fault func(arm int) error) error { return injected }
+func HandlerError(h *Handler) error                                          { return nil }
+func HandlerWrap(h *Handler, target error) error                             { return nil }
+func ArmRecover(h *Handler, r any, held bool) bool                           { return held }
+func RecoverRegion(h *Handler)                                               {}

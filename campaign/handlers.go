@@ -1,0 +1,250 @@
+package campaign
+
+import (
+	"encoding/json"
+	"sort"
+)
+
+// Short-circuit testing of error handlers (after Cornu, Seinturier and
+// Monperrus): the profile run of each test logs, per handler (one arm of
+// an error check, see rt.Handler), whether the test executed its region
+// and the usages it saw; then each handler whose region a test executes
+// is armed in one run of that test: every execution of the region is
+// skipped and yields an error the arm's predicate holds for. What the
+// tests do with that error gives the handler's verdicts.
+
+// The fault word of the arming string of a handler run (rt.EnvInject):
+// "handler:always:ID".
+const handlerFault = "handler"
+
+// Handlers asks which error handlers are resilient: one run per handler
+// and test that executes its region, with the handler armed.
+var Handlers = &Planner{
+	Name: "handlers",
+	Runs: func(prof *Record, opt Options) []*PlannedRun {
+		var runs []*PlannedRun
+		for _, h := range handlersOf(prof) {
+			if !h.Executed || h.NotInjectable != "" {
+				continue
+			}
+			e := handlerRun(prof, h.ID)
+			runs = append(runs, &PlannedRun{Key: e.Key(), CostMs: prof.Millis, Env: HandlerEnv(h.ID), Run: e})
+		}
+		return runs
+	},
+}
+
+func init() { planners[Handlers.Name] = Handlers }
+
+// HandlerFaultWord is the Fault of the records of handler runs.
+const HandlerFaultWord = handlerFault
+
+// handlerRun is the record of the run of prof's test with handler id
+// armed.
+func handlerRun(prof *Record, id string) *Record {
+	return &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: id, Fault: handlerFault}
+}
+
+// HandlerEnv is the environment that arms a handler. Nothing is
+// snapshotted: the question is the test's outcome.
+func HandlerEnv(id string) []string {
+	return []string{"ATOMICX_INJECT=" + HandlerInjection(id), "ATOMICX_SNAPSHOTS=none"}
+}
+
+// HandlerInjection is the arming string of a handler.
+func HandlerInjection(id string) string {
+	return handlerFault + ":" + OccurrenceAlways + ":" + id
+}
+
+// A HandlerSeen is what one run logged of one handler.
+type HandlerSeen struct {
+	ID, Func, Pos, Region, Kind, Predicate string
+	NotInjectable                          string
+	Executed                               bool // the region ran
+	Pink, White, Blue                      bool // the usages
+}
+
+// handlersOf returns what a run logged of each handler, by ID order.
+func handlersOf(rec *Record) []*HandlerSeen {
+	byID := map[string]*HandlerSeen{}
+	for _, raw := range rec.Events {
+		var v event
+		if json.Unmarshal(raw, &v) != nil || v.Event != "handler" {
+			continue
+		}
+		h := byID[v.Site]
+		if h == nil {
+			h = &HandlerSeen{ID: v.Site, Func: v.Func, Pos: v.Pos, Region: v.Region, Kind: v.HandlerKind,
+				Predicate: v.Predicate, NotInjectable: v.NotInjectable}
+			byID[v.Site] = h
+		}
+		switch v.Usage {
+		case "executed":
+			h.Executed = true
+		case "pink":
+			h.Pink = true
+		case "white":
+			h.White = true
+		case "blue":
+			h.Blue = true
+		}
+	}
+	out := make([]*HandlerSeen, 0, len(byID))
+	for _, h := range byID {
+		out = append(out, h)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// The verdicts of a handler. The first pair is about the tests whose
+// profile run had an error reach the handler (white usage), the second
+// about every test that executes its region. A violation is sound: a
+// test failed with the handler armed.
+const (
+	SourceIndependent  = "source-independent" // every test with a white usage passes when it is armed
+	SourceDependent    = "source-dependent"   // a test with a white usage fails when it is armed
+	PurelyResilient    = "purely resilient"   // every test that executes the region passes, and one has a pink usage
+	NotPurelyResilient = "not purely resilient"
+	HandlerUnknown     = "unknown"
+)
+
+// A HandlerTest is one test's row of a handler: its usages in the profile
+// run and the outcome of its run with the handler armed.
+type HandlerTest struct {
+	Package, Test     string
+	Pink, White, Blue bool
+	// Outcome is the armed run's status ("" when it was not run: not
+	// planned, or not finished yet); Fired says the fault was injected.
+	Outcome string
+	Fired   bool
+	Run     *Record // the armed run, nil if none
+}
+
+// passed reports whether the armed run passed. A test that fails,
+// crashes or times out does not; one whose run is missing is not known.
+func (t *HandlerTest) passed() bool { return t.Outcome == Passed }
+func (t *HandlerTest) known() bool  { return t.Outcome != "" && t.Outcome != NotRun }
+
+// A HandlerResult is what a handlers campaign found of one handler.
+type HandlerResult struct {
+	HandlerSeen
+	Tests []*HandlerTest // the tests that executed its region, by package and test
+	// Source is source-independent, source-dependent or unknown; Resilience
+	// is purely resilient, not purely resilient or unknown.
+	Source, Resilience string
+}
+
+// HandlerResults reads a handlers campaign's records: for each handler
+// that a profile run saw, its tests and its verdicts, by ID.
+func HandlerResults(recs []*Record) []*HandlerResult {
+	runs := map[string]*Record{}
+	var profiles []*Record
+	for _, r := range recs {
+		switch r.Kind {
+		case "profile":
+			if r.Status == Passed {
+				profiles = append(profiles, r)
+			}
+		case "experiment":
+			if r.Fault == handlerFault {
+				runs[r.Key()] = r
+			}
+		}
+	}
+	sort.Slice(profiles, func(i, j int) bool { return profiles[i].Key() < profiles[j].Key() })
+	byID := map[string]*HandlerResult{}
+	for _, prof := range profiles {
+		for _, h := range handlersOf(prof) {
+			res := byID[h.ID]
+			if res == nil {
+				res = &HandlerResult{HandlerSeen: HandlerSeen{ID: h.ID, Func: h.Func, Pos: h.Pos, Region: h.Region,
+					Kind: h.Kind, Predicate: h.Predicate, NotInjectable: h.NotInjectable}}
+				byID[h.ID] = res
+			}
+			if !h.Executed {
+				continue
+			}
+			t := &HandlerTest{Package: prof.Package, Test: prof.Test, Pink: h.Pink, White: h.White, Blue: h.Blue}
+			if run := runs[handlerRun(prof, h.ID).Key()]; run != nil {
+				t.Outcome, t.Fired, t.Run = run.Status, run.Fired, run
+			}
+			res.Tests = append(res.Tests, t)
+		}
+	}
+	// An error that an earlier arm of the region handled came by this
+	// arm too, which did not take it: blue, although its predicate was
+	// never evaluated.
+	byRegion := map[string][]*HandlerResult{}
+	for _, res := range byID {
+		byRegion[res.Region] = append(byRegion[res.Region], res)
+	}
+	for _, arms := range byRegion {
+		for _, res := range arms {
+			for _, t := range res.Tests {
+				t.Blue = t.Blue || !t.White && otherArmSawError(arms, res, t)
+			}
+		}
+	}
+	out := make([]*HandlerResult, 0, len(byID))
+	for _, res := range byID {
+		res.Source, res.Resilience = HandlerVerdicts(res.Tests)
+		out = append(out, res)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// otherArmSawError reports whether another arm of the region had an
+// error reach it in t's test.
+func otherArmSawError(arms []*HandlerResult, self *HandlerResult, t *HandlerTest) bool {
+	for _, o := range arms {
+		if o == self {
+			continue
+		}
+		for _, ot := range o.Tests {
+			if ot.Package == t.Package && ot.Test == t.Test && (ot.White || ot.Blue) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// HandlerVerdicts gives a handler's two verdicts from its tests' rows.
+// Source: source-dependent as soon as a test with a white usage failed
+// armed; source-independent when there are such tests and every one
+// passed; unknown otherwise (no white usage, or a run missing).
+// Resilience: not purely resilient as soon as a test that executes the
+// region failed armed; purely resilient when every one passed and one
+// has a pink usage; unknown otherwise.
+func HandlerVerdicts(tests []*HandlerTest) (source, resilience string) {
+	source, resilience = HandlerUnknown, HandlerUnknown
+	whites, whitesPassed, all, allPassed, pink := 0, 0, 0, 0, false
+	for _, t := range tests {
+		all++
+		if t.known() && t.passed() {
+			allPassed++
+		}
+		pink = pink || t.Pink
+		if t.White {
+			whites++
+			if t.known() && t.passed() {
+				whitesPassed++
+			}
+		}
+		if t.known() && !t.passed() {
+			resilience = NotPurelyResilient
+			if t.White {
+				source = SourceDependent
+			}
+		}
+	}
+	if source == HandlerUnknown && whites > 0 && whitesPassed == whites {
+		source = SourceIndependent
+	}
+	if resilience == HandlerUnknown && all > 0 && allPassed == all && pink {
+		resilience = PurelyResilient
+	}
+	return source, resilience
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"go/parser"
+	"go/token"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// handlerverdicts REPORT.json DIR IMPORTPATH checks a handlers campaign's
+// JSON report against the expectations written beside the handlers of the
+// package in DIR: a comment "// verdict: SOURCE, RESILIENCE" at the end
+// of the line of each arm (if err != nil { // verdict: source-dependent,
+// not purely resilient). Every handler the report has of the package must
+// carry one, and every comment must have its handler in the report.
+func cmdHandlerVerdicts(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 || neg {
+		ts.Fatalf("usage: handlerverdicts REPORT.json DIR IMPORTPATH")
+	}
+	data, err := os.ReadFile(ts.MkAbs(args[0]))
+	ts.Check(err)
+	var rep struct {
+		Handlers []struct{ Pos, Source, Resilience string }
+	}
+	ts.Check(json.Unmarshal(data, &rep))
+	want := expectedHandlerVerdicts(ts, ts.MkAbs(args[1]))
+	var problems []string
+	seen := map[string]bool{}
+	for _, h := range rep.Handlers {
+		file, rest, _ := strings.Cut(h.Pos, ":")
+		if path.Dir(file) != args[2] {
+			continue
+		}
+		line, _, _ := strings.Cut(rest, ":")
+		key := path.Base(file) + ":" + line
+		seen[key] = true
+		got := h.Source + ", " + h.Resilience
+		switch w, ok := want[key]; {
+		case !ok:
+			problems = append(problems, fmt.Sprintf("%s: reported as %s, but has no verdict comment", key, got))
+		case w != got:
+			problems = append(problems, fmt.Sprintf("%s: %s, want %s", key, got, w))
+		}
+	}
+	for key, w := range want {
+		if !seen[key] {
+			problems = append(problems, fmt.Sprintf("%s: not reported, want %s", key, w))
+		}
+	}
+	sort.Strings(problems)
+	for _, p := range problems {
+		ts.Logf("%s", p)
+	}
+	if len(problems) > 0 {
+		ts.Fatalf("%d handler verdicts differ from the expectations", len(problems))
+	}
+}
+
+// expectedHandlerVerdicts reads the "// verdict:" comments of the
+// package's files that end a line of code, by file:line.
+func expectedHandlerVerdicts(ts *testscript.TestScript, dir string) map[string]string {
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	ts.Check(err)
+	want := map[string]string{}
+	fset := token.NewFileSet()
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		af, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
+		ts.Check(err)
+		for _, cg := range af.Comments {
+			for _, c := range cg.List {
+				v, ok := strings.CutPrefix(c.Text, "// verdict: ")
+				if !ok {
+					continue
+				}
+				pos := fset.Position(c.Pos())
+				if pos.Column == 1 {
+					continue // a doc comment: a function's verdict
+				}
+				want[fmt.Sprintf("%s:%d", filepath.Base(f), pos.Line)] = strings.TrimSpace(v)
+			}
+		}
+	}
+	if len(want) == 0 {
+		ts.Fatalf("no \"// verdict:\" comment at the end of a line in %s", dir)
+	}
+	return want
+}

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/report"
+)
+
+// handlersCmd runs a handlers campaign: short-circuit testing of the
+// packages' error handlers against their tests.
+func handlersCmd(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("handlers", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var w workloadFlags
+	w.register(fs, false)
+	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
+	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
+	format := fs.String("format", "text", "report format: text, json, html or sarif")
+	outFile := fs.String("o", "", "write the report to this file instead of standard output")
+	category := fs.String("category", report.DefaultSARIFCategory+"-handlers", sarifCategoryUsage)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: atomicx handlers [flags] [packages]\n\n"+
+			"Short-circuit testing of the packages' error handlers: a profile run per\n"+
+			"test records which handlers (if err != nil, errors.Is, errors.As and\n"+
+			"err == X arms) it executes and with what usage, then one run per handler\n"+
+			"and test that executes it, with every execution of the handled call\n"+
+			"skipped and yielding an error the handler's predicate holds for.\n"+
+			"Reports each handler's verdicts: source-independent or source-dependent,\n"+
+			"purely resilient or not.\n\nFlags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if !reportFormats[*format] {
+		fmt.Fprintf(stderr, "atomicx handlers: -format must be text, json, html or sarif\n")
+		return 2
+	}
+	cfg, self, code := w.config("handlers", args, fs.Args(), stderr)
+	if code != 0 {
+		return code
+	}
+	dir := *journal
+	if dir == "" {
+		var err error
+		// Not detect's directory: the two campaigns' journals differ.
+		if dir, err = defaultJournal(cfg.Dir, append([]string{"handlers"}, cfg.Patterns...)); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+	}
+	pol, err := campaignPolicy(cfg.Dir, dir, cfg.Patterns, cfg.BuildArgs)
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	fmt.Fprintf(stderr, "journal: %s\n", dir)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cfg.Journal, cfg.Atomicx, cfg.Policy, cfg.Resume, cfg.Planner = dir, self, pol, *resume, campaign.Handlers
+	res, err := campaign.Run(ctx, cfg)
+	interrupted := errors.Is(err, context.Canceled)
+	if err != nil && !interrupted {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	if interrupted {
+		fmt.Fprintf(stderr, "atomicx: interrupted; what finished is in the journal, and 'atomicx handlers -resume' goes on from there\n")
+		recs, problems, rerr := campaign.ReadJournal(filepath.Join(dir, "journal.jsonl"))
+		if rerr != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", rerr)
+			return 1
+		}
+		res = &campaign.Result{Records: recs, Problems: problems}
+	} else {
+		line := fmt.Sprintf("ran %d profile runs and %d runs with a handler armed in %s (wall time)",
+			res.ProfileRuns, res.Experiments, res.Elapsed.Round(time.Millisecond))
+		if r := res.Resumed; r["profile"]+r["experiment"] > 0 {
+			line += fmt.Sprintf("; resumed from the journal: %d profile runs and %d runs with a handler armed", r["profile"], r["experiment"])
+		}
+		fmt.Fprintln(stderr, line)
+	}
+	rep := report.Handlers(res.Records, res.Problems)
+	if err := writeHandlersReport(stdout, stderr, *outFile, rep, *format, campaign.HeaderOf(res.Records), cfg.Dir, *category); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return 1
+	}
+	if interrupted {
+		return 130
+	}
+	return 0
+}
+
+// writeHandlersReport renders a handlers report as writeReport renders a
+// detection report: positions found from where the campaign ran.
+func writeHandlersReport(stdout, stderr io.Writer, file string, rep *report.HandlersReport, format string, hdr *campaign.Header, wd, category string) error {
+	w := stdout
+	var buf bytes.Buffer
+	if file != "" {
+		w = &buf
+	}
+	// The sources of the handlers' functions, looked up as a detection
+	// report's functions are.
+	fns := &report.Report{Functions: map[string]*report.Function{}}
+	for _, h := range rep.Handlers {
+		fns.Functions[h.ID] = &report.Function{Name: h.Func, Pos: h.Pos}
+	}
+	src := newSources(hdr, wd, fns)
+	src.warnMissing(stderr, fns)
+	var err error
+	switch format {
+	case "json":
+		err = report.WriteHandlersJSON(w, rep)
+	case "html":
+		err = report.WriteHandlersHTML(w, rep)
+	case "sarif":
+		err = report.WriteHandlersSARIF(w, rep, src.absolute, sarifOptions(category), src.roots()...)
+	default:
+		report.WriteHandlersText(w, rep, src.display)
+	}
+	if err != nil || file == "" {
+		return err
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o666); err != nil {
+		return fmt.Errorf("writing the report: %w", err)
+	}
+	return nil
+}
+
+// handlersJournal reports whether a journal is a handlers campaign's: its
+// runs arm handlers.
+func handlersJournal(recs []*campaign.Record) bool {
+	for _, r := range recs {
+		if r.Kind == "experiment" {
+			return r.Fault == campaign.HandlerFaultWord
+		}
+	}
+	return false
+}

@@ -1,0 +1,653 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	"go/types"
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/atomicx/atomicx/internal/funcname"
+	"github.com/dave/dst"
+)
+
+// Error handlers, for short-circuit testing (atomicx handlers).
+//
+// A handler is one arm of the check of an error that a call returned:
+//
+//	x, err := f(a)               // the region: the call whose error reaches the arms
+//	if errors.Is(err, io.EOF) {  // an arm: errors.Is(err, X), errors.As(err, &t),
+//		…                        // err == X, err != nil
+//	} else if err != nil {       // another arm of the same region
+//		…
+//	}
+//
+// and the same with the assignment in the if statement's header. The
+// region's statement is rewritten as a call site is (see calls.go), with
+// rt.Region asking whether one of its arms is armed: then the call does
+// not run, its results are zero and its error is the armed arm's fault
+// (an injected error for err != nil, one wrapping X for errors.Is, X
+// itself for ==, a constructed value of the target's type for errors.As).
+// Each arm's condition is wrapped in rt.Arm, which logs its usages. The
+// fault of each arm is made by a function literal that captures nothing:
+// it costs no allocation, and runs only when an arm is armed.
+
+// The kinds of handlers, by what the arm's body does with the error.
+const (
+	kindPropagate = "propagate"        // returns the error, wrapped or not
+	kindTranslate = "translate"        // returns another error
+	kindFallback  = "fallback"         // assigns a value, or returns without an error, and goes on
+	kindLog       = "log-and-continue" // only calls (logs) or does nothing, and goes on
+	kindPanic     = "panic"            // panics, or ends the program
+)
+
+// handlersName is the package-level array of rt.Handler.
+const handlersName = "_atx_handlers"
+
+// handler is one arm, as the handler table declares it.
+type handler struct {
+	id, fn, pos, region  string
+	kind, predicate, why string // why: not injectable, and why
+}
+
+// region is a statement whose call's error reaches arms.
+type region struct {
+	stmt   *ast.AssignStmt
+	errVar string // the identifier the error is assigned to
+	first  int    // index of the first arm in the handler table
+	arms   []arm
+	// rewritten says that the statement was rewritten so that an armed
+	// arm skips it.
+	rewritten bool
+	// typeSwitch is the check when it is a type switch on the error.
+	typeSwitch *ast.TypeSwitchStmt
+	// deferStmt is, for a deferred recover handler, its defer statement:
+	// the region starts after it.
+	deferStmt *ast.DeferStmt
+}
+
+// arm is one handler of a region.
+type arm struct {
+	cond   ast.Expr        // the predicate; nil for a type switch's case
+	clause *ast.CaseClause // a type switch's case
+	fault  string          // Go expression of the fault; "" when not injectable
+	why    string          // why not injectable
+}
+
+// findRegions finds the regions of the function's body (not of the
+// function literals in it, which are functions of their own) and adds
+// their arms to the package's handler table.
+func (fe *funcEdits) findRegions() map[*ast.AssignStmt]*region {
+	regions := map[*ast.AssignStmt]*region{}
+	add := func(as *ast.AssignStmt, check ast.Stmt) {
+		if r := fe.regionOf(as, check); r != nil {
+			regions[as] = r
+		}
+	}
+	// list finds the checks that follow their assignment in a list of
+	// statements.
+	list := func(stmts []ast.Stmt) {
+		for i := 0; i+1 < len(stmts); i++ {
+			as, ok := stmts[i].(*ast.AssignStmt)
+			if !ok {
+				continue
+			}
+			switch next := stmts[i+1].(type) {
+			case *ast.IfStmt:
+				if next.Init == nil {
+					add(as, next)
+				}
+			case *ast.SwitchStmt:
+				if next.Init == nil && next.Tag == nil {
+					add(as, next)
+				}
+			case *ast.TypeSwitchStmt:
+				if next.Init == nil {
+					add(as, next)
+				}
+			}
+		}
+	}
+	for _, st := range fe.body.List {
+		if d, ok := st.(*ast.DeferStmt); ok {
+			if r := fe.recoverRegion(d); r != nil {
+				regions[r.stmt] = r
+			}
+		}
+	}
+	ast.Inspect(fe.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.BlockStmt:
+			list(n.List)
+		case *ast.CaseClause:
+			list(n.Body)
+		case *ast.CommClause:
+			list(n.Body)
+		case *ast.IfStmt:
+			if as, ok := n.Init.(*ast.AssignStmt); ok {
+				add(as, n)
+			}
+		case *ast.SwitchStmt:
+			if as, ok := n.Init.(*ast.AssignStmt); ok && n.Tag == nil {
+				add(as, n)
+			}
+		}
+		return true
+	})
+	return regions
+}
+
+// regionOf returns the region of an assignment of a call's error that
+// check checks (an if statement, a switch without tag, a type switch on
+// the error), nil if it is not one.
+func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
+	if as.Tok != token.ASSIGN && as.Tok != token.DEFINE || len(as.Rhs) != 1 {
+		return nil
+	}
+	call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+	if !ok {
+		return nil
+	}
+	if _, _, ok := fe.returnsError(call); !ok {
+		return nil
+	}
+	errID, ok := as.Lhs[len(as.Lhs)-1].(*ast.Ident)
+	if !ok || errID.Name == "_" {
+		return nil
+	}
+	errVar := fe.p.info.ObjectOf(errID)
+	if errVar == nil || !types.Identical(errVar.Type(), errorType) {
+		return nil
+	}
+	r := &region{stmt: as, errVar: errID.Name, first: len(fe.p.handlers)}
+	fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
+	regionPos := fe.p.sitePos(fe.p.fset.Position(call.Lparen))
+	add := func(at token.Pos, a arm, predicate string, body []ast.Stmt) {
+		errVars := []types.Object{errVar}
+		if a.clause != nil {
+			if v := fe.p.info.Implicits[a.clause]; v != nil {
+				errVars = append(errVars, v) // e of switch e := err.(type)
+			}
+		}
+		r.arms = append(r.arms, a)
+		pos := fe.p.fset.Position(at)
+		fe.p.handlers = append(fe.p.handlers, handler{
+			id:        fn + "#handler:" + path.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
+			fn:        fn,
+			pos:       fe.p.sitePos(pos),
+			region:    regionPos,
+			kind:      fe.handlerKind(&ast.BlockStmt{List: body}, errVars...),
+			predicate: predicate,
+			why:       a.why,
+		})
+	}
+	switch check := check.(type) {
+	case *ast.IfStmt:
+		for s := check; s != nil; {
+			fault, why, ok := fe.predicate(s.Cond, errVar, s.Pos(), len(fe.p.handlers))
+			if !ok {
+				break
+			}
+			add(s.Pos(), arm{cond: s.Cond, fault: fault, why: why}, fe.text(s.Cond), s.Body.List)
+			s, _ = s.Else.(*ast.IfStmt)
+		}
+	case *ast.SwitchStmt:
+		// switch { case errors.Is(err, X): … case err != nil: … }
+		for _, st := range check.Body.List {
+			cc := st.(*ast.CaseClause)
+			if len(cc.List) != 1 {
+				continue
+			}
+			fault, why, ok := fe.predicate(cc.List[0], errVar, cc.Pos(), len(fe.p.handlers))
+			if !ok {
+				continue
+			}
+			add(cc.Pos(), arm{cond: cc.List[0], fault: fault, why: why}, fe.text(cc.List[0]), cc.Body)
+		}
+	case *ast.TypeSwitchStmt:
+		// switch err.(type) { case *T: … }: the arm's fault is a value of
+		// its type itself, as a type switch does not unwrap.
+		if !fe.switchesOn(check, errVar) {
+			return nil
+		}
+		r.typeSwitch = check
+		for _, st := range check.Body.List {
+			cc := st.(*ast.CaseClause)
+			if len(cc.List) != 1 {
+				continue
+			}
+			tv, ok := fe.p.info.Types[cc.List[0]]
+			if !ok || !tv.IsType() {
+				continue // case nil, or not a type
+			}
+			fault, why := fe.typeCaseFault(tv.Type, cc.Pos(), fmt.Sprintf("&%s[%d]", handlersName, len(fe.p.handlers)))
+			add(cc.Pos(), arm{clause: cc, fault: fault, why: why}, "case "+fe.text(cc.List[0]), cc.Body)
+		}
+	}
+	if len(r.arms) == 0 {
+		return nil
+	}
+	return r
+}
+
+// recoverRegion returns the region of a deferred recover handler,
+//
+//	defer func() { if r := recover(); r != nil { … } }()
+//
+// a statement of the function's body: the rest of the body, which the
+// handler's fault (a panic) skips from its start. nil if the defer
+// statement is not one. The region is keyed by the assignment of r.
+func (fe *funcEdits) recoverRegion(d *ast.DeferStmt) *region {
+	lit, ok := d.Call.Fun.(*ast.FuncLit)
+	if !ok || len(d.Call.Args) != 0 {
+		return nil
+	}
+	for _, st := range lit.Body.List {
+		ifs, ok := st.(*ast.IfStmt)
+		if !ok {
+			continue
+		}
+		as, ok := ifs.Init.(*ast.AssignStmt)
+		if !ok || as.Tok != token.DEFINE || len(as.Lhs) != 1 || len(as.Rhs) != 1 {
+			continue
+		}
+		call, ok := ast.Unparen(as.Rhs[0]).(*ast.CallExpr)
+		if !ok || len(call.Args) != 0 {
+			continue
+		}
+		if id, ok := ast.Unparen(call.Fun).(*ast.Ident); !ok || id.Name != "recover" {
+			continue
+		} else if _, builtin := fe.p.info.Uses[id].(*types.Builtin); !builtin {
+			continue
+		}
+		rID := as.Lhs[0].(*ast.Ident)
+		rVar := fe.p.info.ObjectOf(rID)
+		cond, ok := ast.Unparen(ifs.Cond).(*ast.BinaryExpr)
+		if rVar == nil || !ok || cond.Op != token.NEQ {
+			continue
+		}
+		x, y := cond.X, cond.Y
+		if id, ok := ast.Unparen(y).(*ast.Ident); ok && fe.p.info.ObjectOf(id) == rVar {
+			x, y = y, x
+		}
+		if id, ok := ast.Unparen(x).(*ast.Ident); !ok || fe.p.info.ObjectOf(id) != rVar {
+			continue
+		}
+		if tv, ok := fe.p.info.Types[y]; !ok || !tv.IsNil() {
+			continue
+		}
+		fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
+		pos := fe.p.fset.Position(ifs.Pos())
+		r := &region{stmt: as, errVar: rID.Name, first: len(fe.p.handlers), deferStmt: d, rewritten: true}
+		r.arms = []arm{{cond: ifs.Cond, fault: "panic"}}
+		kind := fe.handlerKind(ifs.Body, rVar)
+		if kind == kindFallback && fe.setsErrorResult(ifs.Body) {
+			kind = kindTranslate // the panic becomes the function's error
+		}
+		fe.p.handlers = append(fe.p.handlers, handler{
+			id:        fn + "#handler:" + path.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
+			fn:        fn,
+			pos:       fe.p.sitePos(pos),
+			region:    fe.p.sitePos(fe.p.fset.Position(d.Pos())),
+			kind:      kind,
+			predicate: fe.text(as) + "; " + fe.text(ifs.Cond),
+		})
+		return r
+	}
+	return nil
+}
+
+// setsErrorResult reports whether body assigns the function's error
+// result.
+func (fe *funcEdits) setsErrorResult(body *ast.BlockStmt) bool {
+	if fe.sig == nil || fe.sig.Results().Len() == 0 {
+		return false
+	}
+	res := fe.sig.Results().At(fe.sig.Results().Len() - 1)
+	if !types.Identical(res.Type(), errorType) {
+		return false
+	}
+	found := false
+	ast.Inspect(body, func(n ast.Node) bool {
+		if as, ok := n.(*ast.AssignStmt); ok {
+			for _, l := range as.Lhs {
+				if id, ok := l.(*ast.Ident); ok && fe.p.info.ObjectOf(id) == res {
+					found = true
+				}
+			}
+		}
+		return !found
+	})
+	return found
+}
+
+// switchesOn reports whether a type switch is on the error variable v.
+func (fe *funcEdits) switchesOn(ts *ast.TypeSwitchStmt, v types.Object) bool {
+	var x ast.Expr
+	switch a := ts.Assign.(type) {
+	case *ast.ExprStmt:
+		x = a.X
+	case *ast.AssignStmt:
+		if len(a.Rhs) != 1 || len(a.Lhs) != 1 || a.Lhs[0].(*ast.Ident).Name == v.Name() {
+			return false // switch err := err.(type): the cases cannot name the error
+		}
+		x = a.Rhs[0]
+	}
+	ta, ok := x.(*ast.TypeAssertExpr)
+	if !ok {
+		return false
+	}
+	id, ok := ast.Unparen(ta.X).(*ast.Ident)
+	return ok && fe.p.info.ObjectOf(id) == v
+}
+
+// typeCaseFault is the fault of a type switch's case of type t: a zero
+// value of t, when t is a pointer to a struct or a struct, and an error.
+func (fe *funcEdits) typeCaseFault(t types.Type, pos token.Pos, h string) (fault, why string) {
+	if types.IsInterface(t) {
+		return "", "the case's type is an interface: no value to construct"
+	}
+	if !types.Implements(t, errorType.Underlying().(*types.Interface)) {
+		return "", "the case's type is not an error"
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		if _, isStruct := u.Elem().Underlying().(*types.Struct); !isStruct {
+			return "", "the case's type is a pointer to a type that is not a struct: no value to construct"
+		}
+		name, ok := fe.typeName(u.Elem(), pos)
+		if !ok {
+			return "", "the case's type cannot be named here"
+		}
+		return "new(" + name + ")", ""
+	case *types.Struct:
+		name, ok := fe.typeName(t, pos)
+		if !ok {
+			return "", "the case's type cannot be named here"
+		}
+		return "*new(" + name + ")", ""
+	}
+	return "", "the case's type is not a struct or a pointer to one: no value to construct"
+}
+
+// predicate recognises an arm's condition on the error variable v and
+// returns the fault that makes it hold, made for the handler at index idx
+// of the table, or why there is none. ok is false for a condition that is
+// not an arm's.
+func (fe *funcEdits) predicate(cond ast.Expr, v types.Object, pos token.Pos, idx int) (fault, why string, ok bool) {
+	h := fmt.Sprintf("&%s[%d]", handlersName, idx)
+	info := fe.p.info
+	isVar := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.ObjectOf(id) == v
+	}
+	isNil := func(e ast.Expr) bool {
+		tv, ok := info.Types[e]
+		return ok && tv.IsNil()
+	}
+	switch c := ast.Unparen(cond).(type) {
+	case *ast.BinaryExpr:
+		x, y := c.X, c.Y
+		if isVar(y) {
+			x, y = y, x
+		}
+		if !isVar(x) {
+			return "", "", false
+		}
+		switch {
+		case c.Op == token.NEQ && isNil(y):
+			return rtName + ".HandlerError(" + h + ")", "", true
+		case c.Op == token.EQL && !isNil(y):
+			if why := fe.closureSafe(y); why != "" {
+				return "", why, true
+			}
+			return fe.text(y), "", true
+		}
+	case *ast.CallExpr:
+		fn, ok := calleeObject(info, c.Fun).(*types.Func)
+		if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "errors" || len(c.Args) != 2 || !isVar(c.Args[0]) {
+			return "", "", false
+		}
+		switch fn.Name() {
+		case "Is":
+			if why := fe.closureSafe(c.Args[1]); why != "" {
+				return "", why, true
+			}
+			return rtName + ".HandlerWrap(" + h + ", " + fe.text(c.Args[1]) + ")", "", true
+		case "As":
+			tv, ok := info.Types[c.Args[1]]
+			if !ok {
+				return "", "", false
+			}
+			ptr, ok := tv.Type.Underlying().(*types.Pointer)
+			if !ok {
+				return "", "", false
+			}
+			return fe.constructed(ptr.Elem(), pos, h)
+		}
+	}
+	return "", "", false
+}
+
+// constructed is the fault of an errors.As arm whose target is of type t:
+// an injected error wrapping a zero value of t, when t is a pointer to a
+// struct or a struct that is an error.
+func (fe *funcEdits) constructed(t types.Type, pos token.Pos, h string) (fault, why string, ok bool) {
+	var value string
+	switch u := t.Underlying().(type) {
+	case *types.Pointer:
+		if _, isStruct := u.Elem().Underlying().(*types.Struct); !isStruct {
+			return "", "the errors.As target is a pointer to a type that is not a struct: no value to construct", true
+		}
+		name, ok := fe.typeName(u.Elem(), pos)
+		if !ok {
+			return "", "the errors.As target's type cannot be named here", true
+		}
+		value = "new(" + name + ")"
+	case *types.Struct:
+		name, ok := fe.typeName(t, pos)
+		if !ok {
+			return "", "the errors.As target's type cannot be named here", true
+		}
+		value = "*new(" + name + ")"
+	case *types.Interface:
+		return "", "the errors.As target is an interface: no value to construct", true
+	default:
+		return "", "the errors.As target is not a struct or a pointer to one: no value to construct", true
+	}
+	if !types.Implements(t, errorType.Underlying().(*types.Interface)) {
+		return "", "the errors.As target's type is not an error", true
+	}
+	return rtName + ".HandlerWrap(" + h + ", " + value + ")", "", true
+}
+
+// closureSafe says why the expression cannot be evaluated in a function
+// literal that captures nothing: it names a local variable. "" when it can.
+func (fe *funcEdits) closureSafe(e ast.Expr) string {
+	why := ""
+	ast.Inspect(e, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || why != "" {
+			return why == ""
+		}
+		v, ok := fe.p.info.Uses[id].(*types.Var)
+		if ok && !v.IsField() && v.Pkg() != nil && v.Parent() != v.Pkg().Scope() {
+			why = "the predicate compares with a local variable (" + id.Name + ")"
+		}
+		return true
+	})
+	return why
+}
+
+// handlerKind classifies an arm's body by what it does with the error
+// held in vs (the variable checked, and a type switch's typed variable):
+// the strongest of what any of its statements does, in the order panic,
+// propagate, translate, fallback, log-and-continue.
+func (fe *funcEdits) handlerKind(body *ast.BlockStmt, vs ...types.Object) string {
+	info := fe.p.info
+	v := vs[0]
+	mentions := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok {
+				for _, v := range vs {
+					found = found || info.ObjectOf(id) == v
+				}
+			}
+			return !found
+		})
+		return found
+	}
+	rank := map[string]int{kindLog: 0, kindFallback: 1, kindTranslate: 2, kindPropagate: 3, kindPanic: 4}
+	kind := kindLog
+	see := func(k string) {
+		if rank[k] > rank[kind] {
+			kind = k
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			if endsProgram(info, n) {
+				see(kindPanic)
+			}
+		case *ast.ReturnStmt:
+			switch {
+			case len(n.Results) == 0:
+				// A bare return gives the named results: the error, when
+				// it is the one checked.
+				if fe.errResult == v.Name() {
+					see(kindPropagate)
+				} else {
+					see(kindFallback)
+				}
+			case mentions(n.Results[len(n.Results)-1]):
+				see(kindPropagate)
+			default:
+				last := n.Results[len(n.Results)-1]
+				if tv, ok := info.Types[last]; ok && (tv.IsNil() || !types.Identical(tv.Type, errorType) && !types.Implements(tv.Type, errorType.Underlying().(*types.Interface))) {
+					see(kindFallback) // returns without an error
+				} else {
+					see(kindTranslate)
+				}
+			}
+		case *ast.AssignStmt:
+			if len(n.Lhs) != 1 || !mentions(n.Lhs[0]) || n.Tok == token.DEFINE {
+				see(kindFallback)
+			}
+		case *ast.IncDecStmt:
+			see(kindFallback)
+		}
+		return true
+	})
+	return kind
+}
+
+// endsProgram reports calls that do not return: panic, log.Fatal and
+// log.Panic and their variants, os.Exit, and a test's t.Fatal.
+func endsProgram(info *types.Info, call *ast.CallExpr) bool {
+	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok && id.Name == "panic" {
+		_, builtin := info.Uses[id].(*types.Builtin)
+		return builtin
+	}
+	fn, ok := calleeObject(info, call.Fun).(*types.Func)
+	if !ok || fn.Pkg() == nil {
+		return false
+	}
+	name := fn.Name()
+	switch fn.Pkg().Path() {
+	case "log":
+		return strings.HasPrefix(name, "Fatal") || strings.HasPrefix(name, "Panic")
+	case "os":
+		return name == "Exit"
+	case "testing":
+		return strings.HasPrefix(name, "Fatal") || name == "FailNow" || strings.HasPrefix(name, "Skip")
+	}
+	return false
+}
+
+// regionGuard is the expression that asks the runtime, at the start of
+// r's statement, for the fault of an armed arm, or else for inject's
+// ("nil" when the call is not an injection point).
+func (r *region) guard(inject string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s.Region(%s[%d:%d], %s, func(_atx_arm int) error { switch _atx_arm {", rtName, handlersName, r.first, r.first+len(r.arms), inject)
+	for i, a := range r.arms {
+		if a.fault == "" {
+			continue
+		}
+		fmt.Fprintf(&b, " case %d: return %s;", i, a.fault)
+	}
+	b.WriteString(" }; return nil })")
+	return b.String()
+}
+
+// insertArms wraps each arm's condition in rt.Arm, which logs its usages.
+// The condition keeps its position.
+func (cr *callRewriter) insertArms(r *region) {
+	fe := cr.fe
+	if ts := r.typeSwitch; ts != nil {
+		// A type switch's cases log white when they run; the pink usages
+		// are logged before the switch, when there is no error.
+		var pink strings.Builder
+		fmt.Fprintf(&pink, "if %s == nil {", r.errVar)
+		for i := range r.arms {
+			fmt.Fprintf(&pink, " %s.Arm(&%s[%d], nil, false);", rtName, handlersName, r.first+i)
+		}
+		cr.edits.insert(fe.off(ts.Pos()), pink.String()+" }; "+cr.directive(ts.Pos()))
+	}
+	if d := r.deferStmt; d != nil {
+		h := fmt.Sprintf("&%s[%d]", handlersName, r.first)
+		cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegion(%s)", rtName, h)+cr.directive(d.End()))
+		cond := r.arms[0].cond
+		cr.edits.insert(fe.off(cond.Pos()), fmt.Sprintf("%s.ArmRecover(%s, %s, ", rtName, h, r.errVar)+cr.directive(cond.Pos()))
+		cr.edits.insert(fe.off(cond.End()), ")")
+		return
+	}
+	for i, a := range r.arms {
+		if a.clause != nil {
+			after := a.clause.Colon + 1
+			cr.edits.insert(fe.off(after), fmt.Sprintf(" %s.Arm(&%s[%d], %s, true);", rtName, handlersName, r.first+i, r.errVar)+cr.directive(after))
+		} else {
+			cr.edits.insert(fe.off(a.cond.Pos()), fmt.Sprintf("%s.Arm(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.cond.Pos()))
+			cr.edits.insert(fe.off(a.cond.End()), ")")
+		}
+		if !r.rewritten && a.why == "" {
+			fe.p.handlers[r.first+i].why = "its region's statement could not be rewritten (see the build's notes on injection points)"
+		}
+	}
+}
+
+// handlerTable declares the handler table, one rt.Handler per arm.
+func (p *pkgRewriter) handlerTable() dst.Decl {
+	str := func(s string) dst.Expr { return &dst.BasicLit{Kind: token.STRING, Value: strconv.Quote(s)} }
+	elts := make([]dst.Expr, len(p.handlers))
+	for i, h := range p.handlers {
+		var fields []dst.Expr
+		field := func(key, value string) {
+			fields = append(fields, &dst.KeyValueExpr{Key: dst.NewIdent(key), Value: str(value)})
+		}
+		field("ID", h.id)
+		field("Func", h.fn)
+		field("Pos", h.pos)
+		field("Region", h.region)
+		field("Kind", h.kind)
+		field("Predicate", h.predicate)
+		if h.why != "" {
+			field("NotInjectable", h.why)
+		}
+		entry := &dst.CompositeLit{Elts: fields}
+		entry.Decs.Before, entry.Decs.After = dst.NewLine, dst.NewLine
+		elts[i] = entry
+	}
+	length := &dst.BasicLit{Kind: token.INT, Value: strconv.Itoa(len(p.handlers))}
+	table := &dst.CompositeLit{Type: &dst.ArrayType{Len: length, Elt: &dst.Ident{Name: "Handler", Path: p.opts.RuntimePath}}, Elts: elts}
+	spec := &dst.ValueSpec{Names: []*dst.Ident{dst.NewIdent(handlersName)}, Values: []dst.Expr{table}}
+	return &dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{spec}}
+}

@@ -1,0 +1,230 @@
+package instrument
+
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// handlerEntry matches one entry of the generated handler table.
+var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?\}`)
+
+// TestHandlerShapes finds the handlers of one function per shape and
+// checks their kinds, predicates and whether a fault can be made for them.
+func TestHandlerShapes(t *testing.T) {
+	type arm struct{ kind, predicate, notInjectable string }
+	tests := []struct {
+		name string
+		body string // of func F(name string) (int, error)
+		want []arm
+	}{
+		{"propagate", `_, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
+		{"propagate wrapped", `_, err := os.Open(name)
+	if err != nil {
+		return 0, fmt.Errorf("open: %w", err)
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
+		{"translate", `if _, err := os.Open(name); err != nil {
+		return 0, ErrSentinel
+	}
+	return 1, nil`, []arm{{"translate", "err != nil", ""}}},
+		{"fallback by assignment", `n := 0
+	_, err := os.Open(name)
+	if err != nil {
+		n = -1
+	}
+	return n, nil`, []arm{{"fallback", "err != nil", ""}}},
+		{"fallback by return without error", `_, err := os.Open(name)
+	if err != nil {
+		return -1, nil
+	}
+	return 1, nil`, []arm{{"fallback", "err != nil", ""}}},
+		{"log and continue", `_, err := os.Open(name)
+	if err != nil {
+		log.Print(err)
+	}
+	return 1, nil`, []arm{{"log-and-continue", "err != nil", ""}}},
+		{"panic", `_, err := os.Open(name)
+	if err != nil {
+		panic(err)
+	}
+	return 1, nil`, []arm{{"panic", "err != nil", ""}}},
+		{"log.Fatal is a panic", `_, err := os.Open(name)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return 1, nil`, []arm{{"panic", "err != nil", ""}}},
+		{"nil on the left", `_, err := os.Open(name)
+	if nil != err {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "nil != err", ""}}},
+		{"chain of Is, ==, As and != nil", `var pe *fs.PathError
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err == io.EOF {
+		log.Print("eof")
+	} else if errors.As(err, &pe) {
+		return 0, ErrSentinel
+	} else if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"fallback", "errors.Is(err, fs.ErrNotExist)", ""},
+			{"log-and-continue", "err == io.EOF", ""},
+			{"translate", "errors.As(err, &pe)", ""},
+			{"propagate", "err != nil", ""},
+		}},
+		{"As with an interface target", `var te interface{ Timeout() bool }
+	_, err := os.Open(name)
+	if errors.As(err, &te) {
+		return 0, nil
+	}
+	return 1, nil`, []arm{{"fallback", "errors.As(err, &te)", "interface"}}},
+		{"As with a struct value that is an error", `var ve valueError
+	_, err := os.Open(name)
+	if errors.As(err, &ve) {
+		return 0, nil
+	}
+	return 1, nil`, []arm{{"fallback", "errors.As(err, &ve)", ""}}},
+		{"== with a local variable", `mine := ErrSentinel
+	_, err := os.Open(name)
+	if err == mine {
+		return 0, nil
+	}
+	return 1, nil`, []arm{{"fallback", "err == mine", "local variable"}}},
+		{"switch without tag", `_, err := os.Open(name)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return 0, nil
+	case name == "":
+		return 2, nil
+	case err != nil:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"fallback", "errors.Is(err, fs.ErrNotExist)", ""}, {"propagate", "err != nil", ""}}},
+		{"switch without tag, assignment in its header", `switch _, err := os.Open(name); {
+	case err == io.EOF:
+		log.Print("eof")
+	}
+	return 1, nil`, []arm{{"log-and-continue", "err == io.EOF", ""}}},
+		{"type switch", `_, err := os.Open(name)
+	switch e := err.(type) {
+	case nil:
+	case *fs.PathError:
+		return 0, fmt.Errorf("path %s: %w", e.Path, e)
+	case valueError:
+		return -1, nil
+	case interface{ Timeout() bool }:
+		return -2, nil
+	default:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "case *fs.PathError", ""}, {"fallback", "case valueError", ""}, {"fallback", "case interface{ Timeout() bool }", "interface"}}},
+		{"type switch that shadows the error", `_, err := os.Open(name)
+	switch err := err.(type) {
+	case *fs.PathError:
+		return 0, err
+	}
+	return 1, nil`, nil},
+		{"deferred recover, the panic made the error", `defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("recovered: %v", r)
+		}
+	}()
+	return 1, nil`, []arm{{"translate", "r := recover(); r != nil", ""}}},
+		{"deferred recover that panics again", `defer func() {
+		if r := recover(); nil != r {
+			log.Print(r)
+			panic(r)
+		}
+	}()
+	return 1, nil`, []arm{{"panic", "r := recover(); nil != r", ""}}},
+		{"recover in a nested block is not a handler", `defer func() {
+		{
+			if r := recover(); r != nil {
+				log.Print(r)
+			}
+		}
+	}()
+	return 1, nil`, nil},
+		{"the chain ends at a condition that is no arm", `_, err := os.Open(name)
+	if err != nil && name != "" {
+		return 0, err
+	}
+	return 1, nil`, nil},
+		{"not the call's error", `_, err := os.Open(name)
+	if name == "" {
+		return 0, err
+	}
+	return 1, nil`, nil},
+		{"an error made, not returned by a failure", `err := errors.New(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, nil},
+		{"the check is not right after the call", `_, err := os.Open(name)
+	name = ""
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sig := "(int, error)"
+			if strings.HasPrefix(tt.name, "deferred recover") {
+				sig = "(n int, err error)" // a result the handler can set
+			}
+			src := `package m
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"os"
+)
+
+var ErrSentinel = errors.New("sentinel")
+
+type valueError struct{}
+
+func (valueError) Error() string { return "value" }
+
+var _, _, _, _, _, _ = errors.New, fmt.Errorf, io.EOF, fs.ErrNotExist, log.Print, os.Open
+
+func F(name string) ` + sig + ` {
+	` + tt.body + `
+}
+`
+			res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, testOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []arm
+			for _, m := range handlerEntry.FindAllStringSubmatch(string(res.Generated.Src), -1) {
+				if !strings.HasPrefix(m[1], "example.com/m.F#handler:m.go:") {
+					t.Errorf("handler ID %q", m[1])
+				}
+				got = append(got, arm{m[3], strings.ReplaceAll(m[4], `\"`, `"`), m[5]})
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("handlers %v, want %v\n%s", got, tt.want, res.Generated.Src)
+			}
+			for i, w := range tt.want {
+				g := got[i]
+				if g.kind != w.kind || g.predicate != w.predicate || (w.notInjectable == "") != (g.notInjectable == "") ||
+					!strings.Contains(g.notInjectable, w.notInjectable) {
+					t.Errorf("arm %d: %+v, want %+v", i, g, w)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,363 @@
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/atomicx/atomicx/campaign"
+)
+
+// HandlersReport is the report of a handlers campaign (atomicx
+// handlers): per error handler, its usages in the tests, what each test
+// did with the handler armed, and its verdicts.
+type HandlersReport struct {
+	Provenance *Provenance       `json:"provenance,omitempty"` // what produced it; nil for an old journal
+	Plan       string            `json:"plan"`                 // the question: "handlers"
+	Handlers   []*HandlerFinding `json:"handlers"`             // by position
+	Summary    HandlersSummary   `json:"summary"`
+	Problems   []string          `json:"problems,omitempty"`
+	header     *campaign.Header  // for the reproduce commands
+	results    map[string]*campaign.HandlerResult
+}
+
+// HandlerFinding is one handler: one arm of an error check.
+type HandlerFinding struct {
+	ID        string `json:"id"`     // stable: the function and the arm's file:line:col
+	Func      string `json:"func"`   // as the runtime names it
+	Pos       string `json:"pos"`    // of the arm: import path/file.go:line:col
+	Region    string `json:"region"` // of the call whose error reaches it
+	Kind      string `json:"kind"`   // propagate, translate, fallback, log-and-continue or panic
+	Predicate string `json:"predicate"`
+	// NotInjectable says why no error can be made that the predicate
+	// holds for; the handler then has no runs.
+	NotInjectable string `json:"not_injectable,omitempty"`
+	// Source is source-independent, source-dependent or unknown;
+	// Resilience is purely resilient, not purely resilient or unknown.
+	Source     string `json:"source"`
+	Resilience string `json:"resilience"`
+	// Tests is the matrix row: every test that executed the region.
+	Tests []HandlerTestRow `json:"tests"`
+}
+
+// HandlerTestRow is one test's cell of a handler's row.
+type HandlerTestRow struct {
+	Package string   `json:"package"`
+	Test    string   `json:"test"`
+	Usages  []string `json:"usages"` // pink, white, blue: what the profile run saw
+	// Outcome is what the test did with the handler armed: pass, fail,
+	// timeout, crash; "" when it was not run. Injected says that the
+	// region ran, so the fault was injected.
+	Outcome   string `json:"outcome,omitempty"`
+	Injected  bool   `json:"injected,omitempty"`
+	Reproduce string `json:"reproduce,omitempty"` // the armed run, by hand
+}
+
+// HandlersSummary is the campaign's table, as the paper's Table 1: the
+// handlers its tests executed, and how many have each verdict.
+type HandlersSummary struct {
+	Handlers          int   `json:"handlers"`           // seen by a profile run
+	Executed          int   `json:"executed"`           // whose region a test executed
+	NotInjectable     int   `json:"not_injectable"`     // executed, but no fault could be made for them
+	PurelyResilient   int   `json:"purely_resilient"`   // of the executed
+	NotPurely         int   `json:"not_purely"`         // not purely resilient
+	SourceIndependent int   `json:"source_independent"` // of the executed
+	SourceDependent   int   `json:"source_dependent"`
+	Unknown           int   `json:"unknown"` // executed, and both verdicts unknown
+	ProfileRuns       int   `json:"profile_runs"`
+	Runs              int   `json:"runs"` // with a handler armed
+	WallMs            int64 `json:"wall_ms"`
+}
+
+// Handlers builds the report of a handlers campaign's records.
+func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersReport {
+	r := &HandlersReport{Plan: campaign.Handlers.Name, header: campaign.HeaderOf(recs)}
+	r.Provenance = provenanceOf(r.header)
+	for _, p := range problems {
+		r.Problems = append(r.Problems, p.String())
+	}
+	for _, rec := range recs {
+		switch rec.Kind {
+		case "profile":
+			r.Summary.ProfileRuns++
+		case "experiment":
+			r.Summary.Runs++
+		}
+	}
+	r.Summary.WallMs, _ = wallTime(recs)
+	for _, res := range campaign.HandlerResults(recs) {
+		h := &HandlerFinding{ID: res.ID, Func: res.Func, Pos: res.Pos, Region: res.Region, Kind: res.Kind,
+			Predicate: res.Predicate, NotInjectable: res.NotInjectable, Source: res.Source, Resilience: res.Resilience,
+			Tests: []HandlerTestRow{}}
+		for _, t := range res.Tests {
+			row := HandlerTestRow{Package: t.Package, Test: t.Test, Outcome: t.Outcome, Injected: t.Fired, Usages: []string{}}
+			for _, u := range []struct {
+				on   bool
+				name string
+			}{{t.Pink, "pink"}, {t.White, "white"}, {t.Blue, "blue"}} {
+				if u.on {
+					row.Usages = append(row.Usages, u.name)
+				}
+			}
+			if t.Run != nil {
+				row.Reproduce = reproduce(&Evidence{Package: t.Package, Test: t.Test, Injection: campaign.HandlerInjection(res.ID)}, r.header)
+			}
+			h.Tests = append(h.Tests, row)
+		}
+		r.Handlers = append(r.Handlers, h)
+		r.Summary.count(h)
+	}
+	sort.SliceStable(r.Handlers, func(i, j int) bool { return posKey(r.Handlers[i].Pos) < posKey(r.Handlers[j].Pos) })
+	return r
+}
+
+func (s *HandlersSummary) count(h *HandlerFinding) {
+	s.Handlers++
+	if len(h.Tests) == 0 {
+		return
+	}
+	s.Executed++
+	if h.NotInjectable != "" {
+		s.NotInjectable++
+	}
+	switch h.Resilience {
+	case campaign.PurelyResilient:
+		s.PurelyResilient++
+	case campaign.NotPurelyResilient:
+		s.NotPurely++
+	}
+	switch h.Source {
+	case campaign.SourceIndependent:
+		s.SourceIndependent++
+	case campaign.SourceDependent:
+		s.SourceDependent++
+	}
+	if h.Source == campaign.HandlerUnknown && h.Resilience == campaign.HandlerUnknown {
+		s.Unknown++
+	}
+}
+
+// WriteHandlersJSON writes the report as one JSON object.
+func WriteHandlersJSON(w io.Writer, r *HandlersReport) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(r)
+}
+
+// summaryRows are the summary table's rows, as every format shows them.
+func (s HandlersSummary) rows() [][2]string {
+	n := func(v int) string { return fmt.Sprint(v) }
+	return [][2]string{
+		{"handlers seen", n(s.Handlers)},
+		{"executed by the tests", n(s.Executed)},
+		{"purely resilient", n(s.PurelyResilient)},
+		{"not purely resilient", n(s.NotPurely)},
+		{"source-independent", n(s.SourceIndependent)},
+		{"source-dependent", n(s.SourceDependent)},
+		{"unknown (both verdicts)", n(s.Unknown)},
+		{"not injectable", n(s.NotInjectable)},
+	}
+}
+
+// runsText says what the campaign ran.
+func (s HandlersSummary) runsText() string {
+	return fmt.Sprintf("%d profile runs, %d runs with a handler armed, %s (wall time)", s.ProfileRuns, s.Runs, durationText(s.WallMs))
+}
+
+// WriteHandlersText writes the report for a terminal: the summary table,
+// then each executed handler with its verdicts and its row of tests.
+// locate maps import-path positions to file paths.
+func WriteHandlersText(w io.Writer, r *HandlersReport, locate Locator) {
+	if locate == nil {
+		locate = func(pos string) string { return pos }
+	}
+	writeProvenance(w, r.Provenance)
+	fmt.Fprintf(w, "error handlers (plan %s): %s\n", r.Plan, r.Summary.runsText())
+	for _, row := range r.Summary.rows() {
+		fmt.Fprintf(w, "  %-26s %s\n", row[0], row[1])
+	}
+	for _, h := range r.Handlers {
+		if len(h.Tests) == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "\n%s: %s: %s handler of %s: %s; %s\n", locate(h.Pos), h.Func, h.Kind, h.Predicate, h.Source, h.Resilience)
+		if h.NotInjectable != "" {
+			fmt.Fprintf(w, "\tnot injectable: %s\n", h.NotInjectable)
+		}
+		for _, t := range h.Tests {
+			outcome := t.Outcome
+			if outcome == "" {
+				outcome = "not run"
+			} else if !t.Injected {
+				outcome += " (region not reached)"
+			}
+			fmt.Fprintf(w, "\t%s %s: %s; armed: %s\n", t.Package, t.Test, usagesText(t.Usages), outcome)
+			if t.Reproduce != "" && t.Outcome != campaign.Passed {
+				fmt.Fprintf(w, "\t\treproduce: %s\n", t.Reproduce)
+			}
+		}
+	}
+	for _, p := range r.Problems {
+		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+}
+
+func usagesText(u []string) string {
+	if len(u) == 0 {
+		return "executed"
+	}
+	return strings.Join(u, ", ")
+}
+
+// handlerRules are the SARIF rules of a handlers report: its two
+// violations, each shown by a test that failed with the handler armed.
+var handlerRules = []sarifRule{
+	{
+		ID:               "atomicx/source-dependent-handler",
+		Name:             "SourceDependentHandler",
+		ShortDescription: sarifText{"Error handler works only for the errors the tests give it"},
+		FullDescription: sarifText{"A test whose error reaches this handler fails when the handled call is skipped and yields " +
+			"another error the handler's predicate holds for: the handler depends on where its error comes from."},
+		Help: sarifHelp{
+			Text:     "Read the test's failure with the reproduce command: the handler (or its caller) relies on what the failed call had done before it failed.",
+			Markdown: "Read the test's failure with the reproduce command: the handler (or its caller) relies on what the failed call had done before it failed.",
+		},
+		HelpURI:              InformationURI + "#error-handlers-atomicx-handlers",
+		DefaultConfiguration: sarifConfiguration{"warning"},
+		Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling"}, Precision: "high", Severity: "warning"},
+	},
+	{
+		ID:               "atomicx/not-purely-resilient-handler",
+		Name:             "NotPurelyResilientHandler",
+		ShortDescription: sarifText{"A test fails when this handler's region fails"},
+		FullDescription:  sarifText{"A test that executes the handled call fails when the call is skipped and yields an error the handler's predicate holds for."},
+		Help: sarifHelp{
+			Text:     "The test may rightly expect the call to succeed; where it does not, the handler does not recover from the failure.",
+			Markdown: "The test may rightly expect the call to succeed; where it does not, the handler does not recover from the failure.",
+		},
+		HelpURI:              InformationURI + "#error-handlers-atomicx-handlers",
+		DefaultConfiguration: sarifConfiguration{"note"},
+		Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling"}, Precision: "high", Severity: "note"},
+	},
+}
+
+// WriteHandlersSARIF writes the handlers' violations as a SARIF 2.1.0
+// log: one result per source-dependent handler, and one per handler that
+// is not purely resilient otherwise, at the handler's arm.
+func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARIFOptions, roots ...SourceRoot) error {
+	if locate == nil {
+		locate = func(pos string) string { return pos }
+	}
+	used := map[string]sarifURIBase{}
+	results := []sarifResult{}
+	for _, h := range r.Handlers {
+		idx := -1
+		switch {
+		case h.Source == campaign.SourceDependent:
+			idx = 0
+		case h.Resilience == campaign.NotPurelyResilient:
+			idx = 1
+		}
+		if idx < 0 {
+			continue
+		}
+		var failed *HandlerTestRow
+		for i := range h.Tests {
+			if t := &h.Tests[i]; t.Outcome != "" && t.Outcome != campaign.Passed && (idx == 1 || containsUsage(t.Usages, "white")) {
+				failed = t
+				break
+			}
+		}
+		msg := fmt.Sprintf("The %s handler of %s in %s is %s and %s.", h.Kind, h.Predicate, h.Func, h.Source, h.Resilience)
+		if failed != nil {
+			msg += fmt.Sprintf("\nWith it armed, %s of %s: %s.\nReproduce: %s", failed.Test, failed.Package, failed.Outcome, failed.Reproduce)
+		}
+		results = append(results, sarifResult{
+			RuleID: handlerRules[idx].ID, RuleIndex: idx, Level: handlerRules[idx].DefaultConfiguration.Level,
+			Message:             sarifText{msg},
+			Locations:           []sarifLocation{sarifLocate(&Function{Name: h.Func, Pos: h.Pos}, locate, roots, used)},
+			PartialFingerprints: map[string]string{"atomicxHandler/v1": h.ID},
+		})
+	}
+	version := opt.Version
+	if version == "" {
+		version = "devel"
+	}
+	category := opt.Category
+	if category == "" {
+		category = DefaultSARIFCategory + "-handlers"
+	}
+	log := sarifLog{
+		Schema:  sarifSchema,
+		Version: sarifVersion,
+		Runs: []sarifRun{{
+			Tool: sarifTool{Driver: sarifDriver{
+				Name: "atomicx", FullName: "atomicx handlers " + version, Version: version, SemanticVersion: opt.SemanticVersion,
+				InformationURI: InformationURI, Rules: handlerRules,
+			}},
+			AutomationDetails: sarifAutomationDetails{ID: strings.TrimSuffix(category, "/") + "/"},
+			Results:           results,
+		}},
+	}
+	if len(used) > 0 {
+		log.Runs[0].OriginalURIBaseIDs = used
+	}
+	if p := r.Provenance; p != nil {
+		log.Runs[0].Invocations = []sarifInvocation{{CommandLine: p.Command, StartTimeUTC: p.Date, ExecutionSuccessful: true}}
+		log.Runs[0].Properties = &sarifRunProps{AtomicxVersion: p.Atomicx, GoVersion: p.Go, Module: p.Module, Dir: p.Dir, Journal: p.Journal}
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(log)
+}
+
+func containsUsage(usages []string, u string) bool {
+	for _, x := range usages {
+		if x == u {
+			return true
+		}
+	}
+	return false
+}
+
+var handlersPage = template.Must(template.New("handlers").Parse(`<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>atomicx handlers</title>
+<style>
+body { font-family: sans-serif; margin: 2em; }
+table { border-collapse: collapse; margin-bottom: 1.5em; }
+td, th { border: 1px solid #ccc; padding: 0.2em 0.6em; text-align: left; vertical-align: top; }
+code { font-size: 0.95em; }
+.fail { background: #fdd; } .pass { background: #dfd; }
+.pink { color: #c06; } .white { color: #555; } .blue { color: #06c; }
+</style></head><body>
+<h1>Error handlers</h1>
+{{with .Provenance}}<p>atomicx {{.Atomicx}}, {{.Go}}, module {{.Module}}: <code>{{.Command}}</code>, {{.Date}}, journal {{.Journal}}</p>{{end}}
+<p>Plan {{.Plan}}: {{.Runs}}.</p>
+<table><tr><th>handlers</th><th>count</th></tr>
+{{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
+{{end}}</table>
+{{range .Handlers}}{{if .Tests}}
+<h2 id="{{.ID}}"><code>{{.Pos}}</code> {{.Func}}</h2>
+<p>{{.Kind}} handler of <code>{{.Predicate}}</code>: <b>{{.Source}}</b>, <b>{{.Resilience}}</b>.{{if .NotInjectable}} Not injectable: {{.NotInjectable}}.{{end}}</p>
+<table><tr><th>test</th><th>usages</th><th>armed</th><th>reproduce</th></tr>
+{{range .Tests}}<tr><td>{{.Package}} {{.Test}}</td><td>{{range .Usages}}<span class="{{.}}">{{.}}</span> {{end}}</td>
+<td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}</td><td>{{if .Reproduce}}<code>{{.Reproduce}}</code>{{end}}</td></tr>
+{{end}}</table>
+{{end}}{{end}}
+{{range .Problems}}<p>problem: {{.}}</p>{{end}}
+</body></html>
+`))
+
+// WriteHandlersHTML writes the report as one HTML page.
+func WriteHandlersHTML(w io.Writer, r *HandlersReport) error {
+	return handlersPage.Execute(w, struct {
+		*HandlersReport
+		Rows [][2]string
+		Runs string
+	}{r, r.Summary.rows(), r.Summary.runsText()})
+}

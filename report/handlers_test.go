@@ -1,0 +1,97 @@
+package report
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
+)
+
+// handlerRecords are a handlers campaign over two tests and two arms of
+// one region: the Is arm is source-independent and purely resilient, the
+// err != nil arm makes TestB fail when armed.
+func handlerRecords() []*campaign.Record {
+	ev := func(id, usage string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"event":"handler","pid":1,"site":%q,"func":"example.com/m.F","pos":"example.com/m/f.go:%s","region":"example.com/m/f.go:2:9","usage":%q,"handler_kind":"fallback","predicate":"p"}`,
+			id, strings.TrimPrefix(id, "example.com/m.F#handler:f.go:"), usage))
+	}
+	const isArm, nilArm = "example.com/m.F#handler:f.go:3:2", "example.com/m.F#handler:f.go:5:9"
+	hdr := &campaign.Record{Kind: "campaign", Campaign: &campaign.Header{Version: "v1.2.3", Module: "example.com/m", Command: []string{"atomicx", "handlers", "./..."}}}
+	a := &campaign.Record{Kind: "profile", Package: "example.com/m", Test: "TestA", Status: campaign.Passed,
+		Events: []json.RawMessage{ev(isArm, "executed"), ev(nilArm, "executed"), ev(isArm, "white")}}
+	b := &campaign.Record{Kind: "profile", Package: "example.com/m", Test: "TestB", Status: campaign.Passed,
+		Events: []json.RawMessage{ev(isArm, "executed"), ev(nilArm, "executed"), ev(isArm, "pink"), ev(nilArm, "pink")}}
+	recs := []*campaign.Record{hdr, a, b}
+	for _, run := range []struct {
+		prof       *campaign.Record
+		id, status string
+	}{
+		{a, isArm, campaign.Passed}, {b, isArm, campaign.Passed}, {a, nilArm, campaign.Passed}, {b, nilArm, campaign.Failed},
+	} {
+		recs = append(recs, &campaign.Record{Kind: "experiment", Package: run.prof.Package, Test: run.prof.Test, Site: run.id,
+			Fault: "handler", Status: run.status, Fired: true})
+	}
+	return recs
+}
+
+func TestHandlersReport(t *testing.T) {
+	r := Handlers(handlerRecords(), nil)
+	want := HandlersSummary{Handlers: 2, Executed: 2, PurelyResilient: 1, NotPurely: 1, SourceIndependent: 1, ProfileRuns: 2, Runs: 4}
+	if r.Summary != want {
+		t.Errorf("summary %+v, want %+v", r.Summary, want)
+	}
+	if len(r.Handlers) != 2 || r.Handlers[0].Pos != "example.com/m/f.go:3:2" {
+		t.Fatalf("handlers %+v", r.Handlers)
+	}
+	row := r.Handlers[1].Tests[1]
+	if row.Test != "TestB" || row.Outcome != "fail" || strings.Join(row.Usages, ",") != "pink" ||
+		!strings.Contains(row.Reproduce, "ATOMICX_INJECT='handler:always:example.com/m.F#handler:f.go:5:9'") || !strings.Contains(row.Reproduce, "-run '^TestB$' example.com/m") {
+		t.Errorf("TestB's row of the err != nil arm: %+v", row)
+	}
+
+	var text bytes.Buffer
+	WriteHandlersText(&text, r, nil)
+	for _, s := range []string{"atomicx v1.2.3", "error handlers (plan handlers): 2 profile runs, 4 runs with a handler armed",
+		"purely resilient           1", "example.com/m/f.go:5:9: example.com/m.F: fallback handler of p: unknown; not purely resilient",
+		"example.com/m TestB: pink; armed: fail", "reproduce: "} {
+		if !strings.Contains(text.String(), s) {
+			t.Errorf("text report lacks %q:\n%s", s, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteHandlersJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	var back HandlersReport
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Summary != want || back.Provenance == nil || back.Plan != "handlers" {
+		t.Errorf("JSON round trip: %v, %+v", err, back)
+	}
+	var sarif bytes.Buffer
+	if err := WriteHandlersSARIF(&sarif, r, nil, SARIFOptions{Version: "v1.2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	var log struct {
+		Runs []struct {
+			Results []struct {
+				RuleID  string
+				Message struct{ Text string }
+			}
+		}
+	}
+	if err := json.Unmarshal(sarif.Bytes(), &log); err != nil || len(log.Runs) != 1 || len(log.Runs[0].Results) != 1 ||
+		log.Runs[0].Results[0].RuleID != "atomicx/not-purely-resilient-handler" || !strings.Contains(log.Runs[0].Results[0].Message.Text, "TestB") {
+		t.Errorf("SARIF: %v\n%s", err, sarif.String())
+	}
+	var html bytes.Buffer
+	if err := WriteHandlersHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"<h1>Error handlers</h1>", "not purely resilient", `<td class="fail">fail</td>`, "atomicx v1.2.3"} {
+		if !strings.Contains(html.String(), s) {
+			t.Errorf("HTML report lacks %q", s)
+		}
+	}
+}

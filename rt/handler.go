@@ -1,0 +1,190 @@
+package rt
+
+import "sync/atomic"
+
+// Error handlers, for short-circuit testing.
+//
+// A handler is one arm of the code that checks an error: the body of
+// "if err != nil", of one arm of an errors.Is / errors.As / err == X chain.
+// Its region is the call whose error reaches it. Instrumented code calls
+// Region at the start of every execution of a region, and Arm when an
+// arm's predicate has been evaluated. A profile run logs, per handler,
+// the usages it saw (pink: the region returned no error; white: an error
+// reached the arm and its predicate held; blue: an error came and the
+// predicate did not hold), and that its region was executed, which tells
+// the campaign that the test can have the handler armed. An experiment armed with "handler:always:ID"
+// (see EnvInject) skips the region at every execution and makes it yield
+// the fault that the handler's predicate holds for.
+
+// handlerFault is the FAULT word of EnvInject that arms a handler.
+const handlerFault = "handler"
+
+// Handler is one arm of an error check. The instrumented package declares
+// its handlers as a package-level array; the arms of one region are
+// consecutive in it.
+type Handler struct {
+	ID        string // stable identity: "example.com/m.F#handler:f.go:12:2"
+	Func      string // the function, as runtime.Func.Name() names it
+	Pos       string // of the arm: "example.com/m/f.go:12:2"
+	Region    string // position of the region's call, as Pos
+	Kind      string // propagate, translate, fallback, log-and-continue or panic
+	Predicate string // the arm's condition, as written
+	// NotInjectable, when set, says why no fault can be made that the
+	// predicate holds for: the handler is never armed.
+	NotInjectable string
+
+	logged atomic.Uint32 // usages logged (usagePink, usageWhite, usageBlue)
+	armed  atomic.Uint32 // 0: not yet resolved, 1: not the armed handler, 2: the armed handler
+	hits   atomic.Uint64 // executions of the region while armed
+}
+
+// The usages of a handler, as bits of Handler.logged.
+const (
+	usagePink = 1 << iota
+	usageWhite
+	usageBlue
+	usageExecuted // the region ran (profile runs only)
+)
+
+// Arm records that a predicate of handler h was evaluated after its region
+// returned err, and returns held, the predicate's value. It costs a branch
+// while the runtime is not enabled.
+func Arm(h *Handler, err error, held bool) bool {
+	if config.enabled {
+		h.use(err, held)
+	}
+	return held
+}
+
+// ArmRecover records that the predicate of a deferred recover handler h
+// was evaluated on r, the value recover returned, and returns held.
+func ArmRecover(h *Handler, r any, held bool) bool {
+	if config.enabled {
+		h.usage(r == nil, held)
+	}
+	return held
+}
+
+// RecoverRegion is called where the region of a deferred recover handler
+// starts: right after the defer statement. When h is armed, it panics
+// with an injected fault, at every execution.
+func RecoverRegion(h *Handler) {
+	if config.enabled {
+		recoverRegion(h)
+	}
+}
+
+func recoverRegion(h *Handler) {
+	if config.armedHandler == "" {
+		if campaign.profile > 0 {
+			h.log(usageExecuted, "executed")
+		}
+		return
+	}
+	if !h.isArmed() {
+		return
+	}
+	n := h.hits.Add(1)
+	if n == 1 {
+		writeLine(event("inject").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).
+			str("kind", "handler").str("fault", handlerFault).num("occurrence", n).end())
+	}
+	panic(&InjectedFault{Site: h.ID, Pos: h.Pos, Occurrence: n, Panic: true})
+}
+
+// use logs h's usage, once per process and kind of usage.
+func (h *Handler) use(err error, held bool) { h.usage(err == nil, held) }
+
+// usage logs h's usage after its region failed or not.
+func (h *Handler) usage(ok, held bool) {
+	u, name := uint32(usageBlue), "blue"
+	switch {
+	case ok:
+		u, name = usagePink, "pink"
+	case held:
+		u, name = usageWhite, "white"
+	}
+	h.log(u, name)
+}
+
+// log logs a usage of h, the first time only.
+func (h *Handler) log(u uint32, name string) {
+	if h.logged.Load()&u != 0 || h.logged.Or(u)&u != 0 {
+		return
+	}
+	e := event("handler").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).str("region", h.Region).
+		str("usage", name).str("handler_kind", h.Kind).str("predicate", h.Predicate)
+	if h.NotInjectable != "" {
+		e.str("not_injectable", h.NotInjectable)
+	}
+	writeLine(e.end())
+}
+
+// Region is called at the start of each execution of a region whose
+// handlers are arms. When one of them is armed, it returns that arm's
+// fault, made by fault (given the arm's index in arms), and the region is
+// skipped; otherwise it returns injected, the fault of the region's call
+// site (nil when none is injected there).
+// While the runtime is not enabled it costs a branch: it is inlined.
+func Region(arms []Handler, injected error, fault func(arm int) error) error {
+	if !config.enabled {
+		return injected
+	}
+	return region(arms, injected, fault)
+}
+
+// region is Region while the runtime is enabled.
+func region(arms []Handler, injected error, fault func(arm int) error) error {
+	if config.armedHandler == "" {
+		if campaign.profile > 0 {
+			for i := range arms {
+				arms[i].log(usageExecuted, "executed")
+			}
+		}
+		return injected
+	}
+	for i := range arms {
+		h := &arms[i]
+		if !h.isArmed() {
+			continue
+		}
+		n := h.hits.Add(1)
+		f := fault(i)
+		if n == 1 {
+			writeLine(event("inject").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).
+				str("kind", "handler").str("fault", handlerFault).num("occurrence", n).end())
+		}
+		return f
+	}
+	return injected
+}
+
+// isArmed reports whether h is the armed handler, comparing IDs only the
+// first time.
+func (h *Handler) isArmed() bool {
+	switch h.armed.Load() {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	if h.NotInjectable != "" || h.ID != config.armedHandler {
+		h.armed.Store(1)
+		return false
+	}
+	h.armed.Store(2)
+	return true
+}
+
+// HandlerError is the fault of an armed "err != nil" arm: an injected
+// error, recognisable as InjectedFault, naming the handler.
+func HandlerError(h *Handler) error {
+	return &InjectedFault{Site: h.ID, Pos: h.Pos, Occurrence: h.hits.Load()}
+}
+
+// HandlerWrap is the fault of an armed errors.Is or errors.As arm: an
+// injected error that wraps target, the sentinel or the constructed value
+// the predicate looks for.
+func HandlerWrap(h *Handler, target error) error {
+	return &InjectedFault{Site: h.ID, Pos: h.Pos, Occurrence: h.hits.Load(), Wrapped: target}
+}

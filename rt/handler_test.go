@@ -1,0 +1,204 @@
+package rt
+
+import (
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// hdHandlers are the arms of one region: if errors.Is(err, io.EOF)
+// {…} else if err != nil {…}, as instrumented code declares them.
+var hdHandlers [2]Handler
+
+func hdReset() {
+	hdHandlers = [2]Handler{
+		{ID: "m.F#handler:f.go:3:2", Func: "m.F", Pos: "m/f.go:3:2", Region: "m/f.go:2:12", Kind: "fallback", Predicate: "errors.Is(err, io.EOF)"},
+		{ID: "m.F#handler:f.go:5:9", Func: "m.F", Pos: "m/f.go:5:9", Region: "m/f.go:2:12", Kind: "propagate", Predicate: "err != nil"},
+	}
+}
+
+// hdRegion is the instrumented region and its arms: it returns which arm
+// ran, 0 for none.
+func hdRegion(call func() error) (arm int, err error) {
+	if err = Region(hdHandlers[0:2], nil, func(i int) error {
+		switch i {
+		case 0:
+			return HandlerWrap(&hdHandlers[0], io.EOF)
+		case 1:
+			return HandlerError(&hdHandlers[1])
+		}
+		return nil
+	}); err == nil {
+		err = call()
+	}
+	if Arm(&hdHandlers[0], err, errors.Is(err, io.EOF)) {
+		return 1, err
+	} else if Arm(&hdHandlers[1], err, err != nil) {
+		return 2, err
+	}
+	return 0, err
+}
+
+func TestHandlerUsages(t *testing.T) {
+	hdReset()
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	campaign.profile = 3 // a profile run: executed regions are logged too
+	ran := 0
+	ok := func() error { ran++; return nil }
+	other := func() error { ran++; return os.ErrNotExist }
+	// A hot loop: the usages are logged once each.
+	for range 100 {
+		hdRegion(ok)
+		hdRegion(other)
+	}
+	if ran != 200 {
+		t.Fatalf("the region ran %d times, want 200: nothing is armed", ran)
+	}
+	got := map[string][]string{}
+	for _, e := range readEvents(t, logPath) {
+		if e["event"] != "handler" {
+			t.Errorf("unexpected event %v", e)
+			continue
+		}
+		got[e["site"].(string)] = append(got[e["site"].(string)], e["usage"].(string))
+		if e["region"] != "m/f.go:2:12" || e["handler_kind"] == "" || e["predicate"] == "" {
+			t.Errorf("event %v lacks the region, kind or predicate", e)
+		}
+	}
+	want := map[string][]string{
+		// The EOF arm saw no error, then another error it does not handle.
+		"m.F#handler:f.go:3:2": {"executed", "pink", "blue"},
+		// The err != nil arm saw no error, then handled the other one.
+		"m.F#handler:f.go:5:9": {"executed", "pink", "white"},
+	}
+	for id, usages := range want {
+		if strings.Join(got[id], " ") != strings.Join(usages, " ") {
+			t.Errorf("%s: usages %v, want %v", id, got[id], usages)
+		}
+	}
+}
+
+func TestHandlerArmed(t *testing.T) {
+	tests := []struct {
+		name    string
+		inject  string
+		wantArm int
+		wantRan int
+		check   func(error) bool
+	}{
+		{"nothing armed", "", 0, 3, func(err error) bool { return err == nil }},
+		{"Is arm: wraps the sentinel, recognisably injected", "handler:always:m.F#handler:f.go:3:2", 1, 0, func(err error) bool {
+			var f *InjectedFault
+			return errors.Is(err, io.EOF) && errors.As(err, &f) && f.Site == "m.F#handler:f.go:3:2"
+		}},
+		{"err != nil arm", "handler:always:m.F#handler:f.go:5:9", 2, 0, func(err error) bool {
+			var f *InjectedFault
+			return errors.As(err, &f) && !errors.Is(err, io.EOF)
+		}},
+		{"another handler armed", "handler:always:m.G#handler:g.go:1:1", 0, 3, func(err error) bool { return err == nil }},
+		{"a site armed, not a handler", "error:1:m.F#entry", 0, 3, func(err error) bool { return err == nil }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdReset()
+			logPath := filepath.Join(t.TempDir(), "events.jsonl")
+			useSettings(t, parseSettings(logPath, tt.inject))
+			ran := 0
+			for range 3 { // always: every execution of the region
+				arm, err := hdRegion(func() error { ran++; return nil })
+				if arm != tt.wantArm || !tt.check(err) {
+					t.Fatalf("arm %d, error %v; want arm %d", arm, err, tt.wantArm)
+				}
+			}
+			if ran != tt.wantRan {
+				t.Errorf("the region ran %d times, want %d", ran, tt.wantRan)
+			}
+			injects := 0
+			for _, e := range readEvents(t, logPath) {
+				if e["event"] == "inject" {
+					injects++
+					if e["kind"] != "handler" || e["fault"] != "handler" {
+						t.Errorf("inject event %v", e)
+					}
+				}
+			}
+			if want := min(tt.wantArm, 1); injects != want {
+				t.Errorf("%d inject events, want %d", injects, want)
+			}
+		})
+	}
+}
+
+func TestHandlerNotInjectable(t *testing.T) {
+	hdReset()
+	hdHandlers[1].NotInjectable = "test"
+	useSettings(t, parseSettings(filepath.Join(t.TempDir(), "events.jsonl"), "handler:always:m.F#handler:f.go:5:9"))
+	if arm, err := hdRegion(func() error { return nil }); arm != 0 || err != nil {
+		t.Errorf("a handler that is not injectable was armed: arm %d, %v", arm, err)
+	}
+}
+
+func BenchmarkHandlerDisabled(b *testing.B) {
+	hdReset()
+	useSettings(b, settings{})
+	ok := func() error { return nil }
+	for b.Loop() {
+		hdRegion(ok)
+	}
+}
+
+var hdRecover = [1]Handler{{ID: "m.G#handler:g.go:4:3", Func: "m.G", Pos: "m/g.go:4:3", Region: "m/g.go:3:2", Kind: "fallback", Predicate: "r := recover(); r != nil"}}
+
+// hdGuarded is an instrumented function with a deferred recover handler:
+// it returns what the handler recovered, nil if nothing.
+func hdGuarded(body func()) (got any) {
+	defer func() {
+		if r := recover(); ArmRecover(&hdRecover[0], r, r != nil) {
+			got = r
+		}
+	}()
+	RecoverRegion(&hdRecover[0])
+	body()
+	return nil
+}
+
+func TestRecoverHandler(t *testing.T) {
+	tests := []struct {
+		name, inject string
+		ran          bool
+		injected     bool
+		usages       string
+	}{
+		{"profile", "", true, false, "executed pink"},
+		{"armed", "handler:always:m.G#handler:g.go:4:3", false, true, "white"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdRecover[0] = Handler{ID: hdRecover[0].ID, Func: "m.G", Pos: "m/g.go:4:3", Region: "m/g.go:3:2"}
+			logPath := filepath.Join(t.TempDir(), "events.jsonl")
+			useSettings(t, parseSettings(logPath, tt.inject))
+			if tt.inject == "" {
+				campaign.profile = 3
+			}
+			ran := false
+			got := hdGuarded(func() { ran = true })
+			f, _ := got.(*InjectedFault)
+			if ran != tt.ran || (f != nil) != tt.injected || f != nil && (!f.Panic || f.Site != hdRecover[0].ID) {
+				t.Errorf("region ran %v, recovered %v", ran, got)
+			}
+			var usages []string
+			for _, e := range readEvents(t, logPath) {
+				if e["event"] == "handler" {
+					usages = append(usages, e["usage"].(string))
+				}
+			}
+			if strings.Join(usages, " ") != tt.usages {
+				t.Errorf("usages %v, want %s", usages, tt.usages)
+			}
+		})
+	}
+}
