@@ -811,7 +811,7 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	}
 	rec.Millis = time.Since(began).Milliseconds()
 	rec.Began, rec.Session = began.UnixMilli(), c.session
-	rec.Events = readEvents(logPath)
+	rec.Events = readEvents(logPath, eventsBound(rec.Kind))
 	switch {
 	case overDisk.Load():
 		rec.Status = Crashed
@@ -930,14 +930,14 @@ func diskUsage(dir string) int64 {
 	return n
 }
 
-func readEvents(path string) []json.RawMessage {
+func readEvents(path string, limit int64) []json.RawMessage {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil
 	}
 	defer f.Close()
 	var evs []json.RawMessage
-	r := bufio.NewReader(io.LimitReader(f, maxRunEvents))
+	r := bufio.NewReader(io.LimitReader(f, limit))
 	for {
 		line, err := r.ReadBytes('\n')
 		line = bytes.TrimSuffix(line, []byte("\n"))
@@ -956,6 +956,23 @@ func readEvents(path string) []json.RawMessage {
 // hot point) logs without end; what a report reads comes first.
 // Tests lower it.
 var maxRunEvents int64 = 32 << 20
+
+// maxArmedRunEvents is the bound for the runs that arm something. Their
+// events are few (the verdicts of the calls on the stack at the fault,
+// an injection, a probe), unless an injected failure makes the workload
+// fail in a loop: a perturbation run failing every reach logs a failure
+// per turn. Thousands of such runs at maxRunEvents each would make a
+// journal of gigabytes that every report has to read.
+var maxArmedRunEvents int64 = 2 << 20
+
+// eventsBound is the bound on the events kept for a run of that kind: a
+// profile run logs every point it reaches, and needs the larger one.
+func eventsBound(kind string) int64 {
+	if kind == "profile" {
+		return maxRunEvents
+	}
+	return min(maxArmedRunEvents, maxRunEvents)
+}
 
 func hasEvent(evs []json.RawMessage, kind string) bool {
 	needle := []byte(`"event":"` + kind + `"`)
