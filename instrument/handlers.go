@@ -50,6 +50,9 @@ const handlersName = "_atx_handlers"
 type handler struct {
 	id, fn, pos, region  string
 	kind, predicate, why string // why: not injectable, and why
+	// widened is the predicate widened to any error, for a typed arm that
+	// can be widened; notWidenable says why a typed arm cannot be.
+	widened, notWidenable string
 }
 
 // region is a statement whose call's error reaches arms.
@@ -174,6 +177,7 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			}
 		}
 		r.arms = append(r.arms, a)
+		widened, notWidenable := fe.widening(a, errID.Name, body)
 		pos := fe.p.fset.Position(at)
 		fe.p.handlers = append(fe.p.handlers, handler{
 			id:        fn + "#handler:" + path.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
@@ -183,6 +187,9 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			kind:      fe.handlerKind(&ast.BlockStmt{List: body}, errVars...),
 			predicate: predicate,
 			why:       a.why,
+
+			widened:      widened,
+			notWidenable: notWidenable,
 		})
 	}
 	switch check := check.(type) {
@@ -232,6 +239,66 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 		return nil
 	}
 	return r
+}
+
+// widening says whether a typed arm (errors.Is, errors.As, err == X, a
+// type switch's case) can be widened to hold for any error: widened is
+// the widened predicate ("err != nil") when it can, notWidenable why not.
+// Both are empty for an arm that is not typed. An arm can be widened when
+// nothing but the predicate depends on the error being of the type the
+// arm looks for: for errors.As, the target variable is used nowhere else
+// in the function (its body would find it zero otherwise).
+func (fe *funcEdits) widening(a arm, errVar string, body []ast.Stmt) (widened, notWidenable string) {
+	widened = errVar + " != nil"
+	if a.clause != nil {
+		return "", "a type switch's case: widening it would move its body out of the switch (not done)"
+	}
+	info := fe.p.info
+	switch c := ast.Unparen(a.cond).(type) {
+	case *ast.BinaryExpr:
+		if c.Op == token.NEQ {
+			return "", "" // err != nil: holds for any error already
+		}
+		return widened, ""
+	case *ast.CallExpr:
+		fn, _ := calleeObject(info, c.Fun).(*types.Func)
+		if fn == nil || fn.Name() != "As" {
+			return widened, ""
+		}
+		u, ok := ast.Unparen(c.Args[1]).(*ast.UnaryExpr)
+		var id *ast.Ident
+		if ok && u.Op == token.AND {
+			id, _ = ast.Unparen(u.X).(*ast.Ident)
+		}
+		var v *types.Var
+		if id != nil {
+			v, _ = info.ObjectOf(id).(*types.Var)
+		}
+		if v == nil || v.Parent() == nil || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
+			return "", "the errors.As target is not the address of a local variable: what it points to may be used elsewhere"
+		}
+		used := func(n ast.Node) bool {
+			found := false
+			ast.Inspect(n, func(n ast.Node) bool {
+				if n == c {
+					return false
+				}
+				if x, ok := n.(*ast.Ident); ok && info.Uses[x] == v {
+					found = true
+				}
+				return !found
+			})
+			return found
+		}
+		if used(&ast.BlockStmt{List: body}) {
+			return "", "the arm uses the typed value " + id.Name
+		}
+		if used(fe.body) {
+			return "", "the typed value " + id.Name + " is used outside the arm"
+		}
+		return widened, ""
+	}
+	return "", ""
 }
 
 // recoverRegion returns the region of a deferred recover handler,
@@ -641,6 +708,12 @@ func (p *pkgRewriter) handlerTable() dst.Decl {
 		field("Predicate", h.predicate)
 		if h.why != "" {
 			field("NotInjectable", h.why)
+		}
+		if h.widened != "" {
+			field("Widened", h.widened)
+		}
+		if h.notWidenable != "" {
+			field("NotWidenable", h.notWidenable)
 		}
 		entry := &dst.CompositeLit{Elts: fields}
 		entry.Decs.Before, entry.Decs.After = dst.NewLine, dst.NewLine

@@ -32,10 +32,16 @@ type Handler struct {
 	// NotInjectable, when set, says why no fault can be made that the
 	// predicate holds for: the handler is never armed.
 	NotInjectable string
+	// Widened is the arm's predicate widened to hold for any error
+	// ("err != nil"), for a typed arm (errors.Is, errors.As, err == X)
+	// whose body does not use the typed value; NotWidenable says why a
+	// typed arm cannot be widened. Both are empty for other arms.
+	Widened, NotWidenable string
 
 	logged atomic.Uint32 // usages logged (usagePink, usageWhite, usageBlue)
 	armed  atomic.Uint32 // 0: not yet resolved, 1: not the armed handler, 2: the armed handler
 	hits   atomic.Uint64 // executions of the region while armed
+	wide   atomic.Uint32 // 0: not yet resolved, 1: not widened, 2: widened (EnvWiden)
 }
 
 // The usages of a handler, as bits of Handler.logged.
@@ -47,13 +53,40 @@ const (
 )
 
 // Arm records that a predicate of handler h was evaluated after its region
-// returned err, and returns held, the predicate's value. It costs a branch
-// while the runtime is not enabled.
+// returned err, and returns held, the predicate's value, or, when h is
+// widened (EnvWiden), whether err is not nil. It costs a branch while the
+// runtime is not enabled.
 func Arm(h *Handler, err error, held bool) bool {
 	if config.enabled {
-		h.use(err, held)
+		return h.arm(err, held)
 	}
 	return held
+}
+
+// arm is Arm while the runtime is enabled.
+func (h *Handler) arm(err error, held bool) bool {
+	if !held && err != nil && campaign.widen != nil && h.isWidened() {
+		held = true
+	}
+	h.use(err, held)
+	return held
+}
+
+// isWidened reports whether h is widened, looking it up the first time
+// only.
+func (h *Handler) isWidened() bool {
+	switch h.wide.Load() {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	if h.Widened == "" || !campaign.widen[h.ID] {
+		h.wide.Store(1)
+		return false
+	}
+	h.wide.Store(2)
+	return true
 }
 
 // ArmRecover records that the predicate of a deferred recover handler h
@@ -116,6 +149,12 @@ func (h *Handler) log(u uint32, name string) {
 		str("usage", name).str("handler_kind", h.Kind).str("predicate", h.Predicate)
 	if h.NotInjectable != "" {
 		e.str("not_injectable", h.NotInjectable)
+	}
+	if h.Widened != "" {
+		e.str("widened", h.Widened)
+	}
+	if h.NotWidenable != "" {
+		e.str("not_widenable", h.NotWidenable)
 	}
 	writeLine(e.end())
 }

@@ -202,3 +202,42 @@ func TestRecoverHandler(t *testing.T) {
 		})
 	}
 }
+
+func TestHandlerWidened(t *testing.T) {
+	tests := []struct {
+		name     string
+		widen    string // ATOMICX_WIDEN
+		widened  string // the Is arm's Handler.Widened
+		err      error
+		wantArm  int
+		wantWide bool // the arm found widened (looked up only for an error it does not take)
+	}{
+		{"nothing widened: another error goes to err != nil", "", "err != nil", os.ErrNotExist, 2, false},
+		{"widened: the Is arm takes another error", "m.F#handler:f.go:3:2", "err != nil", os.ErrNotExist, 1, true},
+		{"widened: its own error still", "m.F#handler:f.go:3:2", "err != nil", io.EOF, 1, false}, // held: not looked up
+		{"widened: no error, no arm", "m.F#handler:f.go:3:2", "err != nil", nil, 0, false},
+		{"another handler widened", "m.G#handler:g.go:1:1;m.F#handler:f.go:9:9", "err != nil", os.ErrNotExist, 2, false},
+		{"listed among others", "m.G#handler:g.go:1:1;m.F#handler:f.go:3:2", "err != nil", os.ErrNotExist, 1, true},
+		{"listed, but not widenable", "m.F#handler:f.go:3:2", "", os.ErrNotExist, 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdReset()
+			hdHandlers[0].Widened = tt.widened
+			useSettings(t, parseSettings(filepath.Join(t.TempDir(), "events.jsonl"), ""))
+			campaign.widen = siteIDs(tt.widen)
+			if tt.widen == "" {
+				useSettings(t, settings{}) // the runtime not even enabled
+			}
+			for range 2 { // the second time from the cached state
+				arm, err := hdRegion(func() error { return tt.err })
+				if arm != tt.wantArm || err != tt.err {
+					t.Fatalf("arm %d, error %v; want arm %d and the region's own error", arm, err, tt.wantArm)
+				}
+			}
+			if got := hdHandlers[0].wide.Load() == 2; got != tt.wantWide {
+				t.Errorf("widened %v, want %v", got, tt.wantWide)
+			}
+		})
+	}
+}

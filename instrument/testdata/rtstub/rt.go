@@ -118,6 +118,8 @@ type Handler struct {
 	Kind          string
 	Predicate     string
 	NotInjectable string
+	Widened       string
+	NotWidenable  string
 }
 
 func Arm(h *Handler, err error, held bool) bool                              { return held }
