@@ -17,17 +17,17 @@ import (
 // The status of an arm's widening (Widening.Status):
 //
 //   - kept: every widened run passed;
-//   - rejected: a widened run failed (failed, crashed or timed out) in a
-//     test whose profile run saw the error that the arm did not take
-//     handled by another arm of the region, without an error (fallback or
-//     log-and-continue): widening changed how an error was handled, and
-//     the test noticed;
+//   - rejected: a widened run failed (failed, crashed or timed out), and
+//     not as below: widening changed how an error was handled (another
+//     arm handled it without an error, or none took it), and the test
+//     noticed;
 //   - not offered: the arm cannot be widened (Widened is empty, and
 //     NotWidenable says why), it is not source-independent, or a widened
-//     run failed in a test where the error that the arm did not take left
-//     the region as an error (no other arm took it, or the one that did
-//     returned an error or panicked): the test expects the error to
-//     propagate, and widening would swallow it;
+//     run failed in a test whose profile run had an error that the arm
+//     did not take (blue) taken by another arm of the region that
+//     propagates, translates or panics: the error left the function as an
+//     error and the test expects it to propagate; widening would swallow
+//     it;
 //   - not validated: a widened run is missing (the campaign was
 //     interrupted, or runs as shards: a shard has the verdict runs of some
 //     tests only, and widening needs them all).
@@ -109,24 +109,22 @@ func widening(res *HandlerResult, arms []*HandlerResult) *Widening {
 	return &Widening{Status: WidenKept}
 }
 
-// errorLeftRegion reports whether, in t's profile run, an error that arm
-// res did not take left its region as an error: no other arm took one,
-// or one that did returns an error or panics.
+// errorLeftRegion reports whether, in t's profile run, another arm of
+// res's region that returns an error or panics (propagate, translate,
+// panic) took an error: the error went on as an error. An error that no
+// arm took may have been dropped: it does not count.
 func errorLeftRegion(res *HandlerResult, arms []*HandlerResult, t *HandlerTest) bool {
 	for _, o := range arms {
-		if o == res {
+		if o == res || o.Kind != "propagate" && o.Kind != "translate" && o.Kind != "panic" {
 			continue
 		}
 		for _, ot := range o.Tests {
-			if ot.Package != t.Package || ot.Test != t.Test || !ot.White {
-				continue
-			}
-			if o.Kind == "fallback" || o.Kind == "log-and-continue" {
-				return false
+			if ot.Package == t.Package && ot.Test == t.Test && ot.White {
+				return true
 			}
 		}
 	}
-	return true
+	return false
 }
 
 // A WideningTogether is the validation of all the kept widenings at once.
