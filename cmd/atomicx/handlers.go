@@ -184,11 +184,11 @@ func writeHandlersReport(stdout, stderr io.Writer, file string, rep *report.Hand
 }
 
 // handlersJournal reports whether a journal is a handlers campaign's: its
-// runs arm handlers.
+// runs arm or widen handlers.
 func handlersJournal(recs []*campaign.Record) bool {
 	for _, r := range recs {
 		if r.Kind == "experiment" {
-			return r.Fault == campaign.HandlerFaultWord
+			return r.Fault == campaign.HandlerFaultWord || r.Fault == campaign.WidenFaultWord
 		}
 	}
 	return false
