@@ -6,7 +6,8 @@ import (
 )
 
 // Handler widening (the catch stretching of short-circuit testing, in
-// Go): a typed arm (errors.Is, errors.As, err == X) that the tests show
+// Go): a typed arm (errors.Is, errors.As, err == X, a type switch's case)
+// that the tests show
 // to be source-independent, and whose body does not use the typed value,
 // could take any error: its predicate widened to err != nil. A handlers
 // campaign validates each such candidate after the verdict runs: every

@@ -279,12 +279,16 @@ func TestHandlerWidening(t *testing.T) {
 		return 0, nil
 	}
 	return 1, nil`, []arm{{"e2 != nil", ""}}},
-		{"a type switch's case", `_, err := os.Open(name)
-	switch err.(type) {
+		{"type switch cases: value unused, used, of an interface", `_, err := os.Open(name)
+	switch e := err.(type) {
 	case *fs.PathError:
 		return 0, nil
+	case valueError:
+		return len(e.Error()), nil
+	case interface{ Timeout() bool }:
+		return 2, nil
 	}
-	return 1, nil`, []arm{{"", "type switch"}}},
+	return 1, nil`, []arm{{"err != nil", ""}, {"", "the arm uses the typed value e"}, {"", "cannot be made: the case's type is an interface"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -37,6 +37,7 @@ func TestWriteWidenDiff(t *testing.T) {
 		{ID: "m.Load#handler:m.go:5:2", Pos: "example.com/m/m.go:5:2", Predicate: "errors.Is(err, fs.ErrNotExist)", Widening: kept},
 		{ID: "m.Load#handler:m.go:7:9", Pos: "example.com/m/m.go:7:9", Predicate: "err != nil"},
 		{ID: "m.Parse#handler:m.go:16:2", Pos: "example.com/m/m.go:16:2", Predicate: "err == strconv.ErrRange", Widening: kept},
+		{ID: "m.Kind#handler:m.go:12:2", Pos: "example.com/m/m.go:12:2", Predicate: "case *fs.PathError", Widening: kept},
 		{ID: "m.Parse#handler:m.go:99:2", Pos: "example.com/m/m.go:17:2", Predicate: "errors.Is(err, io.EOF)",
 			Widening: &HandlerWidening{Status: campaign.WidenRejected, Widened: "err != nil"}},
 	}
@@ -73,7 +74,7 @@ func TestWriteWidenDiff(t *testing.T) {
  		return -1
  	}
  	return n
-`, 2, ""},
+`, 2, "m.Kind#handler:m.go:12:2: a type switch's case is not rewritten in the diff"},
 		{"rejected together: no diff", &WideningTogether{Status: campaign.WidenRejected, Why: "m TestA fails"}, "", 0, "rejected: m TestA fails"},
 		{"nothing kept", nil, "", 0, "no widening was kept"},
 	}

@@ -76,8 +76,9 @@ const (
 	// survive it.
 	EnvOblivious = "ATOMICX_OBLIVIOUS"
 	// EnvWiden names error handlers, by ID ("HANDLER;HANDLER"), whose
-	// typed predicate (errors.Is, errors.As, err == X) is widened to
-	// err != nil: the arm takes any error. Only arms that the
+	// typed predicate (errors.Is, errors.As, err == X, a type switch's
+	// case: see WidenSwitch) is widened to err != nil: the arm takes any
+	// error. Only arms that the
 	// instrumentation found widenable (Handler.Widened) are widened. A
 	// handlers campaign uses it to validate a widening before offering
 	// it.

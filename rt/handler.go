@@ -33,8 +33,8 @@ type Handler struct {
 	// predicate holds for: the handler is never armed.
 	NotInjectable string
 	// Widened is the arm's predicate widened to hold for any error
-	// ("err != nil"), for a typed arm (errors.Is, errors.As, err == X)
-	// whose body does not use the typed value; NotWidenable says why a
+	// ("err != nil"), for a typed arm (errors.Is, errors.As, err == X, a
+	// type switch's case) whose body does not use the typed value; NotWidenable says why a
 	// typed arm cannot be widened. Both are empty for other arms.
 	Widened, NotWidenable string
 
@@ -213,6 +213,39 @@ func (h *Handler) isArmed() bool {
 	}
 	h.armed.Store(2)
 	return true
+}
+
+// WidenSwitch is what a type switch on a region's error switches on when
+// one of its cases can be widened (Handler.Widened): err, unless one of
+// arms, the switch's cases, is widened (EnvWiden), err is not nil and no
+// case before the widened one takes it (earlier); then a value of the
+// widened case's type, made by fault, so that the widened case runs. The
+// case does not use its typed value: that is what makes it widenable.
+// While the runtime is not enabled it costs a branch: it is inlined.
+func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
+	if !config.enabled {
+		return err
+	}
+	return widenSwitch(arms, err, earlier, fault)
+}
+
+func widenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
+	if err == nil || campaign.widen == nil {
+		return err
+	}
+	for i := range arms {
+		if !arms[i].isWidened() {
+			continue
+		}
+		if earlier(err, i) {
+			return err
+		}
+		if f := fault(i); f != nil {
+			return f
+		}
+		return err
+	}
+	return err
 }
 
 // HandlerError is the fault of an armed "err != nil" arm: an injected

@@ -241,3 +241,103 @@ func TestHandlerWidened(t *testing.T) {
 		})
 	}
 }
+
+// hdSwitchError is the type of hdSwitch's second case.
+type hdSwitchError struct{}
+
+func (*hdSwitchError) Error() string { return "switch" }
+
+var hdSwitchArms [2]Handler
+
+// hdSwitch is an instrumented type switch on a region's error, both of
+// whose cases can be widened: it returns the case that ran, 0 for none.
+//
+//go:noinline
+func hdSwitch(err error) int {
+	switch WidenSwitch(hdSwitchArms[0:2], err, func(e error, arm int) bool {
+		switch arm {
+		case 1:
+			switch e.(type) {
+			case *os.PathError:
+				return true
+			}
+		}
+		return false
+	}, func(arm int) error {
+		switch arm {
+		case 0:
+			return new(os.PathError)
+		case 1:
+			return new(hdSwitchError)
+		}
+		return nil
+	}).(type) {
+	case *os.PathError:
+		return 1
+	case *hdSwitchError:
+		return 2
+	}
+	return 0
+}
+
+func TestWidenSwitch(t *testing.T) {
+	pathErr := &os.PathError{Op: "open", Path: "x", Err: os.ErrNotExist}
+	tests := []struct {
+		name  string
+		widen string
+		err   error
+		want  int
+	}{
+		{"nothing widened", "", io.EOF, 0},
+		{"the second case widened takes another error", "m.S#2", io.EOF, 2},
+		{"but not one that the first case takes", "m.S#2", pathErr, 1},
+		{"nor no error", "m.S#2", nil, 0},
+		{"the first case widened takes every error", "m.S#1", &hdSwitchError{}, 1},
+		{"its own error still", "m.S#2", &hdSwitchError{}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdSwitchArms = [2]Handler{
+				{ID: "m.S#1", Func: "m.S", Kind: "fallback", Predicate: "case *os.PathError", Widened: "err != nil"},
+				{ID: "m.S#2", Func: "m.S", Kind: "fallback", Predicate: "case *hdSwitchError", Widened: "err != nil"},
+			}
+			useSettings(t, parseSettings(filepath.Join(t.TempDir(), "events.jsonl"), ""))
+			campaign.widen = siteIDs(tt.widen)
+			if tt.widen == "" {
+				useSettings(t, settings{})
+			}
+			if got := hdSwitch(tt.err); got != tt.want {
+				t.Errorf("case %d ran, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// BenchmarkWidenSwitchDisabled is a type switch on an error through
+// WidenSwitch while the runtime is not enabled; BenchmarkTypeSwitchPlain
+// is the same switch uninstrumented.
+func BenchmarkWidenSwitchDisabled(b *testing.B) {
+	useSettings(b, settings{})
+	err := error(&hdSwitchError{})
+	for b.Loop() {
+		hdSwitch(err)
+	}
+}
+
+func BenchmarkTypeSwitchPlain(b *testing.B) {
+	err := error(&hdSwitchError{})
+	for b.Loop() {
+		hdPlainSwitch(err)
+	}
+}
+
+//go:noinline
+func hdPlainSwitch(err error) int {
+	switch err.(type) {
+	case *os.PathError:
+		return 1
+	case *hdSwitchError:
+		return 2
+	}
+	return 0
+}

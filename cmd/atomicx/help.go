@@ -151,9 +151,9 @@ Error handlers:
 		ATOMICX_INJECT='handler:always:example.com/m.Load#handler:load.go:12:2' \
 		atomicx go test -count=1 -run '^TestLoad$' example.com/m
 
-	Widening: a typed arm (errors.Is, errors.As, err == X; not a type
-	switch's case) whose body does not use the typed value can be widened
-	to err != nil. Each source-independent one is validated by running the
+	Widening: a typed arm (errors.Is, errors.As, err == X, a type switch's
+	case) whose body does not use the typed value can be widened to
+	err != nil (a widened case takes every error no earlier case takes). Each source-independent one is validated by running the
 	tests that execute its region with ATOMICX_WIDEN=HANDLER, then the
 	kept ones all together. Status: kept (every run passes), rejected (a
 	test fails where another arm handled the error without one), not
@@ -162,7 +162,7 @@ Error handlers:
 	not validated (a run is missing; sharded campaigns do not validate
 	widenings). -widen-diff FILE writes the kept ones as a unified diff of
 	the sources, each predicate rewritten to err != nil, when they pass
-	together.
+	together; a type switch's case is left out of the diff.
 
 		atomicx handlers -widen-diff widen.diff ./...
 		git apply widen.diff
@@ -386,8 +386,8 @@ Set by 'atomicx detect' for the runs of a campaign:
 	                 its failure when it cannot be; each is logged as an
 	                 "oblivious" event
 	ATOMICX_WIDEN    HANDLER;HANDLER: typed arms (errors.Is, errors.As,
-	                 err == X) that can be widened hold for any error
-	                 (atomicx handlers, widening)
+	                 err == X, type switch cases) that can be widened
+	                 hold for any error (atomicx handlers, widening)
 	ATOMICX_BINARY   program workloads: the instrumented binary
 `
 
