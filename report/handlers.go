@@ -150,7 +150,7 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 				}
 			}
 			if t.Run != nil {
-				row.Reproduce = reproduce(&Evidence{Package: t.Package, Test: t.Test, Injection: campaign.HandlerInjection(res.ID)}, r.header)
+				row.Reproduce = reproduce(&Evidence{Package: t.Package, Test: t.Test, Injection: campaign.HandlerInjection(res.ID), Exec: t.Run.Exec, Binary: t.Run.Binary}, r.header)
 			}
 			if t.Widened != nil {
 				row.Widened = t.Widened.Status

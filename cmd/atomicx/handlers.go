@@ -29,9 +29,10 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "report format: text, json, html or sarif")
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	category := fs.String("category", report.DefaultSARIFCategory+"-handlers", sarifCategoryUsage)
+	oracle := registerOracle(fs)
 	widenDiff := fs.String("widen-diff", "", "write the kept handler widenings to this file, as a unified diff of the sources (apply with patch -p1 in the module's root)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx handlers [flags] [packages]\n\n"+
+		fmt.Fprintf(stderr, "usage: atomicx handlers [flags] [packages | -exec SCRIPT [-oracle SCRIPT] package]\n\n"+
 			"Short-circuit testing of the packages' error handlers: a profile run per\n"+
 			"test records which handlers (if err != nil, errors.Is, errors.As and\n"+
 			"err == X arms) it executes and with what usage, then one run per handler\n"+
@@ -50,10 +51,14 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx handlers: -format must be text, json, html or sarif\n")
 		return 2
 	}
+	if oracleWithoutExec("handlers", *oracle, &w, stderr) {
+		return 2
+	}
 	cfg, self, code := w.config("handlers", args, fs.Args(), stderr)
 	if code != 0 {
 		return code
 	}
+	cfg.Oracle = absExec(cfg.Dir, *oracle)
 	dir := *journal
 	if dir == "" {
 		var err error

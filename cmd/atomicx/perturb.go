@@ -36,7 +36,7 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 			"-max-occurrences, -no-early-stop and -all-snapshots do not apply.\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	oracle := fs.String("oracle", "", "with -exec: a domain check run after each run, with the binary in $ATOMICX_BINARY, the script's exit status in $ATOMICX_EXIT_STATUS and the path of a file holding its output in $ATOMICX_OUTPUT; the run passes only if the script and the oracle exit 0 within -timeout")
+	oracle := registerOracle(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -44,8 +44,7 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx perturb: -format must be text, json, html or sarif\n")
 		return 2
 	}
-	if *oracle != "" && w.exec == "" {
-		fmt.Fprintf(stderr, "atomicx perturb: -oracle checks a program workload: give -exec SCRIPT too\n")
+	if oracleWithoutExec("perturb", *oracle, &w, stderr) {
 		return 2
 	}
 	cfg, self, code := w.config("perturb", args, fs.Args(), stderr)

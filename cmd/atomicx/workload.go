@@ -90,3 +90,19 @@ func (w *workloadFlags) config(cmd string, args, patterns []string, stderr io.Wr
 			Date: time.Now().UTC().Format(time.RFC3339)},
 	}, self, 0
 }
+
+// registerOracle adds -oracle, the domain check of a program workload,
+// for the questions whose answer is whether the workload still passes.
+func registerOracle(fs *flag.FlagSet) *string {
+	return fs.String("oracle", "", "with -exec: a domain check run after each run, with the binary in $ATOMICX_BINARY, the script's exit status in $ATOMICX_EXIT_STATUS and the path of a file holding its output in $ATOMICX_OUTPUT; the run passes only if the script and the oracle exit 0 within -timeout")
+}
+
+// oracleWithoutExec says so, and reports true, when an oracle was given
+// without a program workload to check.
+func oracleWithoutExec(cmd, oracle string, w *workloadFlags, stderr io.Writer) bool {
+	if oracle == "" || w.exec != "" {
+		return false
+	}
+	fmt.Fprintf(stderr, "atomicx %s: -oracle checks a program workload: give -exec SCRIPT too\n", cmd)
+	return true
+}
