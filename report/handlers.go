@@ -160,7 +160,7 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 		if w := res.Widening; w != nil {
 			h.Widening = &HandlerWidening{Status: w.Status, Widened: res.Widened, Why: w.Why}
 			if w.Test != nil {
-				h.Widening.Reproduce = r.widenReproduce(res.ID, w.Test.Package, w.Test.Test)
+				h.Widening.Reproduce = r.widenReproduce(res.ID, w.Test)
 			}
 		}
 		r.Handlers = append(r.Handlers, h)
@@ -176,10 +176,14 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 	return r
 }
 
-// widenReproduce is the command that runs a test with the handlers ids
-// ("ID;ID") widened.
-func (r *HandlersReport) widenReproduce(ids, pkg, test string) string {
-	return "ATOMICX_WIDEN='" + ids + "' " + reproduce(&Evidence{Package: pkg, Test: test}, r.header)
+// widenReproduce is the command that runs t's test (or program workload)
+// with the handlers ids ("ID;ID") widened.
+func (r *HandlersReport) widenReproduce(ids string, t *campaign.HandlerTest) string {
+	ev := &Evidence{Package: t.Package, Test: t.Test}
+	if t.Widened != nil {
+		ev.Exec, ev.Binary = t.Widened.Exec, t.Widened.Binary
+	}
+	return "ATOMICX_WIDEN='" + ids + "' " + reproduce(ev, r.header)
 }
 
 func (s *HandlersSummary) count(h *HandlerFinding) {
