@@ -623,6 +623,8 @@ type event struct {
 	HandlerKind   string `json:"handler_kind"`
 	Predicate     string `json:"predicate"`
 	NotInjectable string `json:"not_injectable"`
+	Widened       string `json:"widened"`
+	NotWidenable  string `json:"not_widenable"`
 	// oblivious: a failure-oblivious function's failed call, whether it
 	// was swallowed, and, for an atomic one, rolled back first
 	Swallowed  bool `json:"swallowed"`

@@ -32,6 +32,17 @@ var Handlers = &Planner{
 		}
 		return runs
 	},
+	FollowUps: func(recs []*Record, opt Options) []*PlannedRun {
+		var runs []*PlannedRun
+		for _, r := range widenFollowUps(recs) {
+			runs = append(runs, &PlannedRun{Key: r.Key(), Env: WidenEnv(r.Site), Run: r})
+		}
+		return runs
+	},
+	// The widened runs of each candidate, then the runs with all the
+	// kept ones widened together.
+	Rounds:        2,
+	FollowUpsText: "validating handler widenings: %d runs with typed arms widened to err != nil",
 }
 
 func init() { planners[Handlers.Name] = Handlers }
@@ -62,6 +73,11 @@ type HandlerSeen struct {
 	NotInjectable                          string
 	Executed                               bool // the region ran
 	Pink, White, Blue                      bool // the usages
+
+	// Widened is the arm's predicate widened to any error, for a typed
+	// arm that can be widened; NotWidenable says why a typed arm cannot
+	// be. Both are empty for other arms.
+	Widened, NotWidenable string
 }
 
 // handlersOf returns what a run logged of each handler, by ID order.
@@ -75,7 +91,7 @@ func handlersOf(rec *Record) []*HandlerSeen {
 		h := byID[v.Site]
 		if h == nil {
 			h = &HandlerSeen{ID: v.Site, Func: v.Func, Pos: v.Pos, Region: v.Region, Kind: v.HandlerKind,
-				Predicate: v.Predicate, NotInjectable: v.NotInjectable}
+				Predicate: v.Predicate, NotInjectable: v.NotInjectable, Widened: v.Widened, NotWidenable: v.NotWidenable}
 			byID[v.Site] = h
 		}
 		switch v.Usage {
@@ -119,6 +135,9 @@ type HandlerTest struct {
 	Outcome string
 	Fired   bool
 	Run     *Record // the armed run, nil if none
+	// Widened is the run with the handler widened (see Widening), nil if
+	// none.
+	Widened *Record
 }
 
 // passed reports whether the armed run passed. A test that fails,
@@ -133,12 +152,15 @@ type HandlerResult struct {
 	// Source is source-independent, source-dependent or unknown; Resilience
 	// is purely resilient, not purely resilient or unknown.
 	Source, Resilience string
+	// Widening is the validation of the arm widened to err != nil; nil
+	// for an arm that is not typed.
+	Widening *Widening
 }
 
 // HandlerResults reads a handlers campaign's records: for each handler
 // that a profile run saw, its tests and its verdicts, by ID.
 func HandlerResults(recs []*Record) []*HandlerResult {
-	runs := map[string]*Record{}
+	runs, widened := map[string]*Record{}, map[string]*Record{}
 	var profiles []*Record
 	for _, r := range recs {
 		switch r.Kind {
@@ -147,8 +169,11 @@ func HandlerResults(recs []*Record) []*HandlerResult {
 				profiles = append(profiles, r)
 			}
 		case "experiment":
-			if r.Fault == handlerFault {
+			switch r.Fault {
+			case handlerFault:
 				runs[r.Key()] = r
+			case widenFault:
+				widened[r.Key()] = r
 			}
 		}
 	}
@@ -159,7 +184,7 @@ func HandlerResults(recs []*Record) []*HandlerResult {
 			res := byID[h.ID]
 			if res == nil {
 				res = &HandlerResult{HandlerSeen: HandlerSeen{ID: h.ID, Func: h.Func, Pos: h.Pos, Region: h.Region,
-					Kind: h.Kind, Predicate: h.Predicate, NotInjectable: h.NotInjectable}}
+					Kind: h.Kind, Predicate: h.Predicate, NotInjectable: h.NotInjectable, Widened: h.Widened, NotWidenable: h.NotWidenable}}
 				byID[h.ID] = res
 			}
 			if !h.Executed {
@@ -169,6 +194,7 @@ func HandlerResults(recs []*Record) []*HandlerResult {
 			if run := runs[handlerRun(prof, h.ID).Key()]; run != nil {
 				t.Outcome, t.Fired, t.Run = run.Status, run.Fired, run
 			}
+			t.Widened = widened[widenRun(prof, h.ID).Key()]
 			res.Tests = append(res.Tests, t)
 		}
 	}
@@ -190,6 +216,9 @@ func HandlerResults(recs []*Record) []*HandlerResult {
 	for _, res := range byID {
 		res.Source, res.Resilience = HandlerVerdicts(res.Tests)
 		out = append(out, res)
+	}
+	for _, res := range out {
+		res.Widening = widening(res, byRegion[res.Region])
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

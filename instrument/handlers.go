@@ -50,6 +50,9 @@ const handlersName = "_atx_handlers"
 type handler struct {
 	id, fn, pos, region  string
 	kind, predicate, why string // why: not injectable, and why
+	// widened is the predicate widened to any error, for a typed arm that
+	// can be widened; notWidenable says why a typed arm cannot be.
+	widened, notWidenable string
 }
 
 // region is a statement whose call's error reaches arms.
@@ -174,6 +177,7 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			}
 		}
 		r.arms = append(r.arms, a)
+		widened, notWidenable := fe.widening(a, errID.Name, body)
 		pos := fe.p.fset.Position(at)
 		fe.p.handlers = append(fe.p.handlers, handler{
 			id:        fn + "#handler:" + path.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
@@ -183,6 +187,9 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			kind:      fe.handlerKind(&ast.BlockStmt{List: body}, errVars...),
 			predicate: predicate,
 			why:       a.why,
+
+			widened:      widened,
+			notWidenable: notWidenable,
 		})
 	}
 	switch check := check.(type) {
@@ -232,6 +239,77 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 		return nil
 	}
 	return r
+}
+
+// widening says whether a typed arm (errors.Is, errors.As, err == X, a
+// type switch's case) can be widened to hold for any error: widened is
+// the widened predicate ("err != nil") when it can, notWidenable why not.
+// Both are empty for an arm that is not typed. An arm can be widened when
+// nothing but the predicate depends on the error being of the type the
+// arm looks for: for errors.As, the target variable is used nowhere else
+// in the function (its body would find it zero otherwise); for a type
+// switch's case, the case's variable (e of switch e := err.(type)) is not
+// used in its body, and a value of its type can be made (the switch then
+// switches on that value, see WidenSwitch).
+func (fe *funcEdits) widening(a arm, errVar string, body []ast.Stmt) (widened, notWidenable string) {
+	widened = errVar + " != nil"
+	info := fe.p.info
+	if a.clause != nil {
+		if a.fault == "" {
+			return "", "a value of the case's type cannot be made: " + a.why
+		}
+		if v := info.Implicits[a.clause]; v != nil && uses(info, &ast.BlockStmt{List: body}, v, nil) {
+			return "", "the arm uses the typed value " + v.Name()
+		}
+		return widened, ""
+	}
+	switch c := ast.Unparen(a.cond).(type) {
+	case *ast.BinaryExpr:
+		if c.Op == token.NEQ {
+			return "", "" // err != nil: holds for any error already
+		}
+		return widened, ""
+	case *ast.CallExpr:
+		fn, _ := calleeObject(info, c.Fun).(*types.Func)
+		if fn == nil || fn.Name() != "As" {
+			return widened, ""
+		}
+		u, ok := ast.Unparen(c.Args[1]).(*ast.UnaryExpr)
+		var id *ast.Ident
+		if ok && u.Op == token.AND {
+			id, _ = ast.Unparen(u.X).(*ast.Ident)
+		}
+		var v *types.Var
+		if id != nil {
+			v, _ = info.ObjectOf(id).(*types.Var)
+		}
+		if v == nil || v.Parent() == nil || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
+			return "", "the errors.As target is not the address of a local variable: what it points to may be used elsewhere"
+		}
+		if uses(info, &ast.BlockStmt{List: body}, v, c) {
+			return "", "the arm uses the typed value " + id.Name
+		}
+		if uses(info, fe.body, v, c) {
+			return "", "the typed value " + id.Name + " is used outside the arm"
+		}
+		return widened, ""
+	}
+	return "", ""
+}
+
+// uses reports whether n uses v, outside skip.
+func uses(info *types.Info, n ast.Node, v types.Object, skip ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if n == skip && skip != nil {
+			return false
+		}
+		if x, ok := n.(*ast.Ident); ok && info.Uses[x] == v {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // recoverRegion returns the region of a deferred recover handler,
@@ -601,6 +679,7 @@ func (cr *callRewriter) insertArms(r *region) {
 			fmt.Fprintf(&pink, " %s.Arm(&%s[%d], nil, false);", rtName, handlersName, r.first+i)
 		}
 		cr.edits.insert(fe.off(ts.Pos()), pink.String()+" }; "+cr.directive(ts.Pos()))
+		cr.widenSwitch(r)
 	}
 	if d := r.deferStmt; d != nil {
 		h := fmt.Sprintf("&%s[%d]", handlersName, r.first)
@@ -624,6 +703,56 @@ func (cr *callRewriter) insertArms(r *region) {
 	}
 }
 
+// widenSwitch makes a type switch with a case that can be widened switch
+// on rt.WidenSwitch(arms, err, earlier, fault) instead of err: the error
+// itself, unless a case is widened (ATOMICX_WIDEN), the error is not nil
+// and no case before the widened one takes it: then a value of the
+// widened case's type, so that its case runs. earlier tells whether a
+// case before an arm's takes the error; both function literals capture
+// nothing.
+func (cr *callRewriter) widenSwitch(r *region) {
+	fe := cr.fe
+	var earlier, fault strings.Builder
+	earlier.WriteString("func(_atx_e error, _atx_arm int) bool { switch _atx_arm {")
+	fault.WriteString("func(_atx_arm int) error { switch _atx_arm {")
+	widened := false
+	for i, a := range r.arms {
+		if fe.p.handlers[r.first+i].widened == "" {
+			continue
+		}
+		widened = true
+		var before []string
+		for _, st := range r.typeSwitch.Body.List {
+			cc := st.(*ast.CaseClause)
+			if cc == a.clause {
+				break
+			}
+			for _, t := range cc.List {
+				before = append(before, fe.text(t))
+			}
+		}
+		if len(before) > 0 {
+			fmt.Fprintf(&earlier, " case %d: switch _atx_e.(type) { case %s: return true };", i, strings.Join(before, ", "))
+		}
+		fmt.Fprintf(&fault, " case %d: return %s;", i, a.fault)
+	}
+	if !widened {
+		return
+	}
+	earlier.WriteString(" }; return false }")
+	fault.WriteString(" }; return nil }")
+	var x ast.Expr
+	switch as := r.typeSwitch.Assign.(type) {
+	case *ast.ExprStmt:
+		x = as.X
+	case *ast.AssignStmt:
+		x = as.Rhs[0]
+	}
+	ta := x.(*ast.TypeAssertExpr)
+	cr.edits.insert(fe.off(ta.X.Pos()), fmt.Sprintf("%s.WidenSwitch(%s[%d:%d], ", rtName, handlersName, r.first, r.first+len(r.arms))+cr.directive(ta.X.Pos()))
+	cr.edits.insert(fe.off(ta.X.End()), ", "+earlier.String()+", "+fault.String()+")")
+}
+
 // handlerTable declares the handler table, one rt.Handler per arm.
 func (p *pkgRewriter) handlerTable() dst.Decl {
 	str := func(s string) dst.Expr { return &dst.BasicLit{Kind: token.STRING, Value: strconv.Quote(s)} }
@@ -641,6 +770,12 @@ func (p *pkgRewriter) handlerTable() dst.Decl {
 		field("Predicate", h.predicate)
 		if h.why != "" {
 			field("NotInjectable", h.why)
+		}
+		if h.widened != "" {
+			field("Widened", h.widened)
+		}
+		if h.notWidenable != "" {
+			field("NotWidenable", h.notWidenable)
 		}
 		entry := &dst.CompositeLit{Elts: fields}
 		entry.Decs.Before, entry.Decs.After = dst.NewLine, dst.NewLine

@@ -7,7 +7,7 @@ import (
 )
 
 // handlerEntry matches one entry of the generated handler table.
-var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?\}`)
+var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?(?:, Widened: "([^"]*)")?(?:, NotWidenable: "([^"]*)")?\}`)
 
 // TestHandlerShapes finds the handlers of one function per shape and
 // checks their kinds, predicates and whether a fault can be made for them.
@@ -227,4 +227,130 @@ func F(name string) ` + sig + ` {
 			}
 		})
 	}
+}
+
+// TestHandlerWidening checks which typed arms can be widened to
+// err != nil, and why the others cannot.
+func TestHandlerWidening(t *testing.T) {
+	type arm struct{ widened, notWidenable string }
+	tests := []struct {
+		name string
+		body string // of func F(name string) (int, error)
+		want []arm
+	}{
+		{"err != nil is not typed", `_, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", ""}}},
+		{"Is, == and As whose value is unused", `var pe *fs.PathError
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err == io.EOF {
+		return 0, err
+	} else if errors.As(err, &pe) {
+		return 0, ErrSentinel
+	}
+	return 1, nil`, []arm{{"err != nil", ""}, {"err != nil", ""}, {"err != nil", ""}}},
+		{"As whose arm uses the typed value", `var pe *fs.PathError
+	_, err := os.Open(name)
+	if errors.As(err, &pe) {
+		return len(pe.Path), nil
+	}
+	return 1, nil`, []arm{{"", "the arm uses the typed value pe"}}},
+		{"As whose typed value is used after the arm", `var pe *fs.PathError
+	_, err := os.Open(name)
+	if errors.As(err, &pe) {
+		log.Print("path error")
+	}
+	if pe != nil {
+		return 2, nil
+	}
+	return 1, nil`, []arm{{"", "the typed value pe is used outside the arm"}}},
+		{"As into a package variable", `_, err := os.Open(name)
+	if errors.As(err, &lastPathError) {
+		return 0, nil
+	}
+	return 1, nil`, []arm{{"", "not the address of a local variable"}}},
+		{"widened with the error's own name", `_, e2 := os.Open(name)
+	switch {
+	case errors.Is(e2, fs.ErrNotExist):
+		return 0, nil
+	}
+	return 1, nil`, []arm{{"e2 != nil", ""}}},
+		{"type switch cases: value unused, used, of an interface", `_, err := os.Open(name)
+	switch e := err.(type) {
+	case *fs.PathError:
+		return 0, nil
+	case valueError:
+		return len(e.Error()), nil
+	case interface{ Timeout() bool }:
+		return 2, nil
+	}
+	return 1, nil`, []arm{{"err != nil", ""}, {"", "the arm uses the typed value e"}, {"", "cannot be made: the case's type is an interface"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := handlerEntries(t, tt.body)
+			if len(got) != len(tt.want) {
+				t.Fatalf("handlers %q, want %v", got, tt.want)
+			}
+			for i, w := range tt.want {
+				g := got[i]
+				if g[6] != w.widened || (w.notWidenable == "") != (g[7] == "") || !strings.Contains(g[7], w.notWidenable) {
+					t.Errorf("arm %d (%s): widened %q, not widenable %q; want %+v", i, g[4], g[6], g[7], w)
+				}
+			}
+		})
+	}
+}
+
+// handlerEntries instruments a package whose function
+// F(name string) (int, error) has body, and returns the entries of its
+// handler table, as handlerEntry's submatches (the predicate unquoted).
+func handlerEntries(t *testing.T, body string) [][]string {
+	t.Helper()
+	sig := "(int, error)"
+	if strings.HasPrefix(strings.TrimSpace(body), "defer") {
+		sig = "(n int, err error)" // a result the handler can set
+	}
+	src := `package m
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log"
+	"os"
+)
+
+var ErrSentinel = errors.New("sentinel")
+
+var lastPathError *fs.PathError
+
+type valueError struct{}
+
+func (valueError) Error() string { return "value" }
+
+var _, _, _, _, _, _ = errors.New, fmt.Errorf, io.EOF, fs.ErrNotExist, log.Print, os.Open
+
+func F(name string) ` + sig + ` {
+	` + body + `
+}
+`
+	res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got [][]string
+	for _, m := range handlerEntry.FindAllStringSubmatch(string(res.Generated.Src), -1) {
+		if !strings.HasPrefix(m[1], "example.com/m.F#handler:m.go:") {
+			t.Errorf("handler ID %q", m[1])
+		}
+		m[4] = strings.ReplaceAll(m[4], `\"`, `"`)
+		got = append(got, m)
+	}
+	return got
 }

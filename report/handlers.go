@@ -22,6 +22,10 @@ type HandlersReport struct {
 	Problems   []string          `json:"problems,omitempty"`
 	header     *campaign.Header  // for the reproduce commands
 	results    map[string]*campaign.HandlerResult
+
+	// Together is the run of the kept widenings all together; nil when
+	// none was kept.
+	Together *WideningTogether `json:"widened_together,omitempty"`
 }
 
 // HandlerFinding is one handler: one arm of an error check.
@@ -41,6 +45,36 @@ type HandlerFinding struct {
 	Resilience string `json:"resilience"`
 	// Tests is the matrix row: every test that executed the region.
 	Tests []HandlerTestRow `json:"tests"`
+	// Widening is the validation of a typed arm widened to err != nil;
+	// nil for other arms.
+	Widening *HandlerWidening `json:"widening,omitempty"`
+}
+
+// HandlerWidening is the widening status of a typed arm (see
+// campaign.Widening): kept, rejected, not offered or not validated.
+type HandlerWidening struct {
+	Status string `json:"status"`
+	// Widened is the predicate it is widened to ("err != nil"); "" when it
+	// cannot be.
+	Widened string `json:"widened,omitempty"`
+	Why     string `json:"why,omitempty"` // what decided a status other than kept
+	// Reproduce is the widened run of the test that failed, by hand.
+	Reproduce string `json:"reproduce,omitempty"`
+}
+
+// WideningTogether is the validation of the kept widenings all at once.
+type WideningTogether struct {
+	Handlers []string     `json:"handlers"` // IDs
+	Status   string       `json:"status"`   // kept, rejected or not validated
+	Why      string       `json:"why,omitempty"`
+	Tests    []WidenedRun `json:"tests"`
+}
+
+// WidenedRun is one test's run with the kept widenings together.
+type WidenedRun struct {
+	Package string `json:"package"`
+	Test    string `json:"test"`
+	Outcome string `json:"outcome,omitempty"` // "" when it was not run
 }
 
 // HandlerTestRow is one test's cell of a handler's row.
@@ -54,6 +88,9 @@ type HandlerTestRow struct {
 	Outcome   string `json:"outcome,omitempty"`
 	Injected  bool   `json:"injected,omitempty"`
 	Reproduce string `json:"reproduce,omitempty"` // the armed run, by hand
+	// Widened is what the test did with the arm widened to err != nil
+	// (candidates only); "" when it was not run.
+	Widened string `json:"widened,omitempty"`
 }
 
 // HandlersSummary is the campaign's table, as the paper's Table 1: the
@@ -70,6 +107,11 @@ type HandlersSummary struct {
 	ProfileRuns       int   `json:"profile_runs"`
 	Runs              int   `json:"runs"` // with a handler armed
 	WallMs            int64 `json:"wall_ms"`
+	// Widenable: executed typed arms that can be widened to err != nil;
+	// WideningKept: of them, those whose widening was kept.
+	Widenable    int `json:"widenable"`
+	WideningKept int `json:"widening_kept"`
+	WidenRuns    int `json:"widen_runs"` // with arms widened
 }
 
 // Handlers builds the report of a handlers campaign's records.
@@ -84,11 +126,16 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 		case "profile":
 			r.Summary.ProfileRuns++
 		case "experiment":
-			r.Summary.Runs++
+			if rec.Fault == campaign.WidenFaultWord {
+				r.Summary.WidenRuns++
+			} else {
+				r.Summary.Runs++
+			}
 		}
 	}
 	r.Summary.WallMs, _ = wallTime(recs)
-	for _, res := range campaign.HandlerResults(recs) {
+	results := campaign.HandlerResults(recs)
+	for _, res := range results {
 		h := &HandlerFinding{ID: res.ID, Func: res.Func, Pos: res.Pos, Region: res.Region, Kind: res.Kind,
 			Predicate: res.Predicate, NotInjectable: res.NotInjectable, Source: res.Source, Resilience: res.Resilience,
 			Tests: []HandlerTestRow{}}
@@ -105,13 +152,38 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 			if t.Run != nil {
 				row.Reproduce = reproduce(&Evidence{Package: t.Package, Test: t.Test, Injection: campaign.HandlerInjection(res.ID), Exec: t.Run.Exec, Binary: t.Run.Binary}, r.header)
 			}
+			if t.Widened != nil {
+				row.Widened = t.Widened.Status
+			}
 			h.Tests = append(h.Tests, row)
+		}
+		if w := res.Widening; w != nil {
+			h.Widening = &HandlerWidening{Status: w.Status, Widened: res.Widened, Why: w.Why}
+			if w.Test != nil {
+				h.Widening.Reproduce = r.widenReproduce(res.ID, w.Test)
+			}
 		}
 		r.Handlers = append(r.Handlers, h)
 		r.Summary.count(h)
 	}
 	sort.SliceStable(r.Handlers, func(i, j int) bool { return posKey(r.Handlers[i].Pos) < posKey(r.Handlers[j].Pos) })
+	if w := campaign.WideningsTogether(recs, results); w != nil {
+		r.Together = &WideningTogether{Handlers: w.IDs, Status: w.Status, Why: w.Why}
+		for _, t := range w.Tests {
+			r.Together.Tests = append(r.Together.Tests, WidenedRun{t.Package, t.Test, t.Outcome})
+		}
+	}
 	return r
+}
+
+// widenReproduce is the command that runs t's test (or program workload)
+// with the handlers ids ("ID;ID") widened.
+func (r *HandlersReport) widenReproduce(ids string, t *campaign.HandlerTest) string {
+	ev := &Evidence{Package: t.Package, Test: t.Test}
+	if t.Widened != nil {
+		ev.Exec, ev.Binary = t.Widened.Exec, t.Widened.Binary
+	}
+	return "ATOMICX_WIDEN='" + ids + "' " + reproduce(ev, r.header)
 }
 
 func (s *HandlersSummary) count(h *HandlerFinding) {
@@ -138,6 +210,12 @@ func (s *HandlersSummary) count(h *HandlerFinding) {
 	if h.Source == campaign.HandlerUnknown && h.Resilience == campaign.HandlerUnknown {
 		s.Unknown++
 	}
+	if w := h.Widening; w != nil && w.Widened != "" {
+		s.Widenable++
+		if w.Status == campaign.WidenKept {
+			s.WideningKept++
+		}
+	}
 }
 
 // WriteHandlersJSON writes the report as one JSON object.
@@ -160,12 +238,18 @@ func (s HandlersSummary) rows() [][2]string {
 		{"source-dependent", n(s.SourceDependent)},
 		{"unknown (both verdicts)", n(s.Unknown)},
 		{"not injectable", n(s.NotInjectable)},
+		{"widenable (typed arms)", n(s.Widenable)},
+		{"widening kept", n(s.WideningKept)},
 	}
 }
 
 // runsText says what the campaign ran.
 func (s HandlersSummary) runsText() string {
-	return fmt.Sprintf("%d profile runs, %d runs with a handler armed, %s (wall time)", s.ProfileRuns, s.Runs, durationText(s.WallMs))
+	widened := ""
+	if s.WidenRuns > 0 {
+		widened = fmt.Sprintf(", %d runs with arms widened", s.WidenRuns)
+	}
+	return fmt.Sprintf("%d profile runs, %d runs with a handler armed%s, %s (wall time)", s.ProfileRuns, s.Runs, widened, durationText(s.WallMs))
 }
 
 // WriteHandlersText writes the report for a terminal: the summary table,
@@ -195,15 +279,44 @@ func WriteHandlersText(w io.Writer, r *HandlersReport, locate Locator) {
 			} else if !t.Injected {
 				outcome += " (region not reached)"
 			}
-			fmt.Fprintf(w, "\t%s %s: %s; armed: %s\n", t.Package, t.Test, usagesText(t.Usages), outcome)
+			widened := ""
+			if t.Widened != "" {
+				widened = "; widened: " + t.Widened
+			}
+			fmt.Fprintf(w, "\t%s %s: %s; armed: %s%s\n", t.Package, t.Test, usagesText(t.Usages), outcome, widened)
 			if t.Reproduce != "" && t.Outcome != campaign.Passed {
 				fmt.Fprintf(w, "\t\treproduce: %s\n", t.Reproduce)
 			}
 		}
+		if wd := h.Widening; wd != nil {
+			fmt.Fprintf(w, "\twidening to %s: %s\n", widenedText(wd), wideningText(wd))
+			if wd.Reproduce != "" {
+				fmt.Fprintf(w, "\t\treproduce: %s\n", wd.Reproduce)
+			}
+		}
+	}
+	if t := r.Together; t != nil {
+		fmt.Fprintf(w, "\nkept widenings together (%d handlers, %d tests): %s\n", len(t.Handlers), len(t.Tests), wideningText(&HandlerWidening{Status: t.Status, Why: t.Why}))
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
+}
+
+// widenedText is the predicate a widening widens to.
+func widenedText(w *HandlerWidening) string {
+	if w.Widened == "" {
+		return "err != nil"
+	}
+	return w.Widened
+}
+
+// wideningText is a widening's status and why.
+func wideningText(w *HandlerWidening) string {
+	if w.Why == "" {
+		return w.Status
+	}
+	return w.Status + " (" + w.Why + ")"
 }
 
 func usagesText(u []string) string {
@@ -243,6 +356,20 @@ var handlerRules = []sarifRule{
 		DefaultConfiguration: sarifConfiguration{"note"},
 		Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling"}, Precision: "high", Severity: "note"},
 	},
+	{
+		ID:               "atomicx/widenable-handler",
+		Name:             "WidenableHandler",
+		ShortDescription: sarifText{"This typed error handler could take any error"},
+		FullDescription: sarifText{"The handler's arm checks for one kind of error, does not use the typed value, and every test " +
+			"that executes it passes with its predicate widened to err != nil (and with all such widenings together)."},
+		Help: sarifHelp{
+			Text:     "Consider widening the predicate to err != nil: atomicx handlers -widen-diff FILE writes the change as a diff.",
+			Markdown: "Consider widening the predicate to `err != nil`: `atomicx handlers -widen-diff FILE` writes the change as a diff.",
+		},
+		HelpURI:              InformationURI + "#handler-widening",
+		DefaultConfiguration: sarifConfiguration{"note"},
+		Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling"}, Precision: "medium", Severity: "note"},
+	},
 }
 
 // WriteHandlersSARIF writes the handlers' violations as a SARIF 2.1.0
@@ -261,6 +388,14 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 			idx = 0
 		case h.Resilience == campaign.NotPurelyResilient:
 			idx = 1
+		}
+		if w := h.Widening; w != nil && w.Status == campaign.WidenKept && r.Together != nil && r.Together.Status == campaign.WidenKept {
+			results = append(results, sarifResult{
+				RuleID: handlerRules[2].ID, RuleIndex: 2, Level: handlerRules[2].DefaultConfiguration.Level,
+				Message:             sarifText{fmt.Sprintf("The %s handler of %s in %s can be widened to %s: every test that executes it passes.", h.Kind, h.Predicate, h.Func, w.Widened)},
+				Locations:           []sarifLocation{sarifLocate(&Function{Name: h.Func, Pos: h.Pos}, locate, roots, used)},
+				PartialFingerprints: map[string]string{"atomicxHandler/v1": h.ID + "#widen"},
+			})
 		}
 		if idx < 0 {
 			continue
@@ -341,14 +476,20 @@ code { font-size: 0.95em; }
 <table><tr><th>handlers</th><th>count</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
 {{end}}</table>
-{{range .Handlers}}{{if .Tests}}
+{{range $h := .Handlers}}{{if .Tests}}
 <h2 id="{{.ID}}"><code>{{.Pos}}</code> {{.Func}}</h2>
 <p>{{.Kind}} handler of <code>{{.Predicate}}</code>: <b>{{.Source}}</b>, <b>{{.Resilience}}</b>.{{if .NotInjectable}} Not injectable: {{.NotInjectable}}.{{end}}</p>
-<table><tr><th>test</th><th>usages</th><th>armed</th><th>reproduce</th></tr>
+<table><tr><th>test</th><th>usages</th><th>armed</th><th>reproduce</th>{{if .Widening}}<th>widened</th>{{end}}</tr>
 {{range .Tests}}<tr><td>{{.Package}} {{.Test}}</td><td>{{range .Usages}}<span class="{{.}}">{{.}}</span> {{end}}</td>
-<td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}</td><td>{{if .Reproduce}}<code>{{.Reproduce}}</code>{{end}}</td></tr>
+<td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}</td><td>{{if .Reproduce}}<code>{{.Reproduce}}</code>{{end}}</td>{{if $h.Widening}}<td class="{{if eq .Widened "pass"}}pass{{else if .Widened}}fail{{end}}">{{if .Widened}}{{.Widened}}{{else}}not run{{end}}</td>{{end}}</tr>
 {{end}}</table>
+{{with .Widening}}<p>Widening to <code>{{if .Widened}}{{.Widened}}{{else}}err != nil{{end}}</code>: <b>{{.Status}}</b>{{if .Why}} ({{.Why}}){{end}}.{{if .Reproduce}} <code>{{.Reproduce}}</code>{{end}}</p>{{end}}
 {{end}}{{end}}
+{{with .Together}}<h2 id="widened-together">Kept widenings together</h2>
+<p>{{len .Handlers}} handlers widened at once: <b>{{.Status}}</b>{{if .Why}} ({{.Why}}){{end}}.</p>
+<table><tr><th>test</th><th>widened</th></tr>
+{{range .Tests}}<tr><td>{{.Package}} {{.Test}}</td><td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}</td></tr>
+{{end}}</table>{{end}}
 {{range .Problems}}<p>problem: {{.}}</p>{{end}}
 </body></html>
 `))

@@ -95,3 +95,63 @@ func TestHandlersReport(t *testing.T) {
 		}
 	}
 }
+
+// TestHandlersReportWidening: the Is arm of handlerRecords can be
+// widened, and both its widened runs pass.
+func TestHandlersReportWidening(t *testing.T) {
+	const isArm = "example.com/m.F#handler:f.go:3:2"
+	recs := handlerRecords()
+	for _, r := range recs {
+		for i, e := range r.Events {
+			if strings.Contains(string(e), `"site":"`+isArm+`"`) {
+				r.Events[i] = json.RawMessage(strings.Replace(string(e), `"predicate":"p"`, `"predicate":"p","widened":"err != nil"`, 1))
+			}
+		}
+	}
+	for _, test := range []string{"TestA", "TestB"} {
+		recs = append(recs, &campaign.Record{Kind: "experiment", Package: "example.com/m", Test: test, Site: isArm, Fault: campaign.WidenFaultWord, Status: campaign.Passed})
+	}
+	r := Handlers(recs, nil)
+	if s := r.Summary; s.Widenable != 1 || s.WideningKept != 1 || s.WidenRuns != 2 || s.Runs != 4 {
+		t.Errorf("summary %+v", s)
+	}
+	if w := r.Handlers[0].Widening; w == nil || w.Status != campaign.WidenKept || w.Widened != "err != nil" || r.Handlers[1].Widening != nil {
+		t.Errorf("widenings %+v, %+v", r.Handlers[0].Widening, r.Handlers[1].Widening)
+	}
+	if r.Together == nil || r.Together.Status != campaign.WidenKept || len(r.Together.Tests) != 2 {
+		t.Errorf("together %+v", r.Together)
+	}
+	var text bytes.Buffer
+	WriteHandlersText(&text, r, nil)
+	for _, s := range []string{"4 runs with a handler armed, 2 runs with arms widened", "widenable (typed arms)     1", "widening kept              1",
+		"example.com/m TestA: white; armed: pass; widened: pass", "\twidening to err != nil: kept\n", "kept widenings together (1 handlers, 2 tests): kept"} {
+		if !strings.Contains(text.String(), s) {
+			t.Errorf("text report lacks %q:\n%s", s, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteHandlersJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"widening": {`, `"status": "kept"`, `"widenable": 1`, `"widened_together": {`} {
+		if !strings.Contains(js.String(), s) {
+			t.Errorf("JSON report lacks %q", s)
+		}
+	}
+	var sarif bytes.Buffer
+	if err := WriteHandlersSARIF(&sarif, r, nil, SARIFOptions{Version: "v1.2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sarif.String(), `"ruleId": "atomicx/widenable-handler"`) {
+		t.Errorf("SARIF lacks the widenable handler:\n%s", sarif.String())
+	}
+	var html bytes.Buffer
+	if err := WriteHandlersHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Widening to <code>err != nil</code>: <b>kept</b>", "<h2 id=\"widened-together\">", "<th>widened</th>"} {
+		if !strings.Contains(html.String(), s) {
+			t.Errorf("HTML report lacks %q", s)
+		}
+	}
+}

@@ -75,6 +75,14 @@ const (
 	// a function that swallowed a failure would make the program
 	// survive it.
 	EnvOblivious = "ATOMICX_OBLIVIOUS"
+	// EnvWiden names error handlers, by ID ("HANDLER;HANDLER"), whose
+	// typed predicate (errors.Is, errors.As, err == X, a type switch's
+	// case: see WidenSwitch) is widened to err != nil: the arm takes any
+	// error. Only arms that the
+	// instrumentation found widenable (Handler.Widened) are widened. A
+	// handlers campaign uses it to validate a widening before offering
+	// it.
+	EnvWiden = "ATOMICX_WIDEN"
 )
 
 // campaignSettings complete settings with what the campaign asked for.
@@ -91,6 +99,9 @@ type campaignSettings struct {
 	// oblivious are the entry site IDs of failure-oblivious functions
 	// (EnvOblivious); nil when none.
 	oblivious map[string]bool
+	// widen are the IDs of the widened handlers (EnvWiden); nil when
+	// none.
+	widen map[string]bool
 }
 
 func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campaignSettings, string) {

@@ -32,10 +32,16 @@ type Handler struct {
 	// NotInjectable, when set, says why no fault can be made that the
 	// predicate holds for: the handler is never armed.
 	NotInjectable string
+	// Widened is the arm's predicate widened to hold for any error
+	// ("err != nil"), for a typed arm (errors.Is, errors.As, err == X, a
+	// type switch's case) whose body does not use the typed value; NotWidenable says why a
+	// typed arm cannot be widened. Both are empty for other arms.
+	Widened, NotWidenable string
 
 	logged atomic.Uint32 // usages logged (usagePink, usageWhite, usageBlue)
 	armed  atomic.Uint32 // 0: not yet resolved, 1: not the armed handler, 2: the armed handler
 	hits   atomic.Uint64 // executions of the region while armed
+	wide   atomic.Uint32 // 0: not yet resolved, 1: not widened, 2: widened (EnvWiden)
 }
 
 // The usages of a handler, as bits of Handler.logged.
@@ -47,13 +53,40 @@ const (
 )
 
 // Arm records that a predicate of handler h was evaluated after its region
-// returned err, and returns held, the predicate's value. It costs a branch
-// while the runtime is not enabled.
+// returned err, and returns held, the predicate's value, or, when h is
+// widened (EnvWiden), whether err is not nil. It costs a branch while the
+// runtime is not enabled.
 func Arm(h *Handler, err error, held bool) bool {
 	if config.enabled {
-		h.use(err, held)
+		return h.arm(err, held)
 	}
 	return held
+}
+
+// arm is Arm while the runtime is enabled.
+func (h *Handler) arm(err error, held bool) bool {
+	if !held && err != nil && campaign.widen != nil && h.isWidened() {
+		held = true
+	}
+	h.use(err, held)
+	return held
+}
+
+// isWidened reports whether h is widened, looking it up the first time
+// only.
+func (h *Handler) isWidened() bool {
+	switch h.wide.Load() {
+	case 1:
+		return false
+	case 2:
+		return true
+	}
+	if h.Widened == "" || !campaign.widen[h.ID] {
+		h.wide.Store(1)
+		return false
+	}
+	h.wide.Store(2)
+	return true
 }
 
 // ArmRecover records that the predicate of a deferred recover handler h
@@ -117,6 +150,12 @@ func (h *Handler) log(u uint32, name string) {
 	if h.NotInjectable != "" {
 		e.str("not_injectable", h.NotInjectable)
 	}
+	if h.Widened != "" {
+		e.str("widened", h.Widened)
+	}
+	if h.NotWidenable != "" {
+		e.str("not_widenable", h.NotWidenable)
+	}
 	writeLine(e.end())
 }
 
@@ -174,6 +213,39 @@ func (h *Handler) isArmed() bool {
 	}
 	h.armed.Store(2)
 	return true
+}
+
+// WidenSwitch is what a type switch on a region's error switches on when
+// one of its cases can be widened (Handler.Widened): err, unless one of
+// arms, the switch's cases, is widened (EnvWiden), err is not nil and no
+// case before the widened one takes it (earlier); then a value of the
+// widened case's type, made by fault, so that the widened case runs. The
+// case does not use its typed value: that is what makes it widenable.
+// While the runtime is not enabled it costs a branch: it is inlined.
+func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
+	if !config.enabled {
+		return err
+	}
+	return widenSwitch(arms, err, earlier, fault)
+}
+
+func widenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
+	if err == nil || campaign.widen == nil {
+		return err
+	}
+	for i := range arms {
+		if !arms[i].isWidened() {
+			continue
+		}
+		if earlier(err, i) {
+			return err
+		}
+		if f := fault(i); f != nil {
+			return f
+		}
+		return err
+	}
+	return err
 }
 
 // HandlerError is the fault of an armed "err != nil" arm: an injected

@@ -202,3 +202,142 @@ func TestRecoverHandler(t *testing.T) {
 		})
 	}
 }
+
+func TestHandlerWidened(t *testing.T) {
+	tests := []struct {
+		name     string
+		widen    string // ATOMICX_WIDEN
+		widened  string // the Is arm's Handler.Widened
+		err      error
+		wantArm  int
+		wantWide bool // the arm found widened (looked up only for an error it does not take)
+	}{
+		{"nothing widened: another error goes to err != nil", "", "err != nil", os.ErrNotExist, 2, false},
+		{"widened: the Is arm takes another error", "m.F#handler:f.go:3:2", "err != nil", os.ErrNotExist, 1, true},
+		{"widened: its own error still", "m.F#handler:f.go:3:2", "err != nil", io.EOF, 1, false}, // held: not looked up
+		{"widened: no error, no arm", "m.F#handler:f.go:3:2", "err != nil", nil, 0, false},
+		{"another handler widened", "m.G#handler:g.go:1:1;m.F#handler:f.go:9:9", "err != nil", os.ErrNotExist, 2, false},
+		{"listed among others", "m.G#handler:g.go:1:1;m.F#handler:f.go:3:2", "err != nil", os.ErrNotExist, 1, true},
+		{"listed, but not widenable", "m.F#handler:f.go:3:2", "", os.ErrNotExist, 2, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdReset()
+			hdHandlers[0].Widened = tt.widened
+			useSettings(t, parseSettings(filepath.Join(t.TempDir(), "events.jsonl"), ""))
+			campaign.widen = siteIDs(tt.widen)
+			if tt.widen == "" {
+				useSettings(t, settings{}) // the runtime not even enabled
+			}
+			for range 2 { // the second time from the cached state
+				arm, err := hdRegion(func() error { return tt.err })
+				if arm != tt.wantArm || err != tt.err {
+					t.Fatalf("arm %d, error %v; want arm %d and the region's own error", arm, err, tt.wantArm)
+				}
+			}
+			if got := hdHandlers[0].wide.Load() == 2; got != tt.wantWide {
+				t.Errorf("widened %v, want %v", got, tt.wantWide)
+			}
+		})
+	}
+}
+
+// hdSwitchError is the type of hdSwitch's second case.
+type hdSwitchError struct{}
+
+func (*hdSwitchError) Error() string { return "switch" }
+
+var hdSwitchArms [2]Handler
+
+// hdSwitch is an instrumented type switch on a region's error, both of
+// whose cases can be widened: it returns the case that ran, 0 for none.
+//
+//go:noinline
+func hdSwitch(err error) int {
+	switch WidenSwitch(hdSwitchArms[0:2], err, func(e error, arm int) bool {
+		switch arm {
+		case 1:
+			switch e.(type) {
+			case *os.PathError:
+				return true
+			}
+		}
+		return false
+	}, func(arm int) error {
+		switch arm {
+		case 0:
+			return new(os.PathError)
+		case 1:
+			return new(hdSwitchError)
+		}
+		return nil
+	}).(type) {
+	case *os.PathError:
+		return 1
+	case *hdSwitchError:
+		return 2
+	}
+	return 0
+}
+
+func TestWidenSwitch(t *testing.T) {
+	pathErr := &os.PathError{Op: "open", Path: "x", Err: os.ErrNotExist}
+	tests := []struct {
+		name  string
+		widen string
+		err   error
+		want  int
+	}{
+		{"nothing widened", "", io.EOF, 0},
+		{"the second case widened takes another error", "m.S#2", io.EOF, 2},
+		{"but not one that the first case takes", "m.S#2", pathErr, 1},
+		{"nor no error", "m.S#2", nil, 0},
+		{"the first case widened takes every error", "m.S#1", &hdSwitchError{}, 1},
+		{"its own error still", "m.S#2", &hdSwitchError{}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdSwitchArms = [2]Handler{
+				{ID: "m.S#1", Func: "m.S", Kind: "fallback", Predicate: "case *os.PathError", Widened: "err != nil"},
+				{ID: "m.S#2", Func: "m.S", Kind: "fallback", Predicate: "case *hdSwitchError", Widened: "err != nil"},
+			}
+			useSettings(t, parseSettings(filepath.Join(t.TempDir(), "events.jsonl"), ""))
+			campaign.widen = siteIDs(tt.widen)
+			if tt.widen == "" {
+				useSettings(t, settings{})
+			}
+			if got := hdSwitch(tt.err); got != tt.want {
+				t.Errorf("case %d ran, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// BenchmarkWidenSwitchDisabled is a type switch on an error through
+// WidenSwitch while the runtime is not enabled; BenchmarkTypeSwitchPlain
+// is the same switch uninstrumented.
+func BenchmarkWidenSwitchDisabled(b *testing.B) {
+	useSettings(b, settings{})
+	err := error(&hdSwitchError{})
+	for b.Loop() {
+		hdSwitch(err)
+	}
+}
+
+func BenchmarkTypeSwitchPlain(b *testing.B) {
+	err := error(&hdSwitchError{})
+	for b.Loop() {
+		hdPlainSwitch(err)
+	}
+}
+
+//go:noinline
+func hdPlainSwitch(err error) int {
+	switch err.(type) {
+	case *os.PathError:
+		return 1
+	case *hdSwitchError:
+		return 2
+	}
+	return 0
+}

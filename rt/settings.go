@@ -59,6 +59,9 @@ func init() {
 	if campaign.oblivious = siteIDs(os.Getenv(EnvOblivious)); campaign.oblivious != nil {
 		config.enabled = true
 	}
+	if campaign.widen = siteIDs(os.Getenv(EnvWiden)); campaign.widen != nil {
+		config.enabled = true
+	}
 	snapshotTime.start = time.Now()
 	if campaign.profile > 0 && config.logPath != "" {
 		config.enabled = true

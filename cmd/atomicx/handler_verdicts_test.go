@@ -18,8 +18,10 @@ import (
 // JSON report against the expectations written beside the handlers of the
 // package in DIR: a comment "// verdict: SOURCE, RESILIENCE" at the end
 // of the line of each arm (if err != nil { // verdict: source-dependent,
-// not purely resilient). Every handler the report has of the package must
-// carry one, and every comment must have its handler in the report.
+// not purely resilient), followed, for a typed arm whose widening the
+// report gives, by its status: "; widen: kept" (rejected, not offered,
+// not validated). Every handler the report has of the package must carry
+// one, and every comment must have its handler in the report.
 func cmdHandlerVerdicts(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 || neg {
 		ts.Fatalf("usage: handlerverdicts REPORT.json DIR IMPORTPATH")
@@ -27,7 +29,10 @@ func cmdHandlerVerdicts(ts *testscript.TestScript, neg bool, args []string) {
 	data, err := os.ReadFile(ts.MkAbs(args[0]))
 	ts.Check(err)
 	var rep struct {
-		Handlers []struct{ Pos, Source, Resilience string }
+		Handlers []struct {
+			Pos, Source, Resilience string
+			Widening                *struct{ Status string }
+		}
 	}
 	ts.Check(json.Unmarshal(data, &rep))
 	want := expectedHandlerVerdicts(ts, ts.MkAbs(args[1]))
@@ -42,6 +47,9 @@ func cmdHandlerVerdicts(ts *testscript.TestScript, neg bool, args []string) {
 		key := path.Base(file) + ":" + line
 		seen[key] = true
 		got := h.Source + ", " + h.Resilience
+		if h.Widening != nil {
+			got += "; widen: " + h.Widening.Status
+		}
 		switch w, ok := want[key]; {
 		case !ok:
 			problems = append(problems, fmt.Sprintf("%s: reported as %s, but has no verdict comment", key, got))

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/atomicx/atomicx/campaign"
@@ -29,6 +30,7 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	category := fs.String("category", report.DefaultSARIFCategory+"-handlers", sarifCategoryUsage)
 	oracle := registerOracle(fs)
+	widenDiff := fs.String("widen-diff", "", "write the kept handler widenings to this file, as a unified diff of the sources (apply with patch -p1 in the module's root)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx handlers [flags] [packages | -exec SCRIPT [-oracle SCRIPT] package]\n\n"+
 			"Short-circuit testing of the packages' error handlers: a profile run per\n"+
@@ -37,7 +39,9 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 			"and test that executes it, with every execution of the handled call\n"+
 			"skipped and yielding an error the handler's predicate holds for.\n"+
 			"Reports each handler's verdicts: source-independent or source-dependent,\n"+
-			"purely resilient or not.\n\nFlags:\n")
+			"purely resilient or not. Typed arms that are source-independent and do\n"+
+			"not use the typed value are then run widened to err != nil: the widening\n"+
+			"is kept, rejected or not offered (see atomicx help).\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -89,7 +93,7 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 		}
 		res = &campaign.Result{Records: recs, Problems: problems}
 	} else {
-		line := fmt.Sprintf("ran %d profile runs and %d runs with a handler armed in %s (wall time)",
+		line := fmt.Sprintf("ran %d profile runs and %d runs with a handler armed or widened in %s (wall time)",
 			res.ProfileRuns, res.Experiments, res.Elapsed.Round(time.Millisecond))
 		if r := res.Resumed; r["profile"]+r["experiment"] > 0 {
 			line += fmt.Sprintf("; resumed from the journal: %d profile runs and %d runs with a handler armed", r["profile"], r["experiment"])
@@ -101,10 +105,51 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
+	if *widenDiff != "" {
+		if err := writeWidenDiff(stderr, *widenDiff, rep, campaign.HeaderOf(res.Records), cfg.Dir); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return 1
+		}
+	}
 	if interrupted {
 		return 130
 	}
 	return 0
+}
+
+// writeWidenDiff writes the kept widenings of rep to file as a unified
+// diff whose paths are relative to the module's root, and says on stderr
+// how many arms it rewrote, or why none.
+func writeWidenDiff(stderr io.Writer, file string, rep *report.HandlersReport, hdr *campaign.Header, wd string) error {
+	fns := &report.Report{Functions: map[string]*report.Function{}}
+	for _, h := range rep.Handlers {
+		fns.Functions[h.ID] = &report.Function{Name: h.Func, Pos: h.Pos}
+	}
+	src := newSources(hdr, wd, fns)
+	var buf bytes.Buffer
+	n, skipped, err := report.WriteWidenDiff(&buf, rep, func(pos string) (*report.SourceFile, error) {
+		abs, _, _ := strings.Cut(src.absolute(pos), ":")
+		if !filepath.IsAbs(abs) {
+			return nil, fmt.Errorf("the source of %s was not found", pos)
+		}
+		rel, err := filepath.Rel(src.moduleRoot, abs)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			return nil, fmt.Errorf("%s is outside the module", abs)
+		}
+		b, err := os.ReadFile(abs)
+		return &report.SourceFile{Name: filepath.ToSlash(rel), Src: b}, err
+	})
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(file, buf.Bytes(), 0o666); err != nil {
+		return fmt.Errorf("writing the widening diff: %w", err)
+	}
+	fmt.Fprintf(stderr, "widen-diff: %d kept widenings written to %s\n", n, file)
+	for _, s := range skipped {
+		fmt.Fprintf(stderr, "widen-diff: not written: %s\n", s)
+	}
+	return nil
 }
 
 // writeHandlersReport renders a handlers report as writeReport renders a
@@ -144,11 +189,11 @@ func writeHandlersReport(stdout, stderr io.Writer, file string, rep *report.Hand
 }
 
 // handlersJournal reports whether a journal is a handlers campaign's: its
-// runs arm handlers.
+// runs arm or widen handlers.
 func handlersJournal(recs []*campaign.Record) bool {
 	for _, r := range recs {
 		if r.Kind == "experiment" {
-			return r.Fault == campaign.HandlerFaultWord
+			return r.Fault == campaign.HandlerFaultWord || r.Fault == campaign.WidenFaultWord
 		}
 	}
 	return false

@@ -151,6 +151,22 @@ Error handlers:
 		ATOMICX_INJECT='handler:always:example.com/m.Load#handler:load.go:12:2' \
 		atomicx go test -count=1 -run '^TestLoad$' example.com/m
 
+	Widening: a typed arm (errors.Is, errors.As, err == X, a type switch's
+	case) whose body does not use the typed value can be widened to
+	err != nil (a widened case takes every error no earlier case takes). Each source-independent one is validated by running the
+	tests that execute its region with ATOMICX_WIDEN=HANDLER, then the
+	kept ones all together. Status: kept (every run passes), rejected (a
+	test fails where another arm handled the error without one), not
+	offered (cannot be widened, not source-independent, or a test fails
+	where the error left the region: it expects the error to propagate),
+	not validated (a run is missing; sharded campaigns do not validate
+	widenings). -widen-diff FILE writes the kept ones as a unified diff of
+	the sources, each predicate rewritten to err != nil, when they pass
+	together; a type switch's case is left out of the diff.
+
+		atomicx handlers -widen-diff widen.diff ./...
+		git apply widen.diff
+
 Sharded campaigns:
 
 	atomicx plan -o PLANDIR [detect's flags] [packages]
@@ -369,6 +385,9 @@ Set by 'atomicx detect' for the runs of a campaign:
 	                 ATOMICX_MASK is rolled back first (atomic), and keeps
 	                 its failure when it cannot be; each is logged as an
 	                 "oblivious" event
+	ATOMICX_WIDEN    HANDLER;HANDLER: typed arms (errors.Is, errors.As,
+	                 err == X, type switch cases) that can be widened
+	                 hold for any error (atomicx handlers, widening)
 	ATOMICX_BINARY   program workloads: the instrumented binary
 `
 

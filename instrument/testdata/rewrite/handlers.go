@@ -92,3 +92,18 @@ func Guarded(f func()) (err error) {
 	f()
 	return nil
 }
+
+// Kinds: a type switch whose cases do not use the typed value: the
+// switch can be widened (rt.WidenSwitch).
+func Kinds(name string) int {
+	_, err := os.Open(name)
+	switch err.(type) {
+	case nil:
+		return 0
+	case *parseError:
+		return 1
+	case *fs.PathError:
+		return 2
+	}
+	return 3
+}

@@ -118,6 +118,8 @@ type Handler struct {
 	Kind          string
 	Predicate     string
 	NotInjectable string
+	Widened       string
+	NotWidenable  string
 }
 
 func Arm(h *Handler, err error, held bool) bool                              { return held }
@@ -126,3 +128,7 @@ func HandlerError(h *Handler) error                                          { r
 func HandlerWrap(h *Handler, target error) error                             { return nil }
 func ArmRecover(h *Handler, r any, held bool) bool                           { return held }
 func RecoverRegion(h *Handler)                                               {}
+
+func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
+	return err
+}

@@ -1,0 +1,248 @@
+package campaign
+
+import (
+	"sort"
+	"strings"
+)
+
+// Handler widening (the catch stretching of short-circuit testing, in
+// Go): a typed arm (errors.Is, errors.As, err == X, a type switch's case)
+// that the tests show
+// to be source-independent, and whose body does not use the typed value,
+// could take any error: its predicate widened to err != nil. A handlers
+// campaign validates each such candidate after the verdict runs: every
+// test that executes the arm's region runs once with the arm widened
+// (ATOMICX_WIDEN); then the arms whose widening was kept are widened all
+// together, in one run of every test that executes one of their regions.
+//
+// The status of an arm's widening (Widening.Status):
+//
+//   - kept: every widened run passed;
+//   - rejected: a widened run failed (failed, crashed or timed out), and
+//     not as below: widening changed how an error was handled (another
+//     arm handled it without an error, or none took it), and the test
+//     noticed;
+//   - not offered: the arm cannot be widened (Widened is empty, and
+//     NotWidenable says why), it is not source-independent, or a widened
+//     run failed in a test whose profile run had an error that the arm
+//     did not take (blue) taken by another arm of the region that
+//     propagates, translates or panics: the error left the function as an
+//     error and the test expects it to propagate; widening would swallow
+//     it;
+//   - not validated: a widened run is missing (the campaign was
+//     interrupted, or runs as shards: a shard has the verdict runs of some
+//     tests only, and widening needs them all).
+//
+// A test whose profile run had no error reach the arm other than the
+// ones it takes runs as before with it widened, so only the tests with a
+// blue usage can fail; the others are run all the same, as the paper
+// runs the suite.
+
+// The fault word of widened runs (Record.Fault); their Site is the
+// widened handlers' IDs, separated by ";".
+const widenFault = "widen"
+
+// WidenFaultWord is the Fault of the records of widened runs.
+const WidenFaultWord = widenFault
+
+// The statuses of a widening (Widening.Status).
+const (
+	WidenKept         = "kept"
+	WidenRejected     = "rejected"
+	WidenNotOffered   = "not offered"
+	WidenNotValidated = "not validated"
+)
+
+// A Widening is the validation of one arm widened to err != nil.
+type Widening struct {
+	Status string
+	// Why says what decided a status other than kept: the reason it
+	// cannot be widened, the verdict, or the test that failed.
+	Why string
+	// Test is the failing widened run of a rejected or not offered
+	// widening, nil otherwise.
+	Test *HandlerTest
+}
+
+// WidenEnv is the environment that widens the handlers ids ("ID;ID").
+func WidenEnv(ids string) []string {
+	return []string{"ATOMICX_WIDEN=" + ids, "ATOMICX_SNAPSHOTS=none"}
+}
+
+// widenRun is the record of the run of prof's test with the handlers ids
+// ("ID;ID") widened.
+func widenRun(prof *Record, ids string) *Record {
+	return &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: ids, Fault: widenFault}
+}
+
+// widening gives the status of res's widening; arms are the handlers of
+// its region, res among them. nil for an arm that is not typed.
+func widening(res *HandlerResult, arms []*HandlerResult) *Widening {
+	switch {
+	case res.Widened == "" && res.NotWidenable == "":
+		return nil
+	case res.Widened == "":
+		return &Widening{Status: WidenNotOffered, Why: res.NotWidenable}
+	case res.Source != SourceIndependent:
+		return &Widening{Status: WidenNotOffered, Why: "the handler is not source-independent (" + res.Source + ")"}
+	}
+	for _, t := range res.Tests {
+		if t.Widened == nil || !(&HandlerTest{Outcome: t.Widened.Status}).known() {
+			return &Widening{Status: WidenNotValidated, Why: "the widened run of " + t.Test + " is missing"}
+		}
+	}
+	var rejected *Widening
+	for _, t := range res.Tests {
+		if t.Widened.Status == Passed {
+			continue
+		}
+		name := t.Package + " " + t.Test
+		if t.Blue && errorLeftRegion(res, arms, t) {
+			return &Widening{Status: WidenNotOffered, Why: name + " expects the error to propagate: widened, it " + outcomeVerb(t.Widened.Status), Test: t}
+		}
+		if rejected == nil {
+			rejected = &Widening{Status: WidenRejected, Why: name + " " + outcomeVerb(t.Widened.Status) + " with the arm widened", Test: t}
+		}
+	}
+	if rejected != nil {
+		return rejected
+	}
+	return &Widening{Status: WidenKept}
+}
+
+// errorLeftRegion reports whether, in t's profile run, another arm of
+// res's region that returns an error or panics (propagate, translate,
+// panic) took an error: the error went on as an error. An error that no
+// arm took may have been dropped: it does not count.
+func errorLeftRegion(res *HandlerResult, arms []*HandlerResult, t *HandlerTest) bool {
+	for _, o := range arms {
+		if o == res || o.Kind != "propagate" && o.Kind != "translate" && o.Kind != "panic" {
+			continue
+		}
+		for _, ot := range o.Tests {
+			if ot.Package == t.Package && ot.Test == t.Test && ot.White {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// A WideningTogether is the validation of all the kept widenings at once.
+type WideningTogether struct {
+	IDs   []string       // the widened handlers, kept each on its own
+	Tests []*HandlerTest // every test that executes one of their regions; Outcome and Run are the run's
+	// Status is kept when every run passed, rejected when one failed,
+	// not validated when one is missing; Why names the failed or missing
+	// run.
+	Status, Why string
+}
+
+// WideningsTogether reads the run of the kept widenings together from a
+// handlers campaign's records; nil when no widening was kept.
+func WideningsTogether(recs []*Record, results []*HandlerResult) *WideningTogether {
+	var ids []string
+	tests := map[string]*HandlerTest{}
+	var order []string
+	for _, res := range results {
+		if res.Widening == nil || res.Widening.Status != WidenKept {
+			continue
+		}
+		ids = append(ids, res.ID)
+		for _, t := range res.Tests {
+			k := t.Package + "\x00" + t.Test
+			if tests[k] == nil {
+				tests[k] = &HandlerTest{Package: t.Package, Test: t.Test}
+				order = append(order, k)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	sort.Strings(ids)
+	sort.Strings(order)
+	w := &WideningTogether{IDs: ids, Status: WidenKept}
+	site := strings.Join(ids, ";")
+	byKey := map[string]*Record{}
+	for _, r := range recs {
+		if r.Kind == "experiment" && r.Fault == widenFault && r.Site == site {
+			byKey[r.Package+"\x00"+r.Test] = r
+		}
+	}
+	for _, k := range order {
+		t := tests[k]
+		w.Tests = append(w.Tests, t)
+		r := byKey[k]
+		if r == nil {
+			if w.Status == WidenKept {
+				w.Status, w.Why = WidenNotValidated, "the run of "+t.Test+" is missing"
+			}
+			continue
+		}
+		t.Outcome, t.Run = r.Status, r
+		if !t.passed() && w.Status != WidenRejected {
+			w.Status, w.Why = WidenRejected, t.Package+" "+t.Test+" "+outcomeVerb(r.Status)+" with them all widened"
+		}
+	}
+	return w
+}
+
+// widenFollowUps plans, from a campaign's records, the widened runs that
+// it does not have: those of each candidate (a typed arm that can be
+// widened and is source-independent), once every verdict run is in;
+// then, once every candidate has a status, those of the kept ones
+// together.
+func widenFollowUps(recs []*Record) []*Record {
+	have := map[string]bool{}
+	profs := map[string]*Record{}
+	for _, r := range recs {
+		have[r.Key()] = true
+		if r.Kind == "profile" && r.Status == Passed {
+			profs[r.Package+"\x00"+r.Test] = r
+		}
+	}
+	var out []*Record
+	want := func(r *Record) {
+		if !have[r.Key()] {
+			have[r.Key()] = true
+			out = append(out, r)
+		}
+	}
+	results := HandlerResults(recs)
+	for _, res := range results {
+		if res.Widened == "" || res.Source != SourceIndependent {
+			continue
+		}
+		for _, t := range res.Tests {
+			want(widenRun(profs[t.Package+"\x00"+t.Test], res.ID))
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, res := range results {
+		if res.Widening != nil && res.Widening.Status == WidenNotValidated {
+			return nil // a widened run could not be started: nothing more to ask
+		}
+	}
+	if w := WideningsTogether(recs, results); w != nil {
+		for _, t := range w.Tests {
+			want(widenRun(profs[t.Package+"\x00"+t.Test], strings.Join(w.IDs, ";")))
+		}
+	}
+	return out
+}
+
+// outcomeVerb says what a run that did not pass did.
+func outcomeVerb(status string) string {
+	switch status {
+	case Failed:
+		return "fails"
+	case Crashed:
+		return "crashes"
+	case Hung:
+		return "times out"
+	}
+	return "ends with " + status
+}

@@ -1,0 +1,109 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
+)
+
+const widenSrc = `package m
+
+func Load(name string) (string, error) {
+	b, err := read(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	} else if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+func Parse(s string) int {
+	n, err := strconv.Atoi(s)
+	switch {
+	case err == strconv.ErrRange:
+		return -1
+	}
+	return n
+}
+`
+
+func TestWriteWidenDiff(t *testing.T) {
+	kept := &HandlerWidening{Status: campaign.WidenKept, Widened: "err != nil"}
+	handlers := []*HandlerFinding{
+		{ID: "m.Load#handler:m.go:5:2", Pos: "example.com/m/m.go:5:2", Predicate: "errors.Is(err, fs.ErrNotExist)", Widening: kept},
+		{ID: "m.Load#handler:m.go:7:9", Pos: "example.com/m/m.go:7:9", Predicate: "err != nil"},
+		{ID: "m.Parse#handler:m.go:16:2", Pos: "example.com/m/m.go:16:2", Predicate: "err == strconv.ErrRange", Widening: kept},
+		{ID: "m.Kind#handler:m.go:12:2", Pos: "example.com/m/m.go:12:2", Predicate: "case *fs.PathError", Widening: kept},
+		{ID: "m.Parse#handler:m.go:99:2", Pos: "example.com/m/m.go:17:2", Predicate: "errors.Is(err, io.EOF)",
+			Widening: &HandlerWidening{Status: campaign.WidenRejected, Widened: "err != nil"}},
+	}
+	read := func(pos string) (*SourceFile, error) {
+		if !strings.HasPrefix(pos, "example.com/m/m.go:") {
+			return nil, errors.New("not found")
+		}
+		return &SourceFile{Name: "m.go", Src: []byte(widenSrc)}, nil
+	}
+	tests := []struct {
+		name     string
+		together *WideningTogether
+		want     string
+		n        int
+		skipped  string
+	}{
+		{"kept together: both arms rewritten, one hunk each", &WideningTogether{Status: campaign.WidenKept}, `--- a/m.go
++++ b/m.go
+@@ -2,7 +2,7 @@
+ 
+ func Load(name string) (string, error) {
+ 	b, err := read(name)
+-	if errors.Is(err, fs.ErrNotExist) {
++	if err != nil {
+ 		return "", nil
+ 	} else if err != nil {
+ 		return "", err
+@@ -13,7 +13,7 @@
+ func Parse(s string) int {
+ 	n, err := strconv.Atoi(s)
+ 	switch {
+-	case err == strconv.ErrRange:
++	case err != nil:
+ 		return -1
+ 	}
+ 	return n
+`, 2, "m.Kind#handler:m.go:12:2: a type switch's case is not rewritten in the diff"},
+		{"rejected together: no diff", &WideningTogether{Status: campaign.WidenRejected, Why: "m TestA fails"}, "", 0, "rejected: m TestA fails"},
+		{"nothing kept", nil, "", 0, "no widening was kept"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &HandlersReport{Handlers: handlers, Together: tt.together}
+			var b bytes.Buffer
+			n, skipped, err := WriteWidenDiff(&b, r, read)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if b.String() != tt.want || n != tt.n {
+				t.Errorf("%d arms rewritten, diff:\n%s\nwant %d:\n%s", n, b.String(), tt.n, tt.want)
+			}
+			if got := strings.Join(skipped, "; "); !strings.Contains(got, tt.skipped) || (tt.skipped == "") != (got == "") {
+				t.Errorf("skipped %q, want %q", got, tt.skipped)
+			}
+		})
+	}
+}
+
+func TestWriteWidenDiffSourceChanged(t *testing.T) {
+	r := &HandlersReport{Together: &WideningTogether{Status: campaign.WidenKept}, Handlers: []*HandlerFinding{
+		{ID: "m.Load#handler:m.go:4:2", Pos: "example.com/m/m.go:4:2", Predicate: "errors.Is(err, fs.ErrNotExist)",
+			Widening: &HandlerWidening{Status: campaign.WidenKept, Widened: "err != nil"}},
+	}}
+	var b bytes.Buffer
+	n, skipped, err := WriteWidenDiff(&b, r, func(string) (*SourceFile, error) { return &SourceFile{Name: "m.go", Src: []byte(widenSrc)}, nil })
+	if err != nil || n != 0 || b.Len() != 0 || len(skipped) != 1 || !strings.Contains(skipped[0], "is not at example.com/m/m.go:4:2 any more") {
+		t.Errorf("n %d, skipped %q, diff %q, err %v", n, skipped, b.String(), err)
+	}
+}
