@@ -16,7 +16,8 @@ import (
 // did with the handler armed, and its verdicts.
 type HandlersReport struct {
 	Provenance *Provenance       `json:"provenance,omitempty"` // what produced it; nil for an old journal
-	Plan       string            `json:"plan"`                 // the question: "handlers"
+	Question   string            `json:"question"`             // "handlers"
+	Plan       string            `json:"plan,omitempty"`       // the plan's ID, for a merged campaign
 	Handlers   []*HandlerFinding `json:"handlers"`             // by position
 	Summary    HandlersSummary   `json:"summary"`
 	Problems   []string          `json:"problems,omitempty"`
@@ -116,7 +117,10 @@ type HandlersSummary struct {
 
 // Handlers builds the report of a handlers campaign's records.
 func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersReport {
-	r := &HandlersReport{Plan: campaign.Handlers.Name, header: campaign.HeaderOf(recs)}
+	r := &HandlersReport{Question: campaign.Handlers.Name, header: campaign.HeaderOf(recs)}
+	if r.header != nil {
+		r.Plan = r.header.Plan
+	}
 	r.Provenance = provenanceOf(r.header)
 	for _, p := range problems {
 		r.Problems = append(r.Problems, p.String())
@@ -260,7 +264,10 @@ func WriteHandlersText(w io.Writer, r *HandlersReport, locate Locator) {
 		locate = func(pos string) string { return pos }
 	}
 	writeProvenance(w, r.Provenance)
-	fmt.Fprintf(w, "error handlers (plan %s): %s\n", r.Plan, r.Summary.runsText())
+	if r.Plan != "" {
+		fmt.Fprintf(w, "plan %s\n\n", r.Plan)
+	}
+	fmt.Fprintf(w, "error handlers: %s\n", r.Summary.runsText())
 	for _, row := range r.Summary.rows() {
 		fmt.Fprintf(w, "  %-26s %s\n", row[0], row[1])
 	}
@@ -472,7 +479,7 @@ code { font-size: 0.95em; }
 </style></head><body>
 <h1>Error handlers</h1>
 {{with .Provenance}}<p>atomicx {{.Atomicx}}, {{.Go}}, module {{.Module}}: <code>{{.Command}}</code>, {{.Date}}, journal {{.Journal}}</p>{{end}}
-<p>Plan {{.Plan}}: {{.Runs}}.</p>
+<p>{{if .Plan}}Plan {{.Plan}}: {{end}}{{.Runs}}.</p>
 <table><tr><th>handlers</th><th>count</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
 {{end}}</table>

@@ -54,7 +54,7 @@ func TestHandlersReport(t *testing.T) {
 
 	var text bytes.Buffer
 	WriteHandlersText(&text, r, nil)
-	for _, s := range []string{"atomicx v1.2.3", "error handlers (plan handlers): 2 profile runs, 4 runs with a handler armed",
+	for _, s := range []string{"atomicx v1.2.3", "error handlers: 2 profile runs, 4 runs with a handler armed",
 		"purely resilient           1", "example.com/m/f.go:5:9: example.com/m.F: fallback handler of p: unknown; not purely resilient",
 		"example.com/m TestB: pink; armed: fail", "reproduce: "} {
 		if !strings.Contains(text.String(), s) {
@@ -66,7 +66,7 @@ func TestHandlersReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	var back HandlersReport
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Summary != want || back.Provenance == nil || back.Plan != "handlers" {
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Summary != want || back.Provenance == nil || back.Question != "handlers" {
 		t.Errorf("JSON round trip: %v, %+v", err, back)
 	}
 	var sarif bytes.Buffer
