@@ -23,7 +23,7 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("handlers", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var w workloadFlags
-	w.register(fs, false)
+	w.registerWorkload(fs, false)
 	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
 	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
 	format := fs.String("format", "text", "report format: text, json, html or sarif")

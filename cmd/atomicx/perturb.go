@@ -19,7 +19,7 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("perturb", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	var w workloadFlags
-	w.register(fs, false)
+	w.registerWorkload(fs, false)
 	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
 	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
 	format := fs.String("format", "text", "report format: text, json, html or sarif")
@@ -33,7 +33,7 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 			"fragile, sensitive or immunized, names the function that handled each\n"+
 			"failure, and validates the functions between the point and the handler\n"+
 			"as failure-oblivious candidates (plain, then atomic).\n"+
-			"-max-occurrences, -no-early-stop and -all-snapshots do not apply.\n\nFlags:\n")
+			"\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	oracle := registerOracle(fs)

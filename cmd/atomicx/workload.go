@@ -24,6 +24,23 @@ type workloadFlags struct {
 // register defines the flags on fs; forPlan words them for a plan, whose
 // options every shard uses.
 func (w *workloadFlags) register(fs *flag.FlagSet, forPlan bool) {
+	w.registerWorkload(fs, forPlan)
+	w.registerExperiments(fs)
+}
+
+// registerExperiments defines the flags that shape detect's experiments:
+// how many occurrences of a point, early stop, which calls snapshotted.
+// The other questions arm other runs, and do not take them.
+func (w *workloadFlags) registerExperiments(fs *flag.FlagSet) {
+	fs.IntVar(&w.maxOccur, "max-occurrences", 3, "occurrences of each injection point per test that get an experiment")
+	fs.BoolVar(&w.noStop, "no-early-stop", false, "run each experiment's test to its end, even after the failure was absorbed")
+	fs.BoolVar(&w.allSnaps, "all-snapshots", false, "snapshot every call of every run, not only those the profile run saw on the stack at the fault (slower; for comparison)")
+}
+
+// registerWorkload defines the flags that say what the workload is, how
+// it is built and how its runs are run.
+func (w *workloadFlags) registerWorkload(fs *flag.FlagSet, forPlan bool) {
+	w.maxOccur = 3 // detect's default, for the questions that do not take -max-occurrences
 	jobs, timeout, run := "experiments run at once", "time limit of one test run; a run over it is recorded as a hang",
 		"run only the tests whose names match this regular expression, as go test -run does for top-level tests"
 	cover := "build the workload with coverage, and report the statements and error paths (error checks, deferred functions, recover blocks) that the tests alone ran against those the tests plus injection ran"
@@ -34,9 +51,6 @@ func (w *workloadFlags) register(fs *flag.FlagSet, forPlan bool) {
 	}
 	fs.IntVar(&w.jobs, "jobs", runtime.NumCPU(), jobs)
 	fs.DurationVar(&w.timeout, "timeout", time.Minute, timeout)
-	fs.IntVar(&w.maxOccur, "max-occurrences", 3, "occurrences of each injection point per test that get an experiment")
-	fs.BoolVar(&w.noStop, "no-early-stop", false, "run each experiment's test to its end, even after the failure was absorbed")
-	fs.BoolVar(&w.allSnaps, "all-snapshots", false, "snapshot every call of every run, not only those the profile run saw on the stack at the fault (slower; for comparison)")
 	fs.StringVar(&w.tags, "tags", "", "build tags, as for go build")
 	fs.BoolVar(&w.race, "race", false, "build with the race detector")
 	fs.StringVar(&w.run, "run", "", run)
