@@ -77,6 +77,9 @@ type arm struct {
 	clause *ast.CaseClause // a type switch's case
 	fault  string          // Go expression of the fault; "" when not injectable
 	why    string          // why not injectable
+	// nested is the number of arms nested in this err != nil arm's body
+	// (checks of the same error in it), which follow it in the table.
+	nested int
 }
 
 // findRegions finds the regions of the function's body (not of the
@@ -192,19 +195,48 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			notWidenable: notWidenable,
 		})
 	}
-	switch check := check.(type) {
-	case *ast.IfStmt:
-		for s := check; s != nil; {
+	// nested adds, after an err != nil arm, the arms of the checks of the
+	// same error among the statements of its body, up to the first that
+	// may assign the error: their regions are the same call.
+	var chain func(*ast.IfStmt)
+	var cases func(*ast.SwitchStmt)
+	nested := func(a arm, body []ast.Stmt) {
+		if c, ok := ast.Unparen(a.cond).(*ast.BinaryExpr); !ok || c.Op != token.NEQ {
+			return
+		}
+		parent := len(r.arms) - 1
+		for _, st := range body {
+			switch st := st.(type) {
+			case *ast.IfStmt:
+				if st.Init == nil {
+					chain(st)
+				}
+			case *ast.SwitchStmt:
+				if st.Init == nil && st.Tag == nil {
+					cases(st)
+				}
+			}
+			if assigns(fe.p.info, st, errVar) {
+				break
+			}
+		}
+		r.arms[parent].nested = len(r.arms) - 1 - parent
+	}
+	chain = func(s *ast.IfStmt) {
+		for s != nil {
 			fault, why, ok := fe.predicate(s.Cond, errVar, s.Pos(), len(fe.p.handlers))
 			if !ok {
 				break
 			}
-			add(s.Pos(), arm{cond: s.Cond, fault: fault, why: why}, fe.text(s.Cond), s.Body.List)
+			a := arm{cond: s.Cond, fault: fault, why: why}
+			add(s.Pos(), a, fe.text(s.Cond), s.Body.List)
+			nested(a, s.Body.List)
 			s, _ = s.Else.(*ast.IfStmt)
 		}
-	case *ast.SwitchStmt:
-		// switch { case errors.Is(err, X): … case err != nil: … }
-		for _, st := range check.Body.List {
+	}
+	// switch { case errors.Is(err, X): … case err != nil: … }
+	cases = func(sw *ast.SwitchStmt) {
+		for _, st := range sw.Body.List {
 			cc := st.(*ast.CaseClause)
 			if len(cc.List) != 1 {
 				continue
@@ -213,8 +245,16 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			if !ok {
 				continue
 			}
-			add(cc.Pos(), arm{cond: cc.List[0], fault: fault, why: why}, fe.text(cc.List[0]), cc.Body)
+			a := arm{cond: cc.List[0], fault: fault, why: why}
+			add(cc.Pos(), a, fe.text(cc.List[0]), cc.Body)
+			nested(a, cc.Body)
 		}
+	}
+	switch check := check.(type) {
+	case *ast.IfStmt:
+		chain(check)
+	case *ast.SwitchStmt:
+		cases(check)
 	case *ast.TypeSwitchStmt:
 		// switch err.(type) { case *T: … }: the arm's fault is a value of
 		// its type itself, as a type switch does not unwrap.
@@ -295,6 +335,30 @@ func (fe *funcEdits) widening(a arm, errVar string, body []ast.Stmt) (widened, n
 		return widened, ""
 	}
 	return "", ""
+}
+
+// assigns reports whether n may assign v: an assignment to it, a range
+// over into it, or its address taken.
+func assigns(info *types.Info, n ast.Node, v types.Object) bool {
+	found := false
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.ObjectOf(id) == v
+	}
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				found = found || is(l)
+			}
+		case *ast.RangeStmt:
+			found = found || n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value)
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && is(n.X)
+		}
+		return !found
+	})
+	return found
 }
 
 // uses reports whether n uses v, outside skip.
@@ -694,8 +758,24 @@ func (cr *callRewriter) insertArms(r *region) {
 			after := a.clause.Colon + 1
 			cr.edits.insert(fe.off(after), fmt.Sprintf(" %s.Arm(&%s[%d], %s, true);", rtName, handlersName, r.first+i, r.errVar)+cr.directive(after))
 		} else {
-			cr.edits.insert(fe.off(a.cond.Pos()), fmt.Sprintf("%s.Arm(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.cond.Pos()))
-			cr.edits.insert(fe.off(a.cond.End()), ")")
+			// The arms nested in an err != nil arm run only when there is
+			// an error: their pink usages are logged by it, when there is
+			// none (the condition is unchanged: false || cond).
+			pink, closing := "", ")"
+			if a.nested > 0 {
+				var b strings.Builder
+				fmt.Fprintf(&b, "%s == nil && (", r.errVar)
+				for j := 1; j <= a.nested; j++ {
+					if j > 1 {
+						b.WriteString(" || ")
+					}
+					fmt.Fprintf(&b, "%s.Arm(&%s[%d], nil, false)", rtName, handlersName, r.first+i+j)
+				}
+				b.WriteString(") || (")
+				pink, closing = b.String(), "))"
+			}
+			cr.edits.insert(fe.off(a.cond.Pos()), fmt.Sprintf("%s.Arm(&%s[%d], %s, %s", rtName, handlersName, r.first+i, r.errVar, pink)+cr.directive(a.cond.Pos()))
+			cr.edits.insert(fe.off(a.cond.End()), closing)
 		}
 		if !r.rewritten && a.why == "" {
 			fe.p.handlers[r.first+i].why = "its region's statement could not be rewritten (see the build's notes on injection points)"
