@@ -77,6 +77,10 @@ type arm struct {
 	clause *ast.CaseClause // a type switch's case
 	fault  string          // Go expression of the fault; "" when not injectable
 	why    string          // why not injectable
+	// tag is, for a case of a switch on the error (switch err { case X:
+	// … }), X; tagged is that switch, for the case and for its default.
+	tag    ast.Expr
+	tagged *ast.SwitchStmt
 	// nested is the number of arms nested in this err != nil arm's body
 	// (checks of the same error in it), which follow it in the table.
 	nested int
@@ -106,8 +110,8 @@ func (fe *funcEdits) findRegions() map[*ast.AssignStmt]*region {
 					add(as, next)
 				}
 			case *ast.SwitchStmt:
-				if next.Init == nil && next.Tag == nil {
-					add(as, next)
+				if next.Init == nil {
+					add(as, next) // without tag, or on the error
 				}
 			case *ast.TypeSwitchStmt:
 				if next.Init == nil {
@@ -199,10 +203,10 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	// same error among the statements of its body, up to the first that
 	// may assign the error: their regions are the same call.
 	var chain func(*ast.IfStmt)
-	var cases func(*ast.SwitchStmt)
+	var cases, tagged func(*ast.SwitchStmt)
 	nested := func(a arm, body []ast.Stmt) {
-		if c, ok := ast.Unparen(a.cond).(*ast.BinaryExpr); !ok || c.Op != token.NEQ {
-			return
+		if c, ok := ast.Unparen(a.cond).(*ast.BinaryExpr); (!ok || c.Op != token.NEQ) && (a.tagged == nil || a.tag != nil) {
+			return // neither err != nil nor the default of a switch on the error
 		}
 		parent := len(r.arms) - 1
 		for _, st := range body {
@@ -214,6 +218,8 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			case *ast.SwitchStmt:
 				if st.Init == nil && st.Tag == nil {
 					cases(st)
+				} else if st.Init == nil {
+					tagged(st)
 				}
 			}
 			if assigns(fe.p.info, st, errVar) {
@@ -250,11 +256,51 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			nested(a, cc.Body)
 		}
 	}
+	// switch err { case nil: … case io.EOF: … default: … }: each case of
+	// one value but nil is an err == X arm; default is an err != nil arm
+	// when nil is a case of its own (without one, default runs when there
+	// is no error too: it is no handler).
+	tagged = func(sw *ast.SwitchStmt) {
+		if id, ok := ast.Unparen(sw.Tag).(*ast.Ident); !ok || fe.p.info.ObjectOf(id) != errVar {
+			return
+		}
+		isNil := func(e ast.Expr) bool {
+			tv, ok := fe.p.info.Types[e]
+			return ok && tv.IsNil()
+		}
+		nilCase := false
+		for _, st := range sw.Body.List {
+			cc := st.(*ast.CaseClause)
+			if len(cc.List) == 1 && isNil(cc.List[0]) {
+				nilCase = true
+			}
+		}
+		for _, st := range sw.Body.List {
+			cc := st.(*ast.CaseClause)
+			switch {
+			case cc.List == nil && nilCase:
+				a := arm{clause: cc, tagged: sw, fault: fmt.Sprintf("%s.HandlerError(&%s[%d])", rtName, handlersName, len(fe.p.handlers))}
+				add(cc.Pos(), a, "default", cc.Body)
+				nested(a, cc.Body)
+			case len(cc.List) == 1 && !isNil(cc.List[0]):
+				x := cc.List[0]
+				a := arm{clause: cc, tag: x, tagged: sw, fault: fe.text(x)}
+				if a.why = fe.closureSafe(x); a.why != "" {
+					a.fault = ""
+				}
+				add(cc.Pos(), a, "case "+fe.text(x), cc.Body)
+			}
+		}
+	}
 	switch check := check.(type) {
 	case *ast.IfStmt:
 		chain(check)
 	case *ast.SwitchStmt:
-		cases(check)
+		if check.Tag == nil {
+			cases(check)
+		} else if check.Init == nil {
+			tagged(check)
+		}
 	case *ast.TypeSwitchStmt:
 		// switch err.(type) { case *T: … }: the arm's fault is a value of
 		// its type itself, as a type switch does not unwrap.
@@ -294,6 +340,12 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 func (fe *funcEdits) widening(a arm, errVar string, body []ast.Stmt) (widened, notWidenable string) {
 	widened = errVar + " != nil"
 	info := fe.p.info
+	if a.tagged != nil {
+		if a.tag == nil {
+			return "", "" // default: holds for any error already
+		}
+		return widened, ""
+	}
 	if a.clause != nil {
 		if a.fault == "" {
 			return "", "a value of the case's type cannot be made: " + a.why
@@ -753,8 +805,31 @@ func (cr *callRewriter) insertArms(r *region) {
 		cr.edits.insert(fe.off(cond.End()), ")")
 		return
 	}
+	// A switch on the error logs the pink usages of its arms before it,
+	// when there is no error.
+	var pinkAt *ast.SwitchStmt
+	var pink strings.Builder
 	for i, a := range r.arms {
-		if a.clause != nil {
+		if a.tagged != nil && a.tagged != pinkAt {
+			if pinkAt != nil {
+				cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
+			}
+			pinkAt = a.tagged
+			pink.Reset()
+			fmt.Fprintf(&pink, "if %s == nil {", r.errVar)
+		}
+		if a.tagged != nil {
+			fmt.Fprintf(&pink, " %s.Arm(&%s[%d], nil, false);", rtName, handlersName, r.first+i)
+		}
+	}
+	if pinkAt != nil {
+		cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
+	}
+	for i, a := range r.arms {
+		if a.tag != nil {
+			cr.edits.insert(fe.off(a.tag.Pos()), fmt.Sprintf("%s.ArmCase(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.tag.Pos()))
+			cr.edits.insert(fe.off(a.tag.End()), ")")
+		} else if a.clause != nil {
 			after := a.clause.Colon + 1
 			cr.edits.insert(fe.off(after), fmt.Sprintf(" %s.Arm(&%s[%d], %s, true);", rtName, handlersName, r.first+i, r.errVar)+cr.directive(after))
 		} else {

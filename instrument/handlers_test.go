@@ -247,6 +247,64 @@ func TestHandlerShapes(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
+		{"switch on the error: cases and default", `_, err := os.Open(name)
+	switch err {
+	case nil:
+		return 1, nil
+	case io.EOF:
+		log.Print("eof")
+	case fs.ErrNotExist:
+		return -1, nil
+	case io.ErrUnexpectedEOF, io.ErrShortWrite:
+		return 2, nil
+	default:
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"log-and-continue", "case io.EOF", ""},
+			{"fallback", "case fs.ErrNotExist", ""},
+			{"propagate", "default", ""},
+		}},
+		{"switch on the error without case nil: default is no arm", `_, err := os.Open(name)
+	switch err {
+	case io.EOF:
+		return 0, nil
+	default:
+		log.Print(err)
+	}
+	return 1, nil`, []arm{{"fallback", "case io.EOF", ""}}},
+		{"switch on the error, a local variable", `mine := ErrSentinel
+	_, err := os.Open(name)
+	switch err {
+	case mine:
+		return 0, nil
+	}
+	return 1, nil`, []arm{{"fallback", "case mine", "local variable"}}},
+		{"switch on something else", `_, err := os.Open(name)
+	switch name {
+	case "":
+		return 0, err
+	}
+	return 1, nil`, nil},
+		{"switch on the error nested in err != nil, and checks nested in its default", `_, err := os.Open(name)
+	if err != nil {
+		switch err {
+		case nil:
+		case io.EOF:
+			return 0, nil
+		default:
+			if errors.Is(err, fs.ErrNotExist) {
+				return -1, nil
+			}
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil", ""},
+			{"fallback", "case io.EOF", ""},
+			{"fallback", "default", ""},
+			{"fallback", "errors.Is(err, fs.ErrNotExist)", ""},
+		}},
 		{"the chain ends at a condition that is no arm", `_, err := os.Open(name)
 	if err != nil && name != "" {
 		return 0, err
@@ -384,6 +442,15 @@ func TestHandlerWidening(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"", ""}, {"err != nil", ""}, {"", "the arm uses the typed value pe"}}},
+		{"switch on the error: cases widen, default is not typed", `_, err := os.Open(name)
+	switch err {
+	case nil:
+	case io.EOF:
+		return 0, nil
+	default:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"err != nil", ""}, {"", ""}}},
 		{"type switch cases: value unused, used, of an interface", `_, err := os.Open(name)
 	switch e := err.(type) {
 	case *fs.PathError:

@@ -124,3 +124,17 @@ func Nested(name string) (int, error) {
 	}
 	return 1, nil
 }
+
+// Tagged: a switch on the error; default is an err != nil arm, nil being
+// a case of its own.
+func Tagged(name string) (int, error) {
+	_, err := os.Open(name)
+	switch err {
+	case nil:
+		return 1, nil
+	case io.EOF:
+		return 0, nil
+	default:
+		return -1, err
+	}
+}
