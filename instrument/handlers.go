@@ -77,6 +77,13 @@ type arm struct {
 	clause *ast.CaseClause // a type switch's case
 	fault  string          // Go expression of the fault; "" when not injectable
 	why    string          // why not injectable
+	// tag is, for a case of a switch on the error (switch err { case X:
+	// … }), X; tagged is that switch, for the case and for its default.
+	tag    ast.Expr
+	tagged *ast.SwitchStmt
+	// nested is the number of arms nested in this err != nil arm's body
+	// (checks of the same error in it), which follow it in the table.
+	nested int
 }
 
 // findRegions finds the regions of the function's body (not of the
@@ -103,8 +110,8 @@ func (fe *funcEdits) findRegions() map[*ast.AssignStmt]*region {
 					add(as, next)
 				}
 			case *ast.SwitchStmt:
-				if next.Init == nil && next.Tag == nil {
-					add(as, next)
+				if next.Init == nil {
+					add(as, next) // without tag, or on the error
 				}
 			case *ast.TypeSwitchStmt:
 				if next.Init == nil {
@@ -192,19 +199,50 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			notWidenable: notWidenable,
 		})
 	}
-	switch check := check.(type) {
-	case *ast.IfStmt:
-		for s := check; s != nil; {
+	// nested adds, after an err != nil arm, the arms of the checks of the
+	// same error among the statements of its body, up to the first that
+	// may assign the error: their regions are the same call.
+	var chain func(*ast.IfStmt)
+	var cases, tagged func(*ast.SwitchStmt)
+	nested := func(a arm, body []ast.Stmt) {
+		if c, ok := ast.Unparen(a.cond).(*ast.BinaryExpr); (!ok || c.Op != token.NEQ) && (a.tagged == nil || a.tag != nil) {
+			return // neither err != nil nor the default of a switch on the error
+		}
+		parent := len(r.arms) - 1
+		for _, st := range body {
+			switch st := st.(type) {
+			case *ast.IfStmt:
+				if st.Init == nil {
+					chain(st)
+				}
+			case *ast.SwitchStmt:
+				if st.Init == nil && st.Tag == nil {
+					cases(st)
+				} else if st.Init == nil {
+					tagged(st)
+				}
+			}
+			if assigns(fe.p.info, st, errVar) {
+				break
+			}
+		}
+		r.arms[parent].nested = len(r.arms) - 1 - parent
+	}
+	chain = func(s *ast.IfStmt) {
+		for s != nil {
 			fault, why, ok := fe.predicate(s.Cond, errVar, s.Pos(), len(fe.p.handlers))
 			if !ok {
 				break
 			}
-			add(s.Pos(), arm{cond: s.Cond, fault: fault, why: why}, fe.text(s.Cond), s.Body.List)
+			a := arm{cond: s.Cond, fault: fault, why: why}
+			add(s.Pos(), a, fe.text(s.Cond), s.Body.List)
+			nested(a, s.Body.List)
 			s, _ = s.Else.(*ast.IfStmt)
 		}
-	case *ast.SwitchStmt:
-		// switch { case errors.Is(err, X): … case err != nil: … }
-		for _, st := range check.Body.List {
+	}
+	// switch { case errors.Is(err, X): … case err != nil: … }
+	cases = func(sw *ast.SwitchStmt) {
+		for _, st := range sw.Body.List {
 			cc := st.(*ast.CaseClause)
 			if len(cc.List) != 1 {
 				continue
@@ -213,7 +251,55 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			if !ok {
 				continue
 			}
-			add(cc.Pos(), arm{cond: cc.List[0], fault: fault, why: why}, fe.text(cc.List[0]), cc.Body)
+			a := arm{cond: cc.List[0], fault: fault, why: why}
+			add(cc.Pos(), a, fe.text(cc.List[0]), cc.Body)
+			nested(a, cc.Body)
+		}
+	}
+	// switch err { case nil: … case io.EOF: … default: … }: each case of
+	// one value but nil is an err == X arm; default is an err != nil arm
+	// when nil is a case of its own (without one, default runs when there
+	// is no error too: it is no handler).
+	tagged = func(sw *ast.SwitchStmt) {
+		if id, ok := ast.Unparen(sw.Tag).(*ast.Ident); !ok || fe.p.info.ObjectOf(id) != errVar {
+			return
+		}
+		isNil := func(e ast.Expr) bool {
+			tv, ok := fe.p.info.Types[e]
+			return ok && tv.IsNil()
+		}
+		nilCase := false
+		for _, st := range sw.Body.List {
+			cc := st.(*ast.CaseClause)
+			if len(cc.List) == 1 && isNil(cc.List[0]) {
+				nilCase = true
+			}
+		}
+		for _, st := range sw.Body.List {
+			cc := st.(*ast.CaseClause)
+			switch {
+			case cc.List == nil && nilCase:
+				a := arm{clause: cc, tagged: sw, fault: fmt.Sprintf("%s.HandlerError(&%s[%d])", rtName, handlersName, len(fe.p.handlers))}
+				add(cc.Pos(), a, "default", cc.Body)
+				nested(a, cc.Body)
+			case len(cc.List) == 1 && !isNil(cc.List[0]):
+				x := cc.List[0]
+				a := arm{clause: cc, tag: x, tagged: sw, fault: fe.text(x)}
+				if a.why = fe.closureSafe(x); a.why != "" {
+					a.fault = ""
+				}
+				add(cc.Pos(), a, "case "+fe.text(x), cc.Body)
+			}
+		}
+	}
+	switch check := check.(type) {
+	case *ast.IfStmt:
+		chain(check)
+	case *ast.SwitchStmt:
+		if check.Tag == nil {
+			cases(check)
+		} else if check.Init == nil {
+			tagged(check)
 		}
 	case *ast.TypeSwitchStmt:
 		// switch err.(type) { case *T: … }: the arm's fault is a value of
@@ -254,6 +340,12 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 func (fe *funcEdits) widening(a arm, errVar string, body []ast.Stmt) (widened, notWidenable string) {
 	widened = errVar + " != nil"
 	info := fe.p.info
+	if a.tagged != nil {
+		if a.tag == nil {
+			return "", "" // default: holds for any error already
+		}
+		return widened, ""
+	}
 	if a.clause != nil {
 		if a.fault == "" {
 			return "", "a value of the case's type cannot be made: " + a.why
@@ -295,6 +387,30 @@ func (fe *funcEdits) widening(a arm, errVar string, body []ast.Stmt) (widened, n
 		return widened, ""
 	}
 	return "", ""
+}
+
+// assigns reports whether n may assign v: an assignment to it, a range
+// over into it, or its address taken.
+func assigns(info *types.Info, n ast.Node, v types.Object) bool {
+	found := false
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.ObjectOf(id) == v
+	}
+	ast.Inspect(n, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				found = found || is(l)
+			}
+		case *ast.RangeStmt:
+			found = found || n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value)
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && is(n.X)
+		}
+		return !found
+	})
+	return found
 }
 
 // uses reports whether n uses v, outside skip.
@@ -689,13 +805,52 @@ func (cr *callRewriter) insertArms(r *region) {
 		cr.edits.insert(fe.off(cond.End()), ")")
 		return
 	}
+	// A switch on the error logs the pink usages of its arms before it,
+	// when there is no error.
+	var pinkAt *ast.SwitchStmt
+	var pink strings.Builder
 	for i, a := range r.arms {
-		if a.clause != nil {
+		if a.tagged != nil && a.tagged != pinkAt {
+			if pinkAt != nil {
+				cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
+			}
+			pinkAt = a.tagged
+			pink.Reset()
+			fmt.Fprintf(&pink, "if %s == nil {", r.errVar)
+		}
+		if a.tagged != nil {
+			fmt.Fprintf(&pink, " %s.Arm(&%s[%d], nil, false);", rtName, handlersName, r.first+i)
+		}
+	}
+	if pinkAt != nil {
+		cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
+	}
+	for i, a := range r.arms {
+		if a.tag != nil {
+			cr.edits.insert(fe.off(a.tag.Pos()), fmt.Sprintf("%s.ArmCase(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.tag.Pos()))
+			cr.edits.insert(fe.off(a.tag.End()), ")")
+		} else if a.clause != nil {
 			after := a.clause.Colon + 1
 			cr.edits.insert(fe.off(after), fmt.Sprintf(" %s.Arm(&%s[%d], %s, true);", rtName, handlersName, r.first+i, r.errVar)+cr.directive(after))
 		} else {
-			cr.edits.insert(fe.off(a.cond.Pos()), fmt.Sprintf("%s.Arm(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.cond.Pos()))
-			cr.edits.insert(fe.off(a.cond.End()), ")")
+			// The arms nested in an err != nil arm run only when there is
+			// an error: their pink usages are logged by it, when there is
+			// none (the condition is unchanged: false || cond).
+			pink, closing := "", ")"
+			if a.nested > 0 {
+				var b strings.Builder
+				fmt.Fprintf(&b, "%s == nil && (", r.errVar)
+				for j := 1; j <= a.nested; j++ {
+					if j > 1 {
+						b.WriteString(" || ")
+					}
+					fmt.Fprintf(&b, "%s.Arm(&%s[%d], nil, false)", rtName, handlersName, r.first+i+j)
+				}
+				b.WriteString(") || (")
+				pink, closing = b.String(), "))"
+			}
+			cr.edits.insert(fe.off(a.cond.Pos()), fmt.Sprintf("%s.Arm(&%s[%d], %s, %s", rtName, handlersName, r.first+i, r.errVar, pink)+cr.directive(a.cond.Pos()))
+			cr.edits.insert(fe.off(a.cond.End()), closing)
 		}
 		if !r.rewritten && a.why == "" {
 			fe.p.handlers[r.first+i].why = "its region's statement could not be rewritten (see the build's notes on injection points)"

@@ -153,6 +153,158 @@ func TestHandlerShapes(t *testing.T) {
 		}
 	}()
 	return 1, nil`, nil},
+		{"nested ==, the error propagated after it", `_, err := os.Open(name)
+	if err != nil {
+		if err == io.EOF {
+			return 0, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
+		{"nested Is chain and switch without tag", `_, err := os.Open(name)
+	if err != nil {
+		log.Print(err)
+		if errors.Is(err, fs.ErrNotExist) {
+			return -1, nil
+		} else if err == io.ErrUnexpectedEOF {
+			return 0, ErrSentinel
+		}
+		switch {
+		case errors.Is(err, fs.ErrPermission):
+			panic(err)
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"panic", "err != nil", ""},
+			{"fallback", "errors.Is(err, fs.ErrNotExist)", ""},
+			{"translate", "err == io.ErrUnexpectedEOF", ""},
+			{"panic", "errors.Is(err, fs.ErrPermission)", ""},
+		}},
+		{"nested in the err != nil arm of a chain, and of a switch", `_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err != nil {
+		if err == io.EOF {
+			log.Print("eof")
+		}
+		return 0, err
+	}
+	switch {
+	case err != nil:
+		if err == io.EOF {
+			return 2, nil
+		}
+	}
+	return 1, nil`, []arm{
+			{"fallback", "errors.Is(err, fs.ErrNotExist)", ""},
+			{"propagate", "err != nil", ""},
+			{"log-and-continue", "err == io.EOF", ""},
+		}},
+		{"nested twice", `_, err := os.Open(name)
+	if err != nil {
+		if err != nil {
+			if err == io.EOF {
+				return 0, nil
+			}
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
+		{"not nested in a typed arm", `_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err == io.EOF {
+			return 0, nil
+		}
+	}
+	return 1, nil`, []arm{{"fallback", "errors.Is(err, fs.ErrNotExist)", ""}}},
+		{"nested checks stop where the error is assigned", `_, err := os.Open(name)
+	if err != nil {
+		if err == io.EOF {
+			err = nil
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"log-and-continue", "err == io.EOF", ""}}},
+		{"nested checks stop at the error's address", `_, err := os.Open(name)
+	if err != nil {
+		errs := []*error{&err}
+		_ = errs
+		if err == io.EOF {
+			return 0, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
+		{"a check with its own assignment in the arm is a region of its own", `_, err := os.Open(name)
+	if err != nil {
+		if _, err := os.Open(name + "~"); err == io.EOF {
+			return 0, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
+		{"switch on the error: cases and default", `_, err := os.Open(name)
+	switch err {
+	case nil:
+		return 1, nil
+	case io.EOF:
+		log.Print("eof")
+	case fs.ErrNotExist:
+		return -1, nil
+	case io.ErrUnexpectedEOF, io.ErrShortWrite:
+		return 2, nil
+	default:
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"log-and-continue", "case io.EOF", ""},
+			{"fallback", "case fs.ErrNotExist", ""},
+			{"propagate", "default", ""},
+		}},
+		{"switch on the error without case nil: default is no arm", `_, err := os.Open(name)
+	switch err {
+	case io.EOF:
+		return 0, nil
+	default:
+		log.Print(err)
+	}
+	return 1, nil`, []arm{{"fallback", "case io.EOF", ""}}},
+		{"switch on the error, a local variable", `mine := ErrSentinel
+	_, err := os.Open(name)
+	switch err {
+	case mine:
+		return 0, nil
+	}
+	return 1, nil`, []arm{{"fallback", "case mine", "local variable"}}},
+		{"switch on something else", `_, err := os.Open(name)
+	switch name {
+	case "":
+		return 0, err
+	}
+	return 1, nil`, nil},
+		{"switch on the error nested in err != nil, and checks nested in its default", `_, err := os.Open(name)
+	if err != nil {
+		switch err {
+		case nil:
+		case io.EOF:
+			return 0, nil
+		default:
+			if errors.Is(err, fs.ErrNotExist) {
+				return -1, nil
+			}
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil", ""},
+			{"fallback", "case io.EOF", ""},
+			{"fallback", "default", ""},
+			{"fallback", "errors.Is(err, fs.ErrNotExist)", ""},
+		}},
 		{"the chain ends at a condition that is no arm", `_, err := os.Open(name)
 	if err != nil && name != "" {
 		return 0, err
@@ -279,6 +431,26 @@ func TestHandlerWidening(t *testing.T) {
 		return 0, nil
 	}
 	return 1, nil`, []arm{{"e2 != nil", ""}}},
+		{"nested arms widen as the others", `var pe *fs.PathError
+	_, err := os.Open(name)
+	if err != nil {
+		if err == io.EOF {
+			return 0, nil
+		} else if errors.As(err, &pe) {
+			return len(pe.Path), nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", ""}, {"err != nil", ""}, {"", "the arm uses the typed value pe"}}},
+		{"switch on the error: cases widen, default is not typed", `_, err := os.Open(name)
+	switch err {
+	case nil:
+	case io.EOF:
+		return 0, nil
+	default:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"err != nil", ""}, {"", ""}}},
 		{"type switch cases: value unused, used, of an interface", `_, err := os.Open(name)
 	switch e := err.(type) {
 	case *fs.PathError:

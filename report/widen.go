@@ -14,7 +14,7 @@ import (
 // sources: each kept arm's predicate, on the arm's line, rewritten to
 // the widened one (errors.Is(err, ErrX) becomes err != nil): conditions
 // of if statements and of cases of switches without tag. A kept case of a
-// type switch is not in the diff: widened, it runs for any error that no
+// type switch, or of a switch on the error, is not in the diff: widened, it runs for any error that no
 // case before it takes, which no edit of its line says; the report lists
 // it, to be rewritten by hand. The diff is offered only when the kept
 // widenings passed together.
@@ -51,7 +51,7 @@ func WriteWidenDiff(w io.Writer, r *HandlersReport, read func(pos string) (*Sour
 			continue
 		}
 		if strings.HasPrefix(h.Predicate, "case ") {
-			skipped = append(skipped, h.ID+": a type switch's case is not rewritten in the diff: widened, it takes every error that no case before it takes")
+			skipped = append(skipped, h.ID+": a case of a switch on the error or on its type is not rewritten in the diff: widened, it takes every error that no case before it takes")
 			continue
 		}
 		file, line, col := splitPos(h.Pos)

@@ -38,6 +38,7 @@ func TestWriteWidenDiff(t *testing.T) {
 		{ID: "m.Load#handler:m.go:7:9", Pos: "example.com/m/m.go:7:9", Predicate: "err != nil"},
 		{ID: "m.Parse#handler:m.go:16:2", Pos: "example.com/m/m.go:16:2", Predicate: "err == strconv.ErrRange", Widening: kept},
 		{ID: "m.Kind#handler:m.go:12:2", Pos: "example.com/m/m.go:12:2", Predicate: "case *fs.PathError", Widening: kept},
+		{ID: "m.Tagged#handler:m.go:13:2", Pos: "example.com/m/m.go:13:2", Predicate: "case io.EOF", Widening: kept},
 		{ID: "m.Parse#handler:m.go:99:2", Pos: "example.com/m/m.go:17:2", Predicate: "errors.Is(err, io.EOF)",
 			Widening: &HandlerWidening{Status: campaign.WidenRejected, Widened: "err != nil"}},
 	}
@@ -74,7 +75,8 @@ func TestWriteWidenDiff(t *testing.T) {
  		return -1
  	}
  	return n
-`, 2, "m.Kind#handler:m.go:12:2: a type switch's case is not rewritten in the diff"},
+`, 2, "m.Kind#handler:m.go:12:2: a case of a switch on the error or on its type is not rewritten in the diff: widened, it takes every error that no case before it takes; " +
+			"m.Tagged#handler:m.go:13:2: a case of a switch on the error or on its type is not rewritten in the diff"},
 		{"rejected together: no diff", &WideningTogether{Status: campaign.WidenRejected, Why: "m TestA fails"}, "", 0, "rejected: m TestA fails"},
 		{"nothing kept", nil, "", 0, "no widening was kept"},
 	}

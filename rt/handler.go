@@ -72,6 +72,26 @@ func (h *Handler) arm(err error, held bool) bool {
 	return held
 }
 
+// ArmCase is the expression x of a case of a switch on a region's error
+// (switch err { case x: … }): it records that handler h, the case,
+// compared err with x, and returns x, or err when h is widened
+// (EnvWiden) and err is not nil, so that the case takes any error that
+// reaches it. It costs a branch while the runtime is not enabled.
+func ArmCase(h *Handler, err, x error) error {
+	if config.enabled {
+		return h.armCase(err, x)
+	}
+	return x
+}
+
+// armCase is ArmCase while the runtime is enabled.
+func (h *Handler) armCase(err, x error) error {
+	if h.arm(err, err == x) {
+		return err
+	}
+	return x
+}
+
 // isWidened reports whether h is widened, looking it up the first time
 // only.
 func (h *Handler) isWidened() bool {

@@ -341,3 +341,95 @@ func hdPlainSwitch(err error) int {
 	}
 	return 0
 }
+
+var hdCaseArms [2]Handler
+
+// hdCase is an instrumented switch on a region's error:
+// switch err { case nil: case io.EOF: … case os.ErrNotExist: … }. It
+// returns the case that ran, 0 for none.
+//
+//go:noinline
+func hdCase(err error) int {
+	switch err {
+	case nil:
+	case ArmCase(&hdCaseArms[0], err, io.EOF):
+		return 1
+	case ArmCase(&hdCaseArms[1], err, os.ErrNotExist):
+		return 2
+	}
+	return 0
+}
+
+func TestArmCase(t *testing.T) {
+	tests := []struct {
+		name   string
+		widen  string
+		err    error
+		want   int
+		usages string // of the two cases
+	}{
+		{"no error", "", nil, 0, " "},
+		{"the first case", "", io.EOF, 1, "white "},
+		{"the second case", "", os.ErrNotExist, 2, "blue white"},
+		{"no case", "", os.ErrClosed, 0, "blue blue"},
+		{"the second case widened takes another error", "m.C#2", os.ErrClosed, 2, "blue white"},
+		{"but not the first case's", "m.C#2", io.EOF, 1, "white "},
+		{"the first case widened takes the second's", "m.C#1", os.ErrNotExist, 1, "white "},
+		{"widened, no error", "m.C#1", nil, 0, " "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdCaseArms = [2]Handler{
+				{ID: "m.C#1", Func: "m.C", Kind: "fallback", Predicate: "case io.EOF", Widened: "err != nil"},
+				{ID: "m.C#2", Func: "m.C", Kind: "fallback", Predicate: "case os.ErrNotExist", Widened: "err != nil"},
+			}
+			logPath := filepath.Join(t.TempDir(), "events.jsonl")
+			useSettings(t, parseSettings(logPath, ""))
+			campaign.widen = siteIDs(tt.widen)
+			if got := hdCase(tt.err); got != tt.want {
+				t.Errorf("case %d ran, want %d", got, tt.want)
+			}
+			usages := map[string]string{}
+			for _, e := range readEvents(t, logPath) {
+				usages[e["site"].(string)] = e["usage"].(string)
+			}
+			if got := usages["m.C#1"] + " " + usages["m.C#2"]; got != tt.usages {
+				t.Errorf("usages %q, want %q", got, tt.usages)
+			}
+			useSettings(t, settings{}) // not enabled: the switch as written
+			if got := hdCase(tt.err); tt.widen == "" && got != tt.want {
+				t.Errorf("not enabled: case %d ran, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// BenchmarkArmCaseDisabled is a switch on an error through ArmCase while
+// the runtime is not enabled; BenchmarkCasePlain is the same switch
+// uninstrumented.
+func BenchmarkArmCaseDisabled(b *testing.B) {
+	useSettings(b, settings{})
+	err := os.ErrNotExist
+	for b.Loop() {
+		hdCase(err)
+	}
+}
+
+func BenchmarkCasePlain(b *testing.B) {
+	err := os.ErrNotExist
+	for b.Loop() {
+		hdPlainCase(err)
+	}
+}
+
+//go:noinline
+func hdPlainCase(err error) int {
+	switch err {
+	case nil:
+	case io.EOF:
+		return 1
+	case os.ErrNotExist:
+		return 2
+	}
+	return 0
+}

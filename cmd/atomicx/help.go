@@ -162,7 +162,8 @@ Error handlers:
 	not validated (a run is missing; sharded campaigns do not validate
 	widenings). -widen-diff FILE writes the kept ones as a unified diff of
 	the sources, each predicate rewritten to err != nil, when they pass
-	together; a type switch's case is left out of the diff.
+	together; a case of a type switch or of a switch on the error is left
+	out of the diff.
 
 		atomicx handlers -widen-diff widen.diff ./...
 		git apply widen.diff

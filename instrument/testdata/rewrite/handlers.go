@@ -107,3 +107,34 @@ func Kinds(name string) int {
 	}
 	return 3
 }
+
+// Nested: checks of the same error inside the err != nil arm are arms of
+// the same region; the err != nil arm logs their pink usages.
+func Nested(name string) (int, error) {
+	_, err := os.Open(name)
+	if err != nil {
+		if err == io.EOF {
+			return 0, nil
+		}
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil
+}
+
+// Tagged: a switch on the error; default is an err != nil arm, nil being
+// a case of its own.
+func Tagged(name string) (int, error) {
+	_, err := os.Open(name)
+	switch err {
+	case nil:
+		return 1, nil
+	case io.EOF:
+		return 0, nil
+	default:
+		return -1, err
+	}
+}
