@@ -5,13 +5,11 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -50,42 +48,14 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	wd, patterns := cfg.Dir, cfg.Patterns
-	var err error
-	dir := *journal
-	if dir == "" {
-		if dir, err = defaultJournal(wd, patterns); err != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", err)
-			return 1
-		}
+	res, interrupted, code := runQuestion("detect", cfg, self, *journal, *resume, stderr)
+	if code != 0 {
+		return code
 	}
-	pol, err := campaignPolicy(wd, dir, patterns, cfg.BuildArgs)
-	if err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(stderr, "journal: %s\n", dir)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	cfg.Journal, cfg.Atomicx, cfg.Policy, cfg.Resume = dir, self, pol, *resume
-	res, err := campaign.Run(ctx, cfg)
-	interrupted := errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
-	}
-	if interrupted {
-		fmt.Fprintf(stderr, "atomicx: interrupted; what finished is in the journal, and 'atomicx detect -resume' goes on from there\n")
-		recs, problems, rerr := campaign.ReadJournal(filepath.Join(dir, "journal.jsonl"))
-		if rerr != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", rerr)
-			return 1
-		}
-		res = &campaign.Result{Records: recs, Problems: problems}
-	} else {
+	if !interrupted {
 		fmt.Fprintln(stderr, ranLine(res))
 	}
+	wd := cfg.Dir
 	rep := report.Classify(res.Records, res.Problems)
 	if err := addCoverage(context.Background(), rep, campaign.HeaderOf(res.Records)); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)

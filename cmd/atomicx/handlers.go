@@ -2,13 +2,10 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strings"
 	"time"
@@ -58,41 +55,12 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	cfg.Oracle = absExec(cfg.Dir, *oracle)
-	dir := *journal
-	if dir == "" {
-		var err error
-		// Not detect's directory: the two campaigns' journals differ.
-		if dir, err = defaultJournal(cfg.Dir, append([]string{"handlers"}, cfg.Patterns...)); err != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", err)
-			return 1
-		}
+	cfg.Oracle, cfg.Planner = absExec(cfg.Dir, *oracle), campaign.Handlers
+	res, interrupted, code := runQuestion("handlers", cfg, self, *journal, *resume, stderr)
+	if code != 0 {
+		return code
 	}
-	pol, err := campaignPolicy(cfg.Dir, dir, cfg.Patterns, cfg.BuildArgs)
-	if err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(stderr, "journal: %s\n", dir)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	cfg.Journal, cfg.Atomicx, cfg.Policy, cfg.Resume, cfg.Planner = dir, self, pol, *resume, campaign.Handlers
-	res, err := campaign.Run(ctx, cfg)
-	interrupted := errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
-	}
-	if interrupted {
-		fmt.Fprintf(stderr, "atomicx: interrupted; what finished is in the journal, and 'atomicx handlers -resume' goes on from there\n")
-		recs, problems, rerr := campaign.ReadJournal(filepath.Join(dir, "journal.jsonl"))
-		if rerr != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", rerr)
-			return 1
-		}
-		res = &campaign.Result{Records: recs, Problems: problems}
-	} else {
+	if !interrupted {
 		line := fmt.Sprintf("ran %d profile runs and %d runs with a handler armed or widened in %s (wall time)",
 			res.ProfileRuns, res.Experiments, res.Elapsed.Round(time.Millisecond))
 		if r := res.Resumed; r["profile"]+r["experiment"] > 0 {

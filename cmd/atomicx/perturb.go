@@ -1,14 +1,10 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"path/filepath"
 	"time"
 
 	"github.com/atomicx/atomicx/campaign"
@@ -51,46 +47,17 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	wd, patterns := cfg.Dir, cfg.Patterns
-	var err error
-	dir := *journal
-	if dir == "" {
-		// Not detect's directory: the journals of two questions differ.
-		if dir, err = defaultJournal(wd, append([]string{"perturb"}, patterns...)); err != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", err)
-			return 1
-		}
-	}
-	pol, err := campaignPolicy(wd, dir, patterns, cfg.BuildArgs)
-	if err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
-	}
-	fmt.Fprintf(stderr, "journal: %s\n", dir)
-
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	defer stop()
-	cfg.Journal, cfg.Atomicx, cfg.Policy, cfg.Resume = dir, self, pol, *resume
 	// A point's runs need its first reach only.
-	cfg.Planner, cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, absExec(wd, *oracle), false, 1
-	res, err := campaign.Run(ctx, cfg)
-	interrupted := errors.Is(err, context.Canceled)
-	if err != nil && !interrupted {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
+	cfg.Planner, cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, absExec(cfg.Dir, *oracle), false, 1
+	res, interrupted, code := runQuestion("perturb", cfg, self, *journal, *resume, stderr)
+	if code != 0 {
+		return code
 	}
-	if interrupted {
-		fmt.Fprintf(stderr, "atomicx: interrupted; what finished is in the journal, and 'atomicx perturb -resume' goes on from there\n")
-		recs, problems, rerr := campaign.ReadJournal(filepath.Join(dir, "journal.jsonl"))
-		if rerr != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", rerr)
-			return 1
-		}
-		res = &campaign.Result{Records: recs, Problems: problems}
-	} else {
+	if !interrupted {
 		fmt.Fprintf(stderr, "ran %d profile runs and %d perturbation runs in %s (wall time)\n", res.ProfileRuns, res.Experiments,
 			res.Elapsed.Round(time.Millisecond))
 	}
+	wd := cfg.Dir
 	rep := report.Perturbation(res.Records, res.Problems)
 	if err := writePerturbReport(stdout, stderr, *outFile, rep, *format, campaign.HeaderOf(res.Records), wd, *category); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)

@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"time"
@@ -119,4 +123,48 @@ func oracleWithoutExec(cmd, oracle string, w *workloadFlags, stderr io.Writer) b
 	}
 	fmt.Fprintf(stderr, "atomicx %s: -oracle checks a program workload: give -exec SCRIPT too\n", cmd)
 	return true
+}
+
+// runQuestion runs the campaign that cfg (its planner and options set)
+// asks, journaled in dir (by default one directory per module, question
+// and packages: the journals of two questions differ), and returns its
+// records; when interrupted, those the journal holds. A non-zero code is
+// the exit status, having said why on stderr.
+func runQuestion(cmd string, cfg campaign.Config, self, dir string, resume bool, stderr io.Writer) (res *campaign.Result, interrupted bool, code int) {
+	if dir == "" {
+		key := cfg.Patterns
+		if cmd != "detect" {
+			key = append([]string{cmd}, key...)
+		}
+		var err error
+		if dir, err = defaultJournal(cfg.Dir, key); err != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", err)
+			return nil, false, 1
+		}
+	}
+	pol, err := campaignPolicy(cfg.Dir, dir, cfg.Patterns, cfg.BuildArgs)
+	if err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return nil, false, 1
+	}
+	fmt.Fprintf(stderr, "journal: %s\n", dir)
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	cfg.Journal, cfg.Atomicx, cfg.Policy, cfg.Resume = dir, self, pol, resume
+	res, err = campaign.Run(ctx, cfg)
+	if interrupted = errors.Is(err, context.Canceled); err != nil && !interrupted {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		return nil, false, 1
+	}
+	if interrupted {
+		fmt.Fprintf(stderr, "atomicx: interrupted; what finished is in the journal, and 'atomicx %s -resume' goes on from there\n", cmd)
+		recs, problems, rerr := campaign.ReadJournal(filepath.Join(dir, "journal.jsonl"))
+		if rerr != nil {
+			fmt.Fprintf(stderr, "atomicx: %v\n", rerr)
+			return nil, true, 1
+		}
+		res = &campaign.Result{Records: recs, Problems: problems}
+	}
+	return res, interrupted, 0
 }
