@@ -153,12 +153,20 @@ func begin(s *Site) Call {
 	if after && !afterFaultWanted() {
 		return obliviousOnly(s)
 	}
+	if campaign.numbered != 0 && s.calls.Load()&^slotTaken >= campaign.numbered && !(s.Literal && !s.Leaf) && campaign.oblivious == nil {
+		// A profile run past the calls it numbers: nothing to count nor
+		// track (see campaignSettings.numbered).
+		return Call{site: s}
+	}
 	var flags callFlags
 	if after {
 		flags |= callAfterFault
 	}
 	var num uint64
-	if campaign.profile > 0 && !s.Leaf {
+	if campaign.numbered != 0 && s.calls.Load()&^slotTaken >= campaign.numbered {
+		// Unnumbered, as above; a function literal still learns the
+		// name of its frame.
+	} else if campaign.profile > 0 && !s.Leaf {
 		var inSlot bool
 		num, inSlot = enterActive(s)
 		if inSlot {
@@ -268,7 +276,7 @@ func (c Call) Exit(done *int32, errp *error) {
 	if c.site == nil {
 		return
 	}
-	if campaign.profile > 0 && !c.site.Leaf {
+	if campaign.profile > 0 && !c.site.Leaf && c.number() != 0 {
 		exitActive(c.site, c.number(), c.is(callInSlot))
 	}
 	if c.ext == nil && *done != 0 && (errp == nil || *errp == nil) {

@@ -92,6 +92,17 @@ type campaignSettings struct {
 	beforeFault  bool // no snapshot for calls entered after the fault fired
 	noSnapshots  bool // no snapshot at all: failures are logged as "fail" events
 	sampled      bool // a sample of the calls: see sampledIn
+	// numbered is, in a profile run without snapshots, how many calls of
+	// each function are numbered (and, unless it is a leaf, tracked in
+	// progress): the campaign's cap on occurrences per point. Past it, a
+	// call costs the run loads of the site's counts, and no atomic
+	// read-modify-write: a hot function would otherwise pay two at every
+	// call. What a later run needs of a call past the cap, it cannot have:
+	// its failure is logged as a "fail" event with "beyond_call" (the cap)
+	// instead of its number, and a reach inside it names its function in
+	// the "unnumbered" list rather than in the stack. 0 otherwise: every
+	// call is numbered.
+	numbered uint64
 	// targets, when not nil, are the only calls to snapshot: by entry
 	// site ID, the call numbers.
 	targets map[string]callSet
@@ -140,6 +151,9 @@ func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campa
 		c.targets = targets
 	}
 	c.masks = siteIDs(masks)
+	if c.noSnapshots {
+		c.numbered = c.profile
+	}
 	return c, problem
 }
 
@@ -195,7 +209,7 @@ func writeEnter(s *Site) {
 	writeLine(event("enter").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).end())
 }
 
-func writeReach(s *Site, occurrence uint64, stack string) {
+func writeReach(s *Site, occurrence uint64, stack, unnumbered string) {
 	e := event("reach").str("site", s.ID).str("func", s.Func).str("pos", s.Pos)
 	if s.In != "" {
 		e.str("in", s.In)
@@ -203,6 +217,9 @@ func writeReach(s *Site, occurrence uint64, stack string) {
 	e.num("occurrence", occurrence).num("faults", uint64(s.Faults))
 	if stack != "" {
 		e.str("stack", stack)
+	}
+	if unnumbered != "" {
+		e.str("unnumbered", unnumbered)
 	}
 	writeLine(e.end())
 }

@@ -49,7 +49,8 @@ func Inject(s *Site) error {
 	}
 	n := s.hits.Add(1)
 	if n <= campaign.profile {
-		writeReach(s, n, activeStack())
+		stack, unnumbered := activeStack(s)
+		writeReach(s, n, stack, unnumbered)
 	}
 	if !armed || n != config.armedOcc && !config.armedAlways {
 		return nil
