@@ -606,9 +606,9 @@ type event struct {
 	Faults     uint64 `json:"faults"`
 	Stack      string `json:"stack"` // calls in progress on the stack: "N@SITE;..."
 	// Unnumbered lists the functions ("SITE;...") with a call in progress
-	// on the stack that the profile run did not number: past the cap on
-	// occurrences, it counts no more calls of a function. An experiment
-	// at the point cannot snapshot that call.
+	// on the stack that the profile run did not number: past a function's
+	// first calls (65536), it counts no more of them. An experiment at the
+	// point cannot snapshot that call.
 	Unnumbered string `json:"unnumbered"`
 	// fail
 	Call uint64 `json:"call"`
