@@ -139,7 +139,16 @@ func Enter(s *Site, roots ...any) Call {
 // Begin starts a call of s: numbered, and, in a profile run, tracked as in
 // progress. Instrumented code then snapshots it only when it Wants: the
 // roots that are not pointers are boxed (and allocated) only then.
-func Begin(s *Site) Call { return begin(s) }
+//
+// A profile run's later calls of a function (see campaignSettings.numbered)
+// are begun here, inlined into the instrumented function: they are most
+// of its calls, and need nothing of the runtime.
+func Begin(s *Site) Call {
+	if s.unnumbered.Load() {
+		return Call{site: s}
+	}
+	return begin(s)
+}
 
 // begin is Begin, called by Begin or Enter: the frame of the
 // instrumented function is the fourth from callerFrame's (see
@@ -153,19 +162,18 @@ func begin(s *Site) Call {
 	if after && !afterFaultWanted() {
 		return obliviousOnly(s)
 	}
-	if campaign.numbered != 0 && s.calls.Load()&^slotTaken >= campaign.numbered && !(s.Literal && !s.Leaf) && campaign.oblivious == nil {
-		// A profile run past the calls it numbers: nothing to count nor
-		// track (see campaignSettings.numbered).
-		return Call{site: s}
-	}
 	var flags callFlags
 	if after {
 		flags |= callAfterFault
 	}
 	var num uint64
 	if campaign.numbered != 0 && s.calls.Load()&^slotTaken >= campaign.numbered {
-		// Unnumbered, as above; a function literal still learns the
-		// name of its frame.
+		// Unnumbered (see campaignSettings.numbered): from now on Begin
+		// answers by itself, but for a function literal that calls
+		// others, which learns here the name of each frame it runs in.
+		if !after && (s.Leaf || !s.Literal) && campaign.oblivious == nil {
+			s.unnumbered.Store(true)
+		}
 	} else if campaign.profile > 0 && !s.Leaf {
 		var inSlot bool
 		num, inSlot = enterActive(s)

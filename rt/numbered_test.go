@@ -48,12 +48,16 @@ func TestProfilePastNumbered(t *testing.T) {
 	for _, s := range sites {
 		s.hits.Store(0)
 		s.calls.Store(0)
+		s.armed.Store(0)
+		s.unnumbered.Store(false)
 		s.registered.Store(false)
 	}
 	t.Cleanup(func() {
 		for _, s := range sites {
 			s.hits.Store(0)
 			s.calls.Store(0)
+			s.armed.Store(0)
+			s.unnumbered.Store(false)
 		}
 	})
 
@@ -89,6 +93,12 @@ func TestProfilePastNumbered(t *testing.T) {
 			}
 		}
 		kept = append(kept, m)
+	}
+	if !numberedSites[0].unnumbered.Load() || !eeSites[1].unnumbered.Load() {
+		t.Error("the sites past their numbered calls are not marked for Begin to answer by itself")
+	}
+	if c := Begin(&eeSites[1]); c.site != &eeSites[1] || c.num != 0 || c.ext != nil {
+		t.Errorf("Begin past the numbered calls = %+v, want the site and nothing else", c)
 	}
 	if !reflect.DeepEqual(kept, want) {
 		t.Errorf("events:\n%v\nwant:\n%v", kept, want)
