@@ -140,21 +140,22 @@ func Enter(s *Site, roots ...any) Call {
 // progress. Instrumented code then snapshots it only when it Wants: the
 // roots that are not pointers are boxed (and allocated) only then.
 //
-// A profile run's later calls of a function (see campaignSettings.numbered)
-// are begun here, inlined into the instrumented function: they are most
-// of its calls, and need nothing of the runtime.
-func Begin(s *Site) Call {
-	if s.unnumbered.Load() {
-		return Call{site: s}
-	}
-	return begin(s)
-}
+// Begin stays a call (begin answers a profile run's later calls first
+// thing): inlined, its Call and checks would grow the frame of every
+// instrumented function, which costs the calls made while nothing is
+// enabled (internal/costbench's AddTwice, a third slower).
+func Begin(s *Site) Call { return begin(s) }
 
 // begin is Begin, called by Begin or Enter: the frame of the
 // instrumented function is the fourth from callerFrame's (see
 // Site.Literal). It works on plain variables, and builds the Call once at
 // the end, so that the Call stays in registers.
 func begin(s *Site) Call {
+	if s.unnumbered.Load() {
+		// A profile run past the calls it numbers (see
+		// campaignSettings.numbered): nothing to count nor track.
+		return Call{site: s}
+	}
 	if config.logPath == "" || s.Ignored {
 		return obliviousOnly(s)
 	}

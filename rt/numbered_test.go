@@ -95,7 +95,7 @@ func TestProfilePastNumbered(t *testing.T) {
 		kept = append(kept, m)
 	}
 	if !numberedSites[0].unnumbered.Load() || !eeSites[1].unnumbered.Load() {
-		t.Error("the sites past their numbered calls are not marked for Begin to answer by itself")
+		t.Error("the sites past their numbered calls are not marked for begin to answer first thing")
 	}
 	if c := Begin(&eeSites[1]); c.site != &eeSites[1] || c.num != 0 || c.ext != nil {
 		t.Errorf("Begin past the numbered calls = %+v, want the site and nothing else", c)

@@ -104,7 +104,7 @@ type Site struct {
 	lastBeforeFault struct{ gid, seq uint64 }
 
 	registered atomic.Bool   // listed in activeSites
-	unnumbered atomic.Bool   // a profile run numbers no more of its calls (see Begin)
+	unnumbered atomic.Bool   // a profile run numbers no more of its calls (see begin)
 	armed      atomic.Uint32 // 0: not yet resolved, 1: not the armed site, 2: the armed site
 	tracing    atomic.Uint32 // 0: not yet resolved, then tracingOn or tracingOff (see Traced)
 }
