@@ -477,9 +477,25 @@ func (fe *funcEdits) recoverRegion(d *ast.DeferStmt) *region {
 		fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
 		pos := fe.p.fset.Position(ifs.Pos())
 		r := &region{stmt: as, errVar: rID.Name, first: len(fe.p.handlers), deferStmt: d, rewritten: true}
-		r.arms = []arm{{cond: ifs.Cond, fault: "panic"}}
-		kind := fe.handlerKind(ifs.Body, rVar)
-		if kind == kindFallback && fe.setsErrorResult(ifs.Body) {
+		predicate := fe.text(as) + "; " + fe.text(ifs.Cond)
+		a := arm{cond: ifs.Cond, fault: "panic"}
+		body, vars := ifs.Body, []types.Object{rVar}
+		if as := fe.recoverAssertion(ifs.Body, rVar, d.End()); as != nil {
+			predicate += "; " + rID.Name + ".(" + fe.text(as.typ) + ")"
+			a.why = as.why
+			if as.value != "" {
+				a.fault = as.value
+			}
+			if as.body != nil {
+				body = as.body
+				if as.typed != nil {
+					vars = append(vars, as.typed)
+				}
+			}
+		}
+		r.arms = []arm{a}
+		kind := fe.handlerKind(body, vars...)
+		if kind == kindFallback && fe.setsErrorResult(body) {
 			kind = kindTranslate // the panic becomes the function's error
 		}
 		fe.p.handlers = append(fe.p.handlers, handler{
@@ -488,11 +504,142 @@ func (fe *funcEdits) recoverRegion(d *ast.DeferStmt) *region {
 			pos:       fe.p.sitePos(pos),
 			region:    fe.p.sitePos(fe.p.fset.Position(d.Pos())),
 			kind:      kind,
-			predicate: fe.text(as) + "; " + fe.text(ifs.Cond),
+			predicate: predicate,
+			why:       a.why,
 		})
 		return r
 	}
 	return nil
+}
+
+// A recoverAssertion is the assertion of the recovered value's type that
+// a recover handler's fault satisfies.
+type recoverAssertion struct {
+	typ ast.Expr // the asserted type, as written
+	// value is the Go expression of the panic value, a zero value of the
+	// asserted type; "" when it is the runtime's injected fault (the type
+	// is error, or an interface that an error satisfies).
+	value string
+	why   string         // why no value can be made; then value is ""
+	body  *ast.BlockStmt // the block that runs when the assertion holds, nil if not known
+	typed types.Object   // the variable that holds the typed value, nil if none
+}
+
+// recoverAssertion finds, among the statements of a recover handler's
+// block, the assertions of the recovered value r's type: "if v, ok :=
+// r.(T); ok {…}", "v, ok := r.(T)", and the cases of "switch r.(type)".
+// Real handlers take the values of one type and panic again with the
+// others (toml's parse: "if perr, ok := r.(ParseError); ok {…}; panic(r)"),
+// so an injected fault that is not of that type would only test the
+// re-panic. The first assertion whose type has a value that can be made,
+// at pos, is returned; when none has, the first one, with why; nil when
+// the block asserts nothing.
+func (fe *funcEdits) recoverAssertion(block *ast.BlockStmt, r types.Object, pos token.Pos) *recoverAssertion {
+	info := fe.p.info
+	onR := func(e ast.Expr) (*ast.TypeAssertExpr, bool) {
+		ta, ok := ast.Unparen(e).(*ast.TypeAssertExpr)
+		if !ok {
+			return nil, false
+		}
+		id, ok := ast.Unparen(ta.X).(*ast.Ident)
+		return ta, ok && info.ObjectOf(id) == r
+	}
+	var first *recoverAssertion
+	try := func(typ ast.Expr, body *ast.BlockStmt, typed types.Object) *recoverAssertion {
+		tv, ok := info.Types[typ]
+		if !ok || !tv.IsType() {
+			return nil
+		}
+		a := &recoverAssertion{typ: typ, body: body, typed: typed}
+		a.value, a.why = fe.panicValue(tv.Type, pos)
+		if a.why == "" {
+			return a
+		}
+		if first == nil {
+			first = a
+		}
+		return nil
+	}
+	commaOk := func(as *ast.AssignStmt, body *ast.BlockStmt) *recoverAssertion {
+		if len(as.Lhs) != 2 || len(as.Rhs) != 1 {
+			return nil
+		}
+		ta, ok := onR(as.Rhs[0])
+		if !ok || ta.Type == nil {
+			return nil
+		}
+		var typed types.Object
+		if id, ok := as.Lhs[0].(*ast.Ident); ok && id.Name != "_" {
+			typed = info.ObjectOf(id)
+		}
+		return try(ta.Type, body, typed)
+	}
+	for _, st := range block.List {
+		var found *recoverAssertion
+		switch st := st.(type) {
+		case *ast.IfStmt:
+			if as, ok := st.Init.(*ast.AssignStmt); ok {
+				found = commaOk(as, st.Body)
+			}
+		case *ast.AssignStmt:
+			found = commaOk(st, nil)
+		case *ast.TypeSwitchStmt:
+			var x ast.Expr
+			switch as := st.Assign.(type) {
+			case *ast.ExprStmt:
+				x = as.X
+			case *ast.AssignStmt:
+				if len(as.Rhs) == 1 {
+					x = as.Rhs[0]
+				}
+			}
+			if _, ok := onR(x); !ok {
+				break
+			}
+			for _, c := range st.Body.List {
+				cc := c.(*ast.CaseClause)
+				if len(cc.List) != 1 {
+					continue
+				}
+				var typed types.Object
+				if v := info.Implicits[cc]; v != nil {
+					typed = v
+				}
+				if found = try(cc.List[0], &ast.BlockStmt{List: cc.Body}, typed); found != nil {
+					break
+				}
+			}
+		}
+		if found != nil {
+			return found
+		}
+	}
+	return first
+}
+
+// panicValue is the Go expression, at pos, of a value of type t for the
+// panic of an armed recover handler whose block asserts t: "" for the
+// runtime's injected fault when it is of type t (error, or an interface
+// that an error satisfies), or why no value can be made.
+func (fe *funcEdits) panicValue(t types.Type, pos token.Pos) (value, why string) {
+	if iface, ok := t.Underlying().(*types.Interface); ok {
+		if types.Implements(errorType, iface) {
+			return "", ""
+		}
+		return "", "the recovered value is asserted to an interface that an error does not satisfy: no value to construct"
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		// A pointer to a value, not nil: the handler may use what it
+		// points to.
+		if name, ok := fe.typeName(p.Elem(), pos); ok {
+			return "new(" + name + ")", ""
+		}
+	}
+	name, ok := fe.typeName(t, pos)
+	if !ok {
+		return "", "the type the recovered value is asserted to cannot be named here"
+	}
+	return "*new(" + name + ")", ""
 }
 
 // setsErrorResult reports whether body assigns the function's error
@@ -799,7 +946,15 @@ func (cr *callRewriter) insertArms(r *region) {
 	}
 	if d := r.deferStmt; d != nil {
 		h := fmt.Sprintf("&%s[%d]", handlersName, r.first)
-		cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegion(%s)", rtName, h)+cr.directive(d.End()))
+		switch a := r.arms[0]; a.fault {
+		case "panic", "":
+			cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegion(%s)", rtName, h)+cr.directive(d.End()))
+		default:
+			// The block asserts the recovered value's type: the panic is
+			// a value of that type, made by a literal that captures
+			// nothing.
+			cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegionWith(%s, func() any { return %s })", rtName, h, a.fault)+cr.directive(d.End()))
+		}
 		cond := r.arms[0].cond
 		cr.edits.insert(fe.off(cond.Pos()), fmt.Sprintf("%s.ArmRecover(%s, %s, ", rtName, h, r.errVar)+cr.directive(cond.Pos()))
 		cr.edits.insert(fe.off(cond.End()), ")")

@@ -145,6 +145,48 @@ func TestHandlerShapes(t *testing.T) {
 		}
 	}()
 	return 1, nil`, []arm{{"panic", "r := recover(); nil != r", ""}}},
+		{"deferred recover asserting a type, panicking again with the others", `defer func() {
+		if r := recover(); r != nil {
+			if ve, ok := r.(valueError); ok {
+				err = ve
+				return
+			}
+			panic(r)
+		}
+	}()
+	return 1, nil`, []arm{{"translate", "r := recover(); r != nil; r.(valueError)", ""}}},
+		{"deferred recover asserting in a type switch: the first case with a value", `defer func() {
+		if r := recover(); r != nil {
+			switch e := r.(type) {
+			case interface{ Timeout() bool }:
+				n = -1
+			case *fs.PathError:
+				err = e
+			default:
+				panic(r)
+			}
+		}
+	}()
+	return 1, nil`, []arm{{"translate", "r := recover(); r != nil; r.(*fs.PathError)", ""}}},
+		{"deferred recover asserting error", `defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	return 1, nil`, []arm{{"panic", "r := recover(); r != nil; r.(error)", ""}}},
+		{"deferred recover asserting an interface an error does not satisfy", `defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(interface{ Timeout() bool }); ok {
+				return
+			}
+			panic(r)
+		}
+	}()
+	return 1, nil`, []arm{{"fallback", "r := recover(); r != nil; r.(interface{ Timeout() bool })", "interface that an error does not satisfy"}}},
 		{"recover in a nested block is not a handler", `defer func() {
 		{
 			if r := recover(); r != nil {

@@ -123,11 +123,22 @@ func ArmRecover(h *Handler, r any, held bool) bool {
 // with an injected fault, at every execution.
 func RecoverRegion(h *Handler) {
 	if config.enabled {
-		recoverRegion(h)
+		recoverRegion(h, nil)
 	}
 }
 
-func recoverRegion(h *Handler) {
+// RecoverRegionWith is RecoverRegion for a recover handler whose block
+// asserts the recovered value's type (if e, ok := r.(T); ok, or a type
+// switch on r): armed, it panics with value(), a value of that type, so
+// that the handler takes the panic as one of its own and does not just
+// panic again.
+func RecoverRegionWith(h *Handler, value func() any) {
+	if config.enabled {
+		recoverRegion(h, value)
+	}
+}
+
+func recoverRegion(h *Handler, value func() any) {
 	if config.armedHandler == "" {
 		if campaign.profile > 0 {
 			h.log(usageExecuted, "executed")
@@ -141,6 +152,9 @@ func recoverRegion(h *Handler) {
 	if n == 1 {
 		writeLine(event("inject").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).
 			str("kind", "handler").str("fault", handlerFault).num("occurrence", n).end())
+	}
+	if value != nil {
+		panic(value())
 	}
 	panic(&InjectedFault{Site: h.ID, Pos: h.Pos, Occurrence: n, Panic: true})
 }

@@ -203,6 +203,45 @@ func TestRecoverHandler(t *testing.T) {
 	}
 }
 
+// hdParseError is the type a recover handler asserts, as toml's parse
+// does with its ParseError.
+type hdParseError struct{ line int }
+
+// hdTyped is an instrumented function whose recover handler takes the
+// panics of type hdParseError and panics again with the others.
+func hdTyped(body func()) (got string) {
+	defer func() {
+		if r := recover(); ArmRecover(&hdRecover[0], r, r != nil) {
+			if _, ok := r.(hdParseError); ok {
+				got = "handled"
+				return
+			}
+			panic(r)
+		}
+	}()
+	RecoverRegionWith(&hdRecover[0], func() any { return *new(hdParseError) })
+	body()
+	return "ran"
+}
+
+func TestRecoverHandlerTyped(t *testing.T) {
+	tests := []struct {
+		name, inject, want string
+	}{
+		{"not armed", "", "ran"},
+		{"armed: a value of the asserted type", "handler:always:m.G#handler:g.go:4:3", "handled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdRecover[0] = Handler{ID: hdRecover[0].ID, Func: "m.G", Pos: "m/g.go:4:3", Region: "m/g.go:3:2"}
+			useSettings(t, parseSettings(filepath.Join(t.TempDir(), "events.jsonl"), tt.inject))
+			if got := hdTyped(func() {}); got != tt.want {
+				t.Errorf("hdTyped: %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
 func TestHandlerWidened(t *testing.T) {
 	tests := []struct {
 		name     string

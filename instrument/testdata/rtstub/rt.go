@@ -128,6 +128,7 @@ func HandlerError(h *Handler) error                                          { r
 func HandlerWrap(h *Handler, target error) error                             { return nil }
 func ArmRecover(h *Handler, r any, held bool) bool                           { return held }
 func RecoverRegion(h *Handler)                                               {}
+func RecoverRegionWith(h *Handler, value func() any)                         {}
 func ArmCase(h *Handler, err, x error) error                                 { return x }
 
 func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
