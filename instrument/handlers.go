@@ -53,6 +53,10 @@ type handler struct {
 	// widened is the predicate widened to any error, for a typed arm that
 	// can be widened; notWidenable says why a typed arm cannot be.
 	widened, notWidenable string
+	// route is, for the err != nil arm of a region whose call can panic,
+	// the call, whose panic can be routed to the arm as an error;
+	// notRoutable says why the err != nil arm's region cannot.
+	route, notRoutable string
 }
 
 // region is a statement whose call's error reaches arms.
@@ -324,7 +328,41 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	if len(r.arms) == 0 {
 		return nil
 	}
+	fe.routing(r, call)
 	return r
+}
+
+// routing marks the first err != nil arm of r among those not nested in
+// another arm (the handler of every error of the region) as the handler a
+// panic of the region's call can be routed to, as an error: the second
+// widening. A call can panic unless it is a function or method of the
+// standard library, which panics only when misused: routing such a panic
+// would hide a bug, not handle a failure. Calls of the module's
+// functions, of dependencies, of function values and of interface
+// methods can panic.
+func (fe *funcEdits) routing(r *region, call *ast.CallExpr) {
+	for i := 0; i < len(r.arms); i += 1 + r.arms[i].nested {
+		c, ok := ast.Unparen(r.arms[i].cond).(*ast.BinaryExpr)
+		if !ok || c.Op != token.NEQ {
+			continue
+		}
+		h := &fe.p.handlers[r.first+i]
+		if fn, ok := calleeObject(fe.p.info, call.Fun).(*types.Func); ok && fn.Pkg() != nil && isStd(fn.Pkg().Path()) {
+			if sig, ok := fn.Type().(*types.Signature); !ok || sig.Recv() == nil || !types.IsInterface(sig.Recv().Type()) {
+				h.notRoutable = "the call is to the standard library (" + fn.FullName() + "), which panics only when misused"
+				return
+			}
+		}
+		h.route = fe.text(call)
+		return
+	}
+}
+
+// isStd reports whether an import path is of the standard library: its
+// first element has no dot.
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
 }
 
 // widening says whether a typed arm (errors.Is, errors.As, err == X, a
@@ -1086,6 +1124,12 @@ func (p *pkgRewriter) handlerTable() dst.Decl {
 		}
 		if h.notWidenable != "" {
 			field("NotWidenable", h.notWidenable)
+		}
+		if h.route != "" {
+			field("Route", h.route)
+		}
+		if h.notRoutable != "" {
+			field("NotRoutable", h.notRoutable)
 		}
 		entry := &dst.CompositeLit{Elts: fields}
 		entry.Decs.Before, entry.Decs.After = dst.NewLine, dst.NewLine

@@ -7,7 +7,7 @@ import (
 )
 
 // handlerEntry matches one entry of the generated handler table.
-var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?(?:, Widened: "([^"]*)")?(?:, NotWidenable: "([^"]*)")?\}`)
+var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?(?:, Widened: "([^"]*)")?(?:, NotWidenable: "([^"]*)")?(?:, Route: "((?:[^"\\]|\\.)*)")?(?:, NotRoutable: "([^"]*)")?\}`)
 
 // TestHandlerShapes finds the handlers of one function per shape and
 // checks their kinds, predicates and whether a fault can be made for them.
@@ -416,6 +416,94 @@ func F(name string) ` + sig + ` {
 				g := got[i]
 				if g.kind != w.kind || g.predicate != w.predicate || (w.notInjectable == "") != (g.notInjectable == "") ||
 					!strings.Contains(g.notInjectable, w.notInjectable) {
+					t.Errorf("arm %d: %+v, want %+v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// TestHandlerRouting checks which err != nil arms a panic of their
+// region's call can be routed to, and why the others cannot.
+func TestHandlerRouting(t *testing.T) {
+	type arm struct{ route, notRoutable string }
+	tests := []struct {
+		name string
+		body string // of func F(name string) (int, error)
+		want []arm
+	}{
+		{"a call of the package", `_, err := load(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"load(name)", ""}}},
+		{"a call of the standard library", `_, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", "standard library (os.Open)"}}},
+		{"a method of an interface of the standard library", `var r io.Reader = os.Stdin
+	_, err := r.Read(nil)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"r.Read(nil)", ""}}},
+		{"a function value", `f := load
+	_, err := f(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"f(name)", ""}}},
+		{"the err != nil arm after a typed one, and the arm nested in it", `_, err := load(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err != nil {
+		if err == io.EOF {
+			return 2, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", ""}, {"load(name)", ""}, {"", ""}}},
+		{"no err != nil arm", `_, err := load(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	return 1, nil`, []arm{{"", ""}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := `package m
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+)
+
+func load(name string) ([]byte, error) { return os.ReadFile(name) }
+
+var _, _, _ = errors.Is, io.EOF, fs.ErrNotExist
+
+func F(name string) (int, error) {
+	` + tt.body + `
+}
+`
+			res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, testOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []arm
+			for _, m := range handlerEntry.FindAllStringSubmatch(string(res.Generated.Src), -1) {
+				if strings.HasPrefix(m[1], "example.com/m.F#") {
+					got = append(got, arm{strings.ReplaceAll(m[8], `\"`, `"`), m[9]})
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("handlers %v, want %v\n%s", got, tt.want, res.Generated.Src)
+			}
+			for i, w := range tt.want {
+				if g := got[i]; g.route != w.route || (w.notRoutable == "") != (g.notRoutable == "") || !strings.Contains(g.notRoutable, w.notRoutable) {
 					t.Errorf("arm %d: %+v, want %+v", i, g, w)
 				}
 			}

@@ -120,6 +120,8 @@ type Handler struct {
 	NotInjectable string
 	Widened       string
 	NotWidenable  string
+	Route         string
+	NotRoutable   string
 }
 
 func Arm(h *Handler, err error, held bool) bool                              { return held }
