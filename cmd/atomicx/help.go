@@ -389,6 +389,10 @@ Set by 'atomicx detect' for the runs of a campaign:
 	ATOMICX_WIDEN    HANDLER;HANDLER: typed arms (errors.Is, errors.As,
 	                 err == X, type switch cases) that can be widened
 	                 hold for any error (atomicx handlers, widening)
+	ATOMICX_ROUTE    HANDLER;HANDLER: the regions of these err != nil
+	                 arms panic at their start, the panic routed to the
+	                 arm as an error (atomicx handlers, routing); with
+	                 panic: before the IDs, the panic is not routed
 	ATOMICX_BINARY   program workloads: the instrumented binary
 `
 
