@@ -161,7 +161,8 @@ func writeHandlersReport(stdout, stderr io.Writer, file string, rep *report.Hand
 func handlersJournal(recs []*campaign.Record) bool {
 	for _, r := range recs {
 		if r.Kind == "experiment" {
-			return r.Fault == campaign.HandlerFaultWord || r.Fault == campaign.WidenFaultWord
+			return r.Fault == campaign.HandlerFaultWord || r.Fault == campaign.WidenFaultWord ||
+				r.Fault == campaign.RouteFaultWord || r.Fault == campaign.RoutePanicFaultWord
 		}
 	}
 	return false
