@@ -91,6 +91,9 @@ type HandlerSeen struct {
 	// the call; NotRoutable says why the err != nil arm's region cannot
 	// have its panic routed to it.
 	Route, NotRoutable string
+	// RouteResults are the Route call's results as the result list of a
+	// function literal ("_ string, err error"); "" when not known.
+	RouteResults string
 }
 
 // handlersOf returns what a run logged of each handler, by ID order.
@@ -105,7 +108,7 @@ func handlersOf(rec *Record) []*HandlerSeen {
 		if h == nil {
 			h = &HandlerSeen{ID: v.Site, Func: v.Func, Pos: v.Pos, Region: v.Region, Kind: v.HandlerKind,
 				Predicate: v.Predicate, NotInjectable: v.NotInjectable, Widened: v.Widened, NotWidenable: v.NotWidenable,
-				Route: v.Route, NotRoutable: v.NotRoutable}
+				Route: v.Route, NotRoutable: v.NotRoutable, RouteResults: v.RouteResults}
 			byID[v.Site] = h
 		}
 		switch v.Usage {
@@ -208,7 +211,7 @@ func HandlerResults(recs []*Record) []*HandlerResult {
 			if res == nil {
 				res = &HandlerResult{HandlerSeen: HandlerSeen{ID: h.ID, Func: h.Func, Pos: h.Pos, Region: h.Region,
 					Kind: h.Kind, Predicate: h.Predicate, NotInjectable: h.NotInjectable, Widened: h.Widened, NotWidenable: h.NotWidenable,
-					Route: h.Route, NotRoutable: h.NotRoutable}}
+					Route: h.Route, NotRoutable: h.NotRoutable, RouteResults: h.RouteResults}}
 				byID[h.ID] = res
 			}
 			if !h.Executed {

@@ -56,7 +56,10 @@ type handler struct {
 	// route is, for the err != nil arm of a region whose call can panic,
 	// the call, whose panic can be routed to the arm as an error;
 	// notRoutable says why the err != nil arm's region cannot.
-	route, notRoutable string
+	// routeResults are the call's results as the result list of a
+	// function literal that returns them ("_ string, err error"), for the
+	// suggested rewrite; "" when a type cannot be named there.
+	route, notRoutable, routeResults string
 }
 
 // region is a statement whose call's error reaches arms.
@@ -354,8 +357,48 @@ func (fe *funcEdits) routing(r *region, call *ast.CallExpr) {
 			}
 		}
 		h.route = fe.text(call)
+		h.routeResults = fe.resultTypes(call)
 		return
 	}
+}
+
+// resultTypes are call's results, as the result list of a function
+// literal that returns them, at the call: the error named err (errPanic
+// when the call names an err of its own), the others blank ("_ string,
+// err error"); "" when a type cannot be named there.
+func (fe *funcEdits) resultTypes(call *ast.CallExpr) string {
+	tv, ok := fe.p.info.Types[call]
+	if !ok {
+		return ""
+	}
+	var results []types.Type
+	if tuple, ok := tv.Type.(*types.Tuple); ok {
+		for i := range tuple.Len() {
+			results = append(results, tuple.At(i).Type())
+		}
+	} else {
+		results = append(results, tv.Type)
+	}
+	errName := "err"
+	ast.Inspect(call, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == "err" {
+			errName = "errPanic"
+		}
+		return true
+	})
+	names := make([]string, len(results))
+	for i, t := range results {
+		name, ok := fe.typeName(t, call.Pos())
+		if !ok {
+			return ""
+		}
+		if i < len(results)-1 {
+			names[i] = "_ " + name
+		} else {
+			names[i] = errName + " " + name
+		}
+	}
+	return strings.Join(names, ", ")
 }
 
 // isStd reports whether an import path is of the standard library: its
@@ -1127,6 +1170,9 @@ func (p *pkgRewriter) handlerTable() dst.Decl {
 		}
 		if h.route != "" {
 			field("Route", h.route)
+		}
+		if h.routeResults != "" {
+			field("RouteResults", h.routeResults)
 		}
 		if h.notRoutable != "" {
 			field("NotRoutable", h.notRoutable)

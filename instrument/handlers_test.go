@@ -7,7 +7,7 @@ import (
 )
 
 // handlerEntry matches one entry of the generated handler table.
-var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?(?:, Widened: "([^"]*)")?(?:, NotWidenable: "([^"]*)")?(?:, Route: "((?:[^"\\]|\\.)*)")?(?:, NotRoutable: "([^"]*)")?\}`)
+var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?(?:, Widened: "([^"]*)")?(?:, NotWidenable: "([^"]*)")?(?:, Route: "((?:[^"\\]|\\.)*)")?(?:, RouteResults: "([^"]*)")?(?:, NotRoutable: "([^"]*)")?\}`)
 
 // TestHandlerShapes finds the handlers of one function per shape and
 // checks their kinds, predicates and whether a fault can be made for them.
@@ -428,32 +428,33 @@ func F(name string) ` + sig + ` {
 func TestHandlerRouting(t *testing.T) {
 	type arm struct{ route, notRoutable string }
 	tests := []struct {
-		name string
-		body string // of func F(name string) (int, error)
-		want []arm
+		name    string
+		body    string // of func F(name string) (int, error)
+		want    []arm
+		results string // of the routed call
 	}{
 		{"a call of the package", `_, err := load(name)
 	if err != nil {
 		return 0, err
 	}
-	return 1, nil`, []arm{{"load(name)", ""}}},
+	return 1, nil`, []arm{{"load(name)", ""}}, "_ []byte, err error"},
 		{"a call of the standard library", `_, err := os.Open(name)
 	if err != nil {
 		return 0, err
 	}
-	return 1, nil`, []arm{{"", "standard library (os.Open)"}}},
+	return 1, nil`, []arm{{"", "standard library (os.Open)"}}, ""},
 		{"a method of an interface of the standard library", `var r io.Reader = os.Stdin
 	_, err := r.Read(nil)
 	if err != nil {
 		return 0, err
 	}
-	return 1, nil`, []arm{{"r.Read(nil)", ""}}},
+	return 1, nil`, []arm{{"r.Read(nil)", ""}}, "_ int, err error"},
 		{"a function value", `f := load
 	_, err := f(name)
 	if err != nil {
 		return 0, err
 	}
-	return 1, nil`, []arm{{"f(name)", ""}}},
+	return 1, nil`, []arm{{"f(name)", ""}}, "_ []byte, err error"},
 		{"the err != nil arm after a typed one, and the arm nested in it", `_, err := load(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
@@ -463,12 +464,12 @@ func TestHandlerRouting(t *testing.T) {
 		}
 		return 0, err
 	}
-	return 1, nil`, []arm{{"", ""}, {"load(name)", ""}, {"", ""}}},
+	return 1, nil`, []arm{{"", ""}, {"load(name)", ""}, {"", ""}}, "_ []byte, err error"},
 		{"no err != nil arm", `_, err := load(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return 0, nil
 	}
-	return 1, nil`, []arm{{"", ""}}},
+	return 1, nil`, []arm{{"", ""}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -496,7 +497,10 @@ func F(name string) (int, error) {
 			var got []arm
 			for _, m := range handlerEntry.FindAllStringSubmatch(string(res.Generated.Src), -1) {
 				if strings.HasPrefix(m[1], "example.com/m.F#") {
-					got = append(got, arm{strings.ReplaceAll(m[8], `\"`, `"`), m[9]})
+					got = append(got, arm{strings.ReplaceAll(m[8], `\"`, `"`), m[10]})
+					if m[8] != "" && m[9] != tt.results {
+						t.Errorf("results %q, want %q", m[9], tt.results)
+					}
 				}
 			}
 			if len(got) != len(tt.want) {

@@ -64,7 +64,10 @@ type HandlerRouting struct {
 	Status string `json:"status"`
 	// Call is the region's call whose panic is routed; "" when it cannot
 	// panic.
-	Call      string `json:"call,omitempty"`
+	Call string `json:"call,omitempty"`
+	// Results are the call's results as the result list of the function
+	// literal of the suggested rewrite ("_ string, err error").
+	Results   string `json:"results,omitempty"`
 	Why       string `json:"why,omitempty"`
 	Reproduce string `json:"reproduce,omitempty"` // the routed run of the test that failed, by hand
 }
@@ -205,7 +208,7 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 			}
 		}
 		if rt := res.Routing; rt != nil {
-			h.Routing = &HandlerRouting{Status: rt.Status, Call: res.Route, Why: rt.Why}
+			h.Routing = &HandlerRouting{Status: rt.Status, Call: res.Route, Results: res.RouteResults, Why: rt.Why}
 			if rt.Test != nil && rt.Test.Routed != nil {
 				ev := &Evidence{Package: rt.Test.Package, Test: rt.Test.Test, Exec: rt.Test.Routed.Exec, Binary: rt.Test.Routed.Binary}
 				h.Routing.Reproduce = "ATOMICX_ROUTE='" + res.ID + "' " + reproduce(ev, r.header)

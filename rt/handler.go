@@ -41,6 +41,10 @@ type Handler struct {
 	// the call: a panic of it can be routed to the arm as an error (see
 	// EnvRoute); NotRoutable says why the err != nil arm's region cannot.
 	Route, NotRoutable string
+	// RouteResults are the Route call's results as the result list of a
+	// function literal that returns them ("_ string, err error"), for the
+	// suggested rewrite.
+	RouteResults string
 
 	logged atomic.Uint32 // usages logged (usagePink, usageWhite, usageBlue)
 	armed  atomic.Uint32 // 0: not yet resolved, 1: not the armed handler, 2: the armed handler
@@ -196,6 +200,9 @@ func (h *Handler) log(u uint32, name string) {
 	}
 	if h.Route != "" {
 		e.str("route", h.Route)
+	}
+	if h.RouteResults != "" {
+		e.str("route_results", h.RouteResults)
 	}
 	if h.NotRoutable != "" {
 		e.str("not_routable", h.NotRoutable)

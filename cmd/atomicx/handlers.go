@@ -113,7 +113,7 @@ func writeWidenDiff(stderr io.Writer, file string, rep *report.HandlersReport, h
 	if err := os.WriteFile(file, buf.Bytes(), 0o666); err != nil {
 		return fmt.Errorf("writing the widening diff: %w", err)
 	}
-	fmt.Fprintf(stderr, "widen-diff: %d kept widenings written to %s\n", n, file)
+	fmt.Fprintf(stderr, "widen-diff: %d kept widenings and routings written to %s\n", n, file)
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "widen-diff: not written: %s\n", s)
 	}

@@ -121,6 +121,7 @@ type Handler struct {
 	Widened       string
 	NotWidenable  string
 	Route         string
+	RouteResults  string
 	NotRoutable   string
 }
 
