@@ -732,7 +732,9 @@ func (fe *funcEdits) handlerKind(body *ast.BlockStmt, vs ...types.Object) string
 				}
 			}
 		case *ast.AssignStmt:
-			if len(n.Lhs) != 1 || !mentions(n.Lhs[0]) || n.Tok == token.DEFINE {
+			if k := fe.errorAssignKind(n, mentions, v); k != "" {
+				see(k)
+			} else if len(n.Lhs) != 1 || !mentions(n.Lhs[0]) || n.Tok == token.DEFINE {
 				see(kindFallback)
 			}
 		case *ast.IncDecStmt:
@@ -741,6 +743,114 @@ func (fe *funcEdits) handlerKind(body *ast.BlockStmt, vs ...types.Object) string
 		return true
 	})
 	return kind
+}
+
+// errorAssignKind classifies an assignment, in an arm's body, to a
+// variable of type error declared outside the arm (the error checked, or
+// another, such as the function's error result) whose value is returned
+// after the assignment: it changes the error the function returns. It is
+// a translate when the new value is another error (err = io.ErrUnexpectedEOF),
+// a propagate when it wraps the error checked (err = fmt.Errorf("…: %w",
+// err)), a fallback when it is nil (the function goes on without the
+// error) or the error of another call (a retry, or an alternative: x,
+// err = g()). "" for any other assignment. v is the error checked, for an
+// error region; the rule does not apply to a recover handler's value.
+func (fe *funcEdits) errorAssignKind(as *ast.AssignStmt, mentions func(ast.Expr) bool, v types.Object) string {
+	info := fe.p.info
+	if as.Tok != token.ASSIGN || !types.Identical(v.Type(), errorType) {
+		return ""
+	}
+	kind := ""
+	for i, l := range as.Lhs {
+		id, ok := ast.Unparen(l).(*ast.Ident)
+		if !ok {
+			continue
+		}
+		w, ok := info.Uses[id].(*types.Var)
+		if !ok || !types.Identical(w.Type(), errorType) || !fe.returnedAfter(w, as.End()) {
+			continue
+		}
+		k := kindFallback
+		switch {
+		case len(as.Lhs) != len(as.Rhs):
+			// x, err = g(): the error of another call.
+		case mentions(as.Rhs[i]):
+			k = kindPropagate
+		case info.Types[as.Rhs[i]].IsNil():
+		default:
+			k = kindTranslate
+		}
+		if kind == "" || k == kindPropagate || k == kindTranslate && kind == kindFallback {
+			kind = k
+		}
+	}
+	return kind
+}
+
+// returnedAfter reports whether the function returns the value that w,
+// a variable of type error, holds at pos: a return statement after pos
+// (in the text) whose error result mentions w, or a bare return when w is
+// the named error result, with no assignment of another value to w
+// between them. A return in a loop before pos is not seen: the rule reads
+// the text, not the flow.
+func (fe *funcEdits) returnedAfter(w *types.Var, pos token.Pos) bool {
+	info := fe.p.info
+	is := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && info.Uses[id] == w {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	var kills []token.Pos // assignments of another value to w after pos
+	var returns []token.Pos
+	ast.Inspect(fe.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			if n.Pos() <= pos {
+				return true
+			}
+			for i, l := range n.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); !ok || info.ObjectOf(id) != w {
+					continue
+				}
+				if len(n.Lhs) != len(n.Rhs) || !is(n.Rhs[i]) {
+					kills = append(kills, n.Pos())
+				}
+			}
+		case *ast.ReturnStmt:
+			if n.Pos() <= pos {
+				return true
+			}
+			if len(n.Results) == 0 && fe.isErrorResult(w) || len(n.Results) > 0 && is(n.Results[len(n.Results)-1]) {
+				returns = append(returns, n.Pos())
+			}
+		}
+		return true
+	})
+	for _, r := range returns {
+		killed := false
+		for _, k := range kills {
+			killed = killed || k < r
+		}
+		if !killed {
+			return true
+		}
+	}
+	return false
+}
+
+// isErrorResult reports whether w is the function's named error result.
+func (fe *funcEdits) isErrorResult(w *types.Var) bool {
+	if fe.sig == nil || fe.sig.Results().Len() == 0 {
+		return false
+	}
+	return fe.sig.Results().At(fe.sig.Results().Len()-1) == w
 }
 
 // endsProgram reports calls that do not return: panic, log.Fatal and

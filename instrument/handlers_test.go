@@ -228,7 +228,43 @@ func TestHandlerShapes(t *testing.T) {
 		}
 		return 0, err
 	}
-	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"log-and-continue", "err == io.EOF", ""}}},
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
+		{"nested == that rewrites the error returned after it: translate", `_, err := os.Open(name)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"translate", "err == io.EOF", ""}}},
+		{"an arm that wraps the error in place: propagate", `_, err := os.Open(name)
+	if err != nil {
+		err = fmt.Errorf("open: %w", err)
+	}
+	return 0, err`, []arm{{"propagate", "err != nil", ""}}},
+		{"an arm that sets another error, returned after it: translate", `var rerr error
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		rerr = ErrSentinel
+	}
+	return 0, rerr`, []arm{{"translate", "errors.Is(err, fs.ErrNotExist)", ""}}},
+		{"an arm that retries: the error of another call, fallback", `_, err := os.Open(name)
+	if err != nil {
+		_, err = os.Open(name + "~")
+	}
+	return 0, err`, []arm{{"fallback", "err != nil", ""}}},
+		{"the error rewritten, not returned: log and continue", `_, err := os.Open(name)
+	if err == io.EOF {
+		err = ErrSentinel
+		log.Print(err)
+	}
+	return 1, nil`, []arm{{"log-and-continue", "err == io.EOF", ""}}},
+		{"the error rewritten, then assigned again before the return", `_, err := os.Open(name)
+	if err != nil {
+		err = ErrSentinel
+	}
+	_, err = os.Open(name + "~")
+	return 0, err`, []arm{{"log-and-continue", "err != nil", ""}}},
 		{"nested checks stop at the error's address", `_, err := os.Open(name)
 	if err != nil {
 		errs := []*error{&err}
