@@ -77,6 +77,10 @@ type arm struct {
 	clause *ast.CaseClause // a type switch's case
 	fault  string          // Go expression of the fault; "" when not injectable
 	why    string          // why not injectable
+	// part is, when cond joins a predicate on the error with other
+	// conditions (err != nil && x, errors.Is(err, X) || x), that
+	// predicate, whose fault is the arm's; nil when cond is one.
+	part ast.Expr
 	// tag is, for a case of a switch on the error (switch err { case X:
 	// … }), X; tagged is that switch, for the case and for its default.
 	tag    ast.Expr
@@ -205,8 +209,8 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	var chain func(*ast.IfStmt)
 	var cases, tagged func(*ast.SwitchStmt)
 	nested := func(a arm, body []ast.Stmt) {
-		if c, ok := ast.Unparen(a.cond).(*ast.BinaryExpr); (!ok || c.Op != token.NEQ) && (a.tagged == nil || a.tag != nil) {
-			return // neither err != nil nor the default of a switch on the error
+		if !errorNotNil(a) && (a.tagged == nil || a.tag != nil) {
+			return // neither err != nil (or err != nil && x) nor the default of a switch on the error
 		}
 		parent := len(r.arms) - 1
 		for _, st := range body {
@@ -230,11 +234,11 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	}
 	chain = func(s *ast.IfStmt) {
 		for s != nil {
-			fault, why, ok := fe.predicate(s.Cond, errVar, s.Pos(), len(fe.p.handlers))
+			part, fault, why, ok := fe.joinedPredicate(s.Cond, errVar, s.Pos(), len(fe.p.handlers))
 			if !ok {
 				break
 			}
-			a := arm{cond: s.Cond, fault: fault, why: why}
+			a := arm{cond: s.Cond, part: part, fault: fault, why: why}
 			add(s.Pos(), a, fe.text(s.Cond), s.Body.List)
 			nested(a, s.Body.List)
 			s, _ = s.Else.(*ast.IfStmt)
@@ -247,11 +251,11 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			if len(cc.List) != 1 {
 				continue
 			}
-			fault, why, ok := fe.predicate(cc.List[0], errVar, cc.Pos(), len(fe.p.handlers))
+			part, fault, why, ok := fe.joinedPredicate(cc.List[0], errVar, cc.Pos(), len(fe.p.handlers))
 			if !ok {
 				continue
 			}
-			a := arm{cond: cc.List[0], fault: fault, why: why}
+			a := arm{cond: cc.List[0], part: part, fault: fault, why: why}
 			add(cc.Pos(), a, fe.text(cc.List[0]), cc.Body)
 			nested(a, cc.Body)
 		}
@@ -354,6 +358,22 @@ func (fe *funcEdits) widening(a arm, errVar string, body []ast.Stmt) (widened, n
 			return "", "the arm uses the typed value " + v.Name()
 		}
 		return widened, ""
+	}
+	if a.part != nil {
+		widened, notWidenable = fe.widening(arm{cond: a.part}, errVar, body)
+		if widened == "" {
+			return "", notWidenable
+		}
+		for _, op := range joins(a.cond, a.part) {
+			if op != token.LOR {
+				return "", "the predicate is joined with another condition by &&: widened, the arm would run whether it holds or not"
+			}
+		}
+		// errors.Is(err, X) || x becomes err != nil || x: the arm holds
+		// for any error, which is what rt.Arm makes it do.
+		from, to := fe.off(a.part.Pos())-fe.off(a.cond.Pos()), fe.off(a.part.End())-fe.off(a.cond.Pos())
+		text := fe.text(a.cond)
+		return text[:from] + widened + text[to:], ""
 	}
 	switch c := ast.Unparen(a.cond).(type) {
 	case *ast.BinaryExpr:
@@ -625,6 +645,70 @@ func (fe *funcEdits) predicate(cond ast.Expr, v types.Object, pos token.Pos, idx
 		}
 	}
 	return "", "", false
+}
+
+// joinedPredicate recognises an arm's condition on the error variable v
+// as predicate does, and also a predicate joined with other conditions
+// by && and ||, at any depth (err != nil && x, x && errors.Is(err, X),
+// err != nil || x): part is then the predicate found, whose fault is the
+// arm's, and nil when cond is the predicate itself. Of several, the
+// first that is injectable, else the first. The other conditions are
+// evaluated as written: armed, a conjoined arm runs only where they hold.
+func (fe *funcEdits) joinedPredicate(cond ast.Expr, v types.Object, pos token.Pos, idx int) (part ast.Expr, fault, why string, ok bool) {
+	if fault, why, ok := fe.predicate(cond, v, pos, idx); ok {
+		return nil, fault, why, true
+	}
+	b, isBin := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !isBin || b.Op != token.LAND && b.Op != token.LOR {
+		return nil, "", "", false
+	}
+	for _, x := range []ast.Expr{b.X, b.Y} {
+		p, f, w, found := fe.joinedPredicate(x, v, pos, idx)
+		if !found {
+			continue
+		}
+		if p == nil {
+			p = x
+		}
+		if !ok || why != "" && w == "" {
+			part, fault, why, ok = p, f, w, true
+		}
+	}
+	return part, fault, why, ok
+}
+
+// joins returns the operators (&&, ||) that join part into cond, from
+// cond down.
+func joins(cond, part ast.Expr) []token.Token {
+	var ops []token.Token
+	for {
+		b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+		if !ok || cond == part {
+			return ops
+		}
+		ops = append(ops, b.Op)
+		if part.Pos() < b.Y.Pos() {
+			cond = b.X
+		} else {
+			cond = b.Y
+		}
+	}
+}
+
+// errorNotNil reports whether an arm holds only when there is an error:
+// err != nil, or err != nil conjoined with other conditions.
+func errorNotNil(a arm) bool {
+	p := a.cond
+	if a.part != nil {
+		for _, op := range joins(a.cond, a.part) {
+			if op != token.LAND {
+				return false
+			}
+		}
+		p = a.part
+	}
+	c, ok := ast.Unparen(p).(*ast.BinaryExpr)
+	return ok && c.Op == token.NEQ
 }
 
 // constructed is the fault of an errors.As arm whose target is of type t:

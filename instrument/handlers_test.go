@@ -342,10 +342,57 @@ func TestHandlerShapes(t *testing.T) {
 			{"fallback", "errors.Is(err, fs.ErrNotExist)", ""},
 		}},
 		{"the chain ends at a condition that is no arm", `_, err := os.Open(name)
-	if err != nil && name != "" {
+	if err == nil && name != "" {
 		return 0, err
 	}
 	return 1, nil`, nil},
+		{"err != nil && x, x && err != nil, err != nil || x", `_, err := os.Open(name)
+	if err != nil && name != "" {
+		return 0, err
+	} else if name == "" && err != nil {
+		return -1, nil
+	} else if err != nil || name == "x" {
+		panic(err)
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil && name != \"\"", ""},
+			{"fallback", "name == \"\" && err != nil", ""},
+			{"panic", "err != nil || name == \"x\"", ""},
+		}},
+		{"typed predicates joined, at any depth", `ok := name != ""
+	mine := ErrSentinel
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) && !ok {
+		return 0, nil
+	} else if !ok && (err == mine || errors.Is(err, io.EOF)) {
+		return 2, nil
+	} else if err == mine || ok {
+		return 3, nil
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"fallback", "errors.Is(err, fs.ErrNotExist) && !ok", ""},
+			{"fallback", "!ok && (err == mine || errors.Is(err, io.EOF))", ""},
+			{"fallback", "err == mine || ok", "local variable"},
+			{"propagate", "err != nil && !errors.Is(err, io.EOF)", ""},
+		}},
+		{"checks nested in err != nil && x, not in err != nil || x", `_, err := os.Open(name)
+	if err != nil && name != "" {
+		if err == io.EOF {
+			return 0, nil
+		}
+		return 0, err
+	} else if err != nil || name == "" {
+		if err == io.EOF {
+			return 2, nil
+		}
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil && name != \"\"", ""},
+			{"fallback", "err == io.EOF", ""},
+			{"fallback", "err != nil || name == \"\"", ""},
+		}},
 		{"not the call's error", `_, err := os.Open(name)
 	if name == "" {
 		return 0, err
@@ -478,6 +525,20 @@ func TestHandlerWidening(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"", ""}, {"err != nil", ""}, {"", "the arm uses the typed value pe"}}},
+		{"joined predicates: widened in a disjunction, not in a conjunction", `ok := name != ""
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) && !ok {
+		return 0, nil
+	} else if ok || (errors.Is(err, io.EOF)) {
+		return 2, nil
+	} else if err != nil && ok {
+		return 3, nil
+	}
+	return 1, nil`, []arm{
+			{"", "joined with another condition by &&"},
+			{"ok || err != nil", ""},
+			{"", ""},
+		}},
 		{"switch on the error: cases widen, default is not typed", `_, err := os.Open(name)
 	switch err {
 	case nil:
