@@ -146,8 +146,8 @@ func (fe *funcEdits) findRegions() map[*ast.AssignStmt]*region {
 				add(as, n)
 			}
 		case *ast.SwitchStmt:
-			if as, ok := n.Init.(*ast.AssignStmt); ok && n.Tag == nil {
-				add(as, n)
+			if as, ok := n.Init.(*ast.AssignStmt); ok {
+				add(as, n) // without tag, or on the error
 			}
 		}
 		return true
@@ -286,13 +286,15 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 				a := arm{clause: cc, tagged: sw, fault: fmt.Sprintf("%s.HandlerError(&%s[%d])", rtName, handlersName, len(fe.p.handlers))}
 				add(cc.Pos(), a, "default", cc.Body)
 				nested(a, cc.Body)
-			case len(cc.List) == 1 && !isNil(cc.List[0]):
+			case len(cc.List) >= 1 && plainValues(fe.p.info, cc.List):
+				// case io.EOF, io.ErrUnexpectedEOF: one arm, whose fault
+				// is its first value.
 				x := cc.List[0]
 				a := arm{clause: cc, tag: x, tagged: sw, fault: fe.text(x)}
 				if a.why = fe.closureSafe(x); a.why != "" {
 					a.fault = ""
 				}
-				add(cc.Pos(), a, "case "+fe.text(x), cc.Body)
+				add(cc.Pos(), a, "case "+fe.listText(cc.List), cc.Body)
 			}
 		}
 	}
@@ -302,7 +304,7 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	case *ast.SwitchStmt:
 		if check.Tag == nil {
 			cases(check)
-		} else if check.Init == nil {
+		} else {
 			tagged(check)
 		}
 	case *ast.TypeSwitchStmt:
@@ -314,21 +316,56 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 		r.typeSwitch = check
 		for _, st := range check.Body.List {
 			cc := st.(*ast.CaseClause)
-			if len(cc.List) != 1 {
-				continue
+			named := 0 // of the case's types
+			for _, t := range cc.List {
+				if tv, ok := fe.p.info.Types[t]; ok && tv.IsType() {
+					named++
+				}
 			}
-			tv, ok := fe.p.info.Types[cc.List[0]]
-			if !ok || !tv.IsType() {
-				continue // case nil, or not a type
+			if named == 0 || named != len(cc.List) {
+				continue // default, or a case of nil
 			}
+			// case *A, *B: one arm, whose fault is a value of its first
+			// type.
+			tv := fe.p.info.Types[cc.List[0]]
 			fault, why := fe.typeCaseFault(tv.Type, cc.Pos(), fmt.Sprintf("&%s[%d]", handlersName, len(fe.p.handlers)))
-			add(cc.Pos(), arm{clause: cc, fault: fault, why: why}, "case "+fe.text(cc.List[0]), cc.Body)
+			add(cc.Pos(), arm{clause: cc, fault: fault, why: why}, "case "+fe.listText(cc.List), cc.Body)
 		}
 	}
 	if len(r.arms) == 0 {
 		return nil
 	}
 	return r
+}
+
+// plainValues reports whether the values of a case of several values
+// are none of them nil, and, when there are several, each a name or a
+// selector: the arm's predicate evaluates them once more (err == x || err
+// == y), which must not change what the program does.
+func plainValues(info *types.Info, values []ast.Expr) bool {
+	for _, x := range values {
+		if tv, ok := info.Types[x]; ok && tv.IsNil() {
+			return false
+		}
+		if len(values) == 1 {
+			continue
+		}
+		switch x := ast.Unparen(x).(type) {
+		case *ast.Ident:
+		case *ast.SelectorExpr:
+			if _, ok := ast.Unparen(x.X).(*ast.Ident); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// listText is the text of a case's list of values or types, as written.
+func (fe *funcEdits) listText(list []ast.Expr) string {
+	return string(fe.src[fe.off(list[0].Pos()):fe.off(list[len(list)-1].End())])
 }
 
 // widening says whether a typed arm (errors.Is, errors.As, err == X, a
@@ -1000,14 +1037,26 @@ func (cr *callRewriter) insertArms(r *region) {
 		return
 	}
 	// A switch on the error logs the pink usages of its arms before it,
-	// when there is no error.
+	// when there is no error; when the error is assigned in its header,
+	// in its tag: switch _, err := f(); func() error { if err == nil { … };
+	// return err }() { … } (a function literal called where it is made,
+	// which the compiler inlines).
 	var pinkAt *ast.SwitchStmt
 	var pink strings.Builder
+	flush := func() {
+		if pinkAt == nil {
+			return
+		}
+		if pinkAt.Init != nil {
+			cr.edits.insert(fe.off(pinkAt.Tag.Pos()), "func() error { "+pink.String()+" }; return "+cr.directive(pinkAt.Tag.Pos()))
+			cr.edits.insert(fe.off(pinkAt.Tag.End()), " }()")
+			return
+		}
+		cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
+	}
 	for i, a := range r.arms {
 		if a.tagged != nil && a.tagged != pinkAt {
-			if pinkAt != nil {
-				cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
-			}
+			flush()
 			pinkAt = a.tagged
 			pink.Reset()
 			fmt.Fprintf(&pink, "if %s == nil {", r.errVar)
@@ -1016,11 +1065,18 @@ func (cr *callRewriter) insertArms(r *region) {
 			fmt.Fprintf(&pink, " %s.Arm(&%s[%d], nil, false);", rtName, handlersName, r.first+i)
 		}
 	}
-	if pinkAt != nil {
-		cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
-	}
+	flush()
 	for i, a := range r.arms {
-		if a.tag != nil {
+		if a.tag != nil && len(a.clause.List) > 1 {
+			// case x, y: the first value says whether the error is any
+			// of them, so that the arm logs one usage.
+			var held []string
+			for _, x := range a.clause.List {
+				held = append(held, r.errVar+" == "+fe.text(x))
+			}
+			cr.edits.insert(fe.off(a.tag.Pos()), fmt.Sprintf("%s.ArmCases(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.tag.Pos()))
+			cr.edits.insert(fe.off(a.tag.End()), ", "+strings.Join(held, " || ")+")"+cr.directive(a.tag.End()))
+		} else if a.tag != nil {
 			cr.edits.insert(fe.off(a.tag.Pos()), fmt.Sprintf("%s.ArmCase(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.tag.Pos()))
 			cr.edits.insert(fe.off(a.tag.End()), ")")
 		} else if a.clause != nil {

@@ -126,6 +126,16 @@ func TestHandlerShapes(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"propagate", "case *fs.PathError", ""}, {"fallback", "case valueError", ""}, {"fallback", "case interface{ Timeout() bool }", "interface"}}},
+		{"type switch, a case of several types", `_, err := os.Open(name)
+	switch err.(type) {
+	case nil, *os.LinkError:
+		return 1, nil
+	case valueError, *fs.PathError:
+		return -1, nil
+	case interface{ Timeout() bool }, *os.SyscallError:
+		return -2, nil
+	}
+	return 1, nil`, []arm{{"fallback", "case valueError, *fs.PathError", ""}, {"fallback", "case interface{ Timeout() bool }, *os.SyscallError", "interface"}}},
 		{"type switch that shadows the error", `_, err := os.Open(name)
 	switch err := err.(type) {
 	case *fs.PathError:
@@ -299,8 +309,38 @@ func TestHandlerShapes(t *testing.T) {
 	return 1, nil`, []arm{
 			{"log-and-continue", "case io.EOF", ""},
 			{"fallback", "case fs.ErrNotExist", ""},
+			{"fallback", "case io.ErrUnexpectedEOF, io.ErrShortWrite", ""},
 			{"propagate", "default", ""},
 		}},
+		{"switch on the error, a case of several values: of nil, or of a call, no arm", `_, err := os.Open(name)
+	switch err {
+	case nil, io.EOF:
+		return 1, nil
+	case fs.ErrNotExist, errors.Unwrap(ErrSentinel):
+		return -1, nil
+	case ErrSentinel, fs.ErrExist:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "case ErrSentinel, fs.ErrExist", ""}}},
+		{"switch on the error, assigned in its header", `switch _, err := os.Open(name); err {
+	case nil:
+		return 1, nil
+	case io.EOF:
+		return 0, nil
+	default:
+		return 0, err
+	}`, []arm{{"fallback", "case io.EOF", ""}, {"propagate", "default", ""}}},
+		{"switch on the error, assigned with = in its header", `var err error
+	switch _, err = os.Open(name); err {
+	case io.EOF:
+		log.Print("eof")
+	}
+	return 1, err`, []arm{{"log-and-continue", "case io.EOF", ""}}},
+		{"switch without tag, the error alone assigned in its header", `switch err := os.Remove(name); {
+	case err != nil:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
 		{"switch on the error without case nil: default is no arm", `_, err := os.Open(name)
 	switch err {
 	case io.EOF:
