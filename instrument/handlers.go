@@ -85,6 +85,8 @@ type arm struct {
 	// … }), X; tagged is that switch, for the case and for its default.
 	tag    ast.Expr
 	tagged *ast.SwitchStmt
+	// typed is, for a case of a type switch on the error, that switch.
+	typed *ast.TypeSwitchStmt
 	// nested is the number of arms nested in this err != nil arm's body
 	// (checks of the same error in it), which follow it in the table.
 	nested int
@@ -208,28 +210,70 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	// may assign the error: their regions are the same call.
 	var chain func(*ast.IfStmt)
 	var cases, tagged func(*ast.SwitchStmt)
+	var typeCases func(*ast.TypeSwitchStmt)
 	nested := func(a arm, body []ast.Stmt) {
 		if !errorNotNil(a) && (a.tagged == nil || a.tag != nil) {
 			return // neither err != nil (or err != nil && x) nor the default of a switch on the error
 		}
 		parent := len(r.arms) - 1
-		for _, st := range body {
-			switch st := st.(type) {
-			case *ast.IfStmt:
-				if st.Init == nil {
-					chain(st)
+		// walk finds the checks among stmts, up to the first statement
+		// that may assign the error, and in the blocks of the statements
+		// before it: blocks, the branches of an if that is no check,
+		// the bodies of loops that do not assign the error (a loop that
+		// does checks another error from its second iteration on).
+		var walk func(stmts []ast.Stmt)
+		walk = func(stmts []ast.Stmt) {
+			for _, st := range stmts {
+				for {
+					l, ok := st.(*ast.LabeledStmt)
+					if !ok {
+						break
+					}
+					st = l.Stmt
 				}
-			case *ast.SwitchStmt:
-				if st.Init == nil && st.Tag == nil {
-					cases(st)
-				} else if st.Init == nil {
-					tagged(st)
+				switch st := st.(type) {
+				case *ast.IfStmt:
+					if st.Init != nil {
+						break
+					}
+					if _, _, _, ok := fe.joinedPredicate(st.Cond, errVar, st.Pos(), 0); ok {
+						chain(st)
+						break
+					}
+					walk(st.Body.List)
+					switch e := st.Else.(type) {
+					case *ast.BlockStmt:
+						walk(e.List)
+					case *ast.IfStmt:
+						walk([]ast.Stmt{e})
+					}
+				case *ast.SwitchStmt:
+					if st.Init == nil && st.Tag == nil {
+						cases(st)
+					} else if st.Init == nil {
+						tagged(st)
+					}
+				case *ast.TypeSwitchStmt:
+					if st.Init == nil {
+						typeCases(st)
+					}
+				case *ast.BlockStmt:
+					walk(st.List)
+				case *ast.ForStmt:
+					if !assigns(fe.p.info, st, errVar) {
+						walk(st.Body.List)
+					}
+				case *ast.RangeStmt:
+					if !assigns(fe.p.info, st, errVar) {
+						walk(st.Body.List)
+					}
 				}
-			}
-			if assigns(fe.p.info, st, errVar) {
-				break
+				if assigns(fe.p.info, st, errVar) {
+					return
+				}
 			}
 		}
+		walk(body)
 		r.arms[parent].nested = len(r.arms) - 1 - parent
 	}
 	chain = func(s *ast.IfStmt) {
@@ -298,23 +342,13 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			}
 		}
 	}
-	switch check := check.(type) {
-	case *ast.IfStmt:
-		chain(check)
-	case *ast.SwitchStmt:
-		if check.Tag == nil {
-			cases(check)
-		} else {
-			tagged(check)
+	// switch err.(type) { case *T: … }: the arm's fault is a value of its
+	// type itself, as a type switch does not unwrap.
+	typeCases = func(ts *ast.TypeSwitchStmt) {
+		if !fe.switchesOn(ts, errVar) {
+			return
 		}
-	case *ast.TypeSwitchStmt:
-		// switch err.(type) { case *T: … }: the arm's fault is a value of
-		// its type itself, as a type switch does not unwrap.
-		if !fe.switchesOn(check, errVar) {
-			return nil
-		}
-		r.typeSwitch = check
-		for _, st := range check.Body.List {
+		for _, st := range ts.Body.List {
 			cc := st.(*ast.CaseClause)
 			named := 0 // of the case's types
 			for _, t := range cc.List {
@@ -329,8 +363,24 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			// type.
 			tv := fe.p.info.Types[cc.List[0]]
 			fault, why := fe.typeCaseFault(tv.Type, cc.Pos(), fmt.Sprintf("&%s[%d]", handlersName, len(fe.p.handlers)))
-			add(cc.Pos(), arm{clause: cc, fault: fault, why: why}, "case "+fe.listText(cc.List), cc.Body)
+			add(cc.Pos(), arm{clause: cc, typed: ts, fault: fault, why: why}, "case "+fe.listText(cc.List), cc.Body)
 		}
+	}
+	switch check := check.(type) {
+	case *ast.IfStmt:
+		chain(check)
+	case *ast.SwitchStmt:
+		if check.Tag == nil {
+			cases(check)
+		} else {
+			tagged(check)
+		}
+	case *ast.TypeSwitchStmt:
+		if !fe.switchesOn(check, errVar) {
+			return nil
+		}
+		r.typeSwitch = check
+		typeCases(check)
 	}
 	if len(r.arms) == 0 {
 		return nil
@@ -1026,7 +1076,13 @@ func (cr *callRewriter) insertArms(r *region) {
 			fmt.Fprintf(&pink, " %s.Arm(&%s[%d], nil, false);", rtName, handlersName, r.first+i)
 		}
 		cr.edits.insert(fe.off(ts.Pos()), pink.String()+" }; "+cr.directive(ts.Pos()))
-		cr.widenSwitch(r)
+	}
+	// Each type switch of the region (the check, or one nested in an
+	// err != nil arm, whose pink usages that arm logs).
+	for i, a := range r.arms {
+		if a.typed != nil && (i == 0 || r.arms[i-1].typed != a.typed) {
+			cr.widenSwitch(r, a.typed)
+		}
 	}
 	if d := r.deferStmt; d != nil {
 		h := fmt.Sprintf("&%s[%d]", handlersName, r.first)
@@ -1115,19 +1171,30 @@ func (cr *callRewriter) insertArms(r *region) {
 // widened case's type, so that its case runs. earlier tells whether a
 // case before an arm's takes the error; both function literals capture
 // nothing.
-func (cr *callRewriter) widenSwitch(r *region) {
+func (cr *callRewriter) widenSwitch(r *region, ts *ast.TypeSwitchStmt) {
 	fe := cr.fe
+	// The switch's cases are consecutive arms of the region: first..end.
+	first, end := -1, 0
+	for i, a := range r.arms {
+		if a.typed == ts {
+			if first < 0 {
+				first = i
+			}
+			end = i + 1
+		}
+	}
 	var earlier, fault strings.Builder
 	earlier.WriteString("func(_atx_e error, _atx_arm int) bool { switch _atx_arm {")
 	fault.WriteString("func(_atx_arm int) error { switch _atx_arm {")
 	widened := false
-	for i, a := range r.arms {
-		if fe.p.handlers[r.first+i].widened == "" {
+	for i := range end - first {
+		a := r.arms[first+i]
+		if fe.p.handlers[r.first+first+i].widened == "" {
 			continue
 		}
 		widened = true
 		var before []string
-		for _, st := range r.typeSwitch.Body.List {
+		for _, st := range ts.Body.List {
 			cc := st.(*ast.CaseClause)
 			if cc == a.clause {
 				break
@@ -1147,14 +1214,14 @@ func (cr *callRewriter) widenSwitch(r *region) {
 	earlier.WriteString(" }; return false }")
 	fault.WriteString(" }; return nil }")
 	var x ast.Expr
-	switch as := r.typeSwitch.Assign.(type) {
+	switch as := ts.Assign.(type) {
 	case *ast.ExprStmt:
 		x = as.X
 	case *ast.AssignStmt:
 		x = as.Rhs[0]
 	}
 	ta := x.(*ast.TypeAssertExpr)
-	cr.edits.insert(fe.off(ta.X.Pos()), fmt.Sprintf("%s.WidenSwitch(%s[%d:%d], ", rtName, handlersName, r.first, r.first+len(r.arms))+cr.directive(ta.X.Pos()))
+	cr.edits.insert(fe.off(ta.X.Pos()), fmt.Sprintf("%s.WidenSwitch(%s[%d:%d], ", rtName, handlersName, r.first+first, r.first+end)+cr.directive(ta.X.Pos()))
 	cr.edits.insert(fe.off(ta.X.End()), ", "+earlier.String()+", "+fault.String()+")")
 }
 

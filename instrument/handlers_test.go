@@ -285,6 +285,77 @@ func TestHandlerShapes(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
+		{"a type switch nested in err != nil", `_, err := os.Open(name)
+	if err != nil {
+		switch e := err.(type) {
+		case *fs.PathError:
+			return len(e.Path), nil
+		case valueError, *os.SyscallError:
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "case *fs.PathError", ""}, {"fallback", "case valueError, *os.SyscallError", ""}}},
+		{"checks nested in blocks, branches and loops that do not assign the error", `_, err := os.Open(name)
+	if err != nil {
+		for i := 0; i < 3; i++ {
+			if errors.Is(err, fs.ErrNotExist) {
+				log.Print(i)
+			}
+		}
+		if name != "" {
+			if err == io.EOF {
+				return 0, nil
+			}
+		} else {
+			switch err {
+			case nil:
+			case io.ErrUnexpectedEOF:
+				return 2, nil
+			}
+		}
+		{
+			if err == ErrSentinel {
+				return 3, nil
+			}
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil", ""},
+			{"log-and-continue", "errors.Is(err, fs.ErrNotExist)", ""},
+			{"fallback", "err == io.EOF", ""},
+			{"fallback", "case io.ErrUnexpectedEOF", ""},
+			{"fallback", "err == ErrSentinel", ""},
+		}},
+		{"a loop that retries assigns the error: no arm in it, nor after it", `_, err := os.Open(name)
+	if err != nil {
+		for i := 0; i < 3; i++ {
+			if errors.Is(err, fs.ErrNotExist) {
+				_, err = os.Open(name)
+				continue
+			}
+			break
+		}
+		if err == io.EOF {
+			return 0, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
+		{"a branch that assigns the error: arms in the other branch, none after it", `_, err := os.Open(name)
+	if err != nil {
+		if name == "" {
+			err = ErrSentinel
+		} else if err == io.EOF {
+			return 0, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
 		{"a check with its own assignment in the arm is a region of its own", `_, err := os.Open(name)
 	if err != nil {
 		if _, err := os.Open(name + "~"); err == io.EOF {
@@ -579,6 +650,17 @@ func TestHandlerWidening(t *testing.T) {
 			{"ok || err != nil", ""},
 			{"", ""},
 		}},
+		{"a type switch nested in err != nil widens as the others", `_, err := os.Open(name)
+	if err != nil {
+		switch e := err.(type) {
+		case *fs.PathError:
+			return len(e.Path), nil
+		case valueError:
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", ""}, {"", "the arm uses the typed value e"}, {"err != nil", ""}}},
 		{"switch on the error: cases widen, default is not typed", `_, err := os.Open(name)
 	switch err {
 	case nil:

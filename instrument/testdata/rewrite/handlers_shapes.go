@@ -62,3 +62,24 @@ func TypeCases(name string) int {
 	}
 	return 0
 }
+
+// NestedTypeSwitch: a type switch, and checks in a loop and a block,
+// nested in err != nil.
+func NestedTypeSwitch(name string) (int, error) {
+	_, err := os.Open(name)
+	if err != nil {
+		for i := 0; i < 2; i++ {
+			if errors.Is(err, fs.ErrPermission) {
+				println(i)
+			}
+		}
+		switch err.(type) {
+		case *fs.PathError:
+			return -1, nil
+		case *os.SyscallError:
+			return -2, nil
+		}
+		return 0, err
+	}
+	return 1, nil
+}
