@@ -1125,13 +1125,14 @@ func (cr *callRewriter) insertArms(r *region) {
 	for i, a := range r.arms {
 		if a.tag != nil && len(a.clause.List) > 1 {
 			// case x, y: the first value says whether the error is any
-			// of them, so that the arm logs one usage.
+			// of them, so that the arm logs one usage; the comparisons
+			// are made only while the runtime is enabled.
 			var held []string
 			for _, x := range a.clause.List {
 				held = append(held, r.errVar+" == "+fe.text(x))
 			}
 			cr.edits.insert(fe.off(a.tag.Pos()), fmt.Sprintf("%s.ArmCases(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.tag.Pos()))
-			cr.edits.insert(fe.off(a.tag.End()), ", "+strings.Join(held, " || ")+")"+cr.directive(a.tag.End()))
+			cr.edits.insert(fe.off(a.tag.End()), fmt.Sprintf(", %s.Enabled() && (%s))", rtName, strings.Join(held, " || "))+cr.directive(a.tag.End()))
 		} else if a.tag != nil {
 			cr.edits.insert(fe.off(a.tag.Pos()), fmt.Sprintf("%s.ArmCase(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.tag.Pos()))
 			cr.edits.insert(fe.off(a.tag.End()), ")")

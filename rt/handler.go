@@ -93,7 +93,8 @@ func (h *Handler) armCase(err, x error) error {
 }
 
 // ArmCases is ArmCase for the first value x of a case of several values
-// (switch err { case x, y: … }): held says whether err is one of them.
+// (switch err { case x, y: … }): held says whether err is one of them
+// (instrumented code compares only while the runtime is enabled).
 // It returns x, or err when held, or when h is widened (EnvWiden) and
 // err is not nil, so that the case takes the error at its first value
 // and h logs one usage. It costs a branch while the runtime is not

@@ -444,7 +444,7 @@ var hdCasesArms [2]Handler
 func hdCases(err error) int {
 	switch err {
 	case nil:
-	case ArmCases(&hdCasesArms[0], err, io.EOF, err == io.EOF || err == io.ErrUnexpectedEOF), io.ErrUnexpectedEOF:
+	case ArmCases(&hdCasesArms[0], err, io.EOF, Enabled() && (err == io.EOF || err == io.ErrUnexpectedEOF)), io.ErrUnexpectedEOF:
 		return 1
 	case ArmCase(&hdCasesArms[1], err, os.ErrNotExist):
 		return 2
@@ -494,4 +494,34 @@ func TestArmCases(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkArmCasesDisabled is a switch on an error with a case of two
+// values through ArmCases while the runtime is not enabled;
+// BenchmarkCasesPlain is the same switch uninstrumented.
+func BenchmarkArmCasesDisabled(b *testing.B) {
+	useSettings(b, settings{})
+	err := os.ErrNotExist
+	for b.Loop() {
+		hdCases(err)
+	}
+}
+
+func BenchmarkCasesPlain(b *testing.B) {
+	err := os.ErrNotExist
+	for b.Loop() {
+		hdPlainCases(err)
+	}
+}
+
+//go:noinline
+func hdPlainCases(err error) int {
+	switch err {
+	case nil:
+	case io.EOF, io.ErrUnexpectedEOF:
+		return 1
+	case os.ErrNotExist:
+		return 2
+	}
+	return 0
 }
