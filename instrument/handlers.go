@@ -24,7 +24,10 @@ import (
 //		…
 //	}
 //
-// and the same with the assignment in the if statement's header. The
+// and the same with the assignment in the if statement's header, with
+// the predicate joined with other conditions (err != nil && x), with
+// switches (without tag, on the error, on its type) and the checks
+// nested in an err != nil arm (see regionOf). The
 // region's statement is rewritten as a call site is (see calls.go), with
 // rt.Region asking whether one of its arms is armed: then the call does
 // not run, its results are zero and its error is the armed arm's fault
