@@ -137,7 +137,7 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 		if hdr.Plan != p.ID {
 			return nil, fmt.Errorf("%s is the journal of plan %s, not of this plan (%s): give another -o, or remove it", sc.Journal, hdr.Plan, p.ID)
 		}
-		if hdr.Shard != shardName {
+		if hdr.Shard != shardName && !sc.Own {
 			return nil, fmt.Errorf("%s is the journal of shard %s, not %s: give another -o, or remove it", sc.Journal, hdr.Shard, shardName)
 		}
 	} else if !sc.Own && len(old) > 0 {
