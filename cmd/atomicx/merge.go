@@ -236,5 +236,8 @@ func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
 	}
 	if m.Done < m.Planned {
 		fmt.Fprintf(w, "incomplete: %d of the plan's runs are not in the journals; the report covers the %d done\n", m.Planned-m.Done, m.Done)
+		if campaign.PlannerNamed(p.Planner).WholeFollowUps {
+			fmt.Fprintf(w, "  the runs planned from every shard's runs (handler widenings) wait for them all: merge again when every shard is in\n")
+		}
 	}
 }
