@@ -84,6 +84,10 @@ func TestPerturbation(t *testing.T) {
 		}
 	}
 
+	if strings.Contains(text.String(), "\nplan ") {
+		t.Errorf("the report of a journal whose header names no plan (an earlier atomicx's) has a plan line:\n%s", text.String())
+	}
+
 	var js bytes.Buffer
 	if err := WritePerturbJSON(&js, r); err != nil {
 		t.Fatal(err)
@@ -141,7 +145,7 @@ func TestPerturbationPanic(t *testing.T) {
 		return []json.RawMessage{json.RawMessage(`{"event":"inject","site":"` + site + `","pos":"` + pos + `","chain":1}`)}
 	}
 	recs := []*campaign.Record{
-		{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Question: "perturb", Atomicx: "/bin/atomicx"}},
+		{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Question: "perturb", Atomicx: "/bin/atomicx", Plan: "0123456789abcdef"}},
 		{Kind: "profile", Package: "m/s", Test: "TestTick", Status: campaign.Passed},
 		{Kind: "experiment", Package: "m/s", Test: "TestTick", Site: tick, Fault: "panic", Occurrence: 1, Status: campaign.Crashed, Fired: true,
 			Events: inject(tick, "m/s/s.go:9:19")},
@@ -171,12 +175,13 @@ func TestPerturbationPanic(t *testing.T) {
 		wants  []string
 	}{
 		{"text", &text, []string{
+			"\nplan 0123456789abcdef\n\n",
 			"fragile (1):\nm/s/s.go:9:19: (*Counter).Tick: panic at entry; TestTick: crash once, crash always; ",
 			"\treproduce: ATOMICX_INJECT='panic:1:m/s.(*Counter).Tick#entry' ",
 			"immunized (1):\nm/s/s.go:20:6: Lookup: error at entry; ",
 			"faults: error 1, panic 1 (where no error can be injected)\n",
 		}},
-		{"JSON", &js, []string{`"fault": "panic"`, `"by_fault": {`, `"panic": 1`}},
+		{"JSON", &js, []string{`"plan": "0123456789abcdef"`, `"fault": "panic"`, `"by_fault": {`, `"panic": 1`}},
 		{"HTML", &html, []string{"<code>m/s.(*Counter).Tick</code> (entry, panic)", "Faults: error 1, panic 1"}},
 		{"SARIF", &sarif, []string{"(*Counter).Tick panic at entry; TestTick: crash once, crash always"}},
 	} {
