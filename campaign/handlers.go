@@ -43,6 +43,9 @@ var Handlers = &Planner{
 	// kept ones widened together.
 	Rounds:        2,
 	FollowUpsText: "validating handler widenings: %d runs with typed arms widened to err != nil",
+	// A widening is validated once the verdict runs of every test that
+	// executes the arm's region are in.
+	WholeFollowUps: true,
 }
 
 func init() { planners[Handlers.Name] = Handlers }
