@@ -129,6 +129,7 @@ func HandlerWrap(h *Handler, target error) error                             { r
 func ArmRecover(h *Handler, r any, held bool) bool                           { return held }
 func RecoverRegion(h *Handler)                                               {}
 func ArmCase(h *Handler, err, x error) error                                 { return x }
+func ArmCases(h *Handler, err, x error, held bool) error                     { return x }
 
 func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
 	return err
