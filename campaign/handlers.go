@@ -52,6 +52,9 @@ var Handlers = &Planner{
 	// routings together.
 	Rounds:        3,
 	FollowUpsText: "validating handler widenings: %d runs with typed arms widened to err != nil or panics routed to err != nil arms",
+	// A widening or a routing is validated once the verdict runs of
+	// every test that executes the arm's region are in.
+	WholeFollowUps: true,
 }
 
 func init() { planners[Handlers.Name] = Handlers }

@@ -126,6 +126,16 @@ func TestHandlerShapes(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"propagate", "case *fs.PathError", ""}, {"fallback", "case valueError", ""}, {"fallback", "case interface{ Timeout() bool }", "interface"}}},
+		{"type switch, a case of several types", `_, err := os.Open(name)
+	switch err.(type) {
+	case nil, *os.LinkError:
+		return 1, nil
+	case valueError, *fs.PathError:
+		return -1, nil
+	case interface{ Timeout() bool }, *os.SyscallError:
+		return -2, nil
+	}
+	return 1, nil`, []arm{{"fallback", "case valueError, *fs.PathError", ""}, {"fallback", "case interface{ Timeout() bool }, *os.SyscallError", "interface"}}},
 		{"type switch that shadows the error", `_, err := os.Open(name)
 	switch err := err.(type) {
 	case *fs.PathError:
@@ -270,7 +280,43 @@ func TestHandlerShapes(t *testing.T) {
 		}
 		return 0, err
 	}
-	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"log-and-continue", "err == io.EOF", ""}}},
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
+		{"nested == that rewrites the error returned after it: translate", `_, err := os.Open(name)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"translate", "err == io.EOF", ""}}},
+		{"an arm that wraps the error in place: propagate", `_, err := os.Open(name)
+	if err != nil {
+		err = fmt.Errorf("open: %w", err)
+	}
+	return 0, err`, []arm{{"propagate", "err != nil", ""}}},
+		{"an arm that sets another error, returned after it: translate", `var rerr error
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		rerr = ErrSentinel
+	}
+	return 0, rerr`, []arm{{"translate", "errors.Is(err, fs.ErrNotExist)", ""}}},
+		{"an arm that retries: the error of another call, fallback", `_, err := os.Open(name)
+	if err != nil {
+		_, err = os.Open(name + "~")
+	}
+	return 0, err`, []arm{{"fallback", "err != nil", ""}}},
+		{"the error rewritten, not returned: log and continue", `_, err := os.Open(name)
+	if err == io.EOF {
+		err = ErrSentinel
+		log.Print(err)
+	}
+	return 1, nil`, []arm{{"log-and-continue", "err == io.EOF", ""}}},
+		{"the error rewritten, then assigned again before the return", `_, err := os.Open(name)
+	if err != nil {
+		err = ErrSentinel
+	}
+	_, err = os.Open(name + "~")
+	return 0, err`, []arm{{"log-and-continue", "err != nil", ""}}},
 		{"nested checks stop at the error's address", `_, err := os.Open(name)
 	if err != nil {
 		errs := []*error{&err}
@@ -281,6 +327,77 @@ func TestHandlerShapes(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
+		{"a type switch nested in err != nil", `_, err := os.Open(name)
+	if err != nil {
+		switch e := err.(type) {
+		case *fs.PathError:
+			return len(e.Path), nil
+		case valueError, *os.SyscallError:
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "case *fs.PathError", ""}, {"fallback", "case valueError, *os.SyscallError", ""}}},
+		{"checks nested in blocks, branches and loops that do not assign the error", `_, err := os.Open(name)
+	if err != nil {
+		for i := 0; i < 3; i++ {
+			if errors.Is(err, fs.ErrNotExist) {
+				log.Print(i)
+			}
+		}
+		if name != "" {
+			if err == io.EOF {
+				return 0, nil
+			}
+		} else {
+			switch err {
+			case nil:
+			case io.ErrUnexpectedEOF:
+				return 2, nil
+			}
+		}
+		{
+			if err == ErrSentinel {
+				return 3, nil
+			}
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil", ""},
+			{"log-and-continue", "errors.Is(err, fs.ErrNotExist)", ""},
+			{"fallback", "err == io.EOF", ""},
+			{"fallback", "case io.ErrUnexpectedEOF", ""},
+			{"fallback", "err == ErrSentinel", ""},
+		}},
+		{"a loop that retries assigns the error: no arm in it, nor after it", `_, err := os.Open(name)
+	if err != nil {
+		for i := 0; i < 3; i++ {
+			if errors.Is(err, fs.ErrNotExist) {
+				_, err = os.Open(name)
+				continue
+			}
+			break
+		}
+		if err == io.EOF {
+			return 0, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
+		{"a branch that assigns the error: arms in the other branch, none after it", `_, err := os.Open(name)
+	if err != nil {
+		if name == "" {
+			err = ErrSentinel
+		} else if err == io.EOF {
+			return 0, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
 		{"a check with its own assignment in the arm is a region of its own", `_, err := os.Open(name)
 	if err != nil {
 		if _, err := os.Open(name + "~"); err == io.EOF {
@@ -305,8 +422,38 @@ func TestHandlerShapes(t *testing.T) {
 	return 1, nil`, []arm{
 			{"log-and-continue", "case io.EOF", ""},
 			{"fallback", "case fs.ErrNotExist", ""},
+			{"fallback", "case io.ErrUnexpectedEOF, io.ErrShortWrite", ""},
 			{"propagate", "default", ""},
 		}},
+		{"switch on the error, a case of several values: of nil, or of a call, no arm", `_, err := os.Open(name)
+	switch err {
+	case nil, io.EOF:
+		return 1, nil
+	case fs.ErrNotExist, errors.Unwrap(ErrSentinel):
+		return -1, nil
+	case ErrSentinel, fs.ErrExist:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "case ErrSentinel, fs.ErrExist", ""}}},
+		{"switch on the error, assigned in its header", `switch _, err := os.Open(name); err {
+	case nil:
+		return 1, nil
+	case io.EOF:
+		return 0, nil
+	default:
+		return 0, err
+	}`, []arm{{"fallback", "case io.EOF", ""}, {"propagate", "default", ""}}},
+		{"switch on the error, assigned with = in its header", `var err error
+	switch _, err = os.Open(name); err {
+	case io.EOF:
+		log.Print("eof")
+	}
+	return 1, err`, []arm{{"log-and-continue", "case io.EOF", ""}}},
+		{"switch without tag, the error alone assigned in its header", `switch err := os.Remove(name); {
+	case err != nil:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
 		{"switch on the error without case nil: default is no arm", `_, err := os.Open(name)
 	switch err {
 	case io.EOF:
@@ -348,10 +495,57 @@ func TestHandlerShapes(t *testing.T) {
 			{"fallback", "errors.Is(err, fs.ErrNotExist)", ""},
 		}},
 		{"the chain ends at a condition that is no arm", `_, err := os.Open(name)
-	if err != nil && name != "" {
+	if err == nil && name != "" {
 		return 0, err
 	}
 	return 1, nil`, nil},
+		{"err != nil && x, x && err != nil, err != nil || x", `_, err := os.Open(name)
+	if err != nil && name != "" {
+		return 0, err
+	} else if name == "" && err != nil {
+		return -1, nil
+	} else if err != nil || name == "x" {
+		panic(err)
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil && name != \"\"", ""},
+			{"fallback", "name == \"\" && err != nil", ""},
+			{"panic", "err != nil || name == \"x\"", ""},
+		}},
+		{"typed predicates joined, at any depth", `ok := name != ""
+	mine := ErrSentinel
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) && !ok {
+		return 0, nil
+	} else if !ok && (err == mine || errors.Is(err, io.EOF)) {
+		return 2, nil
+	} else if err == mine || ok {
+		return 3, nil
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"fallback", "errors.Is(err, fs.ErrNotExist) && !ok", ""},
+			{"fallback", "!ok && (err == mine || errors.Is(err, io.EOF))", ""},
+			{"fallback", "err == mine || ok", "local variable"},
+			{"propagate", "err != nil && !errors.Is(err, io.EOF)", ""},
+		}},
+		{"checks nested in err != nil && x, not in err != nil || x", `_, err := os.Open(name)
+	if err != nil && name != "" {
+		if err == io.EOF {
+			return 0, nil
+		}
+		return 0, err
+	} else if err != nil || name == "" {
+		if err == io.EOF {
+			return 2, nil
+		}
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil && name != \"\"", ""},
+			{"fallback", "err == io.EOF", ""},
+			{"fallback", "err != nil || name == \"\"", ""},
+		}},
 		{"not the call's error", `_, err := os.Open(name)
 	if name == "" {
 		return 0, err
@@ -576,6 +770,31 @@ func TestHandlerWidening(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"", ""}, {"err != nil", ""}, {"", "the arm uses the typed value pe"}}},
+		{"joined predicates: widened in a disjunction, not in a conjunction", `ok := name != ""
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) && !ok {
+		return 0, nil
+	} else if ok || (errors.Is(err, io.EOF)) {
+		return 2, nil
+	} else if err != nil && ok {
+		return 3, nil
+	}
+	return 1, nil`, []arm{
+			{"", "joined with another condition by &&"},
+			{"ok || err != nil", ""},
+			{"", ""},
+		}},
+		{"a type switch nested in err != nil widens as the others", `_, err := os.Open(name)
+	if err != nil {
+		switch e := err.(type) {
+		case *fs.PathError:
+			return len(e.Path), nil
+		case valueError:
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", ""}, {"", "the arm uses the typed value e"}, {"err != nil", ""}}},
 		{"switch on the error: cases widen, default is not typed", `_, err := os.Open(name)
 	switch err {
 	case nil:

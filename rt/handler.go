@@ -100,6 +100,28 @@ func (h *Handler) armCase(err, x error) error {
 	return x
 }
 
+// ArmCases is ArmCase for the first value x of a case of several values
+// (switch err { case x, y: … }): held says whether err is one of them
+// (instrumented code compares only while the runtime is enabled).
+// It returns x, or err when held, or when h is widened (EnvWiden) and
+// err is not nil, so that the case takes the error at its first value
+// and h logs one usage. It costs a branch while the runtime is not
+// enabled.
+func ArmCases(h *Handler, err, x error, held bool) error {
+	if config.enabled {
+		return h.armCases(err, x, held)
+	}
+	return x
+}
+
+// armCases is ArmCases while the runtime is enabled.
+func (h *Handler) armCases(err, x error, held bool) error {
+	if h.arm(err, held) {
+		return err
+	}
+	return x
+}
+
 // isWidened reports whether h is widened, looking it up the first time
 // only.
 func (h *Handler) isWidened() bool {

@@ -512,3 +512,95 @@ func hdPlainCase(err error) int {
 	}
 	return 0
 }
+
+var hdCasesArms [2]Handler
+
+// hdCases is an instrumented switch on a region's error with a case of
+// two values: switch err { case nil: case io.EOF, io.ErrUnexpectedEOF: …
+// case os.ErrNotExist: … }. It returns the case that ran, 0 for none.
+//
+//go:noinline
+func hdCases(err error) int {
+	switch err {
+	case nil:
+	case ArmCases(&hdCasesArms[0], err, io.EOF, Enabled() && (err == io.EOF || err == io.ErrUnexpectedEOF)), io.ErrUnexpectedEOF:
+		return 1
+	case ArmCase(&hdCasesArms[1], err, os.ErrNotExist):
+		return 2
+	}
+	return 0
+}
+
+func TestArmCases(t *testing.T) {
+	tests := []struct {
+		name   string
+		widen  string
+		err    error
+		want   int
+		usages string // of the two cases, each the list of its usages
+	}{
+		{"no error", "", nil, 0, "[] []"},
+		{"the first value", "", io.EOF, 1, "[white] []"},
+		{"the second value: one usage, white", "", io.ErrUnexpectedEOF, 1, "[white] []"},
+		{"the next case", "", os.ErrNotExist, 2, "[blue] [white]"},
+		{"no case", "", os.ErrClosed, 0, "[blue] [blue]"},
+		{"widened, it takes another error", "m.C#1", os.ErrClosed, 1, "[white] []"},
+		{"widened, the second value", "m.C#1", io.ErrUnexpectedEOF, 1, "[white] []"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdCasesArms = [2]Handler{
+				{ID: "m.C#1", Func: "m.C", Kind: "fallback", Predicate: "case io.EOF, io.ErrUnexpectedEOF", Widened: "err != nil"},
+				{ID: "m.C#2", Func: "m.C", Kind: "fallback", Predicate: "case os.ErrNotExist", Widened: "err != nil"},
+			}
+			logPath := filepath.Join(t.TempDir(), "events.jsonl")
+			useSettings(t, parseSettings(logPath, ""))
+			campaign.widen = siteIDs(tt.widen)
+			if got := hdCases(tt.err); got != tt.want {
+				t.Errorf("case %d ran, want %d", got, tt.want)
+			}
+			usages := map[string][]string{}
+			for _, e := range readEvents(t, logPath) {
+				site := e["site"].(string)
+				usages[site] = append(usages[site], e["usage"].(string))
+			}
+			if got := "[" + strings.Join(usages["m.C#1"], " ") + "] [" + strings.Join(usages["m.C#2"], " ") + "]"; got != tt.usages {
+				t.Errorf("usages %s, want %s", got, tt.usages)
+			}
+			useSettings(t, settings{}) // not enabled: the switch as written
+			if got := hdCases(tt.err); tt.widen == "" && got != tt.want {
+				t.Errorf("not enabled: case %d ran, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// BenchmarkArmCasesDisabled is a switch on an error with a case of two
+// values through ArmCases while the runtime is not enabled;
+// BenchmarkCasesPlain is the same switch uninstrumented.
+func BenchmarkArmCasesDisabled(b *testing.B) {
+	useSettings(b, settings{})
+	err := os.ErrNotExist
+	for b.Loop() {
+		hdCases(err)
+	}
+}
+
+func BenchmarkCasesPlain(b *testing.B) {
+	err := os.ErrNotExist
+	for b.Loop() {
+		hdPlainCases(err)
+	}
+}
+
+//go:noinline
+func hdPlainCases(err error) int {
+	switch err {
+	case nil:
+	case io.EOF, io.ErrUnexpectedEOF:
+		return 1
+	case os.ErrNotExist:
+		return 2
+	}
+	return 0
+}

@@ -184,7 +184,7 @@ Sharded campaigns:
 
 	atomicx plan -o PLANDIR [detect's flags] [packages]
 	atomicx run -shard K/N [-jobs J] [-o JOURNAL] [-C DIR] [-rebuild] PLANDIR
-	atomicx merge [-format text|json|html|sarif] [-o FILE] PLANDIR [JOURNAL...]
+	atomicx merge [-format text|json|html|sarif] [-o FILE] [-jobs J] [-C DIR] PLANDIR [JOURNAL...]
 
 	detect is these three steps in one process. plan builds the test
 	binaries into PLANDIR/bin, runs the profile runs and writes
@@ -195,7 +195,10 @@ Sharded campaigns:
 	PLANDIR/shard-K-of-N.jsonl; run again, a killed shard goes on where it
 	stopped. merge refuses journals of another plan, writes
 	PLANDIR/journal.jsonl (for report and reproduce), prints the report
-	and how many of the plan's runs each shard has done. A GitHub Actions
+	and how many of the plan's runs each shard has done. A handlers
+	plan's widenings need every shard's runs: once all are in, merge runs
+	them itself (in the module here, or -C DIR) into
+	PLANDIR/merge-follow-ups.jsonl. A GitHub Actions
 	matrix and a Kubernetes Indexed Job that do this are in the
 	repository's examples/ci:
 

@@ -133,6 +133,7 @@ func ArmRecover(h *Handler, r any, held bool) bool                           { r
 func RecoverRegion(h *Handler)                                               {}
 func RecoverRegionWith(h *Handler, value func() any)                         {}
 func ArmCase(h *Handler, err, x error) error                                 { return x }
+func ArmCases(h *Handler, err, x error, held bool) error                     { return x }
 
 func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
 	return err
