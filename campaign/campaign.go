@@ -661,6 +661,9 @@ type event struct {
 	NotInjectable string `json:"not_injectable"`
 	Widened       string `json:"widened"`
 	NotWidenable  string `json:"not_widenable"`
+	Route         string `json:"route"`
+	RouteResults  string `json:"route_results"`
+	NotRoutable   string `json:"not_routable"`
 	// oblivious: a failure-oblivious function's failed call, whether it
 	// was swallowed, and, for an atomic one, rolled back first
 	Swallowed  bool `json:"swallowed"`

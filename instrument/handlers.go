@@ -56,6 +56,13 @@ type handler struct {
 	// widened is the predicate widened to any error, for a typed arm that
 	// can be widened; notWidenable says why a typed arm cannot be.
 	widened, notWidenable string
+	// route is, for the err != nil arm of a region whose call can panic,
+	// the call, whose panic can be routed to the arm as an error;
+	// notRoutable says why the err != nil arm's region cannot.
+	// routeResults are the call's results as the result list of a
+	// function literal that returns them ("_ string, err error"), for the
+	// suggested rewrite; "" when a type cannot be named there.
+	route, notRoutable, routeResults string
 }
 
 // region is a statement whose call's error reaches arms.
@@ -388,7 +395,87 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	if len(r.arms) == 0 {
 		return nil
 	}
+	fe.routing(r, call)
 	return r
+}
+
+// routing marks the first err != nil arm of r among those not nested in
+// another arm (the handler of every error of the region) as the handler a
+// panic of the region's call can be routed to, as an error: the second
+// widening. A call can panic unless it is a function or method of the
+// standard library, which panics only when misused: routing such a panic
+// would hide a bug, not handle a failure. Calls of the module's
+// functions, of dependencies, of function values and of interface
+// methods can panic.
+func (fe *funcEdits) routing(r *region, call *ast.CallExpr) {
+	for i := 0; i < len(r.arms); i += 1 + r.arms[i].nested {
+		c, ok := ast.Unparen(r.arms[i].cond).(*ast.BinaryExpr)
+		if !ok || c.Op != token.NEQ || !isNilExpr(fe.p.info, c.X) && !isNilExpr(fe.p.info, c.Y) {
+			continue // not err != nil
+		}
+		h := &fe.p.handlers[r.first+i]
+		if fn, ok := calleeObject(fe.p.info, call.Fun).(*types.Func); ok && fn.Pkg() != nil && isStd(fn.Pkg().Path()) {
+			if sig, ok := fn.Type().(*types.Signature); !ok || sig.Recv() == nil || !types.IsInterface(sig.Recv().Type()) {
+				h.notRoutable = "the call is to the standard library (" + fn.FullName() + "), which panics only when misused"
+				return
+			}
+		}
+		h.route = fe.text(call)
+		h.routeResults = fe.resultTypes(call)
+		return
+	}
+}
+
+// resultTypes are call's results, as the result list of a function
+// literal that returns them, at the call: the error named err (errPanic
+// when the call names an err of its own), the others blank ("_ string,
+// err error"); "" when a type cannot be named there.
+func (fe *funcEdits) resultTypes(call *ast.CallExpr) string {
+	tv, ok := fe.p.info.Types[call]
+	if !ok {
+		return ""
+	}
+	var results []types.Type
+	if tuple, ok := tv.Type.(*types.Tuple); ok {
+		for i := range tuple.Len() {
+			results = append(results, tuple.At(i).Type())
+		}
+	} else {
+		results = append(results, tv.Type)
+	}
+	errName := "err"
+	ast.Inspect(call, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == "err" {
+			errName = "errPanic"
+		}
+		return true
+	})
+	names := make([]string, len(results))
+	for i, t := range results {
+		name, ok := fe.typeName(t, call.Pos())
+		if !ok {
+			return ""
+		}
+		if i < len(results)-1 {
+			names[i] = "_ " + name
+		} else {
+			names[i] = errName + " " + name
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// isNilExpr reports whether e is the untyped nil.
+func isNilExpr(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.IsNil()
+}
+
+// isStd reports whether an import path is of the standard library: its
+// first element has no dot.
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
 }
 
 // plainValues reports whether the values of a case of several values
@@ -587,9 +674,25 @@ func (fe *funcEdits) recoverRegion(d *ast.DeferStmt) *region {
 		fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
 		pos := fe.p.fset.Position(ifs.Pos())
 		r := &region{stmt: as, errVar: rID.Name, first: len(fe.p.handlers), deferStmt: d, rewritten: true}
-		r.arms = []arm{{cond: ifs.Cond, fault: "panic"}}
-		kind := fe.handlerKind(ifs.Body, rVar)
-		if kind == kindFallback && fe.setsErrorResult(ifs.Body) {
+		predicate := fe.text(as) + "; " + fe.text(ifs.Cond)
+		a := arm{cond: ifs.Cond, fault: "panic"}
+		body, vars := ifs.Body, []types.Object{rVar}
+		if as := fe.recoverAssertion(ifs.Body, rVar, d.End()); as != nil {
+			predicate += "; " + rID.Name + ".(" + fe.text(as.typ) + ")"
+			a.why = as.why
+			if as.value != "" {
+				a.fault = as.value
+			}
+			if as.body != nil {
+				body = as.body
+				if as.typed != nil {
+					vars = append(vars, as.typed)
+				}
+			}
+		}
+		r.arms = []arm{a}
+		kind := fe.handlerKind(body, vars...)
+		if kind == kindFallback && fe.setsErrorResult(body) {
 			kind = kindTranslate // the panic becomes the function's error
 		}
 		fe.p.handlers = append(fe.p.handlers, handler{
@@ -598,11 +701,142 @@ func (fe *funcEdits) recoverRegion(d *ast.DeferStmt) *region {
 			pos:       fe.p.sitePos(pos),
 			region:    fe.p.sitePos(fe.p.fset.Position(d.Pos())),
 			kind:      kind,
-			predicate: fe.text(as) + "; " + fe.text(ifs.Cond),
+			predicate: predicate,
+			why:       a.why,
 		})
 		return r
 	}
 	return nil
+}
+
+// A recoverAssertion is the assertion of the recovered value's type that
+// a recover handler's fault satisfies.
+type recoverAssertion struct {
+	typ ast.Expr // the asserted type, as written
+	// value is the Go expression of the panic value, a zero value of the
+	// asserted type; "" when it is the runtime's injected fault (the type
+	// is error, or an interface that an error satisfies).
+	value string
+	why   string         // why no value can be made; then value is ""
+	body  *ast.BlockStmt // the block that runs when the assertion holds, nil if not known
+	typed types.Object   // the variable that holds the typed value, nil if none
+}
+
+// recoverAssertion finds, among the statements of a recover handler's
+// block, the assertions of the recovered value r's type: "if v, ok :=
+// r.(T); ok {…}", "v, ok := r.(T)", and the cases of "switch r.(type)".
+// Real handlers take the values of one type and panic again with the
+// others (toml's parse: "if perr, ok := r.(ParseError); ok {…}; panic(r)"),
+// so an injected fault that is not of that type would only test the
+// re-panic. The first assertion whose type has a value that can be made,
+// at pos, is returned; when none has, the first one, with why; nil when
+// the block asserts nothing.
+func (fe *funcEdits) recoverAssertion(block *ast.BlockStmt, r types.Object, pos token.Pos) *recoverAssertion {
+	info := fe.p.info
+	onR := func(e ast.Expr) (*ast.TypeAssertExpr, bool) {
+		ta, ok := ast.Unparen(e).(*ast.TypeAssertExpr)
+		if !ok {
+			return nil, false
+		}
+		id, ok := ast.Unparen(ta.X).(*ast.Ident)
+		return ta, ok && info.ObjectOf(id) == r
+	}
+	var first *recoverAssertion
+	try := func(typ ast.Expr, body *ast.BlockStmt, typed types.Object) *recoverAssertion {
+		tv, ok := info.Types[typ]
+		if !ok || !tv.IsType() {
+			return nil
+		}
+		a := &recoverAssertion{typ: typ, body: body, typed: typed}
+		a.value, a.why = fe.panicValue(tv.Type, pos)
+		if a.why == "" {
+			return a
+		}
+		if first == nil {
+			first = a
+		}
+		return nil
+	}
+	commaOk := func(as *ast.AssignStmt, body *ast.BlockStmt) *recoverAssertion {
+		if len(as.Lhs) != 2 || len(as.Rhs) != 1 {
+			return nil
+		}
+		ta, ok := onR(as.Rhs[0])
+		if !ok || ta.Type == nil {
+			return nil
+		}
+		var typed types.Object
+		if id, ok := as.Lhs[0].(*ast.Ident); ok && id.Name != "_" {
+			typed = info.ObjectOf(id)
+		}
+		return try(ta.Type, body, typed)
+	}
+	for _, st := range block.List {
+		var found *recoverAssertion
+		switch st := st.(type) {
+		case *ast.IfStmt:
+			if as, ok := st.Init.(*ast.AssignStmt); ok {
+				found = commaOk(as, st.Body)
+			}
+		case *ast.AssignStmt:
+			found = commaOk(st, nil)
+		case *ast.TypeSwitchStmt:
+			var x ast.Expr
+			switch as := st.Assign.(type) {
+			case *ast.ExprStmt:
+				x = as.X
+			case *ast.AssignStmt:
+				if len(as.Rhs) == 1 {
+					x = as.Rhs[0]
+				}
+			}
+			if _, ok := onR(x); !ok {
+				break
+			}
+			for _, c := range st.Body.List {
+				cc := c.(*ast.CaseClause)
+				if len(cc.List) != 1 {
+					continue
+				}
+				var typed types.Object
+				if v := info.Implicits[cc]; v != nil {
+					typed = v
+				}
+				if found = try(cc.List[0], &ast.BlockStmt{List: cc.Body}, typed); found != nil {
+					break
+				}
+			}
+		}
+		if found != nil {
+			return found
+		}
+	}
+	return first
+}
+
+// panicValue is the Go expression, at pos, of a value of type t for the
+// panic of an armed recover handler whose block asserts t: "" for the
+// runtime's injected fault when it is of type t (error, or an interface
+// that an error satisfies), or why no value can be made.
+func (fe *funcEdits) panicValue(t types.Type, pos token.Pos) (value, why string) {
+	if iface, ok := t.Underlying().(*types.Interface); ok {
+		if types.Implements(errorType, iface) {
+			return "", ""
+		}
+		return "", "the recovered value is asserted to an interface that an error does not satisfy: no value to construct"
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		// A pointer to a value, not nil: the handler may use what it
+		// points to.
+		if name, ok := fe.typeName(p.Elem(), pos); ok {
+			return "new(" + name + ")", ""
+		}
+	}
+	name, ok := fe.typeName(t, pos)
+	if !ok {
+		return "", "the type the recovered value is asserted to cannot be named here"
+	}
+	return "*new(" + name + ")", ""
 }
 
 // setsErrorResult reports whether body assigns the function's error
@@ -1089,7 +1323,15 @@ func (cr *callRewriter) insertArms(r *region) {
 	}
 	if d := r.deferStmt; d != nil {
 		h := fmt.Sprintf("&%s[%d]", handlersName, r.first)
-		cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegion(%s)", rtName, h)+cr.directive(d.End()))
+		switch a := r.arms[0]; a.fault {
+		case "panic", "":
+			cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegion(%s)", rtName, h)+cr.directive(d.End()))
+		default:
+			// The block asserts the recovered value's type: the panic is
+			// a value of that type, made by a literal that captures
+			// nothing.
+			cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegionWith(%s, func() any { return %s })", rtName, h, a.fault)+cr.directive(d.End()))
+		}
 		cond := r.arms[0].cond
 		cr.edits.insert(fe.off(cond.Pos()), fmt.Sprintf("%s.ArmRecover(%s, %s, ", rtName, h, r.errVar)+cr.directive(cond.Pos()))
 		cr.edits.insert(fe.off(cond.End()), ")")
@@ -1252,6 +1494,15 @@ func (p *pkgRewriter) handlerTable() dst.Decl {
 		}
 		if h.notWidenable != "" {
 			field("NotWidenable", h.notWidenable)
+		}
+		if h.route != "" {
+			field("Route", h.route)
+		}
+		if h.routeResults != "" {
+			field("RouteResults", h.routeResults)
+		}
+		if h.notRoutable != "" {
+			field("NotRoutable", h.notRoutable)
 		}
 		entry := &dst.CompositeLit{Elts: fields}
 		entry.Decs.Before, entry.Decs.After = dst.NewLine, dst.NewLine

@@ -7,7 +7,7 @@ import (
 )
 
 // handlerEntry matches one entry of the generated handler table.
-var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?(?:, Widened: "([^"]*)")?(?:, NotWidenable: "([^"]*)")?\}`)
+var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?(?:, Widened: "([^"]*)")?(?:, NotWidenable: "([^"]*)")?(?:, Route: "((?:[^"\\]|\\.)*)")?(?:, RouteResults: "([^"]*)")?(?:, NotRoutable: "([^"]*)")?\}`)
 
 // TestHandlerShapes finds the handlers of one function per shape and
 // checks their kinds, predicates and whether a fault can be made for them.
@@ -155,6 +155,48 @@ func TestHandlerShapes(t *testing.T) {
 		}
 	}()
 	return 1, nil`, []arm{{"panic", "r := recover(); nil != r", ""}}},
+		{"deferred recover asserting a type, panicking again with the others", `defer func() {
+		if r := recover(); r != nil {
+			if ve, ok := r.(valueError); ok {
+				err = ve
+				return
+			}
+			panic(r)
+		}
+	}()
+	return 1, nil`, []arm{{"translate", "r := recover(); r != nil; r.(valueError)", ""}}},
+		{"deferred recover asserting in a type switch: the first case with a value", `defer func() {
+		if r := recover(); r != nil {
+			switch e := r.(type) {
+			case interface{ Timeout() bool }:
+				n = -1
+			case *fs.PathError:
+				err = e
+			default:
+				panic(r)
+			}
+		}
+	}()
+	return 1, nil`, []arm{{"translate", "r := recover(); r != nil; r.(*fs.PathError)", ""}}},
+		{"deferred recover asserting error", `defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	return 1, nil`, []arm{{"panic", "r := recover(); r != nil; r.(error)", ""}}},
+		{"deferred recover asserting an interface an error does not satisfy", `defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(interface{ Timeout() bool }); ok {
+				return
+			}
+			panic(r)
+		}
+	}()
+	return 1, nil`, []arm{{"fallback", "r := recover(); r != nil; r.(interface{ Timeout() bool })", "interface that an error does not satisfy"}}},
 		{"recover in a nested block is not a handler", `defer func() {
 		{
 			if r := recover(); r != nil {
@@ -568,6 +610,98 @@ func F(name string) ` + sig + ` {
 				g := got[i]
 				if g.kind != w.kind || g.predicate != w.predicate || (w.notInjectable == "") != (g.notInjectable == "") ||
 					!strings.Contains(g.notInjectable, w.notInjectable) {
+					t.Errorf("arm %d: %+v, want %+v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
+// TestHandlerRouting checks which err != nil arms a panic of their
+// region's call can be routed to, and why the others cannot.
+func TestHandlerRouting(t *testing.T) {
+	type arm struct{ route, notRoutable string }
+	tests := []struct {
+		name    string
+		body    string // of func F(name string) (int, error)
+		want    []arm
+		results string // of the routed call
+	}{
+		{"a call of the package", `_, err := load(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"load(name)", ""}}, "_ []byte, err error"},
+		{"a call of the standard library", `_, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", "standard library (os.Open)"}}, ""},
+		{"a method of an interface of the standard library", `var r io.Reader = os.Stdin
+	_, err := r.Read(nil)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"r.Read(nil)", ""}}, "_ int, err error"},
+		{"a function value", `f := load
+	_, err := f(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"f(name)", ""}}, "_ []byte, err error"},
+		{"the err != nil arm after a typed one, and the arm nested in it", `_, err := load(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err != nil {
+		if err == io.EOF {
+			return 2, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", ""}, {"load(name)", ""}, {"", ""}}, "_ []byte, err error"},
+		{"no err != nil arm", `_, err := load(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	return 1, nil`, []arm{{"", ""}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := `package m
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+)
+
+func load(name string) ([]byte, error) { return os.ReadFile(name) }
+
+var _, _, _ = errors.Is, io.EOF, fs.ErrNotExist
+
+func F(name string) (int, error) {
+	` + tt.body + `
+}
+`
+			res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, testOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []arm
+			for _, m := range handlerEntry.FindAllStringSubmatch(string(res.Generated.Src), -1) {
+				if strings.HasPrefix(m[1], "example.com/m.F#") {
+					got = append(got, arm{strings.ReplaceAll(m[8], `\"`, `"`), m[10]})
+					if m[8] != "" && m[9] != tt.results {
+						t.Errorf("results %q, want %q", m[9], tt.results)
+					}
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("handlers %v, want %v\n%s", got, tt.want, res.Generated.Src)
+			}
+			for i, w := range tt.want {
+				if g := got[i]; g.route != w.route || (w.notRoutable == "") != (g.notRoutable == "") || !strings.Contains(g.notRoutable, w.notRoutable) {
 					t.Errorf("arm %d: %+v, want %+v", i, g, w)
 				}
 			}
