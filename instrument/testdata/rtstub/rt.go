@@ -133,3 +133,5 @@ func ArmCase(h *Handler, err, x error) error                                 { r
 func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
 	return err
 }
+
+func SiteTable(n int, table string) []Site { return make([]Site, n) }
