@@ -20,7 +20,9 @@ import (
 // of the line of each arm (if err != nil { // verdict: source-dependent,
 // not purely resilient), followed, for a typed arm whose widening the
 // report gives, by its status: "; widen: kept" (rejected, not offered,
-// not validated). Every handler the report has of the package must carry
+// not validated), and, for an err != nil arm whose routing is not "not
+// offered" (or whose comment says it is), by "; route: kept" (the same
+// statuses). Every handler the report has of the package must carry
 // one, and every comment must have its handler in the report.
 func cmdHandlerVerdicts(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 3 || neg {
@@ -32,6 +34,7 @@ func cmdHandlerVerdicts(ts *testscript.TestScript, neg bool, args []string) {
 		Handlers []struct {
 			Pos, Source, Resilience string
 			Widening                *struct{ Status string }
+			Routing                 *struct{ Status string }
 		}
 	}
 	ts.Check(json.Unmarshal(data, &rep))
@@ -49,6 +52,9 @@ func cmdHandlerVerdicts(ts *testscript.TestScript, neg bool, args []string) {
 		got := h.Source + ", " + h.Resilience
 		if h.Widening != nil {
 			got += "; widen: " + h.Widening.Status
+		}
+		if r := h.Routing; r != nil && (r.Status != "not offered" || strings.Contains(want[key], "; route: ")) {
+			got += "; route: " + h.Routing.Status
 		}
 		switch w, ok := want[key]; {
 		case !ok:

@@ -113,7 +113,7 @@ func writeWidenDiff(stderr io.Writer, file string, rep *report.HandlersReport, h
 	if err := os.WriteFile(file, buf.Bytes(), 0o666); err != nil {
 		return fmt.Errorf("writing the widening diff: %w", err)
 	}
-	fmt.Fprintf(stderr, "widen-diff: %d kept widenings written to %s\n", n, file)
+	fmt.Fprintf(stderr, "widen-diff: %d kept widenings and routings written to %s\n", n, file)
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "widen-diff: not written: %s\n", s)
 	}
@@ -161,7 +161,8 @@ func writeHandlersReport(stdout, stderr io.Writer, file string, rep *report.Hand
 func handlersJournal(recs []*campaign.Record) bool {
 	for _, r := range recs {
 		if r.Kind == "experiment" {
-			return r.Fault == campaign.HandlerFaultWord || r.Fault == campaign.WidenFaultWord
+			return r.Fault == campaign.HandlerFaultWord || r.Fault == campaign.WidenFaultWord ||
+				r.Fault == campaign.RouteFaultWord || r.Fault == campaign.RoutePanicFaultWord
 		}
 	}
 	return false
