@@ -1287,8 +1287,19 @@ func endsProgram(info *types.Info, call *ast.CallExpr) bool {
 // regionGuard is the expression that asks the runtime, at the start of
 // r's statement, for the fault of an armed arm, or else for inject's
 // ("nil" when the call is not an injection point).
+//
+// The faults are made by a function literal, given to the runtime, only
+// where an arm needs one of its own: where every arm's fault is its
+// handler's error (rt.HandlerError), the runtime makes it, and the
+// literal is left out. A literal costs the compiler a function, and it
+// would shift the numbers of the function's own literals that follow
+// (Outer.func2 becoming Outer.func3 in stack traces).
 func (r *region) guard(inject string) string {
 	var b strings.Builder
+	if r.defaultFaults() {
+		fmt.Fprintf(&b, "%s.Region(%s[%d:%d], %s, nil)", rtName, handlersName, r.first, r.first+len(r.arms), inject)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%s.Region(%s[%d:%d], %s, func(_atx_arm int) error { switch _atx_arm {", rtName, handlersName, r.first, r.first+len(r.arms), inject)
 	for i, a := range r.arms {
 		if a.fault == "" {
@@ -1298,6 +1309,18 @@ func (r *region) guard(inject string) string {
 	}
 	b.WriteString(" }; return nil })")
 	return b.String()
+}
+
+// defaultFaults reports whether the fault of every arm of r is its
+// handler's error, rt.HandlerError, which the runtime makes itself when
+// Region is given no fault function.
+func (r *region) defaultFaults() bool {
+	for i, a := range r.arms {
+		if a.fault != fmt.Sprintf("%s.HandlerError(&%s[%d])", rtName, handlersName, r.first+i) {
+			return false
+		}
+	}
+	return true
 }
 
 // insertArms wraps each arm's condition in rt.Arm, which logs its usages.
