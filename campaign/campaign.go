@@ -184,7 +184,9 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 		if why := sameCampaign(prev, hdr); why != "" {
 			return nil, nil, fmt.Errorf("the journal in %s is of another campaign (%s): run without -resume to start over, or give another -journal", cfg.Journal, why)
 		}
-		hdr = prev
+		h := *prev
+		h.Plan = "" // the plan's ID is not part of what it hashes
+		hdr = &h
 	}
 	j, err := OpenJournal(journalPath)
 	if err != nil {
@@ -240,7 +242,11 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 			Binary: relSlash(cfg.Journal, p.Binary), SHA256: sum, Tests: p.Tests})
 		for _, t := range p.Tests {
 			prof := profiles[p.ImportPath+"\x00"+t]
-			plan.Profiles = append(plan.Profiles, prof)
+			// As journaled: the same plan (and ID) whether the profile
+			// run ran now or was resumed from the journal.
+			journaled := *prof
+			journaled.V = JournalVersion
+			plan.Profiles = append(plan.Profiles, &journaled)
 			if prof.Status != "pass" {
 				c.logf("%s %s: %s in the profile run; no experiments for it. Its output ended with:\n%s",
 					p.ImportPath, t, prof.Status, indent(lastLines(prof.Output, 10)))
@@ -260,8 +266,38 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 	if err := WritePlan(cfg.Journal, plan); err != nil {
 		return nil, nil, err
 	}
+	if err := j.Close(); err != nil {
+		return nil, nil, err
+	}
+	if err := namePlan(journalPath, plan.ID); err != nil {
+		return nil, nil, err
+	}
 	res.Elapsed = time.Since(start)
 	return plan, res, nil
+}
+
+// namePlan writes the plan's ID into the header of the journal at path
+// (Header.Plan), as a shard's journal has it, so that a report made from
+// the journal alone names the plan as the campaign's own report does. A
+// journal whose header has the ID already is left as it is.
+func namePlan(path, id string) error {
+	recs, _, err := ReadJournal(path)
+	if err != nil {
+		return err
+	}
+	for i, r := range recs {
+		if r.Kind != "campaign" || r.Campaign == nil {
+			continue
+		}
+		if r.Campaign.Plan == id {
+			return nil
+		}
+		h, rec := *r.Campaign, *r
+		h.Plan, rec.Campaign = id, &h
+		recs[i] = &rec
+		return WriteJournal(path, recs)
+	}
+	return nil
 }
 
 // header completes the caller's part of the header with what the
@@ -636,6 +672,9 @@ type event struct {
 	NotInjectable string `json:"not_injectable"`
 	Widened       string `json:"widened"`
 	NotWidenable  string `json:"not_widenable"`
+	Route         string `json:"route"`
+	RouteResults  string `json:"route_results"`
+	NotRoutable   string `json:"not_routable"`
 	// oblivious: a failure-oblivious function's failed call, whether it
 	// was swallowed, and, for an atomic one, rolled back first
 	Swallowed  bool `json:"swallowed"`

@@ -37,12 +37,24 @@ var Handlers = &Planner{
 		for _, r := range widenFollowUps(recs) {
 			runs = append(runs, &PlannedRun{Key: r.Key(), Env: WidenEnv(r.Site), Run: r})
 		}
+		for _, r := range routeFollowUps(recs) {
+			env := RouteEnv(r.Site)
+			if r.Fault == routePanicFault {
+				env = RoutePanicEnv(r.Site)
+			}
+			runs = append(runs, &PlannedRun{Key: r.Key(), Env: env, Run: r})
+		}
 		return runs
 	},
-	// The widened runs of each candidate, then the runs with all the
-	// kept ones widened together.
-	Rounds:        2,
-	FollowUpsText: "validating handler widenings: %d runs with typed arms widened to err != nil",
+	// The widened and routed runs of each candidate; the runs with all
+	// the kept widenings together, and those of the tests that failed
+	// routed with the panic not routed; the runs with all the kept
+	// routings together.
+	Rounds:        3,
+	FollowUpsText: "validating handler widenings: %d runs with typed arms widened to err != nil or panics routed to err != nil arms",
+	// A widening or a routing is validated once the verdict runs of
+	// every test that executes the arm's region are in.
+	WholeFollowUps: true,
 }
 
 func init() { planners[Handlers.Name] = Handlers }
@@ -78,6 +90,13 @@ type HandlerSeen struct {
 	// arm that can be widened; NotWidenable says why a typed arm cannot
 	// be. Both are empty for other arms.
 	Widened, NotWidenable string
+	// Route is, for the err != nil arm of a region whose call can panic,
+	// the call; NotRoutable says why the err != nil arm's region cannot
+	// have its panic routed to it.
+	Route, NotRoutable string
+	// RouteResults are the Route call's results as the result list of a
+	// function literal ("_ string, err error"); "" when not known.
+	RouteResults string
 }
 
 // handlersOf returns what a run logged of each handler, by ID order.
@@ -91,7 +110,8 @@ func handlersOf(rec *Record) []*HandlerSeen {
 		h := byID[v.Site]
 		if h == nil {
 			h = &HandlerSeen{ID: v.Site, Func: v.Func, Pos: v.Pos, Region: v.Region, Kind: v.HandlerKind,
-				Predicate: v.Predicate, NotInjectable: v.NotInjectable, Widened: v.Widened, NotWidenable: v.NotWidenable}
+				Predicate: v.Predicate, NotInjectable: v.NotInjectable, Widened: v.Widened, NotWidenable: v.NotWidenable,
+				Route: v.Route, NotRoutable: v.NotRoutable, RouteResults: v.RouteResults}
 			byID[v.Site] = h
 		}
 		switch v.Usage {
@@ -138,6 +158,9 @@ type HandlerTest struct {
 	// Widened is the run with the handler widened (see Widening), nil if
 	// none.
 	Widened *Record
+	// Routed and Unrouted are the runs with the region armed to panic,
+	// the panic routed to the handler and not (see Routing), nil if none.
+	Routed, Unrouted *Record
 }
 
 // passed reports whether the armed run passed. A test that fails,
@@ -155,12 +178,16 @@ type HandlerResult struct {
 	// Widening is the validation of the arm widened to err != nil; nil
 	// for an arm that is not typed.
 	Widening *Widening
+	// Routing is the validation of routing a panic of the region's call
+	// to the arm; nil for an arm that is not the err != nil arm of a
+	// region.
+	Routing *Widening
 }
 
 // HandlerResults reads a handlers campaign's records: for each handler
 // that a profile run saw, its tests and its verdicts, by ID.
 func HandlerResults(recs []*Record) []*HandlerResult {
-	runs, widened := map[string]*Record{}, map[string]*Record{}
+	runs, widened, routed := map[string]*Record{}, map[string]*Record{}, map[string]*Record{}
 	var profiles []*Record
 	for _, r := range recs {
 		switch r.Kind {
@@ -174,6 +201,8 @@ func HandlerResults(recs []*Record) []*HandlerResult {
 				runs[r.Key()] = r
 			case widenFault:
 				widened[r.Key()] = r
+			case routeFault, routePanicFault:
+				routed[r.Key()] = r
 			}
 		}
 	}
@@ -184,7 +213,8 @@ func HandlerResults(recs []*Record) []*HandlerResult {
 			res := byID[h.ID]
 			if res == nil {
 				res = &HandlerResult{HandlerSeen: HandlerSeen{ID: h.ID, Func: h.Func, Pos: h.Pos, Region: h.Region,
-					Kind: h.Kind, Predicate: h.Predicate, NotInjectable: h.NotInjectable, Widened: h.Widened, NotWidenable: h.NotWidenable}}
+					Kind: h.Kind, Predicate: h.Predicate, NotInjectable: h.NotInjectable, Widened: h.Widened, NotWidenable: h.NotWidenable,
+					Route: h.Route, NotRoutable: h.NotRoutable, RouteResults: h.RouteResults}}
 				byID[h.ID] = res
 			}
 			if !h.Executed {
@@ -195,6 +225,8 @@ func HandlerResults(recs []*Record) []*HandlerResult {
 				t.Outcome, t.Fired, t.Run = run.Status, run.Fired, run
 			}
 			t.Widened = widened[widenRun(prof, h.ID).Key()]
+			t.Routed = routed[routeRun(prof, h.ID, routeFault).Key()]
+			t.Unrouted = routed[routeRun(prof, h.ID, routePanicFault).Key()]
 			res.Tests = append(res.Tests, t)
 		}
 	}
@@ -219,6 +251,7 @@ func HandlerResults(recs []*Record) []*HandlerResult {
 	}
 	for _, res := range out {
 		res.Widening = widening(res, byRegion[res.Region])
+		res.Routing = routing(res)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out

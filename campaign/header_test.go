@@ -80,3 +80,44 @@ func TestRepoRoot(t *testing.T) {
 		t.Errorf("repoRoot = %q", got)
 	}
 }
+
+// TestNamePlan checks that the plan's ID goes into the header of a
+// campaign's own journal, the other records kept, and that a journal
+// whose header has it is not written again.
+func TestNamePlan(t *testing.T) {
+	for _, tc := range []struct {
+		name, had string
+		rewrite   bool
+	}{
+		{"no plan yet (a journal of an earlier atomicx)", "", true},
+		{"another plan (resumed after the plan changed)", "0123456789abcdef", true},
+		{"this plan", "fedcba9876543210", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "journal.jsonl")
+			h := &Header{Module: "example.com/m", Question: "perturb", Plan: tc.had}
+			prof := &Record{Kind: "profile", Package: "example.com/m", Test: "TestA", Status: Passed}
+			if err := WriteJournal(path, []*Record{{Kind: "campaign", Campaign: h}, prof}); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.Stat(path)
+			if err := namePlan(path, "fedcba9876543210"); err != nil {
+				t.Fatal(err)
+			}
+			recs, problems, err := ReadJournal(path)
+			if err != nil || len(problems) > 0 {
+				t.Fatal(err, problems)
+			}
+			if got := HeaderOf(recs); got == nil || got.Plan != "fedcba9876543210" || got.Question != "perturb" {
+				t.Errorf("header after namePlan: %+v; want the plan's ID, the rest kept", got)
+			}
+			if len(recs) != 2 || recs[1].Key() != prof.Key() {
+				t.Errorf("records after namePlan: %d, want the header and the profile run", len(recs))
+			}
+			after, _ := os.Stat(path)
+			if rewritten := !os.SameFile(before, after); rewritten != tc.rewrite {
+				t.Errorf("journal rewritten: %v, want %v", rewritten, tc.rewrite)
+			}
+		})
+	}
+}

@@ -13,6 +13,9 @@ type ShardJournal struct {
 	Shard    Shard // the zero Shard for a campaign's own journal
 	Records  []*Record
 	Problems []Problem
+	// FollowUps says that the journal is the merge's own: the follow-ups
+	// planned from the whole campaign (ShardConfig.Merged).
+	FollowUps bool
 }
 
 // ReadShardJournal reads a shard's journal and checks that it is one of
@@ -53,6 +56,10 @@ type Merged struct {
 	// the same question.
 	Unused int
 	ByKind map[string][2]int // per kind of planned run: done, planned
+
+	// WholeFollowUps counts the runs of the merge's own journal (the
+	// follow-ups planned from the whole campaign).
+	WholeFollowUps int
 }
 
 // ShardProgress is how far one shard got.
@@ -71,7 +78,14 @@ type ShardProgress struct {
 // smaller N, then K. A journal given twice, or two journals of one
 // shard, are refused.
 func Merge(p *Plan, journals []*ShardJournal) (*Merged, error) {
-	js := append([]*ShardJournal(nil), journals...)
+	var js, whole []*ShardJournal
+	for _, j := range journals {
+		if j.FollowUps {
+			whole = append(whole, j)
+		} else {
+			js = append(js, j)
+		}
+	}
 	sort.SliceStable(js, func(i, j int) bool {
 		a, b := js[i].Shard, js[j].Shard
 		if a.N != b.N {
@@ -106,7 +120,7 @@ func Merge(p *Plan, journals []*ShardJournal) (*Merged, error) {
 	for _, r := range p.Profiles {
 		byKey[r.Key()] = r
 	}
-	for _, j := range js {
+	for _, j := range append(js, whole...) {
 		m.Problems = append(m.Problems, j.Problems...)
 		for _, r := range j.Records {
 			if r.Kind == "campaign" {
@@ -133,6 +147,17 @@ func Merge(p *Plan, journals []*ShardJournal) (*Merged, error) {
 			recs = append(recs, r)
 		} else {
 			followUps[k] = r
+		}
+	}
+	// The merge's own follow-ups were planned from the whole campaign:
+	// all are kept.
+	for _, j := range whole {
+		for _, r := range j.Records {
+			if k := r.Key(); r.Kind != "campaign" && followUps[k] == r {
+				delete(followUps, k)
+				recs = append(recs, r)
+				m.WholeFollowUps++
+			}
 		}
 	}
 	if kept, ok := followUpsOfOne(PlannerNamed(p.Planner), p.Options, recs, followUps); ok && len(js) > 1 {

@@ -197,3 +197,33 @@ func TestMergeFollowUps(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeWholeFollowUps checks that the merge's own journal (the
+// follow-ups planned from the whole campaign) adds its runs to the
+// merged campaign without counting as a shard: the shards missing are
+// still named.
+func TestMergeWholeFollowUps(t *testing.T) {
+	dir, p := testPlan(t)
+	paths := shardJournals(t, dir, p, 3, 1, 3)
+	h := *p.Header
+	h.Plan, h.Shard = p.ID, mergeShardName
+	widened := &Record{Kind: "experiment", Package: "example.com/m", Test: "TestA", Site: "p.F#handler:f.go:1:1", Fault: widenFault, Status: Passed}
+	whole := &ShardJournal{Path: filepath.Join(dir, FollowUpsJournalName), FollowUps: true,
+		Records: []*Record{{Kind: "campaign", Campaign: &h}, widened}}
+	for _, order := range [][]*ShardJournal{append(readShards(t, p, paths...), whole), append([]*ShardJournal{whole}, readShards(t, p, paths...)...)} {
+		m, err := Merge(p, order)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.WholeFollowUps != 1 || len(m.Shards) != 2 || len(m.Missing) != 1 || m.Missing[0].Shard != (Shard{2, 3}) {
+			t.Errorf("merge with the follow-ups journal: %d follow-ups, shards %+v, missing %+v; want 1, two shards, 2/3 missing", m.WholeFollowUps, m.Shards, m.Missing)
+		}
+		found := false
+		for _, r := range m.Records {
+			found = found || r.Key() == widened.Key()
+		}
+		if !found {
+			t.Errorf("the merged records lack the follow-up run %s", widened.Key())
+		}
+	}
+}

@@ -25,6 +25,11 @@ type Planner struct {
 	// everything. The engine calls it at most Rounds times.
 	FollowUps func(recs []*Record, opt Options) []*PlannedRun
 	Rounds    int
+	// WholeFollowUps says that the follow-ups are planned from the
+	// whole campaign's runs (the profile runs and every test's runs): a
+	// shard's journal holds the runs of some tests only and no profile
+	// runs, so the merge runs them (ShardConfig.Merged), not the shards.
+	WholeFollowUps bool
 	// FollowUpsText says what a round of follow-ups does, with the
 	// number of runs as %d.
 	FollowUpsText string

@@ -80,7 +80,21 @@ type ShardConfig struct {
 	// Session is when the command that runs the shard started (its runs'
 	// Record.Session); the zero time for now.
 	Session time.Time
+	// Merged, when set, are the records of every shard merged (Merge):
+	// the journal is then the merge's own (FollowUpsJournalName), and
+	// holds no share of the plan but the follow-ups that a planner plans
+	// from the whole campaign (Planner.WholeFollowUps), planned from
+	// these records and the journal's. Shard is not used.
+	Merged []*Record
 }
+
+// FollowUpsJournalName is the name, in the plan's directory, of the
+// journal of the follow-ups that the merge runs (ShardConfig.Merged).
+const FollowUpsJournalName = "merge-follow-ups.jsonl"
+
+// mergeShardName is the shard named in the header of the merge's
+// follow-ups journal.
+const mergeShardName = "merge"
 
 // RunShard runs the shard's share of the plan, and the runs that its
 // finished runs call for (the planner's follow-ups, planned from this
@@ -107,12 +121,24 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 		}
 	}
 	hdr := HeaderOf(old)
+	shardName := sc.Shard.String()
+	if sc.Merged != nil {
+		shardName = mergeShardName
+		if hdr != nil && hdr.Plan != p.ID {
+			// The follow-ups of an earlier plan made in the same
+			// directory: they answer nothing of this one.
+			if err := os.Remove(sc.Journal); err != nil {
+				return nil, err
+			}
+			old, problems, hdr = nil, nil, nil
+		}
+	}
 	if hdr != nil && hdr.Plan != "" {
 		if hdr.Plan != p.ID {
 			return nil, fmt.Errorf("%s is the journal of plan %s, not of this plan (%s): give another -o, or remove it", sc.Journal, hdr.Plan, p.ID)
 		}
-		if hdr.Shard != sc.Shard.String() {
-			return nil, fmt.Errorf("%s is the journal of shard %s, not %s: give another -o, or remove it", sc.Journal, hdr.Shard, sc.Shard)
+		if hdr.Shard != shardName && !sc.Own {
+			return nil, fmt.Errorf("%s is the journal of shard %s, not %s: give another -o, or remove it", sc.Journal, hdr.Shard, shardName)
 		}
 	} else if !sc.Own && len(old) > 0 {
 		return nil, fmt.Errorf("%s is not the journal of a shard: give another -o", sc.Journal)
@@ -127,7 +153,7 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 	defer j.Close()
 	if hdr == nil {
 		h := *p.Header
-		h.Plan, h.Shard = p.ID, sc.Shard.String()
+		h.Plan, h.Shard = p.ID, shardName
 		if err := j.Append(&Record{Kind: "campaign", Campaign: &h}); err != nil {
 			return nil, err
 		}
@@ -155,13 +181,28 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 	if sc.Shard.N > 1 {
 		c.label = "shard " + sc.Shard.String() + ": "
 	}
-	if err := c.experiments(ctx, Split(p.Runs, sc.Shard.N)[sc.Shard.K-1]); err != nil {
-		return nil, err
+	if sc.Merged != nil {
+		c.label = "merge: "
 	}
+	if sc.Merged == nil {
+		if err := c.experiments(ctx, Split(p.Runs, sc.Shard.N)[sc.Shard.K-1]); err != nil {
+			return nil, err
+		}
+	}
+	// A shard of several, or one that did not write the profile runs
+	// into its journal, cannot plan the follow-ups that need the whole
+	// campaign: the merge runs them.
+	wholeOnly := planner.WholeFollowUps && !sc.Own && sc.Merged == nil
 	for range planner.Rounds {
+		if wholeOnly || planner.FollowUps == nil {
+			break
+		}
 		recs, _, err := ReadJournal(sc.Journal)
 		if err != nil {
 			return nil, err
+		}
+		if sc.Merged != nil {
+			recs = append(append([]*Record(nil), sc.Merged...), recs...)
 		}
 		runs := planner.FollowUps(recs, p.Options)
 		if len(runs) == 0 {

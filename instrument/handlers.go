@@ -24,7 +24,10 @@ import (
 //		…
 //	}
 //
-// and the same with the assignment in the if statement's header. The
+// and the same with the assignment in the if statement's header, with
+// the predicate joined with other conditions (err != nil && x), with
+// switches (without tag, on the error, on its type) and the checks
+// nested in an err != nil arm (see regionOf). The
 // region's statement is rewritten as a call site is (see calls.go), with
 // rt.Region asking whether one of its arms is armed: then the call does
 // not run, its results are zero and its error is the armed arm's fault
@@ -53,6 +56,13 @@ type handler struct {
 	// widened is the predicate widened to any error, for a typed arm that
 	// can be widened; notWidenable says why a typed arm cannot be.
 	widened, notWidenable string
+	// route is, for the err != nil arm of a region whose call can panic,
+	// the call, whose panic can be routed to the arm as an error;
+	// notRoutable says why the err != nil arm's region cannot.
+	// routeResults are the call's results as the result list of a
+	// function literal that returns them ("_ string, err error"), for the
+	// suggested rewrite; "" when a type cannot be named there.
+	route, notRoutable, routeResults string
 }
 
 // region is a statement whose call's error reaches arms.
@@ -77,10 +87,16 @@ type arm struct {
 	clause *ast.CaseClause // a type switch's case
 	fault  string          // Go expression of the fault; "" when not injectable
 	why    string          // why not injectable
+	// part is, when cond joins a predicate on the error with other
+	// conditions (err != nil && x, errors.Is(err, X) || x), that
+	// predicate, whose fault is the arm's; nil when cond is one.
+	part ast.Expr
 	// tag is, for a case of a switch on the error (switch err { case X:
 	// … }), X; tagged is that switch, for the case and for its default.
 	tag    ast.Expr
 	tagged *ast.SwitchStmt
+	// typed is, for a case of a type switch on the error, that switch.
+	typed *ast.TypeSwitchStmt
 	// nested is the number of arms nested in this err != nil arm's body
 	// (checks of the same error in it), which follow it in the table.
 	nested int
@@ -142,8 +158,8 @@ func (fe *funcEdits) findRegions() map[*ast.AssignStmt]*region {
 				add(as, n)
 			}
 		case *ast.SwitchStmt:
-			if as, ok := n.Init.(*ast.AssignStmt); ok && n.Tag == nil {
-				add(as, n)
+			if as, ok := n.Init.(*ast.AssignStmt); ok {
+				add(as, n) // without tag, or on the error
 			}
 		}
 		return true
@@ -204,37 +220,79 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	// may assign the error: their regions are the same call.
 	var chain func(*ast.IfStmt)
 	var cases, tagged func(*ast.SwitchStmt)
+	var typeCases func(*ast.TypeSwitchStmt)
 	nested := func(a arm, body []ast.Stmt) {
-		if c, ok := ast.Unparen(a.cond).(*ast.BinaryExpr); (!ok || c.Op != token.NEQ) && (a.tagged == nil || a.tag != nil) {
-			return // neither err != nil nor the default of a switch on the error
+		if !errorNotNil(a) && (a.tagged == nil || a.tag != nil) {
+			return // neither err != nil (or err != nil && x) nor the default of a switch on the error
 		}
 		parent := len(r.arms) - 1
-		for _, st := range body {
-			switch st := st.(type) {
-			case *ast.IfStmt:
-				if st.Init == nil {
-					chain(st)
+		// walk finds the checks among stmts, up to the first statement
+		// that may assign the error, and in the blocks of the statements
+		// before it: blocks, the branches of an if that is no check,
+		// the bodies of loops that do not assign the error (a loop that
+		// does checks another error from its second iteration on).
+		var walk func(stmts []ast.Stmt)
+		walk = func(stmts []ast.Stmt) {
+			for _, st := range stmts {
+				for {
+					l, ok := st.(*ast.LabeledStmt)
+					if !ok {
+						break
+					}
+					st = l.Stmt
 				}
-			case *ast.SwitchStmt:
-				if st.Init == nil && st.Tag == nil {
-					cases(st)
-				} else if st.Init == nil {
-					tagged(st)
+				switch st := st.(type) {
+				case *ast.IfStmt:
+					if st.Init != nil {
+						break
+					}
+					if _, _, _, ok := fe.joinedPredicate(st.Cond, errVar, st.Pos(), 0); ok {
+						chain(st)
+						break
+					}
+					walk(st.Body.List)
+					switch e := st.Else.(type) {
+					case *ast.BlockStmt:
+						walk(e.List)
+					case *ast.IfStmt:
+						walk([]ast.Stmt{e})
+					}
+				case *ast.SwitchStmt:
+					if st.Init == nil && st.Tag == nil {
+						cases(st)
+					} else if st.Init == nil {
+						tagged(st)
+					}
+				case *ast.TypeSwitchStmt:
+					if st.Init == nil {
+						typeCases(st)
+					}
+				case *ast.BlockStmt:
+					walk(st.List)
+				case *ast.ForStmt:
+					if !assigns(fe.p.info, st, errVar) {
+						walk(st.Body.List)
+					}
+				case *ast.RangeStmt:
+					if !assigns(fe.p.info, st, errVar) {
+						walk(st.Body.List)
+					}
 				}
-			}
-			if assigns(fe.p.info, st, errVar) {
-				break
+				if assigns(fe.p.info, st, errVar) {
+					return
+				}
 			}
 		}
+		walk(body)
 		r.arms[parent].nested = len(r.arms) - 1 - parent
 	}
 	chain = func(s *ast.IfStmt) {
 		for s != nil {
-			fault, why, ok := fe.predicate(s.Cond, errVar, s.Pos(), len(fe.p.handlers))
+			part, fault, why, ok := fe.joinedPredicate(s.Cond, errVar, s.Pos(), len(fe.p.handlers))
 			if !ok {
 				break
 			}
-			a := arm{cond: s.Cond, fault: fault, why: why}
+			a := arm{cond: s.Cond, part: part, fault: fault, why: why}
 			add(s.Pos(), a, fe.text(s.Cond), s.Body.List)
 			nested(a, s.Body.List)
 			s, _ = s.Else.(*ast.IfStmt)
@@ -247,11 +305,11 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			if len(cc.List) != 1 {
 				continue
 			}
-			fault, why, ok := fe.predicate(cc.List[0], errVar, cc.Pos(), len(fe.p.handlers))
+			part, fault, why, ok := fe.joinedPredicate(cc.List[0], errVar, cc.Pos(), len(fe.p.handlers))
 			if !ok {
 				continue
 			}
-			a := arm{cond: cc.List[0], fault: fault, why: why}
+			a := arm{cond: cc.List[0], part: part, fault: fault, why: why}
 			add(cc.Pos(), a, fe.text(cc.List[0]), cc.Body)
 			nested(a, cc.Body)
 		}
@@ -282,14 +340,40 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 				a := arm{clause: cc, tagged: sw, fault: fmt.Sprintf("%s.HandlerError(&%s[%d])", rtName, handlersName, len(fe.p.handlers))}
 				add(cc.Pos(), a, "default", cc.Body)
 				nested(a, cc.Body)
-			case len(cc.List) == 1 && !isNil(cc.List[0]):
+			case len(cc.List) >= 1 && plainValues(fe.p.info, cc.List):
+				// case io.EOF, io.ErrUnexpectedEOF: one arm, whose fault
+				// is its first value.
 				x := cc.List[0]
 				a := arm{clause: cc, tag: x, tagged: sw, fault: fe.text(x)}
 				if a.why = fe.closureSafe(x); a.why != "" {
 					a.fault = ""
 				}
-				add(cc.Pos(), a, "case "+fe.text(x), cc.Body)
+				add(cc.Pos(), a, "case "+fe.listText(cc.List), cc.Body)
 			}
+		}
+	}
+	// switch err.(type) { case *T: … }: the arm's fault is a value of its
+	// type itself, as a type switch does not unwrap.
+	typeCases = func(ts *ast.TypeSwitchStmt) {
+		if !fe.switchesOn(ts, errVar) {
+			return
+		}
+		for _, st := range ts.Body.List {
+			cc := st.(*ast.CaseClause)
+			named := 0 // of the case's types
+			for _, t := range cc.List {
+				if tv, ok := fe.p.info.Types[t]; ok && tv.IsType() {
+					named++
+				}
+			}
+			if named == 0 || named != len(cc.List) {
+				continue // default, or a case of nil
+			}
+			// case *A, *B: one arm, whose fault is a value of its first
+			// type.
+			tv := fe.p.info.Types[cc.List[0]]
+			fault, why := fe.typeCaseFault(tv.Type, cc.Pos(), fmt.Sprintf("&%s[%d]", handlersName, len(fe.p.handlers)))
+			add(cc.Pos(), arm{clause: cc, typed: ts, fault: fault, why: why}, "case "+fe.listText(cc.List), cc.Body)
 		}
 	}
 	switch check := check.(type) {
@@ -298,33 +382,130 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	case *ast.SwitchStmt:
 		if check.Tag == nil {
 			cases(check)
-		} else if check.Init == nil {
+		} else {
 			tagged(check)
 		}
 	case *ast.TypeSwitchStmt:
-		// switch err.(type) { case *T: … }: the arm's fault is a value of
-		// its type itself, as a type switch does not unwrap.
 		if !fe.switchesOn(check, errVar) {
 			return nil
 		}
 		r.typeSwitch = check
-		for _, st := range check.Body.List {
-			cc := st.(*ast.CaseClause)
-			if len(cc.List) != 1 {
-				continue
-			}
-			tv, ok := fe.p.info.Types[cc.List[0]]
-			if !ok || !tv.IsType() {
-				continue // case nil, or not a type
-			}
-			fault, why := fe.typeCaseFault(tv.Type, cc.Pos(), fmt.Sprintf("&%s[%d]", handlersName, len(fe.p.handlers)))
-			add(cc.Pos(), arm{clause: cc, fault: fault, why: why}, "case "+fe.text(cc.List[0]), cc.Body)
-		}
+		typeCases(check)
 	}
 	if len(r.arms) == 0 {
 		return nil
 	}
+	fe.routing(r, call)
 	return r
+}
+
+// routing marks the first err != nil arm of r among those not nested in
+// another arm (the handler of every error of the region) as the handler a
+// panic of the region's call can be routed to, as an error: the second
+// widening. A call can panic unless it is a function or method of the
+// standard library, which panics only when misused: routing such a panic
+// would hide a bug, not handle a failure. Calls of the module's
+// functions, of dependencies, of function values and of interface
+// methods can panic.
+func (fe *funcEdits) routing(r *region, call *ast.CallExpr) {
+	for i := 0; i < len(r.arms); i += 1 + r.arms[i].nested {
+		c, ok := ast.Unparen(r.arms[i].cond).(*ast.BinaryExpr)
+		if !ok || c.Op != token.NEQ || !isNilExpr(fe.p.info, c.X) && !isNilExpr(fe.p.info, c.Y) {
+			continue // not err != nil
+		}
+		h := &fe.p.handlers[r.first+i]
+		if fn, ok := calleeObject(fe.p.info, call.Fun).(*types.Func); ok && fn.Pkg() != nil && isStd(fn.Pkg().Path()) {
+			if sig, ok := fn.Type().(*types.Signature); !ok || sig.Recv() == nil || !types.IsInterface(sig.Recv().Type()) {
+				h.notRoutable = "the call is to the standard library (" + fn.FullName() + "), which panics only when misused"
+				return
+			}
+		}
+		h.route = fe.text(call)
+		h.routeResults = fe.resultTypes(call)
+		return
+	}
+}
+
+// resultTypes are call's results, as the result list of a function
+// literal that returns them, at the call: the error named err (errPanic
+// when the call names an err of its own), the others blank ("_ string,
+// err error"); "" when a type cannot be named there.
+func (fe *funcEdits) resultTypes(call *ast.CallExpr) string {
+	tv, ok := fe.p.info.Types[call]
+	if !ok {
+		return ""
+	}
+	var results []types.Type
+	if tuple, ok := tv.Type.(*types.Tuple); ok {
+		for i := range tuple.Len() {
+			results = append(results, tuple.At(i).Type())
+		}
+	} else {
+		results = append(results, tv.Type)
+	}
+	errName := "err"
+	ast.Inspect(call, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && id.Name == "err" {
+			errName = "errPanic"
+		}
+		return true
+	})
+	names := make([]string, len(results))
+	for i, t := range results {
+		name, ok := fe.typeName(t, call.Pos())
+		if !ok {
+			return ""
+		}
+		if i < len(results)-1 {
+			names[i] = "_ " + name
+		} else {
+			names[i] = errName + " " + name
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// isNilExpr reports whether e is the untyped nil.
+func isNilExpr(info *types.Info, e ast.Expr) bool {
+	tv, ok := info.Types[e]
+	return ok && tv.IsNil()
+}
+
+// isStd reports whether an import path is of the standard library: its
+// first element has no dot.
+func isStd(path string) bool {
+	first, _, _ := strings.Cut(path, "/")
+	return !strings.Contains(first, ".")
+}
+
+// plainValues reports whether the values of a case of several values
+// are none of them nil, and, when there are several, each a name or a
+// selector: the arm's predicate evaluates them once more (err == x || err
+// == y), which must not change what the program does.
+func plainValues(info *types.Info, values []ast.Expr) bool {
+	for _, x := range values {
+		if tv, ok := info.Types[x]; ok && tv.IsNil() {
+			return false
+		}
+		if len(values) == 1 {
+			continue
+		}
+		switch x := ast.Unparen(x).(type) {
+		case *ast.Ident:
+		case *ast.SelectorExpr:
+			if _, ok := ast.Unparen(x.X).(*ast.Ident); !ok {
+				return false
+			}
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// listText is the text of a case's list of values or types, as written.
+func (fe *funcEdits) listText(list []ast.Expr) string {
+	return string(fe.src[fe.off(list[0].Pos()):fe.off(list[len(list)-1].End())])
 }
 
 // widening says whether a typed arm (errors.Is, errors.As, err == X, a
@@ -354,6 +535,22 @@ func (fe *funcEdits) widening(a arm, errVar string, body []ast.Stmt) (widened, n
 			return "", "the arm uses the typed value " + v.Name()
 		}
 		return widened, ""
+	}
+	if a.part != nil {
+		widened, notWidenable = fe.widening(arm{cond: a.part}, errVar, body)
+		if widened == "" {
+			return "", notWidenable
+		}
+		for _, op := range joins(a.cond, a.part) {
+			if op != token.LOR {
+				return "", "the predicate is joined with another condition by &&: widened, the arm would run whether it holds or not"
+			}
+		}
+		// errors.Is(err, X) || x becomes err != nil || x: the arm holds
+		// for any error, which is what rt.Arm makes it do.
+		from, to := fe.off(a.part.Pos())-fe.off(a.cond.Pos()), fe.off(a.part.End())-fe.off(a.cond.Pos())
+		text := fe.text(a.cond)
+		return text[:from] + widened + text[to:], ""
 	}
 	switch c := ast.Unparen(a.cond).(type) {
 	case *ast.BinaryExpr:
@@ -477,9 +674,25 @@ func (fe *funcEdits) recoverRegion(d *ast.DeferStmt) *region {
 		fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
 		pos := fe.p.fset.Position(ifs.Pos())
 		r := &region{stmt: as, errVar: rID.Name, first: len(fe.p.handlers), deferStmt: d, rewritten: true}
-		r.arms = []arm{{cond: ifs.Cond, fault: "panic"}}
-		kind := fe.handlerKind(ifs.Body, rVar)
-		if kind == kindFallback && fe.setsErrorResult(ifs.Body) {
+		predicate := fe.text(as) + "; " + fe.text(ifs.Cond)
+		a := arm{cond: ifs.Cond, fault: "panic"}
+		body, vars := ifs.Body, []types.Object{rVar}
+		if as := fe.recoverAssertion(ifs.Body, rVar, d.End()); as != nil {
+			predicate += "; " + rID.Name + ".(" + fe.text(as.typ) + ")"
+			a.why = as.why
+			if as.value != "" {
+				a.fault = as.value
+			}
+			if as.body != nil {
+				body = as.body
+				if as.typed != nil {
+					vars = append(vars, as.typed)
+				}
+			}
+		}
+		r.arms = []arm{a}
+		kind := fe.handlerKind(body, vars...)
+		if kind == kindFallback && fe.setsErrorResult(body) {
 			kind = kindTranslate // the panic becomes the function's error
 		}
 		fe.p.handlers = append(fe.p.handlers, handler{
@@ -488,11 +701,142 @@ func (fe *funcEdits) recoverRegion(d *ast.DeferStmt) *region {
 			pos:       fe.p.sitePos(pos),
 			region:    fe.p.sitePos(fe.p.fset.Position(d.Pos())),
 			kind:      kind,
-			predicate: fe.text(as) + "; " + fe.text(ifs.Cond),
+			predicate: predicate,
+			why:       a.why,
 		})
 		return r
 	}
 	return nil
+}
+
+// A recoverAssertion is the assertion of the recovered value's type that
+// a recover handler's fault satisfies.
+type recoverAssertion struct {
+	typ ast.Expr // the asserted type, as written
+	// value is the Go expression of the panic value, a zero value of the
+	// asserted type; "" when it is the runtime's injected fault (the type
+	// is error, or an interface that an error satisfies).
+	value string
+	why   string         // why no value can be made; then value is ""
+	body  *ast.BlockStmt // the block that runs when the assertion holds, nil if not known
+	typed types.Object   // the variable that holds the typed value, nil if none
+}
+
+// recoverAssertion finds, among the statements of a recover handler's
+// block, the assertions of the recovered value r's type: "if v, ok :=
+// r.(T); ok {…}", "v, ok := r.(T)", and the cases of "switch r.(type)".
+// Real handlers take the values of one type and panic again with the
+// others (toml's parse: "if perr, ok := r.(ParseError); ok {…}; panic(r)"),
+// so an injected fault that is not of that type would only test the
+// re-panic. The first assertion whose type has a value that can be made,
+// at pos, is returned; when none has, the first one, with why; nil when
+// the block asserts nothing.
+func (fe *funcEdits) recoverAssertion(block *ast.BlockStmt, r types.Object, pos token.Pos) *recoverAssertion {
+	info := fe.p.info
+	onR := func(e ast.Expr) (*ast.TypeAssertExpr, bool) {
+		ta, ok := ast.Unparen(e).(*ast.TypeAssertExpr)
+		if !ok {
+			return nil, false
+		}
+		id, ok := ast.Unparen(ta.X).(*ast.Ident)
+		return ta, ok && info.ObjectOf(id) == r
+	}
+	var first *recoverAssertion
+	try := func(typ ast.Expr, body *ast.BlockStmt, typed types.Object) *recoverAssertion {
+		tv, ok := info.Types[typ]
+		if !ok || !tv.IsType() {
+			return nil
+		}
+		a := &recoverAssertion{typ: typ, body: body, typed: typed}
+		a.value, a.why = fe.panicValue(tv.Type, pos)
+		if a.why == "" {
+			return a
+		}
+		if first == nil {
+			first = a
+		}
+		return nil
+	}
+	commaOk := func(as *ast.AssignStmt, body *ast.BlockStmt) *recoverAssertion {
+		if len(as.Lhs) != 2 || len(as.Rhs) != 1 {
+			return nil
+		}
+		ta, ok := onR(as.Rhs[0])
+		if !ok || ta.Type == nil {
+			return nil
+		}
+		var typed types.Object
+		if id, ok := as.Lhs[0].(*ast.Ident); ok && id.Name != "_" {
+			typed = info.ObjectOf(id)
+		}
+		return try(ta.Type, body, typed)
+	}
+	for _, st := range block.List {
+		var found *recoverAssertion
+		switch st := st.(type) {
+		case *ast.IfStmt:
+			if as, ok := st.Init.(*ast.AssignStmt); ok {
+				found = commaOk(as, st.Body)
+			}
+		case *ast.AssignStmt:
+			found = commaOk(st, nil)
+		case *ast.TypeSwitchStmt:
+			var x ast.Expr
+			switch as := st.Assign.(type) {
+			case *ast.ExprStmt:
+				x = as.X
+			case *ast.AssignStmt:
+				if len(as.Rhs) == 1 {
+					x = as.Rhs[0]
+				}
+			}
+			if _, ok := onR(x); !ok {
+				break
+			}
+			for _, c := range st.Body.List {
+				cc := c.(*ast.CaseClause)
+				if len(cc.List) != 1 {
+					continue
+				}
+				var typed types.Object
+				if v := info.Implicits[cc]; v != nil {
+					typed = v
+				}
+				if found = try(cc.List[0], &ast.BlockStmt{List: cc.Body}, typed); found != nil {
+					break
+				}
+			}
+		}
+		if found != nil {
+			return found
+		}
+	}
+	return first
+}
+
+// panicValue is the Go expression, at pos, of a value of type t for the
+// panic of an armed recover handler whose block asserts t: "" for the
+// runtime's injected fault when it is of type t (error, or an interface
+// that an error satisfies), or why no value can be made.
+func (fe *funcEdits) panicValue(t types.Type, pos token.Pos) (value, why string) {
+	if iface, ok := t.Underlying().(*types.Interface); ok {
+		if types.Implements(errorType, iface) {
+			return "", ""
+		}
+		return "", "the recovered value is asserted to an interface that an error does not satisfy: no value to construct"
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		// A pointer to a value, not nil: the handler may use what it
+		// points to.
+		if name, ok := fe.typeName(p.Elem(), pos); ok {
+			return "new(" + name + ")", ""
+		}
+	}
+	name, ok := fe.typeName(t, pos)
+	if !ok {
+		return "", "the type the recovered value is asserted to cannot be named here"
+	}
+	return "*new(" + name + ")", ""
 }
 
 // setsErrorResult reports whether body assigns the function's error
@@ -627,6 +971,70 @@ func (fe *funcEdits) predicate(cond ast.Expr, v types.Object, pos token.Pos, idx
 	return "", "", false
 }
 
+// joinedPredicate recognises an arm's condition on the error variable v
+// as predicate does, and also a predicate joined with other conditions
+// by && and ||, at any depth (err != nil && x, x && errors.Is(err, X),
+// err != nil || x): part is then the predicate found, whose fault is the
+// arm's, and nil when cond is the predicate itself. Of several, the
+// first that is injectable, else the first. The other conditions are
+// evaluated as written: armed, a conjoined arm runs only where they hold.
+func (fe *funcEdits) joinedPredicate(cond ast.Expr, v types.Object, pos token.Pos, idx int) (part ast.Expr, fault, why string, ok bool) {
+	if fault, why, ok := fe.predicate(cond, v, pos, idx); ok {
+		return nil, fault, why, true
+	}
+	b, isBin := ast.Unparen(cond).(*ast.BinaryExpr)
+	if !isBin || b.Op != token.LAND && b.Op != token.LOR {
+		return nil, "", "", false
+	}
+	for _, x := range []ast.Expr{b.X, b.Y} {
+		p, f, w, found := fe.joinedPredicate(x, v, pos, idx)
+		if !found {
+			continue
+		}
+		if p == nil {
+			p = x
+		}
+		if !ok || why != "" && w == "" {
+			part, fault, why, ok = p, f, w, true
+		}
+	}
+	return part, fault, why, ok
+}
+
+// joins returns the operators (&&, ||) that join part into cond, from
+// cond down.
+func joins(cond, part ast.Expr) []token.Token {
+	var ops []token.Token
+	for {
+		b, ok := ast.Unparen(cond).(*ast.BinaryExpr)
+		if !ok || cond == part {
+			return ops
+		}
+		ops = append(ops, b.Op)
+		if part.Pos() < b.Y.Pos() {
+			cond = b.X
+		} else {
+			cond = b.Y
+		}
+	}
+}
+
+// errorNotNil reports whether an arm holds only when there is an error:
+// err != nil, or err != nil conjoined with other conditions.
+func errorNotNil(a arm) bool {
+	p := a.cond
+	if a.part != nil {
+		for _, op := range joins(a.cond, a.part) {
+			if op != token.LAND {
+				return false
+			}
+		}
+		p = a.part
+	}
+	c, ok := ast.Unparen(p).(*ast.BinaryExpr)
+	return ok && c.Op == token.NEQ
+}
+
 // constructed is the fault of an errors.As arm whose target is of type t:
 // an injected error wrapping a zero value of t, when t is a pointer to a
 // struct or a struct that is an error.
@@ -732,7 +1140,9 @@ func (fe *funcEdits) handlerKind(body *ast.BlockStmt, vs ...types.Object) string
 				}
 			}
 		case *ast.AssignStmt:
-			if len(n.Lhs) != 1 || !mentions(n.Lhs[0]) || n.Tok == token.DEFINE {
+			if k := fe.errorAssignKind(n, mentions, v); k != "" {
+				see(k)
+			} else if len(n.Lhs) != 1 || !mentions(n.Lhs[0]) || n.Tok == token.DEFINE {
 				see(kindFallback)
 			}
 		case *ast.IncDecStmt:
@@ -741,6 +1151,114 @@ func (fe *funcEdits) handlerKind(body *ast.BlockStmt, vs ...types.Object) string
 		return true
 	})
 	return kind
+}
+
+// errorAssignKind classifies an assignment, in an arm's body, to a
+// variable of type error declared outside the arm (the error checked, or
+// another, such as the function's error result) whose value is returned
+// after the assignment: it changes the error the function returns. It is
+// a translate when the new value is another error (err = io.ErrUnexpectedEOF),
+// a propagate when it wraps the error checked (err = fmt.Errorf("…: %w",
+// err)), a fallback when it is nil (the function goes on without the
+// error) or the error of another call (a retry, or an alternative: x,
+// err = g()). "" for any other assignment. v is the error checked, for an
+// error region; the rule does not apply to a recover handler's value.
+func (fe *funcEdits) errorAssignKind(as *ast.AssignStmt, mentions func(ast.Expr) bool, v types.Object) string {
+	info := fe.p.info
+	if as.Tok != token.ASSIGN || !types.Identical(v.Type(), errorType) {
+		return ""
+	}
+	kind := ""
+	for i, l := range as.Lhs {
+		id, ok := ast.Unparen(l).(*ast.Ident)
+		if !ok {
+			continue
+		}
+		w, ok := info.Uses[id].(*types.Var)
+		if !ok || !types.Identical(w.Type(), errorType) || !fe.returnedAfter(w, as.End()) {
+			continue
+		}
+		k := kindFallback
+		switch {
+		case len(as.Lhs) != len(as.Rhs):
+			// x, err = g(): the error of another call.
+		case mentions(as.Rhs[i]):
+			k = kindPropagate
+		case info.Types[as.Rhs[i]].IsNil():
+		default:
+			k = kindTranslate
+		}
+		if kind == "" || k == kindPropagate || k == kindTranslate && kind == kindFallback {
+			kind = k
+		}
+	}
+	return kind
+}
+
+// returnedAfter reports whether the function returns the value that w,
+// a variable of type error, holds at pos: a return statement after pos
+// (in the text) whose error result mentions w, or a bare return when w is
+// the named error result, with no assignment of another value to w
+// between them. A return in a loop before pos is not seen: the rule reads
+// the text, not the flow.
+func (fe *funcEdits) returnedAfter(w *types.Var, pos token.Pos) bool {
+	info := fe.p.info
+	is := func(e ast.Expr) bool {
+		found := false
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && info.Uses[id] == w {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	var kills []token.Pos // assignments of another value to w after pos
+	var returns []token.Pos
+	ast.Inspect(fe.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.AssignStmt:
+			if n.Pos() <= pos {
+				return true
+			}
+			for i, l := range n.Lhs {
+				if id, ok := ast.Unparen(l).(*ast.Ident); !ok || info.ObjectOf(id) != w {
+					continue
+				}
+				if len(n.Lhs) != len(n.Rhs) || !is(n.Rhs[i]) {
+					kills = append(kills, n.Pos())
+				}
+			}
+		case *ast.ReturnStmt:
+			if n.Pos() <= pos {
+				return true
+			}
+			if len(n.Results) == 0 && fe.isErrorResult(w) || len(n.Results) > 0 && is(n.Results[len(n.Results)-1]) {
+				returns = append(returns, n.Pos())
+			}
+		}
+		return true
+	})
+	for _, r := range returns {
+		killed := false
+		for _, k := range kills {
+			killed = killed || k < r
+		}
+		if !killed {
+			return true
+		}
+	}
+	return false
+}
+
+// isErrorResult reports whether w is the function's named error result.
+func (fe *funcEdits) isErrorResult(w *types.Var) bool {
+	if fe.sig == nil || fe.sig.Results().Len() == 0 {
+		return false
+	}
+	return fe.sig.Results().At(fe.sig.Results().Len()-1) == w
 }
 
 // endsProgram reports calls that do not return: panic, log.Fatal and
@@ -769,8 +1287,19 @@ func endsProgram(info *types.Info, call *ast.CallExpr) bool {
 // regionGuard is the expression that asks the runtime, at the start of
 // r's statement, for the fault of an armed arm, or else for inject's
 // ("nil" when the call is not an injection point).
+//
+// The faults are made by a function literal, given to the runtime, only
+// where an arm needs one of its own: where every arm's fault is its
+// handler's error (rt.HandlerError), the runtime makes it, and the
+// literal is left out. A literal costs the compiler a function, and it
+// would shift the numbers of the function's own literals that follow
+// (Outer.func2 becoming Outer.func3 in stack traces).
 func (r *region) guard(inject string) string {
 	var b strings.Builder
+	if r.defaultFaults() {
+		fmt.Fprintf(&b, "%s.Region(%s[%d:%d], %s, nil)", rtName, handlersName, r.first, r.first+len(r.arms), inject)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "%s.Region(%s[%d:%d], %s, func(_atx_arm int) error { switch _atx_arm {", rtName, handlersName, r.first, r.first+len(r.arms), inject)
 	for i, a := range r.arms {
 		if a.fault == "" {
@@ -780,6 +1309,18 @@ func (r *region) guard(inject string) string {
 	}
 	b.WriteString(" }; return nil })")
 	return b.String()
+}
+
+// defaultFaults reports whether the fault of every arm of r is its
+// handler's error, rt.HandlerError, which the runtime makes itself when
+// Region is given no fault function.
+func (r *region) defaultFaults() bool {
+	for i, a := range r.arms {
+		if a.fault != fmt.Sprintf("%s.HandlerError(&%s[%d])", rtName, handlersName, r.first+i) {
+			return false
+		}
+	}
+	return true
 }
 
 // insertArms wraps each arm's condition in rt.Arm, which logs its usages.
@@ -795,25 +1336,51 @@ func (cr *callRewriter) insertArms(r *region) {
 			fmt.Fprintf(&pink, " %s.Arm(&%s[%d], nil, false);", rtName, handlersName, r.first+i)
 		}
 		cr.edits.insert(fe.off(ts.Pos()), pink.String()+" }; "+cr.directive(ts.Pos()))
-		cr.widenSwitch(r)
+	}
+	// Each type switch of the region (the check, or one nested in an
+	// err != nil arm, whose pink usages that arm logs).
+	for i, a := range r.arms {
+		if a.typed != nil && (i == 0 || r.arms[i-1].typed != a.typed) {
+			cr.widenSwitch(r, a.typed)
+		}
 	}
 	if d := r.deferStmt; d != nil {
 		h := fmt.Sprintf("&%s[%d]", handlersName, r.first)
-		cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegion(%s)", rtName, h)+cr.directive(d.End()))
+		switch a := r.arms[0]; a.fault {
+		case "panic", "":
+			cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegion(%s)", rtName, h)+cr.directive(d.End()))
+		default:
+			// The block asserts the recovered value's type: the panic is
+			// a value of that type, made by a literal that captures
+			// nothing.
+			cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegionWith(%s, func() any { return %s })", rtName, h, a.fault)+cr.directive(d.End()))
+		}
 		cond := r.arms[0].cond
 		cr.edits.insert(fe.off(cond.Pos()), fmt.Sprintf("%s.ArmRecover(%s, %s, ", rtName, h, r.errVar)+cr.directive(cond.Pos()))
 		cr.edits.insert(fe.off(cond.End()), ")")
 		return
 	}
 	// A switch on the error logs the pink usages of its arms before it,
-	// when there is no error.
+	// when there is no error; when the error is assigned in its header,
+	// in its tag: switch _, err := f(); func() error { if err == nil { … };
+	// return err }() { … } (a function literal called where it is made,
+	// which the compiler inlines).
 	var pinkAt *ast.SwitchStmt
 	var pink strings.Builder
+	flush := func() {
+		if pinkAt == nil {
+			return
+		}
+		if pinkAt.Init != nil {
+			cr.edits.insert(fe.off(pinkAt.Tag.Pos()), "func() error { "+pink.String()+" }; return "+cr.directive(pinkAt.Tag.Pos()))
+			cr.edits.insert(fe.off(pinkAt.Tag.End()), " }()")
+			return
+		}
+		cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
+	}
 	for i, a := range r.arms {
 		if a.tagged != nil && a.tagged != pinkAt {
-			if pinkAt != nil {
-				cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
-			}
+			flush()
 			pinkAt = a.tagged
 			pink.Reset()
 			fmt.Fprintf(&pink, "if %s == nil {", r.errVar)
@@ -822,11 +1389,19 @@ func (cr *callRewriter) insertArms(r *region) {
 			fmt.Fprintf(&pink, " %s.Arm(&%s[%d], nil, false);", rtName, handlersName, r.first+i)
 		}
 	}
-	if pinkAt != nil {
-		cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
-	}
+	flush()
 	for i, a := range r.arms {
-		if a.tag != nil {
+		if a.tag != nil && len(a.clause.List) > 1 {
+			// case x, y: the first value says whether the error is any
+			// of them, so that the arm logs one usage; the comparisons
+			// are made only while the runtime is enabled.
+			var held []string
+			for _, x := range a.clause.List {
+				held = append(held, r.errVar+" == "+fe.text(x))
+			}
+			cr.edits.insert(fe.off(a.tag.Pos()), fmt.Sprintf("%s.ArmCases(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.tag.Pos()))
+			cr.edits.insert(fe.off(a.tag.End()), fmt.Sprintf(", %s.Enabled() && (%s))", rtName, strings.Join(held, " || "))+cr.directive(a.tag.End()))
+		} else if a.tag != nil {
 			cr.edits.insert(fe.off(a.tag.Pos()), fmt.Sprintf("%s.ArmCase(&%s[%d], %s, ", rtName, handlersName, r.first+i, r.errVar)+cr.directive(a.tag.Pos()))
 			cr.edits.insert(fe.off(a.tag.End()), ")")
 		} else if a.clause != nil {
@@ -865,19 +1440,30 @@ func (cr *callRewriter) insertArms(r *region) {
 // widened case's type, so that its case runs. earlier tells whether a
 // case before an arm's takes the error; both function literals capture
 // nothing.
-func (cr *callRewriter) widenSwitch(r *region) {
+func (cr *callRewriter) widenSwitch(r *region, ts *ast.TypeSwitchStmt) {
 	fe := cr.fe
+	// The switch's cases are consecutive arms of the region: first..end.
+	first, end := -1, 0
+	for i, a := range r.arms {
+		if a.typed == ts {
+			if first < 0 {
+				first = i
+			}
+			end = i + 1
+		}
+	}
 	var earlier, fault strings.Builder
 	earlier.WriteString("func(_atx_e error, _atx_arm int) bool { switch _atx_arm {")
 	fault.WriteString("func(_atx_arm int) error { switch _atx_arm {")
 	widened := false
-	for i, a := range r.arms {
-		if fe.p.handlers[r.first+i].widened == "" {
+	for i := range end - first {
+		a := r.arms[first+i]
+		if fe.p.handlers[r.first+first+i].widened == "" {
 			continue
 		}
 		widened = true
 		var before []string
-		for _, st := range r.typeSwitch.Body.List {
+		for _, st := range ts.Body.List {
 			cc := st.(*ast.CaseClause)
 			if cc == a.clause {
 				break
@@ -897,14 +1483,14 @@ func (cr *callRewriter) widenSwitch(r *region) {
 	earlier.WriteString(" }; return false }")
 	fault.WriteString(" }; return nil }")
 	var x ast.Expr
-	switch as := r.typeSwitch.Assign.(type) {
+	switch as := ts.Assign.(type) {
 	case *ast.ExprStmt:
 		x = as.X
 	case *ast.AssignStmt:
 		x = as.Rhs[0]
 	}
 	ta := x.(*ast.TypeAssertExpr)
-	cr.edits.insert(fe.off(ta.X.Pos()), fmt.Sprintf("%s.WidenSwitch(%s[%d:%d], ", rtName, handlersName, r.first, r.first+len(r.arms))+cr.directive(ta.X.Pos()))
+	cr.edits.insert(fe.off(ta.X.Pos()), fmt.Sprintf("%s.WidenSwitch(%s[%d:%d], ", rtName, handlersName, r.first+first, r.first+end)+cr.directive(ta.X.Pos()))
 	cr.edits.insert(fe.off(ta.X.End()), ", "+earlier.String()+", "+fault.String()+")")
 }
 
@@ -931,6 +1517,15 @@ func (p *pkgRewriter) handlerTable() dst.Decl {
 		}
 		if h.notWidenable != "" {
 			field("NotWidenable", h.notWidenable)
+		}
+		if h.route != "" {
+			field("Route", h.route)
+		}
+		if h.routeResults != "" {
+			field("RouteResults", h.routeResults)
+		}
+		if h.notRoutable != "" {
+			field("NotRoutable", h.notRoutable)
 		}
 		entry := &dst.CompositeLit{Elts: fields}
 		entry.Decs.Before, entry.Decs.After = dst.NewLine, dst.NewLine

@@ -7,7 +7,7 @@ import (
 )
 
 // handlerEntry matches one entry of the generated handler table.
-var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?(?:, Widened: "([^"]*)")?(?:, NotWidenable: "([^"]*)")?\}`)
+var handlerEntry = regexp.MustCompile(`\{ID: "([^"]*)", Func: "[^"]*", Pos: "[^"]*", Region: "([^"]*)", Kind: "([^"]*)", Predicate: "((?:[^"\\]|\\.)*)"(?:, NotInjectable: "([^"]*)")?(?:, Widened: "([^"]*)")?(?:, NotWidenable: "([^"]*)")?(?:, Route: "((?:[^"\\]|\\.)*)")?(?:, RouteResults: "([^"]*)")?(?:, NotRoutable: "([^"]*)")?\}`)
 
 // TestHandlerShapes finds the handlers of one function per shape and
 // checks their kinds, predicates and whether a fault can be made for them.
@@ -126,6 +126,16 @@ func TestHandlerShapes(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"propagate", "case *fs.PathError", ""}, {"fallback", "case valueError", ""}, {"fallback", "case interface{ Timeout() bool }", "interface"}}},
+		{"type switch, a case of several types", `_, err := os.Open(name)
+	switch err.(type) {
+	case nil, *os.LinkError:
+		return 1, nil
+	case valueError, *fs.PathError:
+		return -1, nil
+	case interface{ Timeout() bool }, *os.SyscallError:
+		return -2, nil
+	}
+	return 1, nil`, []arm{{"fallback", "case valueError, *fs.PathError", ""}, {"fallback", "case interface{ Timeout() bool }, *os.SyscallError", "interface"}}},
 		{"type switch that shadows the error", `_, err := os.Open(name)
 	switch err := err.(type) {
 	case *fs.PathError:
@@ -145,6 +155,48 @@ func TestHandlerShapes(t *testing.T) {
 		}
 	}()
 	return 1, nil`, []arm{{"panic", "r := recover(); nil != r", ""}}},
+		{"deferred recover asserting a type, panicking again with the others", `defer func() {
+		if r := recover(); r != nil {
+			if ve, ok := r.(valueError); ok {
+				err = ve
+				return
+			}
+			panic(r)
+		}
+	}()
+	return 1, nil`, []arm{{"translate", "r := recover(); r != nil; r.(valueError)", ""}}},
+		{"deferred recover asserting in a type switch: the first case with a value", `defer func() {
+		if r := recover(); r != nil {
+			switch e := r.(type) {
+			case interface{ Timeout() bool }:
+				n = -1
+			case *fs.PathError:
+				err = e
+			default:
+				panic(r)
+			}
+		}
+	}()
+	return 1, nil`, []arm{{"translate", "r := recover(); r != nil; r.(*fs.PathError)", ""}}},
+		{"deferred recover asserting error", `defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok {
+				panic(r)
+			}
+			err = e
+		}
+	}()
+	return 1, nil`, []arm{{"panic", "r := recover(); r != nil; r.(error)", ""}}},
+		{"deferred recover asserting an interface an error does not satisfy", `defer func() {
+		if r := recover(); r != nil {
+			if _, ok := r.(interface{ Timeout() bool }); ok {
+				return
+			}
+			panic(r)
+		}
+	}()
+	return 1, nil`, []arm{{"fallback", "r := recover(); r != nil; r.(interface{ Timeout() bool })", "interface that an error does not satisfy"}}},
 		{"recover in a nested block is not a handler", `defer func() {
 		{
 			if r := recover(); r != nil {
@@ -228,7 +280,43 @@ func TestHandlerShapes(t *testing.T) {
 		}
 		return 0, err
 	}
-	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"log-and-continue", "err == io.EOF", ""}}},
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
+		{"nested == that rewrites the error returned after it: translate", `_, err := os.Open(name)
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"translate", "err == io.EOF", ""}}},
+		{"an arm that wraps the error in place: propagate", `_, err := os.Open(name)
+	if err != nil {
+		err = fmt.Errorf("open: %w", err)
+	}
+	return 0, err`, []arm{{"propagate", "err != nil", ""}}},
+		{"an arm that sets another error, returned after it: translate", `var rerr error
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		rerr = ErrSentinel
+	}
+	return 0, rerr`, []arm{{"translate", "errors.Is(err, fs.ErrNotExist)", ""}}},
+		{"an arm that retries: the error of another call, fallback", `_, err := os.Open(name)
+	if err != nil {
+		_, err = os.Open(name + "~")
+	}
+	return 0, err`, []arm{{"fallback", "err != nil", ""}}},
+		{"the error rewritten, not returned: log and continue", `_, err := os.Open(name)
+	if err == io.EOF {
+		err = ErrSentinel
+		log.Print(err)
+	}
+	return 1, nil`, []arm{{"log-and-continue", "err == io.EOF", ""}}},
+		{"the error rewritten, then assigned again before the return", `_, err := os.Open(name)
+	if err != nil {
+		err = ErrSentinel
+	}
+	_, err = os.Open(name + "~")
+	return 0, err`, []arm{{"log-and-continue", "err != nil", ""}}},
 		{"nested checks stop at the error's address", `_, err := os.Open(name)
 	if err != nil {
 		errs := []*error{&err}
@@ -239,6 +327,77 @@ func TestHandlerShapes(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
+		{"a type switch nested in err != nil", `_, err := os.Open(name)
+	if err != nil {
+		switch e := err.(type) {
+		case *fs.PathError:
+			return len(e.Path), nil
+		case valueError, *os.SyscallError:
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "case *fs.PathError", ""}, {"fallback", "case valueError, *os.SyscallError", ""}}},
+		{"checks nested in blocks, branches and loops that do not assign the error", `_, err := os.Open(name)
+	if err != nil {
+		for i := 0; i < 3; i++ {
+			if errors.Is(err, fs.ErrNotExist) {
+				log.Print(i)
+			}
+		}
+		if name != "" {
+			if err == io.EOF {
+				return 0, nil
+			}
+		} else {
+			switch err {
+			case nil:
+			case io.ErrUnexpectedEOF:
+				return 2, nil
+			}
+		}
+		{
+			if err == ErrSentinel {
+				return 3, nil
+			}
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil", ""},
+			{"log-and-continue", "errors.Is(err, fs.ErrNotExist)", ""},
+			{"fallback", "err == io.EOF", ""},
+			{"fallback", "case io.ErrUnexpectedEOF", ""},
+			{"fallback", "err == ErrSentinel", ""},
+		}},
+		{"a loop that retries assigns the error: no arm in it, nor after it", `_, err := os.Open(name)
+	if err != nil {
+		for i := 0; i < 3; i++ {
+			if errors.Is(err, fs.ErrNotExist) {
+				_, err = os.Open(name)
+				continue
+			}
+			break
+		}
+		if err == io.EOF {
+			return 0, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
+		{"a branch that assigns the error: arms in the other branch, none after it", `_, err := os.Open(name)
+	if err != nil {
+		if name == "" {
+			err = ErrSentinel
+		} else if err == io.EOF {
+			return 0, nil
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
 		{"a check with its own assignment in the arm is a region of its own", `_, err := os.Open(name)
 	if err != nil {
 		if _, err := os.Open(name + "~"); err == io.EOF {
@@ -263,8 +422,38 @@ func TestHandlerShapes(t *testing.T) {
 	return 1, nil`, []arm{
 			{"log-and-continue", "case io.EOF", ""},
 			{"fallback", "case fs.ErrNotExist", ""},
+			{"fallback", "case io.ErrUnexpectedEOF, io.ErrShortWrite", ""},
 			{"propagate", "default", ""},
 		}},
+		{"switch on the error, a case of several values: of nil, or of a call, no arm", `_, err := os.Open(name)
+	switch err {
+	case nil, io.EOF:
+		return 1, nil
+	case fs.ErrNotExist, errors.Unwrap(ErrSentinel):
+		return -1, nil
+	case ErrSentinel, fs.ErrExist:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "case ErrSentinel, fs.ErrExist", ""}}},
+		{"switch on the error, assigned in its header", `switch _, err := os.Open(name); err {
+	case nil:
+		return 1, nil
+	case io.EOF:
+		return 0, nil
+	default:
+		return 0, err
+	}`, []arm{{"fallback", "case io.EOF", ""}, {"propagate", "default", ""}}},
+		{"switch on the error, assigned with = in its header", `var err error
+	switch _, err = os.Open(name); err {
+	case io.EOF:
+		log.Print("eof")
+	}
+	return 1, err`, []arm{{"log-and-continue", "case io.EOF", ""}}},
+		{"switch without tag, the error alone assigned in its header", `switch err := os.Remove(name); {
+	case err != nil:
+		return 0, err
+	}
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}}},
 		{"switch on the error without case nil: default is no arm", `_, err := os.Open(name)
 	switch err {
 	case io.EOF:
@@ -306,10 +495,57 @@ func TestHandlerShapes(t *testing.T) {
 			{"fallback", "errors.Is(err, fs.ErrNotExist)", ""},
 		}},
 		{"the chain ends at a condition that is no arm", `_, err := os.Open(name)
-	if err != nil && name != "" {
+	if err == nil && name != "" {
 		return 0, err
 	}
 	return 1, nil`, nil},
+		{"err != nil && x, x && err != nil, err != nil || x", `_, err := os.Open(name)
+	if err != nil && name != "" {
+		return 0, err
+	} else if name == "" && err != nil {
+		return -1, nil
+	} else if err != nil || name == "x" {
+		panic(err)
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil && name != \"\"", ""},
+			{"fallback", "name == \"\" && err != nil", ""},
+			{"panic", "err != nil || name == \"x\"", ""},
+		}},
+		{"typed predicates joined, at any depth", `ok := name != ""
+	mine := ErrSentinel
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) && !ok {
+		return 0, nil
+	} else if !ok && (err == mine || errors.Is(err, io.EOF)) {
+		return 2, nil
+	} else if err == mine || ok {
+		return 3, nil
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return 0, err
+	}
+	return 1, nil`, []arm{
+			{"fallback", "errors.Is(err, fs.ErrNotExist) && !ok", ""},
+			{"fallback", "!ok && (err == mine || errors.Is(err, io.EOF))", ""},
+			{"fallback", "err == mine || ok", "local variable"},
+			{"propagate", "err != nil && !errors.Is(err, io.EOF)", ""},
+		}},
+		{"checks nested in err != nil && x, not in err != nil || x", `_, err := os.Open(name)
+	if err != nil && name != "" {
+		if err == io.EOF {
+			return 0, nil
+		}
+		return 0, err
+	} else if err != nil || name == "" {
+		if err == io.EOF {
+			return 2, nil
+		}
+	}
+	return 1, nil`, []arm{
+			{"propagate", "err != nil && name != \"\"", ""},
+			{"fallback", "err == io.EOF", ""},
+			{"fallback", "err != nil || name == \"\"", ""},
+		}},
 		{"not the call's error", `_, err := os.Open(name)
 	if name == "" {
 		return 0, err
@@ -381,6 +617,98 @@ func F(name string) ` + sig + ` {
 	}
 }
 
+// TestHandlerRouting checks which err != nil arms a panic of their
+// region's call can be routed to, and why the others cannot.
+func TestHandlerRouting(t *testing.T) {
+	type arm struct{ route, notRoutable string }
+	tests := []struct {
+		name    string
+		body    string // of func F(name string) (int, error)
+		want    []arm
+		results string // of the routed call
+	}{
+		{"a call of the package", `_, err := load(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"load(name)", ""}}, "_ []byte, err error"},
+		{"a call of the standard library", `_, err := os.Open(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", "standard library (os.Open)"}}, ""},
+		{"a method of an interface of the standard library", `var r io.Reader = os.Stdin
+	_, err := r.Read(nil)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"r.Read(nil)", ""}}, "_ int, err error"},
+		{"a function value", `f := load
+	_, err := f(name)
+	if err != nil {
+		return 0, err
+	}
+	return 1, nil`, []arm{{"f(name)", ""}}, "_ []byte, err error"},
+		{"the err != nil arm after a typed one, and the arm nested in it", `_, err := load(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	} else if err != nil {
+		if err == io.EOF {
+			return 2, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", ""}, {"load(name)", ""}, {"", ""}}, "_ []byte, err error"},
+		{"no err != nil arm", `_, err := load(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	return 1, nil`, []arm{{"", ""}}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			src := `package m
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"os"
+)
+
+func load(name string) ([]byte, error) { return os.ReadFile(name) }
+
+var _, _, _ = errors.Is, io.EOF, fs.ErrNotExist
+
+func F(name string) (int, error) {
+	` + tt.body + `
+}
+`
+			res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, testOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []arm
+			for _, m := range handlerEntry.FindAllStringSubmatch(string(res.Generated.Src), -1) {
+				if strings.HasPrefix(m[1], "example.com/m.F#") {
+					got = append(got, arm{strings.ReplaceAll(m[8], `\"`, `"`), m[10]})
+					if m[8] != "" && m[9] != tt.results {
+						t.Errorf("results %q, want %q", m[9], tt.results)
+					}
+				}
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("handlers %v, want %v\n%s", got, tt.want, res.Generated.Src)
+			}
+			for i, w := range tt.want {
+				if g := got[i]; g.route != w.route || (w.notRoutable == "") != (g.notRoutable == "") || !strings.Contains(g.notRoutable, w.notRoutable) {
+					t.Errorf("arm %d: %+v, want %+v", i, g, w)
+				}
+			}
+		})
+	}
+}
+
 // TestHandlerWidening checks which typed arms can be widened to
 // err != nil, and why the others cannot.
 func TestHandlerWidening(t *testing.T) {
@@ -442,6 +770,31 @@ func TestHandlerWidening(t *testing.T) {
 		return 0, err
 	}
 	return 1, nil`, []arm{{"", ""}, {"err != nil", ""}, {"", "the arm uses the typed value pe"}}},
+		{"joined predicates: widened in a disjunction, not in a conjunction", `ok := name != ""
+	_, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) && !ok {
+		return 0, nil
+	} else if ok || (errors.Is(err, io.EOF)) {
+		return 2, nil
+	} else if err != nil && ok {
+		return 3, nil
+	}
+	return 1, nil`, []arm{
+			{"", "joined with another condition by &&"},
+			{"ok || err != nil", ""},
+			{"", ""},
+		}},
+		{"a type switch nested in err != nil widens as the others", `_, err := os.Open(name)
+	if err != nil {
+		switch e := err.(type) {
+		case *fs.PathError:
+			return len(e.Path), nil
+		case valueError:
+			return -1, nil
+		}
+		return 0, err
+	}
+	return 1, nil`, []arm{{"", ""}, {"", "the arm uses the typed value e"}, {"err != nil", ""}}},
 		{"switch on the error: cases widen, default is not typed", `_, err := os.Open(name)
 	switch err {
 	case nil:

@@ -27,6 +27,9 @@ type HandlersReport struct {
 	// Together is the run of the kept widenings all together; nil when
 	// none was kept.
 	Together *WideningTogether `json:"widened_together,omitempty"`
+	// RoutedTogether is the run of the kept routings all together; nil
+	// when none was kept.
+	RoutedTogether *WideningTogether `json:"routed_together,omitempty"`
 }
 
 // HandlerFinding is one handler: one arm of an error check.
@@ -49,6 +52,24 @@ type HandlerFinding struct {
 	// Widening is the validation of a typed arm widened to err != nil;
 	// nil for other arms.
 	Widening *HandlerWidening `json:"widening,omitempty"`
+	// Routing is the validation of routing a panic of the region's call
+	// to an err != nil arm; nil for other arms.
+	Routing *HandlerRouting `json:"routing,omitempty"`
+}
+
+// HandlerRouting is the status of routing a panic of the region's call
+// to an err != nil arm (see campaign.Routing): kept, rejected, not
+// offered or not validated.
+type HandlerRouting struct {
+	Status string `json:"status"`
+	// Call is the region's call whose panic is routed; "" when it cannot
+	// panic.
+	Call string `json:"call,omitempty"`
+	// Results are the call's results as the result list of the function
+	// literal of the suggested rewrite ("_ string, err error").
+	Results   string `json:"results,omitempty"`
+	Why       string `json:"why,omitempty"`
+	Reproduce string `json:"reproduce,omitempty"` // the routed run of the test that failed, by hand
 }
 
 // HandlerWidening is the widening status of a typed arm (see
@@ -92,6 +113,11 @@ type HandlerTestRow struct {
 	// Widened is what the test did with the arm widened to err != nil
 	// (candidates only); "" when it was not run.
 	Widened string `json:"widened,omitempty"`
+	// Routed is what the test did with the region armed to panic and the
+	// panic routed to the arm, Unrouted with the panic going on; "" when
+	// not run.
+	Routed   string `json:"routed,omitempty"`
+	Unrouted string `json:"unrouted,omitempty"`
 }
 
 // HandlersSummary is the campaign's table, as the paper's Table 1: the
@@ -113,6 +139,11 @@ type HandlersSummary struct {
 	Widenable    int `json:"widenable"`
 	WideningKept int `json:"widening_kept"`
 	WidenRuns    int `json:"widen_runs"` // with arms widened
+	// Routable: executed err != nil arms of regions whose call can
+	// panic; RoutingKept: of them, those whose routing was kept.
+	Routable    int `json:"routable"`
+	RoutingKept int `json:"routing_kept"`
+	RouteRuns   int `json:"route_runs"` // with a region's panic routed or not
 }
 
 // Handlers builds the report of a handlers campaign's records.
@@ -130,9 +161,12 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 		case "profile":
 			r.Summary.ProfileRuns++
 		case "experiment":
-			if rec.Fault == campaign.WidenFaultWord {
+			switch rec.Fault {
+			case campaign.WidenFaultWord:
 				r.Summary.WidenRuns++
-			} else {
+			case campaign.RouteFaultWord, campaign.RoutePanicFaultWord:
+				r.Summary.RouteRuns++
+			default:
 				r.Summary.Runs++
 			}
 		}
@@ -159,12 +193,25 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 			if t.Widened != nil {
 				row.Widened = t.Widened.Status
 			}
+			if t.Routed != nil {
+				row.Routed = t.Routed.Status
+			}
+			if t.Unrouted != nil {
+				row.Unrouted = t.Unrouted.Status
+			}
 			h.Tests = append(h.Tests, row)
 		}
 		if w := res.Widening; w != nil {
 			h.Widening = &HandlerWidening{Status: w.Status, Widened: res.Widened, Why: w.Why}
 			if w.Test != nil {
 				h.Widening.Reproduce = r.widenReproduce(res.ID, w.Test)
+			}
+		}
+		if rt := res.Routing; rt != nil {
+			h.Routing = &HandlerRouting{Status: rt.Status, Call: res.Route, Results: res.RouteResults, Why: rt.Why}
+			if rt.Test != nil && rt.Test.Routed != nil {
+				ev := &Evidence{Package: rt.Test.Package, Test: rt.Test.Test, Exec: rt.Test.Routed.Exec, Binary: rt.Test.Routed.Binary}
+				h.Routing.Reproduce = "ATOMICX_ROUTE='" + res.ID + "' " + reproduce(ev, r.header)
 			}
 		}
 		r.Handlers = append(r.Handlers, h)
@@ -175,6 +222,12 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 		r.Together = &WideningTogether{Handlers: w.IDs, Status: w.Status, Why: w.Why}
 		for _, t := range w.Tests {
 			r.Together.Tests = append(r.Together.Tests, WidenedRun{t.Package, t.Test, t.Outcome})
+		}
+	}
+	if w := campaign.RoutingsTogether(recs, results); w != nil {
+		r.RoutedTogether = &WideningTogether{Handlers: w.IDs, Status: w.Status, Why: w.Why}
+		for _, t := range w.Tests {
+			r.RoutedTogether.Tests = append(r.RoutedTogether.Tests, WidenedRun{t.Package, t.Test, t.Outcome})
 		}
 	}
 	return r
@@ -220,6 +273,12 @@ func (s *HandlersSummary) count(h *HandlerFinding) {
 			s.WideningKept++
 		}
 	}
+	if rt := h.Routing; rt != nil && rt.Call != "" {
+		s.Routable++
+		if rt.Status == campaign.WidenKept {
+			s.RoutingKept++
+		}
+	}
 }
 
 // WriteHandlersJSON writes the report as one JSON object.
@@ -244,6 +303,8 @@ func (s HandlersSummary) rows() [][2]string {
 		{"not injectable", n(s.NotInjectable)},
 		{"widenable (typed arms)", n(s.Widenable)},
 		{"widening kept", n(s.WideningKept)},
+		{"routable (err != nil arms)", n(s.Routable)},
+		{"routing kept", n(s.RoutingKept)},
 	}
 }
 
@@ -252,6 +313,9 @@ func (s HandlersSummary) runsText() string {
 	widened := ""
 	if s.WidenRuns > 0 {
 		widened = fmt.Sprintf(", %d runs with arms widened", s.WidenRuns)
+	}
+	if s.RouteRuns > 0 {
+		widened += fmt.Sprintf(", %d runs with panics routed", s.RouteRuns)
 	}
 	return fmt.Sprintf("%d profile runs, %d runs with a handler armed%s, %s (wall time)", s.ProfileRuns, s.Runs, widened, durationText(s.WallMs))
 }
@@ -290,6 +354,12 @@ func WriteHandlersText(w io.Writer, r *HandlersReport, locate Locator) {
 			if t.Widened != "" {
 				widened = "; widened: " + t.Widened
 			}
+			if t.Routed != "" {
+				widened += "; routed: " + t.Routed
+			}
+			if t.Unrouted != "" {
+				widened += "; not routed: " + t.Unrouted
+			}
 			fmt.Fprintf(w, "\t%s %s: %s; armed: %s%s\n", t.Package, t.Test, usagesText(t.Usages), outcome, widened)
 			if t.Reproduce != "" && t.Outcome != campaign.Passed {
 				fmt.Fprintf(w, "\t\treproduce: %s\n", t.Reproduce)
@@ -301,13 +371,30 @@ func WriteHandlersText(w io.Writer, r *HandlersReport, locate Locator) {
 				fmt.Fprintf(w, "\t\treproduce: %s\n", wd.Reproduce)
 			}
 		}
+		if rt := h.Routing; rt != nil {
+			fmt.Fprintf(w, "\trouting a panic of %s to the arm: %s\n", routedText(rt), wideningText(&HandlerWidening{Status: rt.Status, Why: rt.Why}))
+			if rt.Reproduce != "" {
+				fmt.Fprintf(w, "\t\treproduce: %s\n", rt.Reproduce)
+			}
+		}
 	}
 	if t := r.Together; t != nil {
 		fmt.Fprintf(w, "\nkept widenings together (%d handlers, %d tests): %s\n", len(t.Handlers), len(t.Tests), wideningText(&HandlerWidening{Status: t.Status, Why: t.Why}))
 	}
+	if t := r.RoutedTogether; t != nil {
+		fmt.Fprintf(w, "\nkept routings together (%d handlers, %d tests): %s\n", len(t.Handlers), len(t.Tests), wideningText(&HandlerWidening{Status: t.Status, Why: t.Why}))
+	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
 	}
+}
+
+// routedText is the call a routing routes the panic of.
+func routedText(r *HandlerRouting) string {
+	if r.Call == "" {
+		return "the region's call"
+	}
+	return r.Call
 }
 
 // widenedText is the predicate a widening widens to.
@@ -377,6 +464,20 @@ var handlerRules = []sarifRule{
 		DefaultConfiguration: sarifConfiguration{"note"},
 		Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling"}, Precision: "medium", Severity: "note"},
 	},
+	{
+		ID:               "atomicx/routable-handler",
+		Name:             "RoutableHandler",
+		ShortDescription: sarifText{"This error handler could take a panic of its call too"},
+		FullDescription: sarifText{"The call whose error this err != nil handler takes can panic, and every test that executes it " +
+			"passes when the call panics and the panic reaches the handler as an error (and with all such routings together)."},
+		Help: sarifHelp{
+			Text:     "Consider recovering a panic of the call into its error: atomicx handlers -widen-diff FILE writes the change as a diff.",
+			Markdown: "Consider recovering a panic of the call into its error: `atomicx handlers -widen-diff FILE` writes the change as a diff.",
+		},
+		HelpURI:              InformationURI + "#handler-widening",
+		DefaultConfiguration: sarifConfiguration{"note"},
+		Properties:           sarifRuleProps{Tags: []string{"reliability", "error-handling"}, Precision: "medium", Severity: "note"},
+	},
 }
 
 // WriteHandlersSARIF writes the handlers' violations as a SARIF 2.1.0
@@ -402,6 +503,14 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 				Message:             sarifText{fmt.Sprintf("The %s handler of %s in %s can be widened to %s: every test that executes it passes.", h.Kind, h.Predicate, h.Func, w.Widened)},
 				Locations:           []sarifLocation{sarifLocate(&Function{Name: h.Func, Pos: h.Pos}, locate, roots, used)},
 				PartialFingerprints: map[string]string{"atomicxHandler/v1": h.ID + "#widen"},
+			})
+		}
+		if rt := h.Routing; rt != nil && rt.Status == campaign.WidenKept && r.RoutedTogether != nil && r.RoutedTogether.Status == campaign.WidenKept {
+			results = append(results, sarifResult{
+				RuleID: handlerRules[3].ID, RuleIndex: 3, Level: handlerRules[3].DefaultConfiguration.Level,
+				Message:             sarifText{fmt.Sprintf("A panic of %s in %s can be routed to its %s handler of %s as an error: every test that executes it passes.", rt.Call, h.Func, h.Kind, h.Predicate)},
+				Locations:           []sarifLocation{sarifLocate(&Function{Name: h.Func, Pos: h.Pos}, locate, roots, used)},
+				PartialFingerprints: map[string]string{"atomicxHandler/v1": h.ID + "#route"},
 			})
 		}
 		if idx < 0 {
@@ -491,10 +600,16 @@ code { font-size: 0.95em; }
 <td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}</td><td>{{if .Reproduce}}<code>{{.Reproduce}}</code>{{end}}</td>{{if $h.Widening}}<td class="{{if eq .Widened "pass"}}pass{{else if .Widened}}fail{{end}}">{{if .Widened}}{{.Widened}}{{else}}not run{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{with .Widening}}<p>Widening to <code>{{if .Widened}}{{.Widened}}{{else}}err != nil{{end}}</code>: <b>{{.Status}}</b>{{if .Why}} ({{.Why}}){{end}}.{{if .Reproduce}} <code>{{.Reproduce}}</code>{{end}}</p>{{end}}
+{{with .Routing}}<p>Routing a panic of {{if .Call}}<code>{{.Call}}</code>{{else}}the region's call{{end}} to the arm: <b>{{.Status}}</b>{{if .Why}} ({{.Why}}){{end}}.{{if .Reproduce}} <code>{{.Reproduce}}</code>{{end}}</p>{{end}}
 {{end}}{{end}}
 {{with .Together}}<h2 id="widened-together">Kept widenings together</h2>
 <p>{{len .Handlers}} handlers widened at once: <b>{{.Status}}</b>{{if .Why}} ({{.Why}}){{end}}.</p>
 <table><tr><th>test</th><th>widened</th></tr>
+{{range .Tests}}<tr><td>{{.Package}} {{.Test}}</td><td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}</td></tr>
+{{end}}</table>{{end}}
+{{with .RoutedTogether}}<h2 id="routed-together">Kept routings together</h2>
+<p>{{len .Handlers}} handlers routed at once: <b>{{.Status}}</b>{{if .Why}} ({{.Why}}){{end}}.</p>
+<table><tr><th>test</th><th>routed</th></tr>
 {{range .Tests}}<tr><td>{{.Package}} {{.Test}}</td><td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}</td></tr>
 {{end}}</table>{{end}}
 {{range .Problems}}<p>problem: {{.}}</p>{{end}}

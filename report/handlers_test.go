@@ -155,3 +155,82 @@ func TestHandlersReportWidening(t *testing.T) {
 		}
 	}
 }
+
+func TestHandlersReportRouting(t *testing.T) {
+	const nilArm = "example.com/m.F#handler:f.go:5:9"
+	recs := handlerRecords()
+	for _, r := range recs {
+		for i, e := range r.Events {
+			if strings.Contains(string(e), `"site":"`+nilArm+`"`) {
+				r.Events[i] = json.RawMessage(strings.Replace(string(e), `"predicate":"p"`, `"predicate":"p","route":"load(name)"`, 1))
+			}
+			// TestA's error reached the err != nil arm: it is
+			// source-independent (TestB, which fails armed, has a pink usage only).
+			if r.Test == "TestA" && strings.Contains(string(e), `"site":"`+nilArm+`"`) {
+				r.Events = append(r.Events, json.RawMessage(strings.Replace(string(r.Events[i]), `"usage":"executed"`, `"usage":"white"`, 1)))
+			}
+		}
+	}
+	for _, run := range []struct{ test, fault, status string }{
+		{"TestA", campaign.RouteFaultWord, campaign.Passed},
+		{"TestB", campaign.RouteFaultWord, campaign.Failed},
+		{"TestB", campaign.RoutePanicFaultWord, campaign.Passed},
+	} {
+		recs = append(recs, &campaign.Record{Kind: "experiment", Package: "example.com/m", Test: run.test, Site: nilArm, Fault: run.fault, Status: run.status})
+	}
+	r := Handlers(recs, nil)
+	if s := r.Summary; s.Routable != 1 || s.RoutingKept != 0 || s.RouteRuns != 3 || s.Runs != 4 {
+		t.Errorf("summary %+v", s)
+	}
+	rt := r.Handlers[1].Routing
+	if rt == nil || rt.Status != campaign.WidenNotOffered || rt.Call != "load(name)" || !strings.Contains(rt.Why, "TestB expects the panic to propagate") ||
+		!strings.HasPrefix(rt.Reproduce, "ATOMICX_ROUTE='"+nilArm+"' ") || r.Handlers[0].Routing != nil {
+		t.Errorf("routings %+v, %+v", r.Handlers[0].Routing, rt)
+	}
+	if r.RoutedTogether != nil {
+		t.Errorf("routed together %+v, want none: nothing kept", r.RoutedTogether)
+	}
+	var text bytes.Buffer
+	WriteHandlersText(&text, r, nil)
+	for _, s := range []string{", 3 runs with panics routed", "routable (err != nil arms) 1", "routing kept               0",
+		"example.com/m TestB: pink; armed: fail; routed: fail; not routed: pass",
+		"\trouting a panic of load(name) to the arm: not offered (example.com/m TestB expects the panic to propagate: routed, it fails)\n"} {
+		if !strings.Contains(text.String(), s) {
+			t.Errorf("text report lacks %q:\n%s", s, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteHandlersJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"routing": {`, `"status": "not offered"`, `"call": "load(name)"`, `"routable": 1`, `"routed": "fail"`, `"unrouted": "pass"`} {
+		if !strings.Contains(js.String(), s) {
+			t.Errorf("JSON report lacks %q", s)
+		}
+	}
+	var html bytes.Buffer
+	if err := WriteHandlersHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	if s := "Routing a panic of <code>load(name)</code> to the arm: <b>not offered</b>"; !strings.Contains(html.String(), s) {
+		t.Errorf("HTML report lacks %q", s)
+	}
+
+	// Kept when TestB passes routed: the SARIF log notes it.
+	for _, rec := range recs {
+		if rec.Test == "TestB" && rec.Fault == campaign.RouteFaultWord {
+			rec.Status = campaign.Passed
+		}
+	}
+	r = Handlers(recs, nil)
+	if rt := r.Handlers[1].Routing; rt.Status != campaign.WidenKept || r.RoutedTogether == nil || r.RoutedTogether.Status != campaign.WidenKept {
+		t.Fatalf("routing %+v, together %+v", rt, r.RoutedTogether)
+	}
+	var sarif bytes.Buffer
+	if err := WriteHandlersSARIF(&sarif, r, nil, SARIFOptions{Version: "v1.2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sarif.String(), `"ruleId": "atomicx/routable-handler"`) {
+		t.Errorf("SARIF lacks the routable handler:\n%s", sarif.String())
+	}
+}

@@ -74,6 +74,7 @@ type PerturbCandidate struct {
 type PerturbSummary struct {
 	Points       int            `json:"points"`
 	ByClass      map[string]int `json:"by_class"`
+	ByFault      map[string]int `json:"by_fault"` // points per fault injected there: error, or panic where no error can be
 	Inconsistent int            `json:"inconsistent"`
 	// Improved counts the points by their best validated improvement
 	// ("fragile → sensitive", "fragile → immunized", "sensitive →
@@ -99,7 +100,7 @@ var perturbClasses = []string{campaign.Fragile, campaign.Sensitive, campaign.Imm
 func Perturbation(recs []*campaign.Record, problems []campaign.Problem) *PerturbReport {
 	h := campaign.HeaderOf(recs)
 	r := &PerturbReport{Provenance: provenanceOf(h), header: h,
-		Summary: PerturbSummary{ByClass: map[string]int{}, Improved: map[string]int{}}}
+		Summary: PerturbSummary{ByClass: map[string]int{}, ByFault: map[string]int{}, Improved: map[string]int{}}}
 	if h != nil {
 		r.Plan = h.Plan
 	}
@@ -149,6 +150,7 @@ func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
 	s := &r.Summary
 	s.Points++
 	s.ByClass[p.Class]++
+	s.ByFault[p.Fault]++
 	if p.Inconsistent {
 		s.Inconsistent++
 	}
@@ -341,6 +343,7 @@ func writePerturbSummary(w io.Writer, r *PerturbReport) {
 		fmt.Fprintf(w, ", %s %d", c, s.ByClass[c])
 	}
 	fmt.Fprintf(w, "; %d inconsistent\n", s.Inconsistent)
+	fmt.Fprintf(w, "faults: error %d, panic %d (where no error can be injected)\n", s.ByFault["error"], s.ByFault["panic"])
 	fmt.Fprintf(w, "improved by a failure-oblivious candidate: fragile → sensitive %d, fragile → immunized %d, sensitive → immunized %d\n",
 		s.Improved["fragile → sensitive"], s.Improved["fragile → immunized"], s.Improved["sensitive → immunized"])
 	fmt.Fprintf(w, "candidates: %d, working plain %d, only atomic %d\n", s.Candidates, s.WorkPlain, s.WorkOnlyAtomic)
@@ -367,7 +370,8 @@ var perturbHTML = template.Must(template.New("perturb").Parse(`<!DOCTYPE html>
 <tr><td>{{.R.Summary.Points}}</td>{{range .Counts}}<td>{{.}}</td>{{end}}<td>{{.R.Summary.Inconsistent}}</td></tr></table>
 <p>Improved by a failure-oblivious candidate: fragile → sensitive {{index .R.Summary.Improved "fragile → sensitive"}},
 fragile → immunized {{index .R.Summary.Improved "fragile → immunized"}}, sensitive → immunized {{index .R.Summary.Improved "sensitive → immunized"}}.
-Candidates: {{.R.Summary.Candidates}}, working plain {{.R.Summary.WorkPlain}}, only atomic {{.R.Summary.WorkOnlyAtomic}}.</p>
+Candidates: {{.R.Summary.Candidates}}, working plain {{.R.Summary.WorkPlain}}, only atomic {{.R.Summary.WorkOnlyAtomic}}.
+Faults: error {{index .R.Summary.ByFault "error"}}, panic {{index .R.Summary.ByFault "panic"}} (where no error can be injected).</p>
 <p>{{.R.Summary.ProfileRuns}} profile runs, {{.R.Summary.PointRuns}} point runs, {{.R.Summary.Validations}} validation runs.</p>
 <h2>Points</h2>
 <table><tr><th>position</th><th>point</th><th>class</th><th>test</th><th>one-shot</th><th>always</th><th>handler</th><th>distance</th><th>candidates</th></tr>

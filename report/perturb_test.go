@@ -73,7 +73,8 @@ func TestPerturbation(t *testing.T) {
 			"\treproduce: ATOMICX_POLICY=/m/atomicheck.toml ATOMICX_INJECT='error:always:m/s.(*Sender).attempt#entry' ATOMICX_LOG=$PWD/events.jsonl /bin/atomicx go test -count=1 -run '^TestSend$' m/s\n",
 		"immunized (1):\nm/s/s.go:70:6: readCache: error at entry; TestLookup: pass once, pass always; handled outside the instrumented code at distance 0\n",
 		"not injected (1):\nm/s/s.go:90:6: gone: error at entry; TestGone did not reach it again\n",
-		"points: 4, fragile 1, sensitive 1, immunized 1, not injected 1, not run 0; 0 inconsistent\n",
+		"points: 4, fragile 1, sensitive 1, immunized 1, not injected 1, not run 0; 0 inconsistent\n" +
+			"faults: error 4, panic 0 (where no error can be injected)\n",
 		"improved by a failure-oblivious candidate: fragile → sensitive 0, fragile → immunized 1, sensitive → immunized 0\n",
 		"candidates: 1, working plain 0, only atomic 1\n",
 		"campaign: 1 profile runs, 7 point runs, 4 validation runs; wall time not recorded, run time 115ms (summed)\n",
@@ -81,6 +82,10 @@ func TestPerturbation(t *testing.T) {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("the text report lacks\n%s\nreport:\n%s", want, text.String())
 		}
+	}
+
+	if strings.Contains(text.String(), "\nplan ") {
+		t.Errorf("the report of a journal whose header names no plan (an earlier atomicx's) has a plan line:\n%s", text.String())
 	}
 
 	var js bytes.Buffer
@@ -128,5 +133,62 @@ func TestPerturbation(t *testing.T) {
 	if len(log.Runs) != 1 || len(log.Runs[0].Results) != 2 || log.Runs[0].Results[0].RuleID != "atomicx/fragile-point" ||
 		log.Runs[0].Results[1].Level != "note" {
 		t.Errorf("SARIF log: %s", sarif.String())
+	}
+}
+
+// TestPerturbationPanic checks that a point where no error can be
+// injected, failed by a panic, shows its fault in every format and is
+// counted by fault in the summary.
+func TestPerturbationPanic(t *testing.T) {
+	const tick, lookup = "m/s.(*Counter).Tick#entry", "m/s.Lookup#entry"
+	inject := func(site, pos string) []json.RawMessage {
+		return []json.RawMessage{json.RawMessage(`{"event":"inject","site":"` + site + `","pos":"` + pos + `","chain":1}`)}
+	}
+	recs := []*campaign.Record{
+		{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Question: "perturb", Atomicx: "/bin/atomicx", Plan: "0123456789abcdef"}},
+		{Kind: "profile", Package: "m/s", Test: "TestTick", Status: campaign.Passed},
+		{Kind: "experiment", Package: "m/s", Test: "TestTick", Site: tick, Fault: "panic", Occurrence: 1, Status: campaign.Crashed, Fired: true,
+			Events: inject(tick, "m/s/s.go:9:19")},
+		{Kind: "experiment", Package: "m/s", Test: "TestTick", Site: tick, Fault: "panic", Always: true, Status: campaign.Crashed, Fired: true},
+		{Kind: "experiment", Package: "m/s", Test: "TestTick", Site: lookup, Fault: "error", Occurrence: 1, Status: campaign.Passed, Fired: true,
+			Events: inject(lookup, "m/s/s.go:20:6")},
+		{Kind: "experiment", Package: "m/s", Test: "TestTick", Site: lookup, Fault: "error", Always: true, Status: campaign.Passed, Fired: true},
+	}
+	r := Perturbation(recs, nil)
+	if got := r.Summary.ByFault; got["panic"] != 1 || got["error"] != 1 {
+		t.Errorf("points by fault %v, want one error and one panic", got)
+	}
+	var text, js, html, sarif bytes.Buffer
+	WritePerturbText(&text, r, nil)
+	if err := WritePerturbJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePerturbHTML(&html, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WritePerturbSARIF(&sarif, r, nil, SARIFOptions{Version: "v1.2.3"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		format string
+		out    *bytes.Buffer
+		wants  []string
+	}{
+		{"text", &text, []string{
+			"\nplan 0123456789abcdef\n\n",
+			"fragile (1):\nm/s/s.go:9:19: (*Counter).Tick: panic at entry; TestTick: crash once, crash always; ",
+			"\treproduce: ATOMICX_INJECT='panic:1:m/s.(*Counter).Tick#entry' ",
+			"immunized (1):\nm/s/s.go:20:6: Lookup: error at entry; ",
+			"faults: error 1, panic 1 (where no error can be injected)\n",
+		}},
+		{"JSON", &js, []string{`"plan": "0123456789abcdef"`, `"fault": "panic"`, `"by_fault": {`, `"panic": 1`}},
+		{"HTML", &html, []string{"<code>m/s.(*Counter).Tick</code> (entry, panic)", "Faults: error 1, panic 1"}},
+		{"SARIF", &sarif, []string{"(*Counter).Tick panic at entry; TestTick: crash once, crash always"}},
+	} {
+		for _, want := range tc.wants {
+			if !strings.Contains(tc.out.String(), want) {
+				t.Errorf("the %s report lacks %q:\n%s", tc.format, want, tc.out.String())
+			}
+		}
 	}
 }

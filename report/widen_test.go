@@ -109,3 +109,66 @@ func TestWriteWidenDiffSourceChanged(t *testing.T) {
 		t.Errorf("n %d, skipped %q, diff %q, err %v", n, skipped, b.String(), err)
 	}
 }
+
+func TestWriteWidenDiffRouting(t *testing.T) {
+	const src = `package m
+
+import "fmt"
+
+func Load(name string) string {
+	b, err := load(name)
+	if err != nil {
+		return ""
+	}
+	return fmt.Sprint(b)
+}
+`
+	h := &HandlerFinding{ID: "m.Load#handler:m.go:7:2", Pos: "example.com/m/m.go:7:2", Region: "example.com/m/m.go:6:16", Predicate: "err != nil",
+		Routing: &HandlerRouting{Status: campaign.WidenKept, Call: "load(name)", Results: "_ []byte, err error"}}
+	read := func(pos string) (*SourceFile, error) {
+		return &SourceFile{Name: "m.go", Src: []byte(src)}, nil
+	}
+	r := &HandlersReport{Handlers: []*HandlerFinding{h}, RoutedTogether: &WideningTogether{Status: campaign.WidenKept}}
+	var b bytes.Buffer
+	n, skipped, err := WriteWidenDiff(&b, r, read)
+	if err != nil || n != 1 || len(skipped) != 1 || skipped[0] != "no widening was kept" {
+		t.Fatalf("n %d, skipped %q, %v", n, skipped, err)
+	}
+	want := `--- a/m.go
++++ b/m.go
+@@ -3,7 +3,14 @@
+ import "fmt"
+ 
+ func Load(name string) string {
+-	b, err := load(name)
++	b, err := func() (_ []byte, err error) {
++		defer func() {
++			if r := recover(); r != nil {
++				err = fmt.Errorf("load(name): panic: %v", r)
++			}
++		}()
++		return load(name)
++	}()
+ 	if err != nil {
+ 		return ""
+ 	}
+`
+	if b.String() != want {
+		t.Errorf("diff:\n%s\nwant:\n%s", b.String(), want)
+	}
+
+	// Not together: nothing written, and why.
+	r.RoutedTogether.Status, r.RoutedTogether.Why = campaign.WidenRejected, "m TestA fails with them all routed"
+	b.Reset()
+	if n, skipped, _ := WriteWidenDiff(&b, r, read); n != 0 || b.Len() != 0 || len(skipped) != 2 || !strings.Contains(skipped[1], "routings together are rejected") {
+		t.Errorf("n %d, skipped %q, diff %q", n, skipped, b.String())
+	}
+	// A file without fmt is left out.
+	r.RoutedTogether.Status = campaign.WidenKept
+	read = func(pos string) (*SourceFile, error) {
+		return &SourceFile{Name: "m.go", Src: []byte(strings.Replace(src, `import "fmt"`, `import "os"`, 1))}, nil
+	}
+	if n, skipped, _ := WriteWidenDiff(&b, r, read); n != 0 || len(skipped) != 2 || !strings.Contains(skipped[1], "does not import fmt") {
+		t.Errorf("n %d, skipped %q", n, skipped)
+	}
+}

@@ -83,6 +83,14 @@ const (
 	// handlers campaign uses it to validate a widening before offering
 	// it.
 	EnvWiden = "ATOMICX_WIDEN"
+	// EnvRoute names err != nil handlers, by ID ("HANDLER;HANDLER"), whose
+	// region's call can panic (Handler.Route): at every execution, the
+	// call panics at its start and the panic is routed to the handler as
+	// an error (*RoutedPanic), as the suggested rewrite of the call (a
+	// deferred recover around it) would. With "panic:" before the IDs, the
+	// panic is not routed: it goes on. A handlers campaign uses it to
+	// validate routing the panic of a region to its handler.
+	EnvRoute = "ATOMICX_ROUTE"
 )
 
 // campaignSettings complete settings with what the campaign asked for.
@@ -112,6 +120,10 @@ type campaignSettings struct {
 	// widen are the IDs of the widened handlers (EnvWiden); nil when
 	// none.
 	widen map[string]bool
+	// route are the IDs of the handlers whose region panics (EnvRoute),
+	// routed to them unless routeUnrouted; nil when none.
+	route         map[string]bool
+	routeUnrouted bool
 }
 
 func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campaignSettings, string) {

@@ -37,6 +37,14 @@ type Handler struct {
 	// type switch's case) whose body does not use the typed value; NotWidenable says why a
 	// typed arm cannot be widened. Both are empty for other arms.
 	Widened, NotWidenable string
+	// Route is, for the err != nil arm of a region whose call can panic,
+	// the call: a panic of it can be routed to the arm as an error (see
+	// EnvRoute); NotRoutable says why the err != nil arm's region cannot.
+	Route, NotRoutable string
+	// RouteResults are the Route call's results as the result list of a
+	// function literal that returns them ("_ string, err error"), for the
+	// suggested rewrite.
+	RouteResults string
 
 	logged atomic.Uint32 // usages logged (usagePink, usageWhite, usageBlue)
 	armed  atomic.Uint32 // 0: not yet resolved, 1: not the armed handler, 2: the armed handler
@@ -92,6 +100,28 @@ func (h *Handler) armCase(err, x error) error {
 	return x
 }
 
+// ArmCases is ArmCase for the first value x of a case of several values
+// (switch err { case x, y: … }): held says whether err is one of them
+// (instrumented code compares only while the runtime is enabled).
+// It returns x, or err when held, or when h is widened (EnvWiden) and
+// err is not nil, so that the case takes the error at its first value
+// and h logs one usage. It costs a branch while the runtime is not
+// enabled.
+func ArmCases(h *Handler, err, x error, held bool) error {
+	if config.enabled {
+		return h.armCases(err, x, held)
+	}
+	return x
+}
+
+// armCases is ArmCases while the runtime is enabled.
+func (h *Handler) armCases(err, x error, held bool) error {
+	if h.arm(err, held) {
+		return err
+	}
+	return x
+}
+
 // isWidened reports whether h is widened, looking it up the first time
 // only.
 func (h *Handler) isWidened() bool {
@@ -123,11 +153,22 @@ func ArmRecover(h *Handler, r any, held bool) bool {
 // with an injected fault, at every execution.
 func RecoverRegion(h *Handler) {
 	if config.enabled {
-		recoverRegion(h)
+		recoverRegion(h, nil)
 	}
 }
 
-func recoverRegion(h *Handler) {
+// RecoverRegionWith is RecoverRegion for a recover handler whose block
+// asserts the recovered value's type (if e, ok := r.(T); ok, or a type
+// switch on r): armed, it panics with value(), a value of that type, so
+// that the handler takes the panic as one of its own and does not just
+// panic again.
+func RecoverRegionWith(h *Handler, value func() any) {
+	if config.enabled {
+		recoverRegion(h, value)
+	}
+}
+
+func recoverRegion(h *Handler, value func() any) {
 	if config.armedHandler == "" {
 		if campaign.profile > 0 {
 			h.log(usageExecuted, "executed")
@@ -141,6 +182,9 @@ func recoverRegion(h *Handler) {
 	if n == 1 {
 		writeLine(event("inject").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).
 			str("kind", "handler").str("fault", handlerFault).num("occurrence", n).end())
+	}
+	if value != nil {
+		panic(value())
 	}
 	panic(&InjectedFault{Site: h.ID, Pos: h.Pos, Occurrence: n, Panic: true})
 }
@@ -176,13 +220,22 @@ func (h *Handler) log(u uint32, name string) {
 	if h.NotWidenable != "" {
 		e.str("not_widenable", h.NotWidenable)
 	}
+	if h.Route != "" {
+		e.str("route", h.Route)
+	}
+	if h.RouteResults != "" {
+		e.str("route_results", h.RouteResults)
+	}
+	if h.NotRoutable != "" {
+		e.str("not_routable", h.NotRoutable)
+	}
 	writeLine(e.end())
 }
 
 // Region is called at the start of each execution of a region whose
 // handlers are arms. When one of them is armed, it returns that arm's
-// fault, made by fault (given the arm's index in arms), and the region is
-// skipped; otherwise it returns injected, the fault of the region's call
+// fault, made by fault (given the arm's index in arms), or by HandlerError
+// when fault is nil, and the region is skipped; otherwise it returns injected, the fault of the region's call
 // site (nil when none is injected there).
 // While the runtime is not enabled it costs a branch: it is inlined.
 func Region(arms []Handler, injected error, fault func(arm int) error) error {
@@ -194,6 +247,11 @@ func Region(arms []Handler, injected error, fault func(arm int) error) error {
 
 // region is Region while the runtime is enabled.
 func region(arms []Handler, injected error, fault func(arm int) error) error {
+	if campaign.route != nil {
+		if err := routedRegion(arms); err != nil {
+			return err
+		}
+	}
 	if config.armedHandler == "" {
 		if campaign.profile > 0 {
 			for i := range arms {
@@ -208,7 +266,12 @@ func region(arms []Handler, injected error, fault func(arm int) error) error {
 			continue
 		}
 		n := h.hits.Add(1)
-		f := fault(i)
+		var f error
+		if fault != nil {
+			f = fault(i)
+		} else {
+			f = HandlerError(h)
+		}
 		if n == 1 {
 			writeLine(event("inject").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).
 				str("kind", "handler").str("fault", handlerFault).num("occurrence", n).end())
@@ -279,4 +342,51 @@ func HandlerError(h *Handler) error {
 // the predicate looks for.
 func HandlerWrap(h *Handler, target error) error {
 	return &InjectedFault{Site: h.ID, Pos: h.Pos, Occurrence: h.hits.Load(), Wrapped: target}
+}
+
+// routeFault is the fault word of the inject events of routed regions.
+const routeFault = "route"
+
+// routedRegion is Region for a region whose err != nil arm is routed
+// (EnvRoute): its call panics at its start, at every execution, and the
+// panic, routed, reaches the arm as a *RoutedPanic; not routed ("panic:"
+// before the IDs), it goes on. nil when no arm of the region is routed.
+func routedRegion(arms []Handler) error {
+	for i := range arms {
+		h := &arms[i]
+		if h.Route == "" || !campaign.route[h.ID] {
+			continue
+		}
+		n := h.hits.Add(1)
+		if n == 1 {
+			writeLine(event("inject").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).
+				str("kind", "handler").str("fault", routeFault).num("occurrence", n).end())
+		}
+		f := &InjectedFault{Site: h.ID, Pos: h.Pos, Occurrence: n, Panic: true}
+		if campaign.routeUnrouted {
+			panic(f)
+		}
+		return &RoutedPanic{Value: f}
+	}
+	return nil
+}
+
+// RoutedPanic is the error a routed region's handler gets (EnvRoute): the
+// panic of the region's call, recovered, as the suggested rewrite of the
+// call makes it.
+type RoutedPanic struct {
+	Value any // what the call panicked with
+}
+
+func (p *RoutedPanic) Error() string {
+	if err, ok := p.Value.(error); ok {
+		return "panic: " + err.Error()
+	}
+	return "panic"
+}
+
+// Unwrap returns the panic value when it is an error.
+func (p *RoutedPanic) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
 }

@@ -142,6 +142,40 @@ func TestHandlerNotInjectable(t *testing.T) {
 	}
 }
 
+// Without a fault function, Region makes an armed arm's fault itself: its
+// handler's error, as HandlerError makes it, with the occurrence counted.
+func TestRegionDefaultFault(t *testing.T) {
+	tests := []struct {
+		name     string
+		inject   string
+		wantSite string // "" for no fault
+	}{
+		{"first arm armed", "handler:always:m.F#handler:f.go:3:2", "m.F#handler:f.go:3:2"},
+		{"second arm armed", "handler:always:m.F#handler:f.go:5:9", "m.F#handler:f.go:5:9"},
+		{"another handler armed", "handler:always:m.G#handler:g.go:1:1", ""},
+		{"nothing armed", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdReset()
+			useSettings(t, parseSettings(filepath.Join(t.TempDir(), "events.jsonl"), tt.inject))
+			for occ := uint64(1); occ <= 2; occ++ {
+				err := Region(hdHandlers[0:2], nil, nil)
+				if tt.wantSite == "" {
+					if err != nil {
+						t.Fatalf("Region = %v, want nil", err)
+					}
+					continue
+				}
+				var f *InjectedFault
+				if !errors.As(err, &f) || f.Site != tt.wantSite || f.Wrapped != nil || f.Panic || f.Occurrence != occ {
+					t.Fatalf("Region = %#v, want the error of %s, occurrence %d", err, tt.wantSite, occ)
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkHandlerDisabled(b *testing.B) {
 	hdReset()
 	useSettings(b, settings{})
@@ -198,6 +232,85 @@ func TestRecoverHandler(t *testing.T) {
 			}
 			if strings.Join(usages, " ") != tt.usages {
 				t.Errorf("usages %v, want %s", usages, tt.usages)
+			}
+		})
+	}
+}
+
+// hdParseError is the type a recover handler asserts, as toml's parse
+// does with its ParseError.
+type hdParseError struct{ line int }
+
+// hdTyped is an instrumented function whose recover handler takes the
+// panics of type hdParseError and panics again with the others.
+func hdTyped(body func()) (got string) {
+	defer func() {
+		if r := recover(); ArmRecover(&hdRecover[0], r, r != nil) {
+			if _, ok := r.(hdParseError); ok {
+				got = "handled"
+				return
+			}
+			panic(r)
+		}
+	}()
+	RecoverRegionWith(&hdRecover[0], func() any { return *new(hdParseError) })
+	body()
+	return "ran"
+}
+
+func TestRecoverHandlerTyped(t *testing.T) {
+	tests := []struct {
+		name, inject, want string
+	}{
+		{"not armed", "", "ran"},
+		{"armed: a value of the asserted type", "handler:always:m.G#handler:g.go:4:3", "handled"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdRecover[0] = Handler{ID: hdRecover[0].ID, Func: "m.G", Pos: "m/g.go:4:3", Region: "m/g.go:3:2"}
+			useSettings(t, parseSettings(filepath.Join(t.TempDir(), "events.jsonl"), tt.inject))
+			if got := hdTyped(func() {}); got != tt.want {
+				t.Errorf("hdTyped: %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestHandlerRouted(t *testing.T) {
+	tests := []struct {
+		name    string
+		route   string // ATOMICX_ROUTE
+		routes  string // the err != nil arm's Handler.Route
+		wantArm int    // 2: the err != nil arm took a routed panic
+		ran     bool   // the region's call ran
+		panics  bool
+	}{
+		{"nothing routed", "", "load(name)", 0, true, false},
+		{"routed: the panic reaches err != nil as an error", "m.F#handler:f.go:5:9", "load(name)", 2, false, false},
+		{"not routed: the panic goes on", "panic:m.F#handler:f.go:5:9", "load(name)", 0, false, true},
+		{"another handler routed", "m.G#handler:g.go:1:1", "load(name)", 0, true, false},
+		{"listed, but its call cannot panic", "m.F#handler:f.go:5:9", "", 0, true, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdReset()
+			hdHandlers[1].Route = tt.routes
+			useSettings(t, parseSettings(filepath.Join(t.TempDir(), "events.jsonl"), ""))
+			campaign.route, campaign.routeUnrouted = routeIDs(tt.route)
+			ran := false
+			var arm int
+			var err error
+			panicked := func() (p any) {
+				defer func() { p = recover() }()
+				arm, err = hdRegion(func() error { ran = true; return nil })
+				return nil
+			}()
+			if f, ok := panicked.(*InjectedFault); (panicked != nil) != tt.panics || panicked != nil && (!ok || !f.Panic) {
+				t.Fatalf("panicked with %v, want a panic %v", panicked, tt.panics)
+			}
+			var routed *RoutedPanic
+			if arm != tt.wantArm || ran != tt.ran || (arm == 2) != errors.As(err, &routed) {
+				t.Errorf("arm %d, error %v, call ran %v; want arm %d, ran %v", arm, err, ran, tt.wantArm, tt.ran)
 			}
 		})
 	}
@@ -427,6 +540,98 @@ func hdPlainCase(err error) int {
 	switch err {
 	case nil:
 	case io.EOF:
+		return 1
+	case os.ErrNotExist:
+		return 2
+	}
+	return 0
+}
+
+var hdCasesArms [2]Handler
+
+// hdCases is an instrumented switch on a region's error with a case of
+// two values: switch err { case nil: case io.EOF, io.ErrUnexpectedEOF: …
+// case os.ErrNotExist: … }. It returns the case that ran, 0 for none.
+//
+//go:noinline
+func hdCases(err error) int {
+	switch err {
+	case nil:
+	case ArmCases(&hdCasesArms[0], err, io.EOF, Enabled() && (err == io.EOF || err == io.ErrUnexpectedEOF)), io.ErrUnexpectedEOF:
+		return 1
+	case ArmCase(&hdCasesArms[1], err, os.ErrNotExist):
+		return 2
+	}
+	return 0
+}
+
+func TestArmCases(t *testing.T) {
+	tests := []struct {
+		name   string
+		widen  string
+		err    error
+		want   int
+		usages string // of the two cases, each the list of its usages
+	}{
+		{"no error", "", nil, 0, "[] []"},
+		{"the first value", "", io.EOF, 1, "[white] []"},
+		{"the second value: one usage, white", "", io.ErrUnexpectedEOF, 1, "[white] []"},
+		{"the next case", "", os.ErrNotExist, 2, "[blue] [white]"},
+		{"no case", "", os.ErrClosed, 0, "[blue] [blue]"},
+		{"widened, it takes another error", "m.C#1", os.ErrClosed, 1, "[white] []"},
+		{"widened, the second value", "m.C#1", io.ErrUnexpectedEOF, 1, "[white] []"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdCasesArms = [2]Handler{
+				{ID: "m.C#1", Func: "m.C", Kind: "fallback", Predicate: "case io.EOF, io.ErrUnexpectedEOF", Widened: "err != nil"},
+				{ID: "m.C#2", Func: "m.C", Kind: "fallback", Predicate: "case os.ErrNotExist", Widened: "err != nil"},
+			}
+			logPath := filepath.Join(t.TempDir(), "events.jsonl")
+			useSettings(t, parseSettings(logPath, ""))
+			campaign.widen = siteIDs(tt.widen)
+			if got := hdCases(tt.err); got != tt.want {
+				t.Errorf("case %d ran, want %d", got, tt.want)
+			}
+			usages := map[string][]string{}
+			for _, e := range readEvents(t, logPath) {
+				site := e["site"].(string)
+				usages[site] = append(usages[site], e["usage"].(string))
+			}
+			if got := "[" + strings.Join(usages["m.C#1"], " ") + "] [" + strings.Join(usages["m.C#2"], " ") + "]"; got != tt.usages {
+				t.Errorf("usages %s, want %s", got, tt.usages)
+			}
+			useSettings(t, settings{}) // not enabled: the switch as written
+			if got := hdCases(tt.err); tt.widen == "" && got != tt.want {
+				t.Errorf("not enabled: case %d ran, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// BenchmarkArmCasesDisabled is a switch on an error with a case of two
+// values through ArmCases while the runtime is not enabled;
+// BenchmarkCasesPlain is the same switch uninstrumented.
+func BenchmarkArmCasesDisabled(b *testing.B) {
+	useSettings(b, settings{})
+	err := os.ErrNotExist
+	for b.Loop() {
+		hdCases(err)
+	}
+}
+
+func BenchmarkCasesPlain(b *testing.B) {
+	err := os.ErrNotExist
+	for b.Loop() {
+		hdPlainCases(err)
+	}
+}
+
+//go:noinline
+func hdPlainCases(err error) int {
+	switch err {
+	case nil:
+	case io.EOF, io.ErrUnexpectedEOF:
 		return 1
 	case os.ErrNotExist:
 		return 2

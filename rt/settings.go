@@ -65,6 +65,9 @@ func init() {
 	if campaign.widen = siteIDs(os.Getenv(EnvWiden)); campaign.widen != nil {
 		config.enabled = true
 	}
+	if campaign.route, campaign.routeUnrouted = routeIDs(os.Getenv(EnvRoute)); campaign.route != nil {
+		config.enabled = true
+	}
 	snapshotTime.start = time.Now()
 	if campaign.profile > 0 && config.logPath != "" {
 		config.enabled = true
@@ -114,3 +117,10 @@ func Enabled() bool { return config.enabled }
 // the inliner less than an inlined call. It is set before main runs and
 // never changed.
 var On bool
+
+// routeIDs parses EnvRoute: "HANDLER;HANDLER", or the same after
+// "panic:" for panics that are not routed.
+func routeIDs(v string) (ids map[string]bool, unrouted bool) {
+	v, unrouted = strings.CutPrefix(v, "panic:")
+	return siteIDs(v), unrouted
+}

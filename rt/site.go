@@ -27,8 +27,9 @@ const (
 )
 
 // Site is one instrumented function or injection point. The instrumented
-// package declares its sites as a package-level array; the runtime keeps
-// its per-site state in the unexported fields.
+// package declares its sites as a package-level array (read from a string
+// by SiteTable); the runtime keeps its per-site state in the unexported
+// fields.
 type Site struct {
 	ID      string   // stable identity: "example.com/m.(*T).M#entry"
 	Func    string   // the function, as runtime.Func.Name() names it: "gopkg.in/ini%2ev1.(*File).Reload"

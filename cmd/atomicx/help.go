@@ -165,6 +165,18 @@ Error handlers:
 	together; a case of a type switch or of a switch on the error is left
 	out of the diff.
 
+	Routing: the err != nil arm of a region whose call can panic (any
+	call but one of a standard library function) could take the call's
+	panic as an error. Each source-independent one is validated by
+	running the tests that execute its region with ATOMICX_ROUTE=HANDLER
+	(the call panics, the panic routed to the arm), a test that fails so
+	once more with the panic not routed, then the kept ones together.
+	Status: kept, rejected, not offered (the call cannot panic, not
+	source-independent, or a test passes only with the panic going on:
+	it expects it to propagate), not validated. -widen-diff writes the
+	kept ones too: the call wrapped in a literal that recovers its panic
+	into its error.
+
 		atomicx handlers -widen-diff widen.diff ./...
 		git apply widen.diff
 
@@ -172,7 +184,7 @@ Sharded campaigns:
 
 	atomicx plan -o PLANDIR [detect's flags] [packages]
 	atomicx run -shard K/N [-jobs J] [-o JOURNAL] [-C DIR] [-rebuild] PLANDIR
-	atomicx merge [-format text|json|html|sarif] [-o FILE] PLANDIR [JOURNAL...]
+	atomicx merge [-format text|json|html|sarif] [-o FILE] [-jobs J] [-C DIR] PLANDIR [JOURNAL...]
 
 	detect is these three steps in one process. plan builds the test
 	binaries into PLANDIR/bin, runs the profile runs and writes
@@ -183,7 +195,10 @@ Sharded campaigns:
 	PLANDIR/shard-K-of-N.jsonl; run again, a killed shard goes on where it
 	stopped. merge refuses journals of another plan, writes
 	PLANDIR/journal.jsonl (for report and reproduce), prints the report
-	and how many of the plan's runs each shard has done. A GitHub Actions
+	and how many of the plan's runs each shard has done. A handlers
+	plan's widenings need every shard's runs: once all are in, merge runs
+	them itself (in the module here, or -C DIR) into
+	PLANDIR/merge-follow-ups.jsonl. A GitHub Actions
 	matrix and a Kubernetes Indexed Job that do this are in the
 	repository's examples/ci:
 
@@ -389,6 +404,10 @@ Set by 'atomicx detect' for the runs of a campaign:
 	ATOMICX_WIDEN    HANDLER;HANDLER: typed arms (errors.Is, errors.As,
 	                 err == X, type switch cases) that can be widened
 	                 hold for any error (atomicx handlers, widening)
+	ATOMICX_ROUTE    HANDLER;HANDLER: the regions of these err != nil
+	                 arms panic at their start, the panic routed to the
+	                 arm as an error (atomicx handlers, routing); with
+	                 panic: before the IDs, the panic is not routed
 	ATOMICX_BINARY   program workloads: the instrumented binary
 `
 

@@ -2,16 +2,18 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
-	"github.com/atomicx/atomicx/report"
 )
 
 // mergeFlags are merge's flags; the example files' command lines are
@@ -22,20 +24,29 @@ func mergeFlags(stderr io.Writer) (*flag.FlagSet, *mergeOptions) {
 	o := &mergeOptions{}
 	fs.StringVar(&o.format, "format", "text", "report format: text, json, html or sarif")
 	fs.StringVar(&o.out, "o", "", "write the report to this file instead of standard output")
-	fs.StringVar(&o.category, "category", report.DefaultSARIFCategory, sarifCategoryUsage)
+	fs.StringVar(&o.category, "category", "", sarifCategoryUsage+byQuestionCategory)
+	fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "runs at once, for the runs that the merge itself runs (handler widenings)")
+	fs.StringVar(&o.dir, "C", "", "the module's directory here (default: the current directory), for the runs that the merge itself runs")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx merge [-format text|json|html|sarif] [-o file] PLANDIR [JOURNAL...]\n\n"+
+		fmt.Fprintf(stderr, "usage: atomicx merge [-format text|json|html|sarif] [-o file] [-jobs J] [-C dir] PLANDIR [JOURNAL...]\n\n"+
 			"Combines the journals of a plan's shards (default: PLANDIR/shard-*-of-*.jsonl)\n"+
 			"into the campaign's journal, PLANDIR/journal.jsonl, and prints its report\n"+
 			"and how many of the plan's runs are done, overall and per shard. A journal\n"+
 			"of another plan is refused. 'atomicx report PLANDIR' and 'atomicx reproduce\n"+
-			"-journal PLANDIR' read the merged journal.\n\nFlags:\n")
+			"-journal PLANDIR' read the merged journal.\n\n"+
+			"A handlers plan's widenings are validated from every shard's runs: once\n"+
+			"all the plan's runs are in, merge runs them itself, in the module checked\n"+
+			"out here, with the plan's binaries, into PLANDIR/%s\n"+
+			"(resumed when run again).\n\nFlags:\n", campaign.FollowUpsJournalName)
 		fs.PrintDefaults()
 	}
 	return fs, o
 }
 
-type mergeOptions struct{ format, out, category string }
+type mergeOptions struct {
+	format, out, category, dir string
+	jobs                       int
+}
 
 func mergeCmd(args []string, stdout, stderr io.Writer) int {
 	fs, o := mergeFlags(stderr)
@@ -82,6 +93,13 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
+	if m, err = mergeFollowUps(p, planDir, m, journals, o, stderr); err != nil {
+		fmt.Fprintf(stderr, "atomicx: %v\n", err)
+		if errors.Is(err, context.Canceled) {
+			return 130
+		}
+		return 1
+	}
 	// The merged campaign is read from here: its reproduce lines name
 	// this directory, and its sources are those of this checkout when it
 	// is of the plan's module.
@@ -100,30 +118,64 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\n", pr)
 	}
 	writeMergeProgress(stderr, p, m)
-	if h.Question == campaign.Perturb.Name {
-		if err := writePerturbReport(stdout, stderr, o.out, report.Perturbation(m.Records, m.Problems), o.format, h, wd, o.category); err != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	if h.Question == campaign.Handlers.Name {
-		if err := writeHandlersReport(stdout, stderr, o.out, report.Handlers(m.Records, m.Problems), o.format, h, wd, o.category+"-handlers"); err != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	rep := report.Classify(m.Records, m.Problems)
-	if err := addCoverage(context.Background(), rep, h); err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
-	}
-	if err := writeReport(stdout, stderr, o.out, rep, o.format, h, wd, o.category); err != nil {
+	out := reportOut{stdout: stdout, stderr: stderr, file: o.out, format: o.format, category: o.category, hdr: h, wd: wd}
+	if err := out.writeJournal(m.Records, m.Problems); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
 	return 0
+}
+
+// mergeFollowUps runs the follow-ups that the plan's planner plans from
+// the whole campaign (campaign.Planner.WholeFollowUps), once every run of
+// the plan is in, and merges them too. Those of an earlier merge are
+// kept: it runs only the missing ones, and none, nor needs the binaries
+// or the module, when none is missing.
+func mergeFollowUps(p *campaign.Plan, planDir string, m *campaign.Merged, journals []*campaign.ShardJournal, o *mergeOptions, stderr io.Writer) (*campaign.Merged, error) {
+	planner := campaign.PlannerNamed(p.Planner)
+	if !planner.WholeFollowUps || m.Done < m.Planned {
+		return m, nil
+	}
+	path := filepath.Join(planDir, campaign.FollowUpsJournalName)
+	old, problems, err := campaign.ReadJournal(path)
+	if err != nil {
+		return nil, err
+	}
+	if h := campaign.HeaderOf(old); h == nil || h.Plan != p.ID {
+		old = nil // another plan's, removed when the runs start
+	}
+	recs := append(append([]*campaign.Record(nil), m.Records...), old...)
+	whole := &campaign.ShardJournal{Path: path, Records: old, Problems: problems, FollowUps: true}
+	if len(planner.FollowUps(recs, p.Options)) > 0 {
+		dir := o.dir
+		if dir == "" {
+			dir, _ = os.Getwd()
+		}
+		root, err := moduleRootHere(dir, p.Header)
+		if err != nil {
+			return nil, fmt.Errorf("the merge runs the follow-ups of every shard's runs: %w", err)
+		}
+		pkgs, err := p.Resolve(planDir, root)
+		if err != nil {
+			return nil, err
+		}
+		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+		defer stop()
+		res, err := campaign.RunShard(ctx, p, campaign.ShardConfig{PlanDir: planDir, Packages: pkgs, Dir: root,
+			Exec: rebase(p.Header.Exec, p.Header.ModuleRoot, root), Oracle: rebase(p.Header.Oracle, p.Header.ModuleRoot, root),
+			Journal: path, Jobs: o.jobs, Progress: stderr, Merged: m.Records})
+		if errors.Is(err, context.Canceled) {
+			return nil, fmt.Errorf("interrupted; what finished is in %s, and the same merge goes on from there: %w", path, err)
+		}
+		if err != nil {
+			return nil, err
+		}
+		whole.Records, whole.Problems = res.Records, res.Problems
+	}
+	if len(whole.Records) == 0 {
+		return m, nil
+	}
+	return campaign.Merge(p, append(append([]*campaign.ShardJournal(nil), journals...), whole))
 }
 
 // writeMergeProgress says how far the plan got: the planned runs done,
@@ -154,6 +206,9 @@ func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
 	for _, s := range m.Missing {
 		fmt.Fprintf(w, "  shard %s: missing: no journal given; %d runs not done\n", s.Shard, s.Planned)
 	}
+	if m.WholeFollowUps > 0 {
+		fmt.Fprintf(w, "  merge: %d runs planned from every shard's runs (%s)\n", m.WholeFollowUps, campaign.FollowUpsJournalName)
+	}
 	if m.Dropped > 0 {
 		fmt.Fprintf(w, "  %d runs were in more than one journal (shards of different N): kept from the smallest N\n", m.Dropped)
 	}
@@ -162,5 +217,8 @@ func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
 	}
 	if m.Done < m.Planned {
 		fmt.Fprintf(w, "incomplete: %d of the plan's runs are not in the journals; the report covers the %d done\n", m.Planned-m.Done, m.Done)
+		if campaign.PlannerNamed(p.Planner).WholeFollowUps {
+			fmt.Fprintf(w, "  the runs planned from every shard's runs (handler widenings) wait for them all: merge again when every shard is in\n")
+		}
 	}
 }

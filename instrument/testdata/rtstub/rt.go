@@ -120,6 +120,9 @@ type Handler struct {
 	NotInjectable string
 	Widened       string
 	NotWidenable  string
+	Route         string
+	RouteResults  string
+	NotRoutable   string
 }
 
 func Arm(h *Handler, err error, held bool) bool                              { return held }
@@ -128,8 +131,12 @@ func HandlerError(h *Handler) error                                          { r
 func HandlerWrap(h *Handler, target error) error                             { return nil }
 func ArmRecover(h *Handler, r any, held bool) bool                           { return held }
 func RecoverRegion(h *Handler)                                               {}
+func RecoverRegionWith(h *Handler, value func() any)                         {}
 func ArmCase(h *Handler, err, x error) error                                 { return x }
+func ArmCases(h *Handler, err, x error, held bool) error                     { return x }
 
 func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
 	return err
 }
+
+func SiteTable(n int, table string) []Site { return make([]Site, n) }

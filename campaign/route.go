@@ -1,0 +1,211 @@
+package campaign
+
+import (
+	"sort"
+	"strings"
+)
+
+// Routing a panic to a handler (the second widening of short-circuit
+// testing, in Go): the err != nil arm of a region whose call can panic
+// (see rt.Handler.Route) could handle the panic too, if the call were
+// wrapped so that a panic becomes its error. A handlers campaign validates
+// each such arm that the tests show to be source-independent: every test
+// that executes its region runs once with the region armed to panic and
+// the panic routed to the arm (ATOMICX_ROUTE). A test that fails routed
+// runs once more with the panic armed and not routed: if it passes so,
+// the test expects the panic to propagate (it recovers it, or checks
+// that the call panics). Then the kept ones are routed all together, in
+// one run of every test that executes one of their regions.
+//
+// The status of an arm's routing (Widening.Status) is one of the
+// widening's:
+//
+//   - kept: every routed run passed;
+//   - rejected: a routed run failed, and the same test fails with the
+//     panic not routed too;
+//   - not offered: the region's call cannot panic (NotRoutable says why),
+//     the arm is not source-independent, or a test that fails routed
+//     passes with the panic going on: it expects the panic to propagate;
+//   - not validated: a run is missing.
+
+// The fault words of the routed runs and of the runs with the panic not
+// routed (Record.Fault); their Site is the handlers' IDs, separated by
+// ";".
+const (
+	routeFault      = "route"
+	routePanicFault = "route-panic"
+)
+
+// RouteFaultWord and RoutePanicFaultWord are the Fault of the records of
+// routed runs and of the runs with the panic not routed.
+const (
+	RouteFaultWord      = routeFault
+	RoutePanicFaultWord = routePanicFault
+)
+
+// RouteEnv is the environment that arms the regions of the handlers ids
+// ("ID;ID") to panic, the panic routed to them.
+func RouteEnv(ids string) []string {
+	return []string{"ATOMICX_ROUTE=" + ids, "ATOMICX_SNAPSHOTS=none"}
+}
+
+// RoutePanicEnv is the environment that arms the regions of the handlers
+// ids to panic, the panic not routed.
+func RoutePanicEnv(ids string) []string {
+	return []string{"ATOMICX_ROUTE=panic:" + ids, "ATOMICX_SNAPSHOTS=none"}
+}
+
+// routeRun is the record of the run of prof's test with the regions of
+// the handlers ids ("ID;ID") armed to panic, routed when fault is
+// routeFault.
+func routeRun(prof *Record, ids, fault string) *Record {
+	return &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: ids, Fault: fault}
+}
+
+// routing gives the status of routing a panic of res's region to res;
+// nil for an arm that is not an err != nil arm of a region.
+func routing(res *HandlerResult) *Widening {
+	switch {
+	case res.Route == "" && res.NotRoutable == "":
+		return nil
+	case res.Route == "":
+		return &Widening{Status: WidenNotOffered, Why: res.NotRoutable}
+	case res.Source != SourceIndependent:
+		return &Widening{Status: WidenNotOffered, Why: "the handler is not source-independent (" + res.Source + ")"}
+	}
+	for _, t := range res.Tests {
+		if t.Routed == nil || !(&HandlerTest{Outcome: t.Routed.Status}).known() {
+			return &Widening{Status: WidenNotValidated, Why: "the routed run of " + t.Test + " is missing"}
+		}
+	}
+	var rejected *Widening
+	for _, t := range res.Tests {
+		if t.Routed.Status == Passed {
+			continue
+		}
+		name := t.Package + " " + t.Test
+		if t.Unrouted == nil || !(&HandlerTest{Outcome: t.Unrouted.Status}).known() {
+			return &Widening{Status: WidenNotValidated, Why: "the run of " + t.Test + " with the panic not routed is missing"}
+		}
+		if t.Unrouted.Status == Passed {
+			return &Widening{Status: WidenNotOffered, Why: name + " expects the panic to propagate: routed, it " + outcomeVerb(t.Routed.Status), Test: t}
+		}
+		if rejected == nil {
+			rejected = &Widening{Status: WidenRejected, Why: name + " " + outcomeVerb(t.Routed.Status) + " with the panic routed", Test: t}
+		}
+	}
+	if rejected != nil {
+		return rejected
+	}
+	return &Widening{Status: WidenKept}
+}
+
+// RoutingsTogether reads the run of the kept routings together from a
+// handlers campaign's records; nil when no routing was kept.
+func RoutingsTogether(recs []*Record, results []*HandlerResult) *WideningTogether {
+	var ids []string
+	tests := map[string]*HandlerTest{}
+	var order []string
+	for _, res := range results {
+		if res.Routing == nil || res.Routing.Status != WidenKept {
+			continue
+		}
+		ids = append(ids, res.ID)
+		for _, t := range res.Tests {
+			k := t.Package + "\x00" + t.Test
+			if tests[k] == nil {
+				tests[k] = &HandlerTest{Package: t.Package, Test: t.Test}
+				order = append(order, k)
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	sort.Strings(ids)
+	sort.Strings(order)
+	w := &WideningTogether{IDs: ids, Status: WidenKept}
+	site := strings.Join(ids, ";")
+	byKey := map[string]*Record{}
+	for _, r := range recs {
+		if r.Kind == "experiment" && r.Fault == routeFault && r.Site == site {
+			byKey[r.Package+"\x00"+r.Test] = r
+		}
+	}
+	for _, k := range order {
+		t := tests[k]
+		w.Tests = append(w.Tests, t)
+		r := byKey[k]
+		if r == nil {
+			if w.Status == WidenKept {
+				w.Status, w.Why = WidenNotValidated, "the run of "+t.Test+" is missing"
+			}
+			continue
+		}
+		t.Outcome, t.Run = r.Status, r
+		if !t.passed() && w.Status != WidenRejected {
+			w.Status, w.Why = WidenRejected, t.Package+" "+t.Test+" "+outcomeVerb(r.Status)+" with them all routed"
+		}
+	}
+	return w
+}
+
+// routeFollowUps plans, from a campaign's records, the routing runs that
+// it does not have: the routed runs of each candidate (an err != nil arm
+// whose region's call can panic, source-independent), once every verdict
+// run is in; then the runs with the panic not routed of the tests that
+// failed routed; then, once every candidate has a status, the runs of the
+// kept ones together.
+func routeFollowUps(recs []*Record) []*Record {
+	have := map[string]bool{}
+	profs := map[string]*Record{}
+	for _, r := range recs {
+		have[r.Key()] = true
+		if r.Kind == "profile" && r.Status == Passed {
+			profs[r.Package+"\x00"+r.Test] = r
+		}
+	}
+	var out []*Record
+	want := func(r *Record) {
+		if !have[r.Key()] {
+			have[r.Key()] = true
+			out = append(out, r)
+		}
+	}
+	results := HandlerResults(recs)
+	for _, res := range results {
+		if res.Route == "" || res.Source != SourceIndependent {
+			continue
+		}
+		for _, t := range res.Tests {
+			want(routeRun(profs[t.Package+"\x00"+t.Test], res.ID, routeFault))
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, res := range results {
+		if res.Route == "" || res.Source != SourceIndependent {
+			continue
+		}
+		for _, t := range res.Tests {
+			if t.Routed != nil && t.Routed.Status != Passed {
+				want(routeRun(profs[t.Package+"\x00"+t.Test], res.ID, routePanicFault))
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, res := range results {
+		if res.Routing != nil && res.Routing.Status == WidenNotValidated {
+			return nil // a run could not be started: nothing more to ask
+		}
+	}
+	if w := RoutingsTogether(recs, results); w != nil {
+		for _, t := range w.Tests {
+			want(routeRun(profs[t.Package+"\x00"+t.Test], strings.Join(w.IDs, ";"), routeFault))
+		}
+	}
+	return out
+}
