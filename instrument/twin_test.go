@@ -217,7 +217,7 @@ func (c *C) Load(s string) error {
 	}
 	// The call is also the region of the handler that checks its error:
 	// the region's guard hands the call site's fault on.
-	if !strings.Contains(twin, "_atxrt.Inject(&_atx_sites[1]), func(_atx_arm int) error {") || !strings.Contains(twin, "_atx_e != nil { n = 0; err = _atx_e; } else {") {
+	if !strings.Contains(twin, "_atxrt.Inject(&_atx_sites[1]), _atx_fault0)") || !strings.Contains(twin, "_atx_e != nil { n = 0; err = _atx_e; } else {") {
 		t.Errorf("Load's twin has no injection point at its call of parse:\n%s", twin)
 	}
 	if !strings.Contains(string(res.Generated.Src), `{ID: "example.com/m.(*C).Load#call:m.parse#1"`) {
