@@ -34,8 +34,9 @@ import (
 // (an injected error for err != nil, one wrapping X for errors.Is, X
 // itself for ==, a constructed value of the target's type for errors.As).
 // Each arm's condition is wrapped in rt.Arm, which logs its usages. The
-// fault of each arm is made by a function literal that captures nothing:
-// it costs no allocation, and runs only when an arm is armed.
+// faults of a region's arms are made by a function appended to the file
+// (see hoist.go): it costs no allocation, runs only when an arm is armed,
+// and leaves the names of the user's literals as they are.
 
 // The kinds of handlers, by what the arm's body does with the error.
 const (
