@@ -54,6 +54,18 @@ func LocalCase(p string) string {
 	return g()
 }
 
+// LocalValue: an arm compares with a value of a type declared in the
+// function: not injectable.
+func LocalValue(p string) string {
+	type localError struct{ error }
+	_, err := os.Open(p)
+	if err == error(localError{io.EOF}) {
+		return "gone"
+	}
+	g := func() string { return name() }
+	return g()
+}
+
 type wrapError[T any] struct{ v T }
 
 func (w *wrapError[T]) Error() string { return "wrap" }
