@@ -607,6 +607,8 @@ func snapshotList(calls string) string {
 // natural failures: the test runs again, snapshotting only the calls
 // that failed (the first maxOccur of each function). It returns nil when
 // the profile run saw no failure, or snapshotted everything itself.
+// A failure beyond the calls the profile run numbers (BeyondCall) has no
+// number to snapshot by: it is not planned.
 func naturalRunOf(prof *Record, maxOccur int) *Record {
 	var calls []string
 	perSite := map[string]int{}
@@ -639,8 +641,17 @@ type event struct {
 	Occurrence uint64 `json:"occurrence"`
 	Faults     uint64 `json:"faults"`
 	Stack      string `json:"stack"` // calls in progress on the stack: "N@SITE;..."
+	// Unnumbered lists the functions ("SITE;...") with a call in progress
+	// on the stack that the profile run did not number: past a function's
+	// first calls (65536), it counts no more of them. An experiment at the
+	// point cannot snapshot that call.
+	Unnumbered string `json:"unnumbered"`
 	// fail
 	Call uint64 `json:"call"`
+	// BeyondCall, instead of Call, says that the failed call came after
+	// the first BeyondCall calls of its function, which are all that a
+	// profile run numbers: no run can snapshot it by number.
+	BeyondCall uint64 `json:"beyond_call"`
 	// verdict
 	Verdict  string `json:"verdict"`
 	Reason   string `json:"reason"`

@@ -19,11 +19,35 @@ import (
 // collects declarations as dst nodes, and the restorer prints them and
 // writes the import block from the identifiers that name other packages.
 
-// siteTable declares the site table, one rt.Site per site.
+// siteTable declares the site table, one rt.Site per site: as data, a
+// string that rt.SiteTable reads when the package is initialized (see
+// siteTableData), or, where the package's language version cannot convert
+// the slice it returns to an array pointer, as composite literals, which
+// cost the compiler several times more.
 func (p *pkgRewriter) siteTable() dst.Decl {
 	rt := func(name string) dst.Expr { return &dst.Ident{Name: name, Path: p.opts.RuntimePath} }
 	str := func(s string) dst.Expr { return &dst.BasicLit{Kind: token.STRING, Value: strconv.Quote(s)} }
 	num := func(n int) dst.Expr { return &dst.BasicLit{Kind: token.INT, Value: strconv.Itoa(n)} }
+	if lines, ok := p.siteTableData(); ok && p.langAtLeast(goSliceToArrayPointer) {
+		// (*[n]rt.Site)(rt.SiteTable(n, "line\n" + ...)): the sites keep
+		// constant addresses, as in an array.
+		var data dst.Expr = str("")
+		for i, l := range lines {
+			lit := &dst.BasicLit{Kind: token.STRING, Value: strconv.Quote(l + "\n")}
+			lit.Decs.Before = dst.NewLine
+			if i == 0 {
+				data = lit
+			} else {
+				data = &dst.BinaryExpr{X: data, Op: token.ADD, Y: lit}
+			}
+		}
+		table := &dst.CallExpr{
+			Fun:  &dst.ParenExpr{X: &dst.StarExpr{X: &dst.ArrayType{Len: num(len(p.sites)), Elt: rt("Site")}}},
+			Args: []dst.Expr{&dst.CallExpr{Fun: rt("SiteTable"), Args: []dst.Expr{num(len(p.sites)), data}}},
+		}
+		spec := &dst.ValueSpec{Names: []*dst.Ident{dst.NewIdent(sitesName)}, Values: []dst.Expr{table}}
+		return &dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{spec}}
+	}
 	elts := make([]dst.Expr, len(p.sites))
 	for i, s := range p.sites {
 		var fields []dst.Expr
@@ -92,6 +116,56 @@ func (p *pkgRewriter) siteTable() dst.Decl {
 	table := &dst.CompositeLit{Type: &dst.ArrayType{Len: num(len(p.sites)), Elt: rt("Site")}, Elts: elts}
 	spec := &dst.ValueSpec{Names: []*dst.Ident{dst.NewIdent(sitesName)}, Values: []dst.Expr{table}}
 	return &dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{spec}}
+}
+
+// siteTableData writes the site table as rt.SiteTable reads it, one line
+// per site; false when a field holds a tab or a newline, which the lines
+// cannot carry.
+func (p *pkgRewriter) siteTableData() ([]string, bool) {
+	lines := make([]string, len(p.sites))
+	for i, s := range p.sites {
+		var flags []byte
+		if s.call {
+			flags = append(flags, 'c')
+		}
+		if !s.ignored && !p.opts.Mask {
+			if s.canError {
+				flags = append(flags, 'e')
+			}
+			if p.opts.Panics && !s.call {
+				flags = append(flags, 'p')
+			}
+		}
+		if s.ignored {
+			flags = append(flags, 'i')
+		}
+		if s.literal {
+			flags = append(flags, 'l')
+		}
+		if s.leaf {
+			flags = append(flags, 'f')
+		}
+		if len(flags) == 0 {
+			flags = append(flags, '-')
+		}
+		ends := make([]string, len(s.ends))
+		for i, l := range s.ends {
+			ends[i] = strconv.Itoa(int(l))
+		}
+		scratch := ""
+		if len(p.opts.Scratch) > 0 && !s.call {
+			scratch = strings.Join(p.opts.Scratch, ",")
+		}
+		fields := []string{string(flags), s.id, s.fn, s.pos, s.roots, strconv.Itoa(p.opts.SnapshotBudget),
+			s.noSnapshot, strings.Join(ends, ","), scratch, s.in, s.frame}
+		for _, f := range fields {
+			if strings.ContainsAny(f, "\t\n") {
+				return nil, false
+			}
+		}
+		lines[i] = strings.Join(fields, "\t")
+	}
+	return lines, true
 }
 
 // genFile is a generated file of the package under construction.

@@ -1269,9 +1269,19 @@ func endsProgram(info *types.Info, call *ast.CallExpr) bool {
 
 // regionGuard is the expression that asks the runtime, at the start of
 // r's statement, for the fault of an armed arm, or else for inject's
-// ("nil" when the call is not an injection point). The faults are made
-// by a function hoisted out of fe's (see hoist).
+// ("nil" when the call is not an injection point).
+//
+// The faults are made by a function hoisted out of fe's (see hoist),
+// given to the runtime, only where an arm needs one of its own: where
+// every arm's fault is its handler's error (rt.HandlerError), the
+// runtime makes it, and the function is left out. A function costs the
+// compiler one more; a function literal would also shift the numbers of
+// the function's own literals that follow (Outer.func2 becoming
+// Outer.func3 in stack traces).
 func (r *region) guard(fe *funcEdits, inject string) string {
+	if r.defaultFaults() {
+		return fmt.Sprintf("%s.Region(%s[%d:%d], %s, nil)", rtName, handlersName, r.first, r.first+len(r.arms), inject)
+	}
 	var b strings.Builder
 	b.WriteString("(_atx_arm int) error { switch _atx_arm {")
 	for i, a := range r.arms {
@@ -1283,6 +1293,18 @@ func (r *region) guard(fe *funcEdits, inject string) string {
 	b.WriteString(" }; return nil }")
 	fault := fe.hoist(r.stmt.Pos(), fmt.Sprintf("_atx_fault%d", r.first), b.String())
 	return fmt.Sprintf("%s.Region(%s[%d:%d], %s, %s)", rtName, handlersName, r.first, r.first+len(r.arms), inject, fault)
+}
+
+// defaultFaults reports whether the fault of every arm of r is its
+// handler's error, rt.HandlerError, which the runtime makes itself when
+// Region is given no fault function.
+func (r *region) defaultFaults() bool {
+	for i, a := range r.arms {
+		if a.fault != fmt.Sprintf("%s.HandlerError(&%s[%d])", rtName, handlersName, r.first+i) {
+			return false
+		}
+	}
+	return true
 }
 
 // insertArms wraps each arm's condition in rt.Arm, which logs its usages.

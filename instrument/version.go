@@ -5,8 +5,9 @@ import "go/version"
 // Language versions that the generated code needs, each for the features
 // it uses.
 const (
-	goGenerics = "go1.18" // generic helpers, any, comparable
-	goClear    = "go1.21" // the clear builtin
+	goSliceToArrayPointer = "go1.17" // the site table's (*[n]rt.Site)(slice)
+	goGenerics            = "go1.18" // generic helpers, any, comparable
+	goClear               = "go1.21" // the clear builtin
 )
 
 // langAtLeast reports whether the package's language version (compile

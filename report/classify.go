@@ -129,6 +129,11 @@ type Function struct {
 	// a lock other than by the lock idiom); NoSnapshotReason says why.
 	NoSnapshot       int    `json:"no_snapshot"`
 	NoSnapshotReason string `json:"no_snapshot_reason,omitempty"`
+	// UnnumberedFailures counts the natural failures that its profile
+	// runs saw past the calls they number (a function's first 65536):
+	// no run can snapshot them, so they have no verdict and are not among
+	// Failures.
+	UnnumberedFailures int `json:"unnumbered_failures,omitempty"`
 
 	// InjectionsInto counts experiments whose fault was injected at its
 	// entry (its callers then fail without it running).
@@ -260,6 +265,10 @@ type event struct {
 	Chain      uint64 `json:"chain"`
 	End        int    `json:"end"` // line of the return or panic that ended the call
 	In         string `json:"in"`
+
+	// Of a fail event: the call came after the ones the profile run
+	// numbers (see campaign's event).
+	BeyondCall uint64 `json:"beyond_call"`
 }
 
 // Classify builds the report of a campaign's records.
@@ -301,6 +310,13 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		for i, raw := range rec.Events {
 			var e event
 			if json.Unmarshal(raw, &e) != nil || e.Func == "" {
+				continue
+			}
+			if e.Event == "fail" && e.BeyondCall != 0 {
+				// A natural failure that no run can snapshot: say so
+				// rather than let the function look as if it never
+				// failed by itself.
+				r.function(e.Func, e.Pos).UnnumberedFailures++
 				continue
 			}
 			if e.Event != "reach" && e.Event != "enter" && e.Event != "inject" && e.Event != "verdict" {

@@ -397,3 +397,29 @@ func TestTypeVerdictIgnoresMethodsThatCannotFail(t *testing.T) {
 		t.Errorf("type p.S: %+v, want atomic with 1 atomic method and 1 that cannot fail", typ)
 	}
 }
+
+// TestClassifyUnnumberedFailures: a natural failure that a profile run
+// logged past the calls it numbers has no verdict; the function says how
+// many it had, rather than look as if it never failed by itself.
+func TestClassifyUnnumberedFailures(t *testing.T) {
+	ev := func(s string) json.RawMessage { return json.RawMessage(s) }
+	fail := `{"event":"fail","site":"p.Hot#entry","func":"p.Hot","pos":"p/f.go:3:6","beyond_call":65536,"failure":"error"}`
+	recs := []*campaign.Record{
+		{Kind: "profile", Package: "p", Test: "T", Status: "pass", Events: []json.RawMessage{
+			ev(`{"event":"reach","site":"p.Hot#entry","func":"p.Hot","pos":"p/f.go:3:6","occurrence":1,"faults":1}`),
+			ev(fail), ev(fail),
+			ev(`{"event":"fail","site":"p.Hot#entry","func":"p.Hot","pos":"p/f.go:3:6","call":7,"failure":"error"}`),
+		}},
+	}
+	r := Classify(recs, nil)
+	f := r.Functions["p.Hot"]
+	if f == nil {
+		t.Fatal("p.Hot: not in the report")
+	}
+	if f.UnnumberedFailures != 2 || f.Failures != 0 {
+		t.Errorf("unnumbered failures %d, failures %d; want 2, 0 (a numbered fail event waits for its natural run)", f.UnnumberedFailures, f.Failures)
+	}
+	if got, want := describe(f), "2 natural failures past its first calls not compared"; !strings.Contains(got, want) {
+		t.Errorf("describe = %q, want it to say %q", got, want)
+	}
+}

@@ -172,16 +172,16 @@ func describe(f *Function) string {
 		}
 		return s
 	case Atomic:
-		return fmt.Sprintf("atomic (%d failed calls: %d natural, %d injected)", f.Failures, f.NaturalFailures, f.InjectedFailures)
+		return fmt.Sprintf("atomic (%d failed calls: %d natural, %d injected)", f.Failures, f.NaturalFailures, f.InjectedFailures) + unnumberedNote(f)
 	}
 	kind := "unknown (" + f.UnknownKind + ")"
 	switch {
 	case f.UnknownKind == CannotFail:
 		return kind + ": no error result, and panics are not injected (panics = true in the policy injects them)"
 	case f.Failures == 0 && f.UnknownReason != "":
-		return kind + ": no failed call seen: " + f.UnknownReason
+		return kind + ": no failed call seen: " + f.UnknownReason + unnumberedNote(f)
 	case f.Failures == 0:
-		return kind + ": no failed call seen"
+		return kind + ": no failed call seen" + unnumberedNote(f)
 	case f.NoSnapshot == f.Failures:
 		return fmt.Sprintf("%s: %s (%d failed calls)", kind, f.NoSnapshotReason, f.Failures)
 	case f.TooLarge == f.Failures:
@@ -193,6 +193,15 @@ func describe(f *Function) string {
 		s += fmt.Sprintf(", %d never snapshotted: %s", f.NoSnapshot, f.NoSnapshotReason)
 	}
 	return s
+}
+
+// unnumberedNote says how many natural failures of f had no verdict
+// because they came past the calls a profile run numbers.
+func unnumberedNote(f *Function) string {
+	if f.UnnumberedFailures == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; %d natural failures past its first calls not compared (the profile run numbers only those)", f.UnnumberedFailures)
 }
 
 // writeTypes writes the per-type counts, as in Table II of the paper.

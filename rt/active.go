@@ -2,6 +2,7 @@ package rt
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 )
 
@@ -112,7 +113,13 @@ func (s *Site) activeCalls() []uint64 {
 // several calls in progress (recursion, or other goroutines) contributes
 // all of them: a superset costs an experiment a few more snapshots, a
 // missing call would cost it a verdict.
-func activeStack() string {
+//
+// unnumbered lists, as "SITE;SITE", the functions with more frames on the
+// stack than numbered calls in progress: calls past the ones a profile run
+// numbers (see campaignSettings.numbered), which no experiment can name.
+// reached is the point being reached: when it is a function's entry, that
+// function's frame is on the stack, its call not begun yet.
+func activeStack(reached *Site) (stack, unnumbered string) {
 	pcs := make([]uintptr, 256)
 	for {
 		n := runtime.Callers(2, pcs)
@@ -124,20 +131,35 @@ func activeStack() string {
 	}
 	frames := runtime.CallersFrames(pcs)
 	var b []byte
-	seen := map[*Site]bool{}
+	var order []*Site
+	onStack := map[*Site]int{}
 	for {
 		f, more := frames.Next()
 		activeSites.Lock()
 		s := activeSites.byFunc[f.Function]
 		activeSites.Unlock()
-		if s != nil && !seen[s] {
-			seen[s] = true
-			if nums := s.activeCalls(); len(nums) > 0 {
-				b = appendCalls(b, newCallSet(nums, maxSpans), s.ID)
+		if s != nil {
+			if onStack[s] == 0 {
+				order = append(order, s)
 			}
+			onStack[s]++
 		}
 		if !more {
-			return string(b)
+			break
 		}
 	}
+	if reached != nil && reached.Kind == EntrySite && onStack[reached] > 0 {
+		onStack[reached]--
+	}
+	var past []string
+	for _, s := range order {
+		nums := s.activeCalls()
+		if len(nums) > 0 {
+			b = appendCalls(b, newCallSet(nums, maxSpans), s.ID)
+		}
+		if campaign.numbered != 0 && onStack[s] > len(nums) {
+			past = append(past, s.ID)
+		}
+	}
+	return string(b), strings.Join(past, ";")
 }

@@ -14,7 +14,8 @@ func recurseActive(s *Site, depth int) string {
 	n, inSlot := enterActive(s)
 	defer exitActive(s, n, inSlot)
 	if depth == 1 {
-		return activeStack()
+		stack, _ := activeStack(nil)
+		return stack
 	}
 	return recurseActive(s, depth-1)
 }
@@ -26,7 +27,8 @@ func recurseAfterReturn(s *Site) string {
 	defer exitActive(s, n, inSlot)
 	m, in := enterActive(s)
 	exitActive(s, m, in)
-	return activeStack()
+	stack, _ := activeStack(nil)
+	return stack
 }
 
 func activeTestSite(t *testing.T, fn string) *Site {

@@ -139,6 +139,11 @@ func Enter(s *Site, roots ...any) Call {
 // Begin starts a call of s: numbered, and, in a profile run, tracked as in
 // progress. Instrumented code then snapshots it only when it Wants: the
 // roots that are not pointers are boxed (and allocated) only then.
+//
+// Begin stays a call (begin answers a profile run's later calls first
+// thing): inlined, its Call and checks would grow the frame of every
+// instrumented function, which costs the calls made while nothing is
+// enabled (internal/costbench's AddTwice, a third slower).
 func Begin(s *Site) Call { return begin(s) }
 
 // begin is Begin, called by Begin or Enter: the frame of the
@@ -146,6 +151,11 @@ func Begin(s *Site) Call { return begin(s) }
 // Site.Literal). It works on plain variables, and builds the Call once at
 // the end, so that the Call stays in registers.
 func begin(s *Site) Call {
+	if s.unnumbered.Load() {
+		// A profile run past the calls it numbers (see
+		// campaignSettings.numbered): nothing to count nor track.
+		return Call{site: s}
+	}
 	if config.logPath == "" || s.Ignored {
 		return obliviousOnly(s)
 	}
@@ -158,7 +168,14 @@ func begin(s *Site) Call {
 		flags |= callAfterFault
 	}
 	var num uint64
-	if campaign.profile > 0 && !s.Leaf {
+	if campaign.numbered != 0 && s.calls.Load()&^slotTaken >= campaign.numbered {
+		// Unnumbered (see campaignSettings.numbered): from now on Begin
+		// answers by itself, but for a function literal that calls
+		// others, which learns here the name of each frame it runs in.
+		if !after && (s.Leaf || !s.Literal) && campaign.oblivious == nil {
+			s.unnumbered.Store(true)
+		}
+	} else if campaign.profile > 0 && !s.Leaf {
 		var inSlot bool
 		num, inSlot = enterActive(s)
 		if inSlot {
@@ -268,7 +285,7 @@ func (c Call) Exit(done *int32, errp *error) {
 	if c.site == nil {
 		return
 	}
-	if campaign.profile > 0 && !c.site.Leaf {
+	if campaign.profile > 0 && !c.site.Leaf && c.number() != 0 {
 		exitActive(c.site, c.number(), c.is(callInSlot))
 	}
 	if c.ext == nil && *done != 0 && (errp == nil || *errp == nil) {

@@ -100,6 +100,16 @@ type campaignSettings struct {
 	beforeFault  bool // no snapshot for calls entered after the fault fired
 	noSnapshots  bool // no snapshot at all: failures are logged as "fail" events
 	sampled      bool // a sample of the calls: see sampledIn
+	// numbered is, in a profile run without snapshots, how many calls of
+	// each function are numbered (and, unless it is a leaf, tracked in
+	// progress): numberedCalls. Past it, a call costs the run loads of the
+	// site's counts, and no atomic read-modify-write: a hot function would
+	// otherwise pay two at every call. What a later run needs of a call
+	// past it, it cannot have: its failure is logged as a "fail" event
+	// with "beyond_call" (this number) instead of its own, and a reach
+	// inside it names its function in the "unnumbered" list rather than
+	// in the stack. 0 otherwise: every call is numbered.
+	numbered uint64
 	// targets, when not nil, are the only calls to snapshot: by entry
 	// site ID, the call numbers.
 	targets map[string]callSet
@@ -152,8 +162,20 @@ func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campa
 		c.targets = targets
 	}
 	c.masks = siteIDs(masks)
+	if c.noSnapshots && c.profile > 0 {
+		c.numbered = max(c.profile, numberedCalls)
+	}
 	return c, problem
 }
+
+// numberedCalls is how many calls of each function a profile run numbers
+// (see campaignSettings.numbered). Numbering no more calls than the
+// occurrences the campaign plans would be enough for the points a
+// function reaches early, but not for one reached first in a later call
+// of a function that encloses it: the experiment there could not snapshot
+// that call. Past this many calls, the function is hot, and its calls are
+// most of what the run costs.
+const numberedCalls = 1 << 16
 
 // siteIDs parses a list of site IDs, "SITE;SITE", as a set; nil when it
 // names none.
@@ -207,7 +229,7 @@ func writeEnter(s *Site) {
 	writeLine(event("enter").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).end())
 }
 
-func writeReach(s *Site, occurrence uint64, stack string) {
+func writeReach(s *Site, occurrence uint64, stack, unnumbered string) {
 	e := event("reach").str("site", s.ID).str("func", s.Func).str("pos", s.Pos)
 	if s.In != "" {
 		e.str("in", s.In)
@@ -215,6 +237,9 @@ func writeReach(s *Site, occurrence uint64, stack string) {
 	e.num("occurrence", occurrence).num("faults", uint64(s.Faults))
 	if stack != "" {
 		e.str("stack", stack)
+	}
+	if unnumbered != "" {
+		e.str("unnumbered", unnumbered)
 	}
 	writeLine(e.end())
 }

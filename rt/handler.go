@@ -234,8 +234,8 @@ func (h *Handler) log(u uint32, name string) {
 
 // Region is called at the start of each execution of a region whose
 // handlers are arms. When one of them is armed, it returns that arm's
-// fault, made by fault (given the arm's index in arms), and the region is
-// skipped; otherwise it returns injected, the fault of the region's call
+// fault, made by fault (given the arm's index in arms), or by HandlerError
+// when fault is nil, and the region is skipped; otherwise it returns injected, the fault of the region's call
 // site (nil when none is injected there).
 // While the runtime is not enabled it costs a branch: it is inlined.
 func Region(arms []Handler, injected error, fault func(arm int) error) error {
@@ -266,7 +266,12 @@ func region(arms []Handler, injected error, fault func(arm int) error) error {
 			continue
 		}
 		n := h.hits.Add(1)
-		f := fault(i)
+		var f error
+		if fault != nil {
+			f = fault(i)
+		} else {
+			f = HandlerError(h)
+		}
 		if n == 1 {
 			writeLine(event("inject").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).
 				str("kind", "handler").str("fault", handlerFault).num("occurrence", n).end())

@@ -142,6 +142,40 @@ func TestHandlerNotInjectable(t *testing.T) {
 	}
 }
 
+// Without a fault function, Region makes an armed arm's fault itself: its
+// handler's error, as HandlerError makes it, with the occurrence counted.
+func TestRegionDefaultFault(t *testing.T) {
+	tests := []struct {
+		name     string
+		inject   string
+		wantSite string // "" for no fault
+	}{
+		{"first arm armed", "handler:always:m.F#handler:f.go:3:2", "m.F#handler:f.go:3:2"},
+		{"second arm armed", "handler:always:m.F#handler:f.go:5:9", "m.F#handler:f.go:5:9"},
+		{"another handler armed", "handler:always:m.G#handler:g.go:1:1", ""},
+		{"nothing armed", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hdReset()
+			useSettings(t, parseSettings(filepath.Join(t.TempDir(), "events.jsonl"), tt.inject))
+			for occ := uint64(1); occ <= 2; occ++ {
+				err := Region(hdHandlers[0:2], nil, nil)
+				if tt.wantSite == "" {
+					if err != nil {
+						t.Fatalf("Region = %v, want nil", err)
+					}
+					continue
+				}
+				var f *InjectedFault
+				if !errors.As(err, &f) || f.Site != tt.wantSite || f.Wrapped != nil || f.Panic || f.Occurrence != occ {
+					t.Fatalf("Region = %#v, want the error of %s, occurrence %d", err, tt.wantSite, occ)
+				}
+			}
+		})
+	}
+}
+
 func BenchmarkHandlerDisabled(b *testing.B) {
 	hdReset()
 	useSettings(b, settings{})

@@ -37,19 +37,34 @@ func (f *InjectedFault) AtomicxInjected() string { return f.Site }
 // Inject counts a reach of s and, when s is the armed site and this is the
 // armed occurrence (any, armed "always"), makes the fault: it returns the injected error or
 // panics with it. Otherwise it returns nil.
+//
+// Most reaches find s not armed and, in a profile run, reached as often
+// as the run logs (armedIdle): those return at once, inlined into the
+// instrumented function.
 func Inject(s *Site) error {
-	if !config.enabled {
+	if !config.enabled || s.armed.Load() == armedIdle {
 		return nil
 	}
+	return inject(s)
+}
+
+// armedIdle, in Site.armed, says that s is not the armed site and that
+// the run logs no more of its reaches: Inject has nothing to do.
+const armedIdle = 3
+
+// inject is Inject past its quick answer.
+func inject(s *Site) error {
 	armed := isArmed(s)
 	if !armed && (campaign.profile == 0 || s.hits.Load() >= campaign.profile) {
 		// An experiment counts the reaches of its armed site only, and
 		// a profile run the reaches it logs.
+		s.armed.Store(armedIdle)
 		return nil
 	}
 	n := s.hits.Add(1)
 	if n <= campaign.profile {
-		writeReach(s, n, activeStack())
+		stack, unnumbered := activeStack(s)
+		writeReach(s, n, stack, unnumbered)
 	}
 	if !armed || n != config.armedOcc && !config.armedAlways {
 		return nil
@@ -75,7 +90,7 @@ func Inject(s *Site) error {
 // first time a site is reached.
 func isArmed(s *Site) bool {
 	switch s.armed.Load() {
-	case 1:
+	case 1, armedIdle:
 		return false
 	case 2:
 		return true

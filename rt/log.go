@@ -90,10 +90,17 @@ func writeVerdict(v *verdictEvent) {
 }
 
 // writeFail logs a failed call that was not snapshotted: which call of
-// its function it was, for a later run to snapshot.
+// its function it was, for a later run to snapshot; for a call past the
+// calls a profile run numbers, "beyond_call" and that number instead
+// (see campaignSettings.numbered).
 func writeFail(c *Call, failure string) {
-	writeLine(event("fail").str("site", c.site.ID).str("func", c.site.Func).str("pos", c.site.Pos).
-		num("call", c.number()).str("failure", failure).end())
+	e := event("fail").str("site", c.site.ID).str("func", c.site.Func).str("pos", c.site.Pos)
+	if n := c.number(); n != 0 {
+		e.num("call", n)
+	} else {
+		e.num("beyond_call", campaign.numbered)
+	}
+	writeLine(e.str("failure", failure).end())
 }
 
 func writeInjection(s *Site, f *InjectedFault, chain uint64) {

@@ -58,6 +58,9 @@ func init() {
 	}
 	if campaign.oblivious = siteIDs(os.Getenv(EnvOblivious)); campaign.oblivious != nil {
 		config.enabled = true
+		// Every call of a failure-oblivious function is wrapped: begin
+		// sees to each (see Begin).
+		campaign.numbered = 0
 	}
 	if campaign.widen = siteIDs(os.Getenv(EnvWiden)); campaign.widen != nil {
 		config.enabled = true
@@ -68,6 +71,9 @@ func init() {
 	snapshotTime.start = time.Now()
 	if campaign.profile > 0 && config.logPath != "" {
 		config.enabled = true
+	}
+	if config.logPath == "" {
+		campaign.numbered = 0 // no profile run: nothing is logged
 	}
 	On = config.enabled
 }

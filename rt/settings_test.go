@@ -104,7 +104,7 @@ func TestParseCampaignSettings(t *testing.T) {
 		{name: "nothing: sampled snapshots", want: campaignSettings{sampled: true}},
 		{name: "sampled", snapshots: "sampled", want: campaignSettings{sampled: true}},
 		{name: "all", snapshots: "all"},
-		{name: "profile", profile: "3", snapshots: "none", want: campaignSettings{profile: 3, noSnapshots: true}},
+		{name: "profile", profile: "3", snapshots: "none", want: campaignSettings{profile: 3, noSnapshots: true, numbered: numberedCalls}},
 		{name: "experiment", stop: "absorbed", snapshots: "before-fault", want: campaignSettings{stopAbsorbed: true, beforeFault: true}},
 		{
 			name:  "listed calls",

@@ -27,8 +27,9 @@ const (
 )
 
 // Site is one instrumented function or injection point. The instrumented
-// package declares its sites as a package-level array; the runtime keeps
-// its per-site state in the unexported fields.
+// package declares its sites as a package-level array (read from a string
+// by SiteTable); the runtime keeps its per-site state in the unexported
+// fields.
 type Site struct {
 	ID      string   // stable identity: "example.com/m.(*T).M#entry"
 	Func    string   // the function, as runtime.Func.Name() names it: "gopkg.in/ini%2ev1.(*File).Reload"
@@ -104,6 +105,7 @@ type Site struct {
 	lastBeforeFault struct{ gid, seq uint64 }
 
 	registered atomic.Bool   // listed in activeSites
+	unnumbered atomic.Bool   // a profile run numbers no more of its calls (see begin)
 	armed      atomic.Uint32 // 0: not yet resolved, 1: not the armed site, 2: the armed site
 	tracing    atomic.Uint32 // 0: not yet resolved, then tracingOn or tracingOff (see Traced)
 }
@@ -142,19 +144,18 @@ const (
 // profile run saw. A profile run traces every call: it learns which calls
 // fail naturally.
 func (s *Site) Traced() bool {
-	if !config.enabled {
-		return false
-	}
-	switch s.tracing.Load() {
-	case tracingOn:
-		return true
-	case tracingOff:
-		return false
+	// Written to stay within the inliner's budget: a leaf's every call
+	// asks, and the quiet ones (tracingOff) go on to resolveTracing.
+	if !config.enabled || s.tracing.Load() == tracingOn {
+		return config.enabled
 	}
 	return s.resolveTracing()
 }
 
 func (s *Site) resolveTracing() bool {
+	if s.tracing.Load() == tracingOff {
+		return false
+	}
 	quiet := s.Leaf && s.Faults&FaultError == 0 && config.armedID != "" && campaign.profile == 0 &&
 		campaign.targets != nil && len(campaign.targets[s.ID]) == 0 && !campaign.masks[s.ID] && !campaign.oblivious[s.ID] && !isArmed(s)
 	if quiet {

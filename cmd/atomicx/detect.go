@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"flag"
@@ -55,13 +53,8 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	if !interrupted {
 		fmt.Fprintln(stderr, ranLine(res))
 	}
-	wd := cfg.Dir
-	rep := report.Classify(res.Records, res.Problems)
-	if err := addCoverage(context.Background(), rep, campaign.HeaderOf(res.Records)); err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
-	}
-	if err := writeReport(stdout, stderr, *outFile, rep, *format, campaign.HeaderOf(res.Records), wd, *category); err != nil {
+	out := reportOut{stdout: stdout, stderr: stderr, file: *outFile, format: *format, category: *category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
+	if err := out.writeJournal(res.Records, res.Problems); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
@@ -76,7 +69,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	format := fs.String("format", "text", "text, json, html or sarif")
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
-	category := fs.String("category", report.DefaultSARIFCategory, sarifCategoryUsage)
+	category := fs.String("category", "", sarifCategoryUsage+byQuestionCategory)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx report [-format text|json|html|sarif] [-category NAME] [-o file] [journal]\n\n"+
 			"Prints the report of a campaign from its journal (a directory given to\n"+
@@ -124,26 +117,8 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 	if hdr == nil {
 		fmt.Fprintf(stderr, "atomicx: warning: %s has no campaign header (an older atomicx wrote it): sources are looked up from this directory, and the reproduce lines need atomicx on PATH and the module's own policy\n", path)
 	}
-	if hdr != nil && hdr.Question == campaign.Perturb.Name {
-		if err := writePerturbReport(stdout, stderr, *outFile, report.Perturbation(recs, problems), *format, hdr, wd, *category); err != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	if hdr != nil && hdr.Question == campaign.Handlers.Name || handlersJournal(recs) {
-		if err := writeHandlersReport(stdout, stderr, *outFile, report.Handlers(recs, problems), *format, hdr, wd, *category+"-handlers"); err != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	rep := report.Classify(recs, problems)
-	if err := addCoverage(context.Background(), rep, hdr); err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
-	}
-	if err := writeReport(stdout, stderr, *outFile, rep, *format, hdr, wd, *category); err != nil {
+	out := reportOut{stdout: stdout, stderr: stderr, file: *outFile, format: *format, category: *category, hdr: hdr, wd: wd}
+	if err := out.writeJournal(recs, problems); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
@@ -166,6 +141,11 @@ func ranLine(res *campaign.Result) string {
 
 const sarifCategoryUsage = "SARIF run category (automationDetails), telling apart several uploads for one commit, e.g. one per module"
 
+// byQuestionCategory ends the -category usage of the commands that
+// report a journal of any question: each question has its own default,
+// the one the command that ran the campaign has.
+const byQuestionCategory = " (default: atomicx, atomicx-perturb or atomicx-handlers, by the campaign's question)"
+
 // sarifOptions describe this atomicx in a SARIF run.
 func sarifOptions(category string) report.SARIFOptions {
 	v := version()
@@ -187,40 +167,6 @@ func semanticVersion(v string) string {
 
 // reportFormats are the values of -format.
 var reportFormats = map[string]bool{"text": true, "json": true, "html": true, "sarif": true}
-
-// writeReport renders the report to stdout, or to file when it is not "".
-// Sources are found from where the campaign ran (its header), so that the
-// report is the same from any directory: positions relative to the
-// module's root, SARIF URIs relative to the repository's root. Without a
-// header (an older journal), from wd. A source it cannot find is a
-// warning on stderr. category is the SARIF run's.
-func writeReport(stdout, stderr io.Writer, file string, rep *report.Report, format string, hdr *campaign.Header, wd, category string) error {
-	w := stdout
-	var buf bytes.Buffer
-	if file != "" {
-		w = &buf
-	}
-	src := newSources(hdr, wd, rep)
-	src.warnMissing(stderr, rep)
-	var err error
-	switch format {
-	case "json":
-		err = report.WriteJSON(w, rep)
-	case "html":
-		err = report.WriteHTML(w, rep, report.SourceFilesIn(src.moduleRoot, src.display))
-	case "sarif":
-		err = report.WriteSARIF(w, rep, src.absolute, sarifOptions(category), src.roots()...)
-	default:
-		report.WriteText(w, rep, src.display, isTerminal(w))
-	}
-	if err != nil || file == "" {
-		return err
-	}
-	if err := os.WriteFile(file, buf.Bytes(), 0o666); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
-	}
-	return nil
-}
 
 // defaultJournal is the campaign directory for a working directory and
 // patterns, in the user cache, so that -resume finds it again.

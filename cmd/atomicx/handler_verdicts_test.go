@@ -3,12 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"go/parser"
-	"go/token"
 	"os"
 	"path"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -39,8 +36,7 @@ func cmdHandlerVerdicts(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Check(json.Unmarshal(data, &rep))
 	want := expectedHandlerVerdicts(ts, ts.MkAbs(args[1]))
-	var problems []string
-	seen := map[string]bool{}
+	got := map[string]string{}
 	for _, h := range rep.Handlers {
 		file, rest, _ := strings.Cut(h.Pos, ":")
 		if path.Dir(file) != args[2] {
@@ -48,48 +44,24 @@ func cmdHandlerVerdicts(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		line, _, _ := strings.Cut(rest, ":")
 		key := path.Base(file) + ":" + line
-		seen[key] = true
-		got := h.Source + ", " + h.Resilience
+		g := h.Source + ", " + h.Resilience
 		if h.Widening != nil {
-			got += "; widen: " + h.Widening.Status
+			g += "; widen: " + h.Widening.Status
 		}
 		if r := h.Routing; r != nil && (r.Status != "not offered" || strings.Contains(want[key], "; route: ")) {
-			got += "; route: " + h.Routing.Status
+			g += "; route: " + r.Status
 		}
-		switch w, ok := want[key]; {
-		case !ok:
-			problems = append(problems, fmt.Sprintf("%s: reported as %s, but has no verdict comment", key, got))
-		case w != got:
-			problems = append(problems, fmt.Sprintf("%s: %s, want %s", key, got, w))
-		}
+		got[key] = g
 	}
-	for key, w := range want {
-		if !seen[key] {
-			problems = append(problems, fmt.Sprintf("%s: not reported, want %s", key, w))
-		}
-	}
-	sort.Strings(problems)
-	for _, p := range problems {
-		ts.Logf("%s", p)
-	}
-	if len(problems) > 0 {
-		ts.Fatalf("%d handler verdicts differ from the expectations", len(problems))
-	}
+	checkExpectations(ts, "handler verdicts", got, want)
 }
 
 // expectedHandlerVerdicts reads the "// verdict:" comments of the
 // package's files that end a line of code, by file:line.
 func expectedHandlerVerdicts(ts *testscript.TestScript, dir string) map[string]string {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	ts.Check(err)
 	want := map[string]string{}
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
-		ts.Check(err)
+	fset, files := fixtureFiles(ts, dir)
+	for _, af := range files {
 		for _, cg := range af.Comments {
 			for _, c := range cg.List {
 				v, ok := strings.CutPrefix(c.Text, "// verdict: ")
@@ -100,7 +72,7 @@ func expectedHandlerVerdicts(ts *testscript.TestScript, dir string) map[string]s
 				if pos.Column == 1 {
 					continue // a doc comment: a function's verdict
 				}
-				want[fmt.Sprintf("%s:%d", filepath.Base(f), pos.Line)] = strings.TrimSpace(v)
+				want[fmt.Sprintf("%s:%d", filepath.Base(pos.Filename), pos.Line)] = strings.TrimSpace(v)
 			}
 		}
 	}

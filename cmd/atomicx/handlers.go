@@ -69,7 +69,8 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, line)
 	}
 	rep := report.Handlers(res.Records, res.Problems)
-	if err := writeHandlersReport(stdout, stderr, *outFile, rep, *format, campaign.HeaderOf(res.Records), cfg.Dir, *category); err != nil {
+	out := reportOut{stdout: stdout, stderr: stderr, file: *outFile, format: *format, category: *category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
+	if err := out.write(handlersReport{rep}); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
@@ -116,42 +117,6 @@ func writeWidenDiff(stderr io.Writer, file string, rep *report.HandlersReport, h
 	fmt.Fprintf(stderr, "widen-diff: %d kept widenings and routings written to %s\n", n, file)
 	for _, s := range skipped {
 		fmt.Fprintf(stderr, "widen-diff: not written: %s\n", s)
-	}
-	return nil
-}
-
-// writeHandlersReport renders a handlers report as writeReport renders a
-// detection report: positions found from where the campaign ran.
-func writeHandlersReport(stdout, stderr io.Writer, file string, rep *report.HandlersReport, format string, hdr *campaign.Header, wd, category string) error {
-	w := stdout
-	var buf bytes.Buffer
-	if file != "" {
-		w = &buf
-	}
-	// The sources of the handlers' functions, looked up as a detection
-	// report's functions are.
-	fns := &report.Report{Functions: map[string]*report.Function{}}
-	for _, h := range rep.Handlers {
-		fns.Functions[h.ID] = &report.Function{Name: h.Func, Pos: h.Pos}
-	}
-	src := newSources(hdr, wd, fns)
-	src.warnMissing(stderr, fns)
-	var err error
-	switch format {
-	case "json":
-		err = report.WriteHandlersJSON(w, rep)
-	case "html":
-		err = report.WriteHandlersHTML(w, rep)
-	case "sarif":
-		err = report.WriteHandlersSARIF(w, rep, src.absolute, sarifOptions(category), src.roots()...)
-	default:
-		report.WriteHandlersText(w, rep, src.display)
-	}
-	if err != nil || file == "" {
-		return err
-	}
-	if err := os.WriteFile(file, buf.Bytes(), 0o666); err != nil {
-		return fmt.Errorf("writing the report: %w", err)
 	}
 	return nil
 }

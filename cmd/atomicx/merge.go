@@ -14,7 +14,6 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
-	"github.com/atomicx/atomicx/report"
 )
 
 // mergeFlags are merge's flags; the example files' command lines are
@@ -25,7 +24,7 @@ func mergeFlags(stderr io.Writer) (*flag.FlagSet, *mergeOptions) {
 	o := &mergeOptions{}
 	fs.StringVar(&o.format, "format", "text", "report format: text, json, html or sarif")
 	fs.StringVar(&o.out, "o", "", "write the report to this file instead of standard output")
-	fs.StringVar(&o.category, "category", report.DefaultSARIFCategory, sarifCategoryUsage)
+	fs.StringVar(&o.category, "category", "", sarifCategoryUsage+byQuestionCategory)
 	fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "runs at once, for the runs that the merge itself runs (handler widenings)")
 	fs.StringVar(&o.dir, "C", "", "the module's directory here (default: the current directory), for the runs that the merge itself runs")
 	fs.Usage = func() {
@@ -119,26 +118,8 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\n", pr)
 	}
 	writeMergeProgress(stderr, p, m)
-	if h.Question == campaign.Perturb.Name {
-		if err := writePerturbReport(stdout, stderr, o.out, report.Perturbation(m.Records, m.Problems), o.format, h, wd, o.category); err != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	if h.Question == campaign.Handlers.Name {
-		if err := writeHandlersReport(stdout, stderr, o.out, report.Handlers(m.Records, m.Problems), o.format, h, wd, o.category+"-handlers"); err != nil {
-			fmt.Fprintf(stderr, "atomicx: %v\n", err)
-			return 1
-		}
-		return 0
-	}
-	rep := report.Classify(m.Records, m.Problems)
-	if err := addCoverage(context.Background(), rep, h); err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
-	}
-	if err := writeReport(stdout, stderr, o.out, rep, o.format, h, wd, o.category); err != nil {
+	out := reportOut{stdout: stdout, stderr: stderr, file: o.out, format: o.format, category: o.category, hdr: h, wd: wd}
+	if err := out.writeJournal(m.Records, m.Problems); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}

@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/atomicx/atomicx/campaign"
@@ -57,9 +56,8 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "ran %d profile runs and %d perturbation runs in %s (wall time)\n", res.ProfileRuns, res.Experiments,
 			res.Elapsed.Round(time.Millisecond))
 	}
-	wd := cfg.Dir
-	rep := report.Perturbation(res.Records, res.Problems)
-	if err := writePerturbReport(stdout, stderr, *outFile, rep, *format, campaign.HeaderOf(res.Records), wd, *category); err != nil {
+	out := reportOut{stdout: stdout, stderr: stderr, file: *outFile, format: *format, category: *category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
+	if err := out.write(perturbReport{report.Perturbation(res.Records, res.Problems)}); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
@@ -67,42 +65,4 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 		return 130
 	}
 	return 0
-}
-
-// writePerturbReport is writeReport for a perturbation campaign.
-func writePerturbReport(stdout, stderr io.Writer, file string, rep *report.PerturbReport, format string, hdr *campaign.Header, wd, category string) error {
-	w := stdout
-	var f *os.File
-	if file != "" {
-		var err error
-		if f, err = os.Create(file); err != nil {
-			return fmt.Errorf("writing the report: %w", err)
-		}
-		w = f
-	}
-	// The sources of the points, found as detect's report finds its
-	// functions'.
-	byPos := &report.Report{Functions: map[string]*report.Function{}}
-	for _, p := range rep.Points {
-		byPos.Functions[p.Site] = &report.Function{Name: p.Func, Pos: p.Pos}
-	}
-	src := newSources(hdr, wd, byPos)
-	src.warnMissing(stderr, byPos)
-	var err error
-	switch format {
-	case "json":
-		err = report.WritePerturbJSON(w, rep)
-	case "html":
-		err = report.WritePerturbHTML(w, rep, src.display)
-	case "sarif":
-		err = report.WritePerturbSARIF(w, rep, src.absolute, sarifOptions(category), src.roots()...)
-	default:
-		report.WritePerturbText(w, rep, src.display)
-	}
-	if f != nil {
-		if cerr := f.Close(); err == nil && cerr != nil {
-			err = fmt.Errorf("writing the report: %w", cerr)
-		}
-	}
-	return err
 }

@@ -3,10 +3,7 @@ package main
 import (
 	"encoding/json"
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
@@ -37,89 +34,45 @@ func cmdPerturbed(ts *testscript.TestScript, neg bool, args []string) {
 	}
 	ts.Check(json.Unmarshal(data, &rep))
 	prefix := args[2] + "."
-	type point struct {
-		class      string
-		candidates []string // "NAME WORKS", sorted
-	}
-	got := map[string]point{}
+	got := map[string]string{}
 	for _, p := range rep.Points {
 		name, ok := strings.CutSuffix(p.Site, "#entry")
 		if rel, in := strings.CutPrefix(name, prefix); ok && in {
-			pt := point{class: p.Class}
+			var candidates []string
 			for _, c := range p.Candidates {
-				pt.candidates = append(pt.candidates, strings.TrimPrefix(c.Func, prefix)+" "+c.Works)
+				candidates = append(candidates, strings.TrimPrefix(c.Func, prefix)+" "+c.Works)
 			}
-			sort.Strings(pt.candidates)
-			got[rel] = pt
+			got[rel] = pointExpectation(p.Class, candidates)
 		}
 	}
-	var problems []string
-	for name, want := range expectedPerturbations(ts, ts.MkAbs(args[1])) {
-		g, ok := got[name]
-		delete(got, name)
-		switch {
-		case want.class == "none" && ok:
-			problems = append(problems, name+": a point, "+g.class+", want none")
-		case want.class == "none":
-		case !ok:
-			problems = append(problems, name+": not a point, want "+want.class)
-		case g.class != want.class:
-			problems = append(problems, name+": "+g.class+", want "+want.class)
-		case strings.Join(g.candidates, "; ") != strings.Join(want.candidates, "; "):
-			problems = append(problems, name+": candidates "+strings.Join(g.candidates, "; ")+", want "+strings.Join(want.candidates, "; "))
-		}
-	}
-	for name := range got {
-		problems = append(problems, name+": a point, but has no perturb comment")
-	}
-	sort.Strings(problems)
-	for _, p := range problems {
-		ts.Logf("%s", p)
-	}
-	if len(problems) > 0 {
-		ts.Fatalf("%d points differ from the expectations", len(problems))
-	}
+	checkExpectations(ts, "points", got, expectedPerturbations(ts, ts.MkAbs(args[1])))
 }
 
-type expectedPoint struct {
-	class      string
-	candidates []string
+// pointExpectation is a point's class and its candidates, in the words
+// both sides of the comparison use.
+func pointExpectation(class string, candidates []string) string {
+	if class == notReported || len(candidates) == 0 {
+		return class
+	}
+	sort.Strings(candidates)
+	return class + "; candidates " + strings.Join(candidates, "; ")
 }
 
-func expectedPerturbations(ts *testscript.TestScript, dir string) map[string]expectedPoint {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	ts.Check(err)
-	want := map[string]expectedPoint{}
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
-		ts.Check(err)
+func expectedPerturbations(ts *testscript.TestScript, dir string) map[string]string {
+	want := map[string]string{}
+	fset, files := fixtureFiles(ts, dir)
+	for _, af := range files {
 		for _, d := range af.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok {
 				continue
 			}
-			var p expectedPoint
-			if fd.Doc != nil {
-				for _, line := range strings.Split(fd.Doc.Text(), "\n") {
-					line = strings.TrimSpace(line)
-					if v, ok := strings.CutPrefix(line, "perturb: "); ok {
-						p.class = strings.TrimSpace(v)
-					}
-					if v, ok := strings.CutPrefix(line, "candidate: "); ok {
-						p.candidates = append(p.candidates, strings.TrimSpace(v))
-					}
-				}
-			}
 			name := funcname.Decl(fd, nil)
-			if p.class == "" {
+			classes := docValues(fd, "perturb: ")
+			if len(classes) == 0 {
 				ts.Fatalf("%s: %s has no \"perturb:\" comment", fset.Position(fd.Pos()), name)
 			}
-			sort.Strings(p.candidates)
-			want[name] = p
+			want[name] = pointExpectation(classes[len(classes)-1], docValues(fd, "candidate: "))
 		}
 	}
 	return want

@@ -3,11 +3,7 @@ package main
 import (
 	"encoding/json"
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"os"
-	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/atomicx/atomicx/internal/funcname"
@@ -30,69 +26,30 @@ func cmdVerdicts(ts *testscript.TestScript, neg bool, args []string) {
 		Functions map[string]struct{ Verdict string }
 	}
 	ts.Check(json.Unmarshal(data, &rep))
-	want := expectedVerdicts(ts, ts.MkAbs(args[1]))
-	prefix := args[2] + "."
-	var problems []string
-	for name, verdict := range want {
-		got, ok := rep.Functions[prefix+name]
-		switch {
-		case verdict == "none" && ok:
-			problems = append(problems, name+": reported as "+got.Verdict+", want not reported")
-		case verdict != "none" && !ok:
-			problems = append(problems, name+": not reported, want "+verdict)
-		case ok && shortVerdict(got.Verdict) != verdict:
-			problems = append(problems, name+": "+shortVerdict(got.Verdict)+", want "+verdict)
+	got := map[string]string{}
+	for name, f := range rep.Functions {
+		if rel, ok := strings.CutPrefix(name, args[2]+"."); ok {
+			got[rel] = strings.TrimSuffix(f.Verdict, " non-atomic")
 		}
 	}
-	for name := range rep.Functions {
-		if rel, ok := strings.CutPrefix(name, prefix); ok {
-			if _, known := want[rel]; !known {
-				problems = append(problems, rel+": reported, but has no verdict comment")
-			}
-		}
-	}
-	sort.Strings(problems)
-	for _, p := range problems {
-		ts.Logf("%s", p)
-	}
-	if len(problems) > 0 {
-		ts.Fatalf("%d verdicts differ from the expectations", len(problems))
-	}
-}
-
-func shortVerdict(v string) string {
-	return strings.TrimSuffix(v, " non-atomic")
+	checkExpectations(ts, "verdicts", got, expectedVerdicts(ts, ts.MkAbs(args[1])))
 }
 
 func expectedVerdicts(ts *testscript.TestScript, dir string) map[string]string {
-	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
-	ts.Check(err)
 	want := map[string]string{}
-	fset := token.NewFileSet()
-	for _, f := range files {
-		if strings.HasSuffix(f, "_test.go") {
-			continue
-		}
-		af, err := parser.ParseFile(fset, f, nil, parser.ParseComments)
-		ts.Check(err)
+	fset, files := fixtureFiles(ts, dir)
+	for _, af := range files {
 		for _, d := range af.Decls {
 			fd, ok := d.(*ast.FuncDecl)
 			if !ok {
 				continue
 			}
 			name := funcname.Decl(fd, nil)
-			verdict := ""
-			if fd.Doc != nil {
-				for _, line := range strings.Split(fd.Doc.Text(), "\n") {
-					if v, ok := strings.CutPrefix(strings.TrimSpace(line), "verdict: "); ok {
-						verdict = strings.TrimSpace(v)
-					}
-				}
-			}
-			if verdict == "" {
+			verdicts := docValues(fd, "verdict: ")
+			if len(verdicts) == 0 {
 				ts.Fatalf("%s: %s has no \"verdict:\" comment", fset.Position(fd.Pos()), name)
 			}
-			want[name] = verdict
+			want[name] = verdicts[len(verdicts)-1]
 		}
 	}
 	return want

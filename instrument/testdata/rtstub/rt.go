@@ -138,3 +138,5 @@ func ArmCases(h *Handler, err, x error, held bool) error                     { r
 func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) bool, fault func(arm int) error) error {
 	return err
 }
+
+func SiteTable(n int, table string) []Site { return make([]Site, n) }

@@ -1,0 +1,106 @@
+package rt
+
+import (
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+var numberedSites = [...]Site{
+	{ID: "github.com/atomicx/atomicx/rt.numberedOuter#entry", Func: "github.com/atomicx/atomicx/rt.numberedOuter", Pos: "rt/numbered_test.go:1:1", Roots: "v,inner", Kind: EntrySite, Faults: FaultError, Ends: []int32{101, 102}},
+}
+
+// numberedOuter is an instrumented function that calls Check only when
+// asked: a point first reached in a late call of its caller.
+func numberedOuter(v *eeVec, inner bool) (_atx_r0 error) {
+	var _atx_done int32
+	if Enabled() {
+		if e := Inject(&numberedSites[0]); e != nil {
+			_atx_r0 = e
+			return
+		}
+		defer Enter(&numberedSites[0], v, inner).Exit(&_atx_done, &_atx_r0)
+	}
+	if inner {
+		_atx_r0 = v.Check(1)
+		_atx_done = 1
+		return
+	}
+	_atx_done = 2
+	return nil
+}
+
+// TestProfilePastNumbered: a profile run numbers the first calls of each
+// function (numberedCalls, lowered here to the occurrences it logs); a failure of a later call
+// says so instead of giving a number, and a point reached inside a later
+// call names the function as unnumbered instead of listing its call.
+func TestProfilePastNumbered(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	var problem string
+	campaign, problem = parseCampaignSettings("2", "", "none", "", "")
+	if problem != "" {
+		t.Fatal(problem)
+	}
+	campaign.numbered = 2 // numberedCalls, lowered
+	config.enabled = true
+	sites := []*Site{&numberedSites[0], &eeSites[1]}
+	for _, s := range sites {
+		s.hits.Store(0)
+		s.calls.Store(0)
+		s.armed.Store(0)
+		s.unnumbered.Store(false)
+		s.registered.Store(false)
+	}
+	t.Cleanup(func() {
+		for _, s := range sites {
+			s.hits.Store(0)
+			s.calls.Store(0)
+			s.armed.Store(0)
+			s.unnumbered.Store(false)
+		}
+	})
+
+	v := &eeVec{size: 10}
+	numberedOuter(v, false)
+	numberedOuter(v, false)
+	numberedOuter(v, true) // the third call: not numbered; Check fails inside it
+	v.Check(1)             // Check's second call, numbered
+	v.Check(1)             // and its third, past the numbered ones
+	resetEventLog()
+
+	outer, check := numberedSites[0].ID, eeSites[1].ID
+	want := []map[string]any{
+		{"event": "reach", "site": outer, "occurrence": 1.0},
+		{"event": "reach", "site": outer, "occurrence": 2.0},
+		{"event": "reach", "site": check, "occurrence": 1.0, "unnumbered": outer},
+		{"event": "fail", "site": check, "call": 1.0, "failure": "error"},
+		{"event": "fail", "site": outer, "beyond_call": 2.0, "failure": "error"},
+		{"event": "reach", "site": check, "occurrence": 2.0},
+		{"event": "fail", "site": check, "call": 2.0, "failure": "error"},
+		{"event": "fail", "site": check, "beyond_call": 2.0, "failure": "error"},
+	}
+	got := readEvents(t, logPath)
+	var kept []map[string]any
+	for _, e := range got {
+		if e["event"] == "enter" {
+			continue
+		}
+		m := map[string]any{}
+		for _, k := range []string{"event", "site", "occurrence", "unnumbered", "stack", "call", "beyond_call", "failure"} {
+			if x, ok := e[k]; ok {
+				m[k] = x
+			}
+		}
+		kept = append(kept, m)
+	}
+	if !numberedSites[0].unnumbered.Load() || !eeSites[1].unnumbered.Load() {
+		t.Error("the sites past their numbered calls are not marked for begin to answer first thing")
+	}
+	if c := Begin(&eeSites[1]); c.site != &eeSites[1] || c.num != 0 || c.ext != nil {
+		t.Errorf("Begin past the numbered calls = %+v, want the site and nothing else", c)
+	}
+	if !reflect.DeepEqual(kept, want) {
+		t.Errorf("events:\n%v\nwant:\n%v", kept, want)
+	}
+}
