@@ -288,7 +288,7 @@ func (cr *callRewriter) assign(s *ast.AssignStmt, start, end token.Pos, prefix, 
 		inject = cr.point(call, callee)
 	}
 	if r != nil {
-		inject = r.guard(inject)
+		inject = r.guard(fe, inject)
 		r.rewritten = true
 	}
 	cr.edits.insert(fe.off(start), fmt.Sprintf("%s%sif _atx_e := %s; _atx_e != nil { %s} else { %s", prefix, decls.String(), inject, zeros.String(), cr.directive(s.Pos())))
@@ -340,11 +340,14 @@ func (cr *callRewriter) switchInit(s ast.Stmt, init ast.Stmt, kw token.Pos, body
 	case *ast.TypeSwitchStmt:
 		next = s.Assign.Pos()
 	}
-	if !cr.assign(as, as.Pos(), as.End(), "{ ", "; switch "+cr.directive(next)) {
+	if !cr.assign(as, as.Pos(), as.End(), "{ ", "") {
 		return
 	}
 	cr.edits.replace(fe.off(kw), fe.off(as.Pos()), "")
 	cr.edits.replace(fe.off(as.End()), fe.off(next), "")
+	// The keyword goes after what follows the assignment: the pink usages
+	// of a switch on the error (see insertArms).
+	cr.edits.insert(fe.off(next), "; switch "+cr.directive(next))
 	cr.edits.insert(fe.off(s.End()), " }"+cr.directive(s.End()))
 }
 

@@ -34,8 +34,9 @@ import (
 // (an injected error for err != nil, one wrapping X for errors.Is, X
 // itself for ==, a constructed value of the target's type for errors.As).
 // Each arm's condition is wrapped in rt.Arm, which logs its usages. The
-// fault of each arm is made by a function literal that captures nothing:
-// it costs no allocation, and runs only when an arm is armed.
+// faults of a region's arms are made by a function appended to the file
+// (see hoist.go): it costs no allocation, runs only when an arm is armed,
+// and leaves the names of the user's literals as they are.
 
 // The kinds of handlers, by what the arm's body does with the error.
 const (
@@ -345,7 +346,7 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 				// is its first value.
 				x := cc.List[0]
 				a := arm{clause: cc, tag: x, tagged: sw, fault: fe.text(x)}
-				if a.why = fe.closureSafe(x); a.why != "" {
+				if a.why = fe.localName(x); a.why != "" {
 					a.fault = ""
 				}
 				add(cc.Pos(), a, "case "+fe.listText(cc.List), cc.Body)
@@ -828,13 +829,13 @@ func (fe *funcEdits) panicValue(t types.Type, pos token.Pos) (value, why string)
 	if p, ok := t.Underlying().(*types.Pointer); ok {
 		// A pointer to a value, not nil: the handler may use what it
 		// points to.
-		if name, ok := fe.typeName(p.Elem(), pos); ok {
+		if name, why := fe.outsideTypeName(p.Elem(), pos); why == "" {
 			return "new(" + name + ")", ""
 		}
 	}
-	name, ok := fe.typeName(t, pos)
-	if !ok {
-		return "", "the type the recovered value is asserted to cannot be named here"
+	name, why := fe.outsideTypeName(t, pos)
+	if why != "" {
+		return "", "the type the recovered value is asserted to " + why
 	}
 	return "*new(" + name + ")", ""
 }
@@ -897,15 +898,15 @@ func (fe *funcEdits) typeCaseFault(t types.Type, pos token.Pos, h string) (fault
 		if _, isStruct := u.Elem().Underlying().(*types.Struct); !isStruct {
 			return "", "the case's type is a pointer to a type that is not a struct: no value to construct"
 		}
-		name, ok := fe.typeName(u.Elem(), pos)
-		if !ok {
-			return "", "the case's type cannot be named here"
+		name, why := fe.outsideTypeName(u.Elem(), pos)
+		if why != "" {
+			return "", "the case's type " + why
 		}
 		return "new(" + name + ")", ""
 	case *types.Struct:
-		name, ok := fe.typeName(t, pos)
-		if !ok {
-			return "", "the case's type cannot be named here"
+		name, why := fe.outsideTypeName(t, pos)
+		if why != "" {
+			return "", "the case's type " + why
 		}
 		return "*new(" + name + ")", ""
 	}
@@ -940,7 +941,7 @@ func (fe *funcEdits) predicate(cond ast.Expr, v types.Object, pos token.Pos, idx
 		case c.Op == token.NEQ && isNil(y):
 			return rtName + ".HandlerError(" + h + ")", "", true
 		case c.Op == token.EQL && !isNil(y):
-			if why := fe.closureSafe(y); why != "" {
+			if why := fe.localName(y); why != "" {
 				return "", why, true
 			}
 			return fe.text(y), "", true
@@ -952,7 +953,7 @@ func (fe *funcEdits) predicate(cond ast.Expr, v types.Object, pos token.Pos, idx
 		}
 		switch fn.Name() {
 		case "Is":
-			if why := fe.closureSafe(c.Args[1]); why != "" {
+			if why := fe.localName(c.Args[1]); why != "" {
 				return "", why, true
 			}
 			return rtName + ".HandlerWrap(" + h + ", " + fe.text(c.Args[1]) + ")", "", true
@@ -1045,15 +1046,15 @@ func (fe *funcEdits) constructed(t types.Type, pos token.Pos, h string) (fault, 
 		if _, isStruct := u.Elem().Underlying().(*types.Struct); !isStruct {
 			return "", "the errors.As target is a pointer to a type that is not a struct: no value to construct", true
 		}
-		name, ok := fe.typeName(u.Elem(), pos)
-		if !ok {
-			return "", "the errors.As target's type cannot be named here", true
+		name, why := fe.outsideTypeName(u.Elem(), pos)
+		if why != "" {
+			return "", "the errors.As target's type " + why, true
 		}
 		value = "new(" + name + ")"
 	case *types.Struct:
-		name, ok := fe.typeName(t, pos)
-		if !ok {
-			return "", "the errors.As target's type cannot be named here", true
+		name, why := fe.outsideTypeName(t, pos)
+		if why != "" {
+			return "", "the errors.As target's type " + why, true
 		}
 		value = "*new(" + name + ")"
 	case *types.Interface:
@@ -1065,24 +1066,6 @@ func (fe *funcEdits) constructed(t types.Type, pos token.Pos, h string) (fault, 
 		return "", "the errors.As target's type is not an error", true
 	}
 	return rtName + ".HandlerWrap(" + h + ", " + value + ")", "", true
-}
-
-// closureSafe says why the expression cannot be evaluated in a function
-// literal that captures nothing: it names a local variable. "" when it can.
-func (fe *funcEdits) closureSafe(e ast.Expr) string {
-	why := ""
-	ast.Inspect(e, func(n ast.Node) bool {
-		id, ok := n.(*ast.Ident)
-		if !ok || why != "" {
-			return why == ""
-		}
-		v, ok := fe.p.info.Uses[id].(*types.Var)
-		if ok && !v.IsField() && v.Pkg() != nil && v.Parent() != v.Pkg().Scope() {
-			why = "the predicate compares with a local variable (" + id.Name + ")"
-		}
-		return true
-	})
-	return why
 }
 
 // handlerKind classifies an arm's body by what it does with the error
@@ -1288,27 +1271,28 @@ func endsProgram(info *types.Info, call *ast.CallExpr) bool {
 // r's statement, for the fault of an armed arm, or else for inject's
 // ("nil" when the call is not an injection point).
 //
-// The faults are made by a function literal, given to the runtime, only
-// where an arm needs one of its own: where every arm's fault is its
-// handler's error (rt.HandlerError), the runtime makes it, and the
-// literal is left out. A literal costs the compiler a function, and it
-// would shift the numbers of the function's own literals that follow
-// (Outer.func2 becoming Outer.func3 in stack traces).
-func (r *region) guard(inject string) string {
-	var b strings.Builder
+// The faults are made by a function hoisted out of fe's (see hoist),
+// given to the runtime, only where an arm needs one of its own: where
+// every arm's fault is its handler's error (rt.HandlerError), the
+// runtime makes it, and the function is left out. A function costs the
+// compiler one more; a function literal would also shift the numbers of
+// the function's own literals that follow (Outer.func2 becoming
+// Outer.func3 in stack traces).
+func (r *region) guard(fe *funcEdits, inject string) string {
 	if r.defaultFaults() {
-		fmt.Fprintf(&b, "%s.Region(%s[%d:%d], %s, nil)", rtName, handlersName, r.first, r.first+len(r.arms), inject)
-		return b.String()
+		return fmt.Sprintf("%s.Region(%s[%d:%d], %s, nil)", rtName, handlersName, r.first, r.first+len(r.arms), inject)
 	}
-	fmt.Fprintf(&b, "%s.Region(%s[%d:%d], %s, func(_atx_arm int) error { switch _atx_arm {", rtName, handlersName, r.first, r.first+len(r.arms), inject)
+	var b strings.Builder
+	b.WriteString("(_atx_arm int) error { switch _atx_arm {")
 	for i, a := range r.arms {
 		if a.fault == "" {
 			continue
 		}
 		fmt.Fprintf(&b, " case %d: return %s;", i, a.fault)
 	}
-	b.WriteString(" }; return nil })")
-	return b.String()
+	b.WriteString(" }; return nil }")
+	fault := fe.hoist(r.stmt.Pos(), fmt.Sprintf("_atx_fault%d", r.first), b.String())
+	return fmt.Sprintf("%s.Region(%s[%d:%d], %s, %s)", rtName, handlersName, r.first, r.first+len(r.arms), inject, fault)
 }
 
 // defaultFaults reports whether the fault of every arm of r is its
@@ -1351,9 +1335,9 @@ func (cr *callRewriter) insertArms(r *region) {
 			cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegion(%s)", rtName, h)+cr.directive(d.End()))
 		default:
 			// The block asserts the recovered value's type: the panic is
-			// a value of that type, made by a literal that captures
-			// nothing.
-			cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegionWith(%s, func() any { return %s })", rtName, h, a.fault)+cr.directive(d.End()))
+			// a value of that type, made by a hoisted function.
+			value := fe.hoist(d.Pos(), fmt.Sprintf("_atx_panic%d", r.first), "() any { return "+a.fault+" }")
+			cr.edits.insert(fe.off(d.End()), fmt.Sprintf("; %s.RecoverRegionWith(%s, %s)", rtName, h, value)+cr.directive(d.End()))
 		}
 		cond := r.arms[0].cond
 		cr.edits.insert(fe.off(cond.Pos()), fmt.Sprintf("%s.ArmRecover(%s, %s, ", rtName, h, r.errVar)+cr.directive(cond.Pos()))
@@ -1362,9 +1346,12 @@ func (cr *callRewriter) insertArms(r *region) {
 	}
 	// A switch on the error logs the pink usages of its arms before it,
 	// when there is no error; when the error is assigned in its header,
-	// in its tag: switch _, err := f(); func() error { if err == nil { … };
-	// return err }() { … } (a function literal called where it is made,
-	// which the compiler inlines).
+	// after the assignment, which the rewrite moved out of the header
+	// (see switchInit): { …; _, err = f() }; if err == nil { … };
+	// switch err { … }. A header that stays as it is (a labeled switch,
+	// whose arms are then not injectable) has no place for a statement
+	// but a function literal, which would rename the user's literals that
+	// follow: its pink usages are not logged.
 	var pinkAt *ast.SwitchStmt
 	var pink strings.Builder
 	flush := func() {
@@ -1372,8 +1359,9 @@ func (cr *callRewriter) insertArms(r *region) {
 			return
 		}
 		if pinkAt.Init != nil {
-			cr.edits.insert(fe.off(pinkAt.Tag.Pos()), "func() error { "+pink.String()+" }; return "+cr.directive(pinkAt.Tag.Pos()))
-			cr.edits.insert(fe.off(pinkAt.Tag.End()), " }()")
+			if pinkAt.Init == ast.Stmt(r.stmt) && r.rewritten {
+				cr.edits.insert(fe.off(pinkAt.Init.End()), "; "+pink.String()+" }")
+			}
 			return
 		}
 		cr.edits.insert(fe.off(pinkAt.Pos()), pink.String()+" }; "+cr.directive(pinkAt.Pos()))
@@ -1438,8 +1426,9 @@ func (cr *callRewriter) insertArms(r *region) {
 // itself, unless a case is widened (ATOMICX_WIDEN), the error is not nil
 // and no case before the widened one takes it: then a value of the
 // widened case's type, so that its case runs. earlier tells whether a
-// case before an arm's takes the error; both function literals capture
-// nothing.
+// case before an arm's takes the error; both are functions hoisted out
+// of fe's (see hoist), so an arm with a case before it whose type is
+// declared in the function is not widened.
 func (cr *callRewriter) widenSwitch(r *region, ts *ast.TypeSwitchStmt) {
 	fe := cr.fe
 	// The switch's cases are consecutive arms of the region: first..end.
@@ -1453,25 +1442,40 @@ func (cr *callRewriter) widenSwitch(r *region, ts *ast.TypeSwitchStmt) {
 		}
 	}
 	var earlier, fault strings.Builder
-	earlier.WriteString("func(_atx_e error, _atx_arm int) bool { switch _atx_arm {")
-	fault.WriteString("func(_atx_arm int) error { switch _atx_arm {")
+	earlier.WriteString("(_atx_e error, _atx_arm int) bool { switch _atx_arm {")
+	fault.WriteString("(_atx_arm int) error { switch _atx_arm {")
 	widened := false
 	for i := range end - first {
 		a := r.arms[first+i]
-		if fe.p.handlers[r.first+first+i].widened == "" {
+		h := &fe.p.handlers[r.first+first+i]
+		if h.widened == "" {
 			continue
 		}
-		widened = true
 		var before []string
+		why := ""
 		for _, st := range ts.Body.List {
 			cc := st.(*ast.CaseClause)
 			if cc == a.clause {
 				break
 			}
 			for _, t := range cc.List {
-				before = append(before, fe.text(t))
+				tv := fe.p.info.Types[t]
+				if tv.IsNil() {
+					before = append(before, "nil")
+					continue
+				}
+				name, w := fe.outsideTypeName(tv.Type, t.Pos())
+				if w != "" && why == "" {
+					why = "the type of a case before it (" + fe.text(t) + ") " + w
+				}
+				before = append(before, name)
 			}
 		}
+		if why != "" {
+			h.widened, h.notWidenable = "", why
+			continue
+		}
+		widened = true
 		if len(before) > 0 {
 			fmt.Fprintf(&earlier, " case %d: switch _atx_e.(type) { case %s: return true };", i, strings.Join(before, ", "))
 		}
@@ -1482,6 +1486,9 @@ func (cr *callRewriter) widenSwitch(r *region, ts *ast.TypeSwitchStmt) {
 	}
 	earlier.WriteString(" }; return false }")
 	fault.WriteString(" }; return nil }")
+	k := r.first + first
+	earlierFunc := fe.hoist(ts.Pos(), fmt.Sprintf("_atx_widenEarlier%d", k), earlier.String())
+	faultFunc := fe.hoist(ts.Pos(), fmt.Sprintf("_atx_widenFault%d", k), fault.String())
 	var x ast.Expr
 	switch as := ts.Assign.(type) {
 	case *ast.ExprStmt:
@@ -1491,7 +1498,7 @@ func (cr *callRewriter) widenSwitch(r *region, ts *ast.TypeSwitchStmt) {
 	}
 	ta := x.(*ast.TypeAssertExpr)
 	cr.edits.insert(fe.off(ta.X.Pos()), fmt.Sprintf("%s.WidenSwitch(%s[%d:%d], ", rtName, handlersName, r.first+first, r.first+end)+cr.directive(ta.X.Pos()))
-	cr.edits.insert(fe.off(ta.X.End()), ", "+earlier.String()+", "+fault.String()+")")
+	cr.edits.insert(fe.off(ta.X.End()), ", "+earlierFunc+", "+faultFunc+")")
 }
 
 // handlerTable declares the handler table, one rt.Handler per arm.

@@ -295,6 +295,10 @@ type pkgRewriter struct {
 	copyKinds     uint8                         // bit k: a per-type checkpoint copies a field of copyKind k
 	graphs        *graphGen                     // generated checkpoints of linked structures, or nil
 	genUsed       map[string]bool               // generic helpers that the graph checkpoints call
+	// tail holds the functions hoisted out of the file being rewritten
+	// (see hoist), and top is a position of its file scope.
+	tail []string
+	top  token.Pos
 }
 
 // file rewrites one file; changed is false when it has nothing to
@@ -302,6 +306,7 @@ type pkgRewriter struct {
 func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, err error) {
 	var edits editList
 	tf := p.fset.File(f.Pos())
+	p.tail, p.top = nil, f.Name.Pos()
 	for _, d := range f.Decls {
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
 			// Literals in package-level initializers.
@@ -342,6 +347,9 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 			return nil, false, err
 		}
 	}
+	if len(p.tail) > 0 {
+		edits.insert(len(src), strings.Join(p.tail, ""))
+	}
 	if edits.empty() {
 		return src, false, nil
 	}
@@ -363,9 +371,10 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 // rewrite is skipped, with the reason.
 func (p *pkgRewriter) rewriteFunc(fe *funcEdits, edits *editList) error {
 	pos := p.fset.Position(fe.namePos)
-	before := len(edits.edits)
+	before, hoisted := len(edits.edits), len(p.tail)
 	if err := fe.rewrite(edits); err != nil {
 		edits.edits = edits.edits[:before]
+		p.tail = p.tail[:hoisted]
 		p.skipped = append(p.skipped, Skipped{Name: fe.name, Pos: pos, Reason: err.Error()})
 		return nil
 	}

@@ -223,6 +223,18 @@ func (fe *funcEdits) releasable(t gotypes.Type, rel Release) bool {
 	return ok
 }
 
+// nilableField reports whether the field of a's resource that its
+// release is a method of can hold nil.
+func (fe *funcEdits) nilableField(a acquisition) bool {
+	tv, ok := fe.p.info.Types[a.res]
+	if !ok || tv.Type == nil {
+		return false
+	}
+	f, _, _ := gotypes.LookupFieldOrMethod(tv.Type, true, fe.p.pkg, a.release.Field)
+	v, ok := f.(*gotypes.Var)
+	return ok && pointerShaped(v.Type())
+}
+
 // pointerShaped reports whether values of t are pointers or interfaces:
 // what the runtime can find in the restored graph by address. A type
 // parameter is neither, whatever its constraint: it cannot be compared
@@ -522,10 +534,18 @@ func (fe *funcEdits) releaseEdits(edits *editList, acqs []acquisition, siteRef s
 			target += "." + a.release.Field
 		}
 		res := fe.text(a.res)
-		reg := fmt.Sprintf("_atx_v := %s; %s.Add(_atx_v, func() { %s.%s() }, %s)", res, releaseName, target, a.release.Method, strings.Join(roots, ", "))
+		// The release is a method value, not a function literal, which
+		// would rename the user's literals that follow (see hoist). It
+		// is evaluated here: a field that holds nil has nothing to
+		// release, and its method value would panic.
+		reg := fmt.Sprintf("%s.Add(_atx_v, %s.%s, %s)", releaseName, target, a.release.Method, strings.Join(roots, ", "))
 		if len(roots) == 0 {
 			reg = strings.TrimSuffix(reg, ", ")
 		}
+		if a.release.Field != "" && fe.nilableField(a) {
+			reg = fmt.Sprintf("if %s != nil { %s }", target, reg)
+		}
+		reg = "_atx_v := " + res + "; " + reg
 		cond := res + " != nil"
 		if a.errVar != nil {
 			cond = a.errVar.Name + " == nil && " + cond

@@ -24,7 +24,7 @@ type Releases struct {
 
 type held struct {
 	res     unsafe.Pointer // the resource's address: a pointer, or an interface's data
-	release func()
+	release any
 	roots   []any
 }
 
@@ -32,8 +32,12 @@ type held struct {
 // resource (a pointer, or an interface holding one), release releases
 // it, and roots are the call's roots, which the rollback restores. A
 // resource that is not a pointer cannot be told from a copy in the
-// restored graph and is never released.
-func (r *Releases) Add(res any, release func(), roots ...any) {
+// restored graph and is never released. release is a function of no
+// arguments, whatever it returns (the generated code passes the method
+// value of the release, such as f.Close: a function literal would
+// rename the user's literals that follow it); what it returns is
+// dropped.
+func (r *Releases) Add(res any, release any, roots ...any) {
 	p := addressOf(res)
 	if p == nil {
 		return
@@ -70,9 +74,20 @@ func (r *Releases) OnFailure(s *Site, done *bool, errp *error) {
 	}
 }
 
-func runRelease(release func()) {
+func runRelease(release any) {
 	defer func() { _ = recover() }()
-	release()
+	switch f := release.(type) {
+	case func():
+		f()
+	case func() error:
+		_ = f()
+	case func() bool:
+		_ = f()
+	default:
+		if v := reflect.ValueOf(release); v.Kind() == reflect.Func && (v.Type().NumIn() == 0 || v.Type().IsVariadic() && v.Type().NumIn() == 1) {
+			v.Call(nil)
+		}
+	}
 }
 
 // addressOf returns the address a resource value holds: the pointer

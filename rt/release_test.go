@@ -109,3 +109,41 @@ func BenchmarkReleasesSuccess(b *testing.B) {
 		}()
 	}
 }
+
+// closer has releases of the signatures that method values of the leak
+// policy's release methods have.
+type closer struct{ calls []string }
+
+func (c *closer) Close() error           { c.calls = append(c.calls, "Close"); return errors.New("x") }
+func (c *closer) Stop() bool             { c.calls = append(c.calls, "Stop"); return true }
+func (c *closer) Cancel()                { c.calls = append(c.calls, "Cancel") }
+func (c *closer) Shutdown() (int, error) { c.calls = append(c.calls, "Shutdown"); return 0, nil }
+func (c *closer) Done(opts ...string)    { c.calls = append(c.calls, "Done") }
+
+// TestReleaseMethodValues checks that a release passed as a method value
+// runs whatever its results: the generated code passes one, not a
+// function literal.
+func TestReleaseMethodValues(t *testing.T) {
+	c := &closer{}
+	tests := []struct {
+		name    string
+		release any
+	}{
+		{"Close", c.Close},
+		{"Stop", c.Stop},
+		{"Cancel", c.Cancel},
+		{"Shutdown", c.Shutdown},
+		{"Done", c.Done},
+	}
+	for _, tt := range tests {
+		c.calls = nil
+		var rel Releases
+		rel.Add(c, tt.release)
+		err := errors.New("failed")
+		done := true
+		rel.OnFailure(&Site{Func: "m.F"}, &done, &err)
+		if !slices.Equal(c.calls, []string{tt.name}) {
+			t.Errorf("%s: released by %v, want %s", tt.name, c.calls, tt.name)
+		}
+	}
+}

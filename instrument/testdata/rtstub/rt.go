@@ -78,7 +78,7 @@ func (o *Oblivious) Swallow(done *bool, errp *error) {}
 
 type Releases struct{}
 
-func (r *Releases) Add(res any, release func(), roots ...any) {}
+func (r *Releases) Add(res any, release any, roots ...any) {}
 
 func (r *Releases) OnFailure(s *Site, done *bool, errp *error) {}
 
