@@ -1,7 +1,6 @@
 package campaign
 
 import (
-	"sort"
 	"strings"
 )
 
@@ -103,51 +102,7 @@ func routing(res *HandlerResult) *Widening {
 // RoutingsTogether reads the run of the kept routings together from a
 // handlers campaign's records; nil when no routing was kept.
 func RoutingsTogether(recs []*Record, results []*HandlerResult) *WideningTogether {
-	var ids []string
-	tests := map[string]*HandlerTest{}
-	var order []string
-	for _, res := range results {
-		if res.Routing == nil || res.Routing.Status != WidenKept {
-			continue
-		}
-		ids = append(ids, res.ID)
-		for _, t := range res.Tests {
-			k := t.Package + "\x00" + t.Test
-			if tests[k] == nil {
-				tests[k] = &HandlerTest{Package: t.Package, Test: t.Test}
-				order = append(order, k)
-			}
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	sort.Strings(ids)
-	sort.Strings(order)
-	w := &WideningTogether{IDs: ids, Status: WidenKept}
-	site := strings.Join(ids, ";")
-	byKey := map[string]*Record{}
-	for _, r := range recs {
-		if r.Kind == "experiment" && r.Fault == routeFault && r.Site == site {
-			byKey[r.Package+"\x00"+r.Test] = r
-		}
-	}
-	for _, k := range order {
-		t := tests[k]
-		w.Tests = append(w.Tests, t)
-		r := byKey[k]
-		if r == nil {
-			if w.Status == WidenKept {
-				w.Status, w.Why = WidenNotValidated, "the run of "+t.Test+" is missing"
-			}
-			continue
-		}
-		t.Outcome, t.Run = r.Status, r
-		if !t.passed() && w.Status != WidenRejected {
-			w.Status, w.Why = WidenRejected, t.Package+" "+t.Test+" "+outcomeVerb(r.Status)+" with them all routed"
-		}
-	}
-	return w
+	return keptTogether(recs, results, func(res *HandlerResult) *Widening { return res.Routing }, routeFault, "routed")
 }
 
 // routeFollowUps plans, from a campaign's records, the routing runs that
@@ -157,32 +112,18 @@ func RoutingsTogether(recs []*Record, results []*HandlerResult) *WideningTogethe
 // failed routed; then, once every candidate has a status, the runs of the
 // kept ones together.
 func routeFollowUps(recs []*Record) []*Record {
-	have := map[string]bool{}
-	profs := map[string]*Record{}
-	for _, r := range recs {
-		have[r.Key()] = true
-		if r.Kind == "profile" && r.Status == Passed {
-			profs[r.Package+"\x00"+r.Test] = r
-		}
-	}
-	var out []*Record
-	want := func(r *Record) {
-		if !have[r.Key()] {
-			have[r.Key()] = true
-			out = append(out, r)
-		}
-	}
+	f := newFollowUps(recs)
 	results := HandlerResults(recs)
 	for _, res := range results {
 		if res.Route == "" || res.Source != SourceIndependent {
 			continue
 		}
 		for _, t := range res.Tests {
-			want(routeRun(profs[t.Package+"\x00"+t.Test], res.ID, routeFault))
+			f.want(routeRun(f.profile(t), res.ID, routeFault))
 		}
 	}
-	if len(out) > 0 {
-		return out
+	if len(f.out) > 0 {
+		return f.out
 	}
 	for _, res := range results {
 		if res.Route == "" || res.Source != SourceIndependent {
@@ -190,12 +131,12 @@ func routeFollowUps(recs []*Record) []*Record {
 		}
 		for _, t := range res.Tests {
 			if t.Routed != nil && t.Routed.Status != Passed {
-				want(routeRun(profs[t.Package+"\x00"+t.Test], res.ID, routePanicFault))
+				f.want(routeRun(f.profile(t), res.ID, routePanicFault))
 			}
 		}
 	}
-	if len(out) > 0 {
-		return out
+	if len(f.out) > 0 {
+		return f.out
 	}
 	for _, res := range results {
 		if res.Routing != nil && res.Routing.Status == WidenNotValidated {
@@ -204,8 +145,8 @@ func routeFollowUps(recs []*Record) []*Record {
 	}
 	if w := RoutingsTogether(recs, results); w != nil {
 		for _, t := range w.Tests {
-			want(routeRun(profs[t.Package+"\x00"+t.Test], strings.Join(w.IDs, ";"), routeFault))
+			f.want(routeRun(f.profile(t), strings.Join(w.IDs, ";"), routeFault))
 		}
 	}
-	return out
+	return f.out
 }

@@ -141,11 +141,19 @@ type WideningTogether struct {
 // WideningsTogether reads the run of the kept widenings together from a
 // handlers campaign's records; nil when no widening was kept.
 func WideningsTogether(recs []*Record, results []*HandlerResult) *WideningTogether {
+	return keptTogether(recs, results, func(res *HandlerResult) *Widening { return res.Widening }, widenFault, "widened")
+}
+
+// keptTogether reads the runs of the kept changes of one kind (which picks
+// a handler's validation of it: its widening or its routing) applied
+// together, armed by fault, from a handlers campaign's records; nil when
+// none was kept. done says what was done to them, in a rejection's why.
+func keptTogether(recs []*Record, results []*HandlerResult, which func(*HandlerResult) *Widening, fault, done string) *WideningTogether {
 	var ids []string
 	tests := map[string]*HandlerTest{}
 	var order []string
 	for _, res := range results {
-		if res.Widening == nil || res.Widening.Status != WidenKept {
+		if v := which(res); v == nil || v.Status != WidenKept {
 			continue
 		}
 		ids = append(ids, res.ID)
@@ -166,7 +174,7 @@ func WideningsTogether(recs []*Record, results []*HandlerResult) *WideningTogeth
 	site := strings.Join(ids, ";")
 	byKey := map[string]*Record{}
 	for _, r := range recs {
-		if r.Kind == "experiment" && r.Fault == widenFault && r.Site == site {
+		if r.Kind == "experiment" && r.Fault == fault && r.Site == site {
 			byKey[r.Package+"\x00"+r.Test] = r
 		}
 	}
@@ -182,10 +190,40 @@ func WideningsTogether(recs []*Record, results []*HandlerResult) *WideningTogeth
 		}
 		t.Outcome, t.Run = r.Status, r
 		if !t.passed() && w.Status != WidenRejected {
-			w.Status, w.Why = WidenRejected, t.Package+" "+t.Test+" "+outcomeVerb(r.Status)+" with them all widened"
+			w.Status, w.Why = WidenRejected, t.Package+" "+t.Test+" "+outcomeVerb(r.Status)+" with them all "+done
 		}
 	}
 	return w
+}
+
+// followUps collects the runs that a round of follow-ups wants and the
+// campaign's records do not have yet.
+type followUps struct {
+	have  map[string]bool
+	profs map[string]*Record // passed profile runs, by package and test
+	out   []*Record
+}
+
+func newFollowUps(recs []*Record) *followUps {
+	f := &followUps{have: map[string]bool{}, profs: map[string]*Record{}}
+	for _, r := range recs {
+		f.have[r.Key()] = true
+		if r.Kind == "profile" && r.Status == Passed {
+			f.profs[r.Package+"\x00"+r.Test] = r
+		}
+	}
+	return f
+}
+
+// profile is the passed profile run of a handler's test.
+func (f *followUps) profile(t *HandlerTest) *Record { return f.profs[t.Package+"\x00"+t.Test] }
+
+// want adds r unless the records or an earlier want have it.
+func (f *followUps) want(r *Record) {
+	if !f.have[r.Key()] {
+		f.have[r.Key()] = true
+		f.out = append(f.out, r)
+	}
 }
 
 // widenFollowUps plans, from a campaign's records, the widened runs that
@@ -194,32 +232,18 @@ func WideningsTogether(recs []*Record, results []*HandlerResult) *WideningTogeth
 // then, once every candidate has a status, those of the kept ones
 // together.
 func widenFollowUps(recs []*Record) []*Record {
-	have := map[string]bool{}
-	profs := map[string]*Record{}
-	for _, r := range recs {
-		have[r.Key()] = true
-		if r.Kind == "profile" && r.Status == Passed {
-			profs[r.Package+"\x00"+r.Test] = r
-		}
-	}
-	var out []*Record
-	want := func(r *Record) {
-		if !have[r.Key()] {
-			have[r.Key()] = true
-			out = append(out, r)
-		}
-	}
+	f := newFollowUps(recs)
 	results := HandlerResults(recs)
 	for _, res := range results {
 		if res.Widened == "" || res.Source != SourceIndependent {
 			continue
 		}
 		for _, t := range res.Tests {
-			want(widenRun(profs[t.Package+"\x00"+t.Test], res.ID))
+			f.want(widenRun(f.profile(t), res.ID))
 		}
 	}
-	if len(out) > 0 {
-		return out
+	if len(f.out) > 0 {
+		return f.out
 	}
 	for _, res := range results {
 		if res.Widening != nil && res.Widening.Status == WidenNotValidated {
@@ -228,10 +252,10 @@ func widenFollowUps(recs []*Record) []*Record {
 	}
 	if w := WideningsTogether(recs, results); w != nil {
 		for _, t := range w.Tests {
-			want(widenRun(profs[t.Package+"\x00"+t.Test], strings.Join(w.IDs, ";")))
+			f.want(widenRun(f.profile(t), strings.Join(w.IDs, ";")))
 		}
 	}
-	return out
+	return f.out
 }
 
 // outcomeVerb says what a run that did not pass did.
