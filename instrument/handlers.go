@@ -902,13 +902,13 @@ func (fe *funcEdits) typeCaseFault(t types.Type, pos token.Pos, h string) (fault
 		if why != "" {
 			return "", "the case's type " + why
 		}
-		return "new(" + name + ")", ""
+		return rtName + ".HandlerValue(" + h + ", new(" + name + "))", ""
 	case *types.Struct:
 		name, why := fe.outsideTypeName(t, pos)
 		if why != "" {
 			return "", "the case's type " + why
 		}
-		return "*new(" + name + ")", ""
+		return rtName + ".HandlerValue(" + h + ", *new(" + name + "))", ""
 	}
 	return "", "the case's type is not a struct or a pointer to one: no value to construct"
 }
@@ -1065,7 +1065,7 @@ func (fe *funcEdits) constructed(t types.Type, pos token.Pos, h string) (fault, 
 	if !types.Implements(t, errorType.Underlying().(*types.Interface)) {
 		return "", "the errors.As target's type is not an error", true
 	}
-	return rtName + ".HandlerWrap(" + h + ", " + value + ")", "", true
+	return rtName + ".HandlerAs(" + h + ", " + value + ")", "", true
 }
 
 // handlerKind classifies an arm's body by what it does with the error

@@ -129,6 +129,8 @@ func Arm(h *Handler, err error, held bool) bool                              { r
 func Region(arms []Handler, injected error, fault func(arm int) error) error { return injected }
 func HandlerError(h *Handler) error                                          { return nil }
 func HandlerWrap(h *Handler, target error) error                             { return nil }
+func HandlerAs(h *Handler, target error) error                               { return nil }
+func HandlerValue(h *Handler, target error) error                            { return nil }
 func ArmRecover(h *Handler, r any, held bool) bool                           { return held }
 func RecoverRegion(h *Handler)                                               {}
 func RecoverRegionWith(h *Handler, value func() any)                         {}
