@@ -226,11 +226,13 @@ func (fe *funcEdits) releasable(t gotypes.Type, rel Release) bool {
 // nilableField reports whether the field of a's resource that its
 // release is a method of can hold nil.
 func (fe *funcEdits) nilableField(a acquisition) bool {
-	tv, ok := fe.p.info.Types[a.res]
-	if !ok || tv.Type == nil {
+	// TypeOf, not Types: the resource is often a variable the
+	// acquisition defines, which Types does not record.
+	t := fe.p.info.TypeOf(a.res)
+	if t == nil {
 		return false
 	}
-	f, _, _ := gotypes.LookupFieldOrMethod(tv.Type, true, fe.p.pkg, a.release.Field)
+	f, _, _ := gotypes.LookupFieldOrMethod(t, true, fe.p.pkg, a.release.Field)
 	v, ok := f.(*gotypes.Var)
 	return ok && pointerShaped(v.Type())
 }
