@@ -71,3 +71,23 @@ func TestSiteTableMalformed(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkSiteTable is what reading a package's site table costs at its
+// initialization, per site (a composite-literal table costs nothing then,
+// but far more to compile).
+func BenchmarkSiteTable(b *testing.B) {
+	lines := []string{
+		"ef\texample.com/m.(*V).Alloc#entry\texample.com/m.(*V).Alloc\texample.com/m/v.go:16:18\tv,n\t0\t\t19,22\t\t\texample.com/m.(*V)._atx_Alloc\n",
+		"c\texample.com/m.F#call:strconv.Atoi#1\texample.com/m.F\texample.com/m/v.go:11:22\t\t1000\t\t\t\t\t\n",
+	}
+	const n = 1000
+	var table strings.Builder
+	for i := range n {
+		table.WriteString(lines[i%len(lines)])
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		SiteTable(n, table.String())
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/site")
+}
