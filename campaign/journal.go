@@ -16,7 +16,10 @@ import (
 // Version 3: a recheck masks the non-atomic functions that ran inside a
 // failed call (it masked the first non-atomic call of a failure chain),
 // and verdicts say where their call ran (g, seq), which telling which
-// calls ran inside which needs.
+// calls ran inside which needs. The "plan" record came without a new
+// version: every version 3 record means what it meant, and a journal
+// without one reads as before (an older atomicx skips the line as a
+// problem, and its reports do not name the plan).
 const JournalVersion = 3
 
 // Record is one line of the journal: the campaign's header, or a
