@@ -180,7 +180,8 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 	if err != nil {
 		return nil, nil, err
 	}
-	if prev := HeaderOf(old); prev != nil {
+	prev := HeaderOf(old)
+	if prev != nil {
 		if why := sameCampaign(prev, hdr); why != "" {
 			return nil, nil, fmt.Errorf("the journal in %s is of another campaign (%s): run without -resume to start over, or give another -journal", cfg.Journal, why)
 		}
@@ -193,7 +194,7 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 		return nil, nil, err
 	}
 	defer j.Close()
-	if HeaderOf(old) == nil {
+	if prev == nil {
 		if err := j.Append(&Record{Kind: "campaign", Campaign: hdr}); err != nil {
 			return nil, nil, err
 		}
@@ -266,38 +267,28 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 	if err := WritePlan(cfg.Journal, plan); err != nil {
 		return nil, nil, err
 	}
-	if err := j.Close(); err != nil {
+	if err := namePlan(j, prev, plan.ID); err != nil {
 		return nil, nil, err
 	}
-	if err := namePlan(journalPath, plan.ID); err != nil {
+	if err := j.Close(); err != nil {
 		return nil, nil, err
 	}
 	res.Elapsed = time.Since(start)
 	return plan, res, nil
 }
 
-// namePlan writes the plan's ID into the header of the journal at path
-// (Header.Plan), as a shard's journal has it, so that a report made from
-// the journal alone names the plan as the campaign's own report does. A
-// journal whose header has the ID already is left as it is.
-func namePlan(path, id string) error {
-	recs, _, err := ReadJournal(path)
-	if err != nil {
-		return err
+// namePlan names the plan in the journal, as a shard's journal names it
+// in its header, so that a report made from the journal alone names the
+// plan as the campaign's own report does. It appends a "plan" record,
+// which ReadJournal folds into the header: the journal, by then holding
+// every profile run's events, is not written again. prev is the header
+// the journal had when the campaign began (nil when it had none); when
+// it names the plan already (a resumed campaign), nothing is appended.
+func namePlan(j *Journal, prev *Header, id string) error {
+	if prev != nil && prev.Plan == id {
+		return nil
 	}
-	for i, r := range recs {
-		if r.Kind != "campaign" || r.Campaign == nil {
-			continue
-		}
-		if r.Campaign.Plan == id {
-			return nil
-		}
-		h, rec := *r.Campaign, *r
-		h.Plan, rec.Campaign = id, &h
-		recs[i] = &rec
-		return WriteJournal(path, recs)
-	}
-	return nil
+	return j.Append(&Record{Kind: "plan", Plan: id})
 }
 
 // header completes the caller's part of the header with what the

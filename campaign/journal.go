@@ -16,15 +16,19 @@ import (
 // Version 3: a recheck masks the non-atomic functions that ran inside a
 // failed call (it masked the first non-atomic call of a failure chain),
 // and verdicts say where their call ran (g, seq), which telling which
-// calls ran inside which needs.
+// calls ran inside which needs. The "plan" record came without a new
+// version: every version 3 record means what it meant, and a journal
+// without one reads as before (an older atomicx skips the line as a
+// problem, and its reports do not name the plan).
 const JournalVersion = 3
 
 // Record is one line of the journal: the campaign's header, or a
 // finished profile run or experiment.
 type Record struct {
 	V          int               `json:"v"`
-	Kind       string            `json:"kind"`               // "campaign" (the header), "profile", "natural" (verdicts of the profile's failures), "experiment" or "recheck"
+	Kind       string            `json:"kind"`               // "campaign" (the header), "plan", "profile", "natural" (verdicts of the profile's failures), "experiment" or "recheck"
 	Campaign   *Header           `json:"campaign,omitempty"` // the header: what the campaign ran and where
+	Plan       string            `json:"plan,omitempty"`     // "plan" records: the ID of the plan made from the profile runs (see ReadJournal)
 	Package    string            `json:"pkg"`
 	Test       string            `json:"test"`
 	Exec       string            `json:"exec,omitempty"`       // program workload: the script that ran
@@ -74,7 +78,7 @@ const (
 // Key identifies the work a record stands for, so that a resumed campaign
 // skips it.
 func (r *Record) Key() string {
-	if r.Kind == "campaign" {
+	if r.Kind == "campaign" || r.Kind == "plan" {
 		return r.Kind
 	}
 	if r.Kind == "profile" || r.Kind == "natural" {
@@ -154,6 +158,13 @@ func (e OldRecordError) Error() string {
 // ReadJournal reads every record of a journal. Lines that are not valid
 // records (a truncated last line after a kill, an edit by hand) are
 // reported as problems and skipped; a missing journal has no records.
+//
+// A "plan" record names the plan made from the journal's profile runs
+// once the planning ends: it is appended rather than written into the
+// header, which would mean writing the whole journal again. ReadJournal
+// folds it into the header (Header.Plan, the last such record winning)
+// and leaves it out of the records, so that its readers see the header
+// that journals whose header names the plan have.
 func ReadJournal(path string) ([]*Record, []Problem, error) {
 	f, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -165,6 +176,8 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 	defer f.Close()
 	var recs []*Record
 	var problems []Problem
+	var hdr *Header
+	plan, planLine := "", 0
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	for line := 1; sc.Scan(); line++ {
@@ -180,7 +193,7 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 			problems = append(problems, Problem{Path: path, Line: line, Err: OldRecordError{Version: r.V}})
 			continue
 		}
-		if r.V != JournalVersion || (r.Kind != "campaign" && r.Kind != "profile" && r.Kind != "natural" && r.Kind != "experiment" && r.Kind != "recheck") {
+		if r.V != JournalVersion || (r.Kind != "campaign" && r.Kind != "plan" && r.Kind != "profile" && r.Kind != "natural" && r.Kind != "experiment" && r.Kind != "recheck") {
 			problems = append(problems, Problem{Path: path, Line: line, Err: fmt.Errorf("not a version %d record", JournalVersion)})
 			continue
 		}
@@ -188,7 +201,25 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 			problems = append(problems, Problem{Path: path, Line: line, Err: errors.New("a campaign record without its header")})
 			continue
 		}
+		if r.Kind == "plan" {
+			if r.Plan == "" {
+				problems = append(problems, Problem{Path: path, Line: line, Err: errors.New("a plan record without the plan's ID")})
+			} else {
+				plan, planLine = r.Plan, line
+			}
+			continue
+		}
+		if r.Kind == "campaign" && hdr == nil {
+			hdr = r.Campaign
+		}
 		recs = append(recs, &r)
+	}
+	if plan != "" {
+		if hdr != nil {
+			hdr.Plan = plan
+		} else {
+			problems = append(problems, Problem{Path: path, Line: planLine, Err: errors.New("a plan record in a journal without a header")})
+		}
 	}
 	if err := sc.Err(); err != nil {
 		return recs, problems, fmt.Errorf("reading %s: %w", path, err)
