@@ -180,7 +180,7 @@ func begin(s *Site) Call {
 				// fails only by a panic, which its caller logs as its
 				// own failure. Its calls now skip the runtime (see
 				// Traced), as an experiment's quiet leaves do.
-				s.tracing.Store(tracingOff)
+				s.untrace()
 			}
 		}
 	} else if campaign.profile > 0 && !s.Leaf {

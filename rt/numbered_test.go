@@ -120,12 +120,13 @@ func TestProfileLeavesPastNumbered(t *testing.T) {
 	campaign.numbered = 2
 	config.enabled = true
 	t.Cleanup(resetEventLog)
+	gate := true
 	for _, tc := range []struct {
 		name   string
 		site   *Site
 		traced []bool // Traced before each call
 	}{
-		{"leaf", &Site{ID: "m.leaf#entry", Kind: EntrySite, Leaf: true}, []bool{true, true, true, false, false}},
+		{"leaf", &Site{ID: "m.leaf#entry", Kind: EntrySite, Leaf: true, Gate: &gate}, []bool{true, true, true, false, false}},
 		{"leaf with an error result", &Site{ID: "m.leafErr#entry", Kind: EntrySite, Leaf: true, Faults: FaultError}, []bool{true, true, true, true, true}},
 		{"not a leaf", &Site{ID: "m.outer#entry", Kind: EntrySite}, []bool{true, true, true, true, true}},
 	} {
@@ -143,6 +144,9 @@ func TestProfileLeavesPastNumbered(t *testing.T) {
 			}
 			if !reflect.DeepEqual(got, tc.traced) {
 				t.Errorf("Traced before each call = %v, want %v", got, tc.traced)
+			}
+			if g := tc.site.Gate; g != nil && *g != raceEnabled {
+				t.Errorf("gate %v once the leaf is not traced, want %v", *g, raceEnabled)
 			}
 		})
 	}

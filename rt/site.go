@@ -75,6 +75,15 @@ type Site struct {
 	// point is reached while one of its calls is in progress, so profile
 	// runs need not track its calls (see enterActive).
 	Leaf bool
+	// Gate, when set, is the variable that a small leaf function tests to
+	// hand its calls over to its twin (see Frame), initialized to On.
+	// Once the runtime has no use for the function's calls (Traced is
+	// false for good), it clears it, and the calls run the function as it
+	// is written, inlined where the compiler inlines it. The variable is
+	// read without synchronization: a call that still sees it set goes to
+	// the twin, which asks Traced. Under the race detector, which would
+	// report that, it is never cleared.
+	Gate *bool
 
 	hits atomic.Uint64 // times reached in a profile run, or as the armed site
 	// calls counts the calls entered while verdicts are on (entry
@@ -159,11 +168,20 @@ func (s *Site) resolveTracing() bool {
 	quiet := s.Leaf && s.Faults&FaultError == 0 && config.armedID != "" && campaign.profile == 0 &&
 		campaign.targets != nil && len(campaign.targets[s.ID]) == 0 && !campaign.masks[s.ID] && !campaign.oblivious[s.ID] && !isArmed(s)
 	if quiet {
-		s.tracing.Store(tracingOff)
+		s.untrace()
 		return false
 	}
 	s.tracing.Store(tracingOn)
 	return true
+}
+
+// untrace makes Traced false for good, and lets the calls of a gated
+// function skip its twin (see Gate).
+func (s *Site) untrace() {
+	s.tracing.Store(tracingOff)
+	if s.Gate != nil && !raceEnabled {
+		*s.Gate = false
+	}
 }
 
 // Globals are the package-level variables of the package a site is in.
