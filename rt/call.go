@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Call is one call of an instrumented function while verdicts are on: the
@@ -444,11 +445,11 @@ func snapshotWanted(s *Site, n uint64) bool {
 	case campaign.targets == nil:
 		return true
 	}
-	calls := s.targets.Load()
+	calls := (*callSet)(s.targets.load())
 	if calls == nil {
 		set := campaign.targets[s.ID]
 		calls = &set
-		s.targets.Store(calls)
+		s.targets.store(unsafe.Pointer(calls))
 	}
 	return calls.has(n)
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // SiteKind says what an injection point is.
@@ -54,7 +55,7 @@ type Site struct {
 	// a difference inside one is scratch, not caller-visible.
 	Scratch string
 
-	scratchSet atomic.Pointer[scratchSet] // Scratch, parsed
+	scratchSet atomicPtr // *scratchSet: Scratch, parsed
 	// Literal marks the entry of a function literal. Its Func is the name
 	// the compiler gives the literal when the function around it is not
 	// inlined; where it is, the literal's code is compiled again under
@@ -92,14 +93,14 @@ type Site struct {
 	calls atomic.Uint64
 	// targets are the call numbers the campaign wants snapshotted
 	// (ATOMICX_SNAPSHOT_CALLS), looked up at the first call.
-	targets atomic.Pointer[callSet]
+	targets atomicPtr // *callSet
 	// Sampled snapshots (see sampledIn): after a failed call that was not
 	// snapshotted, the calls up to retryUntil are; retries counts how
 	// often that happened.
 	retryUntil atomic.Uint64
 	retries    atomic.Uint32
 
-	splitNames atomic.Pointer[[]string] // Roots and Globals.Names, split (see rootNames)
+	splitNames atomicPtr // *[]string: Roots and Globals.Names, split (see rootNames)
 
 	// Profile runs only: the calls in progress, one in the slot (see
 	// enterActive), the others in active. slot is the slot's call number
@@ -203,7 +204,7 @@ func (s *Site) frameName() string {
 // for any other. They are split once; snapshots share the slice and never
 // change it.
 func (s *Site) rootNames(n int) []string {
-	if p := s.splitNames.Load(); p != nil && len(*p) >= n {
+	if p := (*[]string)(s.splitNames.load()); p != nil && len(*p) >= n {
 		return *p
 	}
 	var names []string
@@ -216,6 +217,6 @@ func (s *Site) rootNames(n int) []string {
 	for len(names) < n {
 		names = append(names, "arg")
 	}
-	s.splitNames.Store(&names)
+	s.splitNames.store(unsafe.Pointer(&names))
 	return names
 }
