@@ -205,7 +205,14 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	fe.markFallOff(&local)
 	st.ends = fe.ends
 	if st.noSnapshot == "" && fe.twinnable() {
-		if err := fe.twin(edits, local.edits, sig); err != nil {
+		gate := rtName + ".On"
+		if st.leaf {
+			// The runtime may have no use for a leaf's calls (see
+			// rt.Site.Gate): it then lets them skip the twin.
+			st.gate = fmt.Sprintf("%s%d", gatePrefix, siteIdx)
+			gate = st.gate
+		}
+		if err := fe.twin(edits, local.edits, sig, gate); err != nil {
 			return err
 		}
 		st.frame = funcname.Join(pkgPath, fe.twinFrame())

@@ -41,9 +41,15 @@ func (p *pkgRewriter) siteTable() dst.Decl {
 				data = &dst.BinaryExpr{X: data, Op: token.ADD, Y: lit}
 			}
 		}
+		args := []dst.Expr{num(len(p.sites)), data}
+		for _, s := range p.sites {
+			if s.gate != "" {
+				args = append(args, &dst.UnaryExpr{Op: token.AND, X: dst.NewIdent(s.gate)})
+			}
+		}
 		table := &dst.CallExpr{
 			Fun:  &dst.ParenExpr{X: &dst.StarExpr{X: &dst.ArrayType{Len: num(len(p.sites)), Elt: rt("Site")}}},
-			Args: []dst.Expr{&dst.CallExpr{Fun: rt("SiteTable"), Args: []dst.Expr{num(len(p.sites)), data}}},
+			Args: []dst.Expr{&dst.CallExpr{Fun: rt("SiteTable"), Args: args}},
 		}
 		spec := &dst.ValueSpec{Names: []*dst.Ident{dst.NewIdent(sitesName)}, Values: []dst.Expr{table}}
 		return &dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{spec}}
@@ -109,6 +115,9 @@ func (p *pkgRewriter) siteTable() dst.Decl {
 		if s.leaf {
 			field("Leaf", dst.NewIdent("true"))
 		}
+		if s.gate != "" {
+			field("Gate", &dst.UnaryExpr{Op: token.AND, X: dst.NewIdent(s.gate)})
+		}
 		entry := &dst.CompositeLit{Elts: fields}
 		entry.Decs.Before, entry.Decs.After = dst.NewLine, dst.NewLine
 		elts[i] = entry
@@ -116,6 +125,22 @@ func (p *pkgRewriter) siteTable() dst.Decl {
 	table := &dst.CompositeLit{Type: &dst.ArrayType{Len: num(len(p.sites)), Elt: rt("Site")}, Elts: elts}
 	spec := &dst.ValueSpec{Names: []*dst.Ident{dst.NewIdent(sitesName)}, Values: []dst.Expr{table}}
 	return &dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{spec}}
+}
+
+// gates declares the gates of the functions that have one (see
+// rt.Site.Gate), set as rt.On is; nil when none has.
+func (p *pkgRewriter) gates() dst.Decl {
+	var specs []dst.Spec
+	for _, s := range p.sites {
+		if s.gate != "" {
+			on := &dst.Ident{Name: "On", Path: p.opts.RuntimePath}
+			specs = append(specs, &dst.ValueSpec{Names: []*dst.Ident{dst.NewIdent(s.gate)}, Values: []dst.Expr{on}})
+		}
+	}
+	if specs == nil {
+		return nil
+	}
+	return &dst.GenDecl{Tok: token.VAR, Lparen: len(specs) > 1, Specs: specs}
 }
 
 // siteTableData writes the site table as rt.SiteTable reads it, one line
@@ -144,6 +169,9 @@ func (p *pkgRewriter) siteTableData() ([]string, bool) {
 		}
 		if s.leaf {
 			flags = append(flags, 'f')
+		}
+		if s.gate != "" {
+			flags = append(flags, 'g')
 		}
 		if len(flags) == 0 {
 			flags = append(flags, '-')

@@ -270,6 +270,7 @@ type site struct {
 	ends               []int32 // lines of the statements that end a call normally (see doneAt)
 	frame              string  // the name of the frames of its instrumented body, when not fn (see twin)
 	leaf               bool    // the function calls nothing but builtins (see funcEdits.leaf)
+	gate               string  // the variable that its function tests to hand over to its twin, or "" (see rt.Site.Gate)
 }
 
 type pkgRewriter struct {
@@ -445,6 +446,9 @@ func unsupported(fd *ast.FuncDecl) string {
 // them.
 func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File, err error) {
 	f := &genFile{p: p}
+	if gates := p.gates(); gates != nil {
+		f.add(gates)
+	}
 	f.add(p.siteTable())
 	if len(p.handlers) > 0 {
 		f.add(p.handlerTable())

@@ -43,6 +43,10 @@ import (
 // twinPrefix starts the name of a function's twin.
 const twinPrefix = "_atx_"
 
+// gatePrefix starts the name of a function's gate (see rt.Site.Gate),
+// followed by its site's index: no twin's name starts with it.
+const gatePrefix = "_atxGate"
+
 // The inliner's arithmetic (cmd/compile/internal/inline), which
 // inlineCost follows from the syntax.
 const (
@@ -285,8 +289,10 @@ func (fe *funcEdits) twinFrame() string {
 // twin splits the function. instrumented holds the edits that make its
 // instrumented body (signature edits first, sig of them); they become the
 // twin, appended at the end of the file, while the function itself gets
-// the signature edits and a prologue that calls the twin.
-func (fe *funcEdits) twin(edits *editList, instrumented []edit, sig int) error {
+// the signature edits and a prologue that calls the twin when gate, a
+// boolean variable, is set: rt.On, or the function's own (see
+// rt.Site.Gate), which costs the inliner the same.
+func (fe *funcEdits) twin(edits *editList, instrumented []edit, sig int, gate string) error {
 	fd := fe.decl
 	start, end := fe.off(fd.Pos()), fe.off(fd.End())
 	twin := editList{edits: append([]edit(nil), instrumented...)}
@@ -312,7 +318,7 @@ func (fe *funcEdits) twin(edits *editList, instrumented []edit, sig int) error {
 
 	edits.edits = append(edits.edits, instrumented[:sig]...)
 	lbrace := fe.off(fe.body.Lbrace) + 1
-	edits.insert(lbrace, fmt.Sprintf(" if %s.On { %s }; ", rtName, fe.twinCall())+lineDirective(fe.p.fset, fe.tf, lbrace))
+	edits.insert(lbrace, fmt.Sprintf(" if %s { %s }; ", gate, fe.twinCall())+lineDirective(fe.p.fset, fe.tf, lbrace))
 	edits.insert(len(fe.src), b.String())
 	return nil
 }

@@ -168,7 +168,7 @@ func TestTwinsBeforeGenerics(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := string(res.Files[0].Src)
-	if !strings.Contains(out, "if _atxrt.On { return c._atx_Get() }") {
+	if !strings.Contains(out, "if _atxGate0 { return c._atx_Get() }") {
 		t.Errorf("Get does not call its twin directly:\n%s", out)
 	}
 	if strings.Contains(out, "_atx_Add(") || strings.Contains(string(res.Generated.Src), "handOver") {

@@ -132,7 +132,8 @@ type Function struct {
 	// UnnumberedFailures counts the natural failures that its profile
 	// runs saw past the calls they number (a function's first 65536):
 	// no run can snapshot them, so they have no verdict and are not among
-	// Failures.
+	// Failures. A function that calls nothing and has no error result is
+	// not traced past them: its panics there count for its callers only.
 	UnnumberedFailures int `json:"unnumbered_failures,omitempty"`
 
 	// InjectionsInto counts experiments whose fault was injected at its

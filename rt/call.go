@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unsafe"
 )
 
 // Call is one call of an instrumented function while verdicts are on: the
@@ -33,9 +34,12 @@ type callExt struct {
 	// frame is, for a function literal that is not a leaf, the name that
 	// its frames show (see Site.Literal); "" for the site's frameName.
 	frame string
-	// snap holds the roots and their names with their copies; nil when
-	// the call was not snapshotted.
-	snap  *snapshot
+	// snap is the *snapshot that holds the roots and their names with
+	// their copies; nil when the call was not snapshotted. It is not a
+	// *snapshot because every instrumented package names Call: a type
+	// that reaches reflect's types makes a package compile some sixty
+	// functions of reflect's iterators (Value.Seq, Type.Fields) again.
+	snap  unsafe.Pointer
 	flags callFlags // callTooLarge, callOverBudget, callOverLive
 }
 
@@ -79,12 +83,19 @@ func (c *Call) is(f callFlags) bool {
 // number is which call of its function c is.
 func (c *Call) number() uint64 { return c.num & (1<<flagShift - 1) }
 
-// snapshot is what Snap took, or nil.
-func (c *Call) snapshot() *snapshot {
+// callSnapshot is what Snap took of c, or nil.
+//
+// It and the other functions of a Call whose signatures name the
+// runtime's types for snapshots and events are not methods: every
+// instrumented package names Call, and the compiler reads a type's
+// methods with it; a method that reaches reflect's types makes a package
+// compile some sixty functions of reflect's iterators (Value.Seq,
+// Type.Fields) again, tens of milliseconds per package.
+func callSnapshot(c *Call) *snapshot {
 	if c.ext == nil {
 		return nil
 	}
-	return c.ext.snap
+	return (*snapshot)(c.ext.snap)
 }
 
 // frameName is the name of the call's frames, "" for a leaf function
@@ -174,6 +185,14 @@ func begin(s *Site) Call {
 		// others, which learns here the name of each frame it runs in.
 		if !after && (s.Leaf || !s.Literal) && campaign.oblivious == nil {
 			s.unnumbered.Store(true)
+			if s.Leaf && s.Faults&FaultError == 0 {
+				// A leaf without an error result has nothing left to
+				// give the run: no point is reached inside it, and it
+				// fails only by a panic, which its caller logs as its
+				// own failure. Its calls now skip the runtime (see
+				// Traced), as an experiment's quiet leaves do.
+				s.untrace()
+			}
 		}
 	} else if campaign.profile > 0 && !s.Leaf {
 		var inSlot bool
@@ -257,7 +276,7 @@ func (c *Call) Snap(roots ...any) {
 		snap.names = s.rootNames(len(all))
 		liveSnapshotWords.Add(int64(snap.used))
 	}
-	ext.snap = snap
+	ext.snap = unsafe.Pointer(snap)
 	switch {
 	case ok:
 	case int64(budget) > left:
@@ -297,7 +316,7 @@ func (c Call) Exit(done *int32, errp *error) {
 	if c.is(callOblivious) {
 		// recover must be called by the deferred function itself, and
 		// only for a panic that the wrapper swallows.
-		if e := c.swallow(done, errp); e != nil {
+		if e := swallow(&c, done, errp); e != nil {
 			e.recovered(recover())
 		}
 		return
@@ -308,7 +327,7 @@ func (c Call) Exit(done *int32, errp *error) {
 // end is Exit for a call that failed, or was snapshotted, or whose frame
 // has a name of its own.
 func (c *Call) end(done *int32, errp *error) {
-	snap := c.snapshot()
+	snap := callSnapshot(c)
 	if snap != nil {
 		defer liveSnapshotWords.Add(-int64(snap.used))
 	}
@@ -334,11 +353,11 @@ func (c *Call) end(done *int32, errp *error) {
 		return // a normal return: nothing to compare
 	}
 	v := verdictEvent{site: c.site, failure: failure, err: err, end: end}
-	if c.is(callAfterFault) && !c.injectedFailure(&v) {
+	if c.is(callAfterFault) && !injectedFailure(c, &v) {
 		return // a natural failure: the profile run saw it
 	}
 	if c.unsnapped() {
-		c.exitUnsnapped(&v)
+		exitUnsnapped(c, &v)
 		return
 	}
 	if c.is(callTooLarge) {
@@ -378,9 +397,9 @@ func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
 // chain, and reports whether the chain is the injected failure's. The
 // call has been compared already: a chain's first non-atomic call is
 // found when the call joins it.
-func (c *Call) injectedFailure(v *verdictEvent) bool {
+func injectedFailure(c *Call, v *verdictEvent) bool {
 	nonAtomic := false
-	if snap := c.snapshot(); snap != nil && !c.is(callTooLarge) {
+	if snap := callSnapshot(c); snap != nil && !c.is(callTooLarge) {
 		_, equal := snap.firstDiff(snap.roots, snap.names)
 		nonAtomic = !equal && !campaign.masks[c.site.ID]
 	}
@@ -422,7 +441,7 @@ const (
 var afterFault, afterFaultChecks atomic.Int32
 
 // unsnapped says the campaign asked for no snapshot of this call.
-func (c *Call) unsnapped() bool { return c.snapshot() == nil && !c.is(callTooLarge) }
+func (c *Call) unsnapped() bool { return callSnapshot(c) == nil && !c.is(callTooLarge) }
 
 // snapshotWanted reports whether the settings want the nth call of s
 // snapshotted. The site's targets are looked up by ID once, not at every
@@ -436,11 +455,11 @@ func snapshotWanted(s *Site, n uint64) bool {
 	case campaign.targets == nil:
 		return true
 	}
-	calls := s.targets.Load()
+	calls := (*callSet)(s.targets.load())
 	if calls == nil {
 		set := campaign.targets[s.ID]
 		calls = &set
-		s.targets.Store(calls)
+		s.targets.store(unsafe.Pointer(calls))
 	}
 	return calls.has(n)
 }
@@ -451,7 +470,7 @@ func snapshotWanted(s *Site, n uint64) bool {
 // In an experiment it matters only inside the injected failure's
 // propagation, where it is a call the profile run did not see on the
 // stack: the run took another path.
-func (c *Call) exitUnsnapped(v *verdictEvent) {
+func exitUnsnapped(c *Call, v *verdictEvent) {
 	if campaign.noSnapshots {
 		writeFail(c, v.failure)
 		return

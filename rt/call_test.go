@@ -657,7 +657,7 @@ func TestEnterExitVerdicts(t *testing.T) {
 				eeSites[i].Budget = tt.budget
 				eeSites[i].hits.Store(0)
 				eeSites[i].calls.Store(0)
-				eeSites[i].targets.Store(nil)
+				eeSites[i].targets.store(nil)
 				eeSites[i].retryUntil.Store(0)
 				eeSites[i].retries.Store(0)
 				eeSites[i].armed.Store(0)
@@ -742,7 +742,7 @@ func TestVerdictNesting(t *testing.T) {
 	campaign = campaignSettings{}
 	for i := range eeSites {
 		eeSites[i].calls.Store(0)
-		eeSites[i].targets.Store(nil)
+		eeSites[i].targets.store(nil)
 	}
 	v := &eeVec{size: 10, data: make([]int, 5)}
 	v.Push(1)   // Alloc fails inside Push
@@ -876,7 +876,7 @@ func TestAfterFaultOtherGoroutines(t *testing.T) {
 	for i := range afSites {
 		afSites[i].hits.Store(0)
 		afSites[i].calls.Store(0)
-		afSites[i].targets.Store(nil)
+		afSites[i].targets.store(nil)
 		afSites[i].armed.Store(0)
 		afSites[i].tracing.Store(0)
 	}

@@ -3,6 +3,7 @@ package rt
 import (
 	"reflect"
 	"strings"
+	"unsafe"
 )
 
 // This file says what kind of state a difference is in (see changes):
@@ -84,14 +85,14 @@ func (s *Site) scratch() *scratchSet {
 	if s.Scratch == "" {
 		return nil
 	}
-	if set := s.scratchSet.Load(); set != nil {
+	if set := (*scratchSet)(s.scratchSet.load()); set != nil {
 		return set
 	}
 	set := parseScratch(s.Scratch)
 	if set == nil {
 		set = &scratchSet{}
 	}
-	s.scratchSet.Store(set)
+	s.scratchSet.store(unsafe.Pointer(set))
 	return set
 }
 

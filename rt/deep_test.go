@@ -49,7 +49,7 @@ func deepRun(t *testing.T, levels, times int, snapshots, calls string, payload i
 		t.Fatal(problem)
 	}
 	deepSites[0].calls.Store(0)
-	deepSites[0].targets.Store(nil)
+	deepSites[0].targets.store(nil)
 	d := &deepTree{payload: make([]byte, payload)}
 	for range times {
 		if err := d.descend(levels - 1); !errors.Is(err, errBottom) {

@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"unsafe"
 )
 
@@ -144,7 +143,7 @@ type typePlan struct {
 	// target is the element type of pointers, slices and maps, and key
 	// the key type of maps, planned on first use (recursive types need
 	// it): read them through elemPlan and keyPlan.
-	target, key atomic.Pointer[typePlan]
+	target, key atomicPtr // *typePlan
 }
 
 // fieldPlan is one struct field.
@@ -538,11 +537,11 @@ func (pl *typePlan) elemPlan() *typePlan {
 	if pl.kind == reflect.Array {
 		return pl.elem
 	}
-	if e := pl.target.Load(); e != nil {
+	if e := (*typePlan)(pl.target.load()); e != nil {
 		return e
 	}
 	e := planOf(pl.typ.Elem())
-	pl.target.Store(e)
+	pl.target.store(unsafe.Pointer(e))
 	return e
 }
 
@@ -550,11 +549,11 @@ func (pl *typePlan) elemPlan() *typePlan {
 func (s *snapshot) keyPlan(pl *typePlan) *typePlan { return pl.keyPlan() }
 
 func (pl *typePlan) keyPlan() *typePlan {
-	if k := pl.key.Load(); k != nil {
+	if k := (*typePlan)(pl.key.load()); k != nil {
 		return k
 	}
 	k := planOf(pl.typ.Key())
-	pl.key.Store(k)
+	pl.key.store(unsafe.Pointer(k))
 	return k
 }
 

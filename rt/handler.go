@@ -60,6 +60,9 @@ const (
 	usageExecuted // the region ran (profile runs only)
 )
 
+// usageNames are the usages as the log names them.
+var usageNames = map[uint32]string{usagePink: "pink", usageWhite: "white", usageBlue: "blue", usageExecuted: "executed"}
+
 // Arm records that a predicate of handler h was evaluated after its region
 // returned err, and returns held, the predicate's value, or, when h is
 // widened (EnvWiden), whether err is not nil. It costs a branch while the
@@ -76,7 +79,11 @@ func (h *Handler) arm(err error, held bool) bool {
 	if !held && err != nil && campaign.widen != nil && h.isWidened() {
 		held = true
 	}
-	h.use(err, held)
+	// usage, by hand: arm is called at every evaluation of a predicate
+	// while the runtime is enabled, and a usage is logged once.
+	if u := usageOf(err == nil, held); h.logged.Load()&u == 0 {
+		h.log(u)
+	}
 	return held
 }
 
@@ -170,8 +177,8 @@ func RecoverRegionWith(h *Handler, value func() any) {
 
 func recoverRegion(h *Handler, value func() any) {
 	if config.armedHandler == "" {
-		if campaign.profile > 0 {
-			h.log(usageExecuted, "executed")
+		if campaign.profile > 0 && h.logged.Load()&usageExecuted == 0 {
+			h.log(usageExecuted)
 		}
 		return
 	}
@@ -189,26 +196,32 @@ func recoverRegion(h *Handler, value func() any) {
 	panic(&InjectedFault{Site: h.ID, Pos: h.Pos, Occurrence: n, Panic: true})
 }
 
-// use logs h's usage, once per process and kind of usage.
-func (h *Handler) use(err error, held bool) { h.usage(err == nil, held) }
-
-// usage logs h's usage after its region failed or not.
+// usage logs h's usage after its region failed or not, the first time
+// only.
 func (h *Handler) usage(ok, held bool) {
-	u, name := uint32(usageBlue), "blue"
+	if u := usageOf(ok, held); h.logged.Load()&u == 0 {
+		h.log(u)
+	}
+}
+
+// usageOf is the usage of a handler whose region failed or not (ok) and
+// whose predicate held or not.
+func usageOf(ok, held bool) uint32 {
 	switch {
 	case ok:
-		u, name = usagePink, "pink"
+		return usagePink
 	case held:
-		u, name = usageWhite, "white"
+		return usageWhite
 	}
-	h.log(u, name)
+	return usageBlue
 }
 
 // log logs a usage of h, the first time only.
-func (h *Handler) log(u uint32, name string) {
-	if h.logged.Load()&u != 0 || h.logged.Or(u)&u != 0 {
+func (h *Handler) log(u uint32) {
+	if h.logged.Or(u)&u != 0 {
 		return
 	}
+	name := usageNames[u]
 	e := event("handler").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).str("region", h.Region).
 		str("usage", name).str("handler_kind", h.Kind).str("predicate", h.Predicate)
 	if h.NotInjectable != "" {
@@ -255,7 +268,9 @@ func region(arms []Handler, injected error, fault func(arm int) error) error {
 	if config.armedHandler == "" {
 		if campaign.profile > 0 {
 			for i := range arms {
-				arms[i].log(usageExecuted, "executed")
+				if arms[i].logged.Load()&usageExecuted == 0 {
+					arms[i].log(usageExecuted)
+				}
 			}
 		}
 		return injected

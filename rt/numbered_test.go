@@ -104,3 +104,50 @@ func TestProfilePastNumbered(t *testing.T) {
 		t.Errorf("events:\n%v\nwant:\n%v", kept, want)
 	}
 }
+
+// TestProfileLeavesPastNumbered: past its numbered calls, a profile run
+// stops tracing a leaf that has no error result (nothing is reached in
+// it, and its panics are its caller's failures), and goes on tracing one
+// that has an error result, whose failures it counts.
+func TestProfileLeavesPastNumbered(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	var problem string
+	campaign, problem = parseCampaignSettings("2", "", "none", "", "")
+	if problem != "" {
+		t.Fatal(problem)
+	}
+	campaign.numbered = 2
+	config.enabled = true
+	t.Cleanup(resetEventLog)
+	gate := true
+	for _, tc := range []struct {
+		name   string
+		site   *Site
+		traced []bool // Traced before each call
+	}{
+		{"leaf", &Site{ID: "m.leaf#entry", Kind: EntrySite, Leaf: true, Gate: &gate}, []bool{true, true, true, false, false}},
+		{"leaf with an error result", &Site{ID: "m.leafErr#entry", Kind: EntrySite, Leaf: true, Faults: FaultError}, []bool{true, true, true, true, true}},
+		{"not a leaf", &Site{ID: "m.outer#entry", Kind: EntrySite}, []bool{true, true, true, true, true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := tc.site
+			var got []bool
+			for range tc.traced {
+				traced := s.Traced()
+				got = append(got, traced)
+				if traced {
+					var done int32 = 1
+					c := Begin(s)
+					c.Exit(&done, nil)
+				}
+			}
+			if !reflect.DeepEqual(got, tc.traced) {
+				t.Errorf("Traced before each call = %v, want %v", got, tc.traced)
+			}
+			if g := tc.site.Gate; g != nil && *g != raceEnabled {
+				t.Errorf("gate %v once the leaf is not traced, want %v", *g, raceEnabled)
+			}
+		})
+	}
+}

@@ -68,7 +68,7 @@ type swallowed struct {
 // result to nil. For a panic to swallow, it returns the event for Exit to
 // recover the panic (recover works only when the deferred function calls
 // it) and log it; nil otherwise.
-func (c *Call) swallow(done *int32, errp *error) *swallowed {
+func swallow(c *Call, done *int32, errp *error) *swallowed {
 	failure := ""
 	if *done == 0 {
 		// No return passed: a panic, runtime.Goexit, or a return after
@@ -78,7 +78,7 @@ func (c *Call) swallow(done *int32, errp *error) *swallowed {
 	if failure == "" && errp != nil && *errp != nil {
 		failure = "error"
 	}
-	snap := c.snapshot()
+	snap := callSnapshot(c)
 	switch {
 	case c.is(callWrapOnly):
 		if snap != nil {

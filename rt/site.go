@@ -4,6 +4,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 )
 
 // SiteKind says what an injection point is.
@@ -54,7 +55,7 @@ type Site struct {
 	// a difference inside one is scratch, not caller-visible.
 	Scratch string
 
-	scratchSet atomic.Pointer[scratchSet] // Scratch, parsed
+	scratchSet atomicPtr // *scratchSet: Scratch, parsed
 	// Literal marks the entry of a function literal. Its Func is the name
 	// the compiler gives the literal when the function around it is not
 	// inlined; where it is, the literal's code is compiled again under
@@ -75,6 +76,15 @@ type Site struct {
 	// point is reached while one of its calls is in progress, so profile
 	// runs need not track its calls (see enterActive).
 	Leaf bool
+	// Gate, when set, is the variable that a small leaf function tests to
+	// hand its calls over to its twin (see Frame), initialized to On.
+	// Once the runtime has no use for the function's calls (Traced is
+	// false for good), it clears it, and the calls run the function as it
+	// is written, inlined where the compiler inlines it. The variable is
+	// read without synchronization: a call that still sees it set goes to
+	// the twin, which asks Traced. Under the race detector, which would
+	// report that, it is never cleared.
+	Gate *bool
 
 	hits atomic.Uint64 // times reached in a profile run, or as the armed site
 	// calls counts the calls entered while verdicts are on (entry
@@ -83,14 +93,14 @@ type Site struct {
 	calls atomic.Uint64
 	// targets are the call numbers the campaign wants snapshotted
 	// (ATOMICX_SNAPSHOT_CALLS), looked up at the first call.
-	targets atomic.Pointer[callSet]
+	targets atomicPtr // *callSet
 	// Sampled snapshots (see sampledIn): after a failed call that was not
 	// snapshotted, the calls up to retryUntil are; retries counts how
 	// often that happened.
 	retryUntil atomic.Uint64
 	retries    atomic.Uint32
 
-	splitNames atomic.Pointer[[]string] // Roots and Globals.Names, split (see rootNames)
+	splitNames atomicPtr // *[]string: Roots and Globals.Names, split (see rootNames)
 
 	// Profile runs only: the calls in progress, one in the slot (see
 	// enterActive), the others in active. slot is the slot's call number
@@ -159,11 +169,20 @@ func (s *Site) resolveTracing() bool {
 	quiet := s.Leaf && s.Faults&FaultError == 0 && config.armedID != "" && campaign.profile == 0 &&
 		campaign.targets != nil && len(campaign.targets[s.ID]) == 0 && !campaign.masks[s.ID] && !campaign.oblivious[s.ID] && !isArmed(s)
 	if quiet {
-		s.tracing.Store(tracingOff)
+		s.untrace()
 		return false
 	}
 	s.tracing.Store(tracingOn)
 	return true
+}
+
+// untrace makes Traced false for good, and lets the calls of a gated
+// function skip its twin (see Gate).
+func (s *Site) untrace() {
+	s.tracing.Store(tracingOff)
+	if s.Gate != nil && !raceEnabled {
+		*s.Gate = false
+	}
 }
 
 // Globals are the package-level variables of the package a site is in.
@@ -185,7 +204,7 @@ func (s *Site) frameName() string {
 // for any other. They are split once; snapshots share the slice and never
 // change it.
 func (s *Site) rootNames(n int) []string {
-	if p := s.splitNames.Load(); p != nil && len(*p) >= n {
+	if p := (*[]string)(s.splitNames.load()); p != nil && len(*p) >= n {
 		return *p
 	}
 	var names []string
@@ -198,6 +217,6 @@ func (s *Site) rootNames(n int) []string {
 	for len(names) < n {
 		names = append(names, "arg")
 	}
-	s.splitNames.Store(&names)
+	s.splitNames.store(unsafe.Pointer(&names))
 	return names
 }

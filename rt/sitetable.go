@@ -14,11 +14,11 @@ import (
 //	flags ID Func Pos Roots Budget NoSnapshot Ends Scratch In Frame
 //
 // flags is "-" or letters: c (a call site, else the entry of a function),
-// e (FaultError), p (FaultPanic), i (Ignored), l (Literal), f (Leaf).
-// Ends is a comma-separated list of lines. A table that does not read is
-// a bug of the instrumenter: SiteTable panics, when the package is
-// initialized.
-func SiteTable(n int, table string) []Site {
+// e (FaultError), p (FaultPanic), i (Ignored), l (Literal), f (Leaf),
+// g (gated: the site's Gate is the next of gates). Ends is a
+// comma-separated list of lines. A table that does not read is a bug of
+// the instrumenter: SiteTable panics, when the package is initialized.
+func SiteTable(n int, table string, gates ...*bool) []Site {
 	sites := make([]Site, n)
 	for i := range sites {
 		line, rest, ok := strings.Cut(table, "\n")
@@ -26,31 +26,43 @@ func SiteTable(n int, table string) []Site {
 			panic("atomicx: site table: " + strconv.Itoa(n) + " sites, " + strconv.Itoa(i) + " lines")
 		}
 		table = rest
-		if err := sites[i].read(line); err != "" {
+		gated, err := sites[i].read(line)
+		if err == "" && gated {
+			if len(gates) == 0 {
+				err = "more gated sites than gates"
+			} else {
+				sites[i].Gate, gates = gates[0], gates[1:]
+			}
+		}
+		if err != "" {
 			panic("atomicx: site table, line " + strconv.Itoa(i+1) + ": " + err + ": " + strconv.Quote(line))
 		}
 	}
 	if table != "" {
 		panic("atomicx: site table: more than " + strconv.Itoa(n) + " lines")
 	}
+	if len(gates) != 0 {
+		panic("atomicx: site table: " + strconv.Itoa(len(gates)) + " gates more than gated sites")
+	}
 	return sites
 }
 
 // read sets the fields of s from a line of a site table (see SiteTable),
-// and returns what is wrong with it, or "".
-func (s *Site) read(line string) string {
+// and returns whether the site is gated, and what is wrong with the line,
+// or "".
+func (s *Site) read(line string) (gated bool, problem string) {
 	// Cut into an array, not Split: no allocation per line, at every
 	// start of an instrumented program.
 	var f [11]string
 	n := 0
 	for rest, more := line, true; more; n++ {
 		if n == len(f) {
-			return "more than 11 fields"
+			return false, "more than 11 fields"
 		}
 		f[n], rest, more = strings.Cut(rest, "\t")
 	}
 	if n != len(f) {
-		return strconv.Itoa(n) + " fields, want 11"
+		return false, strconv.Itoa(n) + " fields, want 11"
 	}
 	s.Kind = EntrySite
 	if flags := f[0]; flags != "-" {
@@ -68,15 +80,17 @@ func (s *Site) read(line string) string {
 				s.Literal = true
 			case 'f':
 				s.Leaf = true
+			case 'g':
+				gated = true
 			default:
-				return "flag " + strconv.QuoteRune(c)
+				return false, "flag " + strconv.QuoteRune(c)
 			}
 		}
 	}
 	s.ID, s.Func, s.Pos, s.Roots = f[1], f[2], f[3], f[4]
 	budget, err := strconv.Atoi(f[5])
 	if err != nil {
-		return "budget " + strconv.Quote(f[5])
+		return false, "budget " + strconv.Quote(f[5])
 	}
 	s.Budget = budget
 	s.NoSnapshot = f[6]
@@ -84,11 +98,11 @@ func (s *Site) read(line string) string {
 		for _, l := range strings.Split(f[7], ",") {
 			n, err := strconv.ParseInt(l, 10, 32)
 			if err != nil {
-				return "end " + strconv.Quote(l)
+				return false, "end " + strconv.Quote(l)
 			}
 			s.Ends = append(s.Ends, int32(n))
 		}
 	}
 	s.Scratch, s.In, s.Frame = f[8], f[9], f[10]
-	return ""
+	return gated, ""
 }

@@ -35,6 +35,7 @@ type Site struct {
 	In         string
 	Frame      string
 	Leaf       bool
+	Gate       *bool
 }
 
 type Globals struct {
@@ -141,4 +142,4 @@ func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) boo
 	return err
 }
 
-func SiteTable(n int, table string) []Site { return make([]Site, n) }
+func SiteTable(n int, table string, gates ...*bool) []Site { return make([]Site, n) }
