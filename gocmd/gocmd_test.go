@@ -2,8 +2,12 @@ package gocmd
 
 import (
 	"context"
+	"maps"
+	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/atomicx/atomicx/policy"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -38,5 +42,29 @@ func TestArgs(t *testing.T) {
 		"./a", "-run", "X"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("args (-want +got):\n%s", diff)
+	}
+}
+
+// TestDeclaredFuncs: the functions of a package are named as function
+// patterns match them, methods through aliases by the type they denote;
+// a file that does not parse leaves them unknown.
+func TestDeclaredFuncs(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, src string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o666); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a.go", "package a\n\ntype T struct{}\n\ntype A = T\n\ntype S[E any] struct{}\n\nfunc F() {}\n\nfunc (*T) M() {}\n\nfunc (A) N() {}\n\nfunc (s *S[E]) Push(E) {}\n\nfunc Map[K comparable](K) {}\n")
+	write("b.go", "package a\n\nfunc init() {}\n")
+	write("bad.go", "package a\n\nfunc {")
+	got := declaredFuncs(&pkgInfo{Dir: dir, GoFiles: []string{"a.go", "b.go"}})
+	want := policy.Funcs{"F": true, "(*T).M": true, "T.N": true, "(*S).Push": true, "Map": true, "init": true}
+	if !maps.Equal(got, want) {
+		t.Errorf("declaredFuncs = %v, want %v", got, want)
+	}
+	if got := declaredFuncs(&pkgInfo{Dir: dir, GoFiles: []string{"a.go", "bad.go"}}); got != nil {
+		t.Errorf("with a file that does not parse: %v, want nil", got)
 	}
 }

@@ -8,11 +8,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/atomicx/atomicx/internal/funcname"
 	"github.com/atomicx/atomicx/policy"
 	"github.com/atomicx/atomicx/toolexec"
 )
@@ -25,6 +30,8 @@ type pkgInfo struct {
 	Standard   bool
 	DepOnly    bool
 	Deps       []string
+	GoFiles    []string
+	CgoFiles   []string
 }
 
 // Keys are the build keys of the packages that a policy instruments, for
@@ -55,7 +62,7 @@ func ComputeKeys(ctx context.Context, cfg Config, polPath string, listFlags []st
 			return nil, err
 		}
 	}
-	args := []string{"list", "-e", "-deps", "-json=ImportPath,Dir,ForTest,Standard,DepOnly,Deps"}
+	args := []string{"list", "-e", "-deps", "-json=ImportPath,Dir,ForTest,Standard,DepOnly,Deps,GoFiles,CgoFiles"}
 	if test {
 		args = append(args, "-test")
 	}
@@ -86,6 +93,22 @@ func ComputeKeys(ctx context.Context, cfg Config, polPath string, listFlags []st
 	if err != nil {
 		return nil, err
 	}
+	// The functions of a package whose rule names some (see
+	// policy.Match.HashIn), read once.
+	funcs := map[string]policy.Funcs{}
+	funcsOf := func(path string, m policy.Match) policy.Funcs {
+		if !m.NamesFunctions() {
+			return nil
+		}
+		fns, ok := funcs[path]
+		if !ok {
+			if p := k.pkgs[path]; p != nil {
+				fns = declaredFuncs(p)
+			}
+			funcs[path] = fns
+		}
+		return fns
+	}
 	// What each dependency instruments for detection, "" for nothing:
 	// computed once, though most packages depend on it.
 	detects := map[string]string{}
@@ -94,7 +117,7 @@ func ComputeKeys(ctx context.Context, cfg Config, polPath string, listFlags []st
 		if !ok {
 			if dp := k.pkgs[d]; dp != nil {
 				if dm := k.pol.ForPackage(d, dp.Standard); dm.Mode == policy.Detect {
-					sel = dm.SelectionHash()
+					sel = dm.SelectionHashIn(funcsOf(d, dm))
 				}
 			}
 			detects[d] = sel
@@ -103,7 +126,7 @@ func ComputeKeys(ctx context.Context, cfg Config, polPath string, listFlags []st
 	}
 	for path, m := range matches {
 		h := sha256.New()
-		fmt.Fprintf(h, "atomicx %s\nruntime %s\npackage %s %s\n", identity, toolexec.RuntimeCacheID(), path, m.Hash())
+		fmt.Fprintf(h, "atomicx %s\nruntime %s\npackage %s %s\n", identity, toolexec.RuntimeCacheID(), path, m.HashIn(funcsOf(path, m)))
 		// Calls of the functions that other packages instrument for
 		// detection are injection points of the package.
 		var deps []string
@@ -151,4 +174,29 @@ func (k *Keys) instrumented() []string {
 	}
 	slices.Sort(paths)
 	return paths
+}
+
+// declaredFuncs returns the functions that the package's files declare,
+// named as function patterns match them, or nil when a file does not
+// parse (every pattern then counts in the package's key).
+func declaredFuncs(p *pkgInfo) policy.Funcs {
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, name := range slices.Concat(p.GoFiles, p.CgoFiles) {
+		f, err := parser.ParseFile(fset, filepath.Join(p.Dir, name), nil, parser.SkipObjectResolution)
+		if err != nil {
+			return nil
+		}
+		files = append(files, f)
+	}
+	aliases := funcname.LocalAliases(files)
+	fns := policy.Funcs{}
+	for _, f := range files {
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok {
+				fns[policy.NormalizeFuncName(funcname.Decl(fd, aliases))] = true
+			}
+		}
+	}
+	return fns
 }

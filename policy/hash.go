@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 )
 
 // Hash is a hex SHA-256 of the policy's meaning: the module path, the
@@ -52,7 +53,7 @@ func (p *Policy) Hash() string {
 		if len(r.ProbeAcquires) > 0 {
 			writeList(h, probeKey, r.ProbeAcquires)
 		}
-		writeOblivious(h, r)
+		writeOblivious(h, r, nil)
 		writeOptions(h, "options", r.Options)
 	}
 	writeLeaks(h, p.Leaks)
@@ -61,12 +62,12 @@ func (p *Policy) Hash() string {
 
 // writeOblivious writes the rule's oblivious lists, each only when set,
 // so that the hash of every other rule stays what it was.
-func writeOblivious(w io.Writer, r *Rule) {
+func writeOblivious(w io.Writer, r *Rule, fns Funcs) {
 	if r.Oblivious != nil {
-		writeList(w, "oblivious", funcTexts(r.oblivious))
+		writeList(w, "oblivious", fns.texts(r.oblivious))
 	}
 	if r.ObliviousAtomic != nil {
-		writeList(w, "oblivious_atomic", funcTexts(r.obliviousAtomic))
+		writeList(w, "oblivious_atomic", fns.texts(r.obliviousAtomic))
 	}
 }
 
@@ -111,12 +112,23 @@ func writeList(w io.Writer, name string, list []string) {
 // other packages only; so that a build keyed on it (see package gocmd)
 // recompiles only the packages whose instrumentation changed. An external
 // test package has the hash of its package.
-func (m Match) Hash() string {
+//
+// Without the package's functions (see HashIn), a function pattern of its
+// rule counts whether or not it names one of them: a rule shared by
+// several packages then gives each the hash of all its patterns.
+func (m Match) Hash() string { return m.HashIn(nil) }
+
+// HashIn is Hash for a package that declares fns: a function pattern of
+// the rule that can match none of them, nor their function literals,
+// does not count, so that an edit of a shared rule's lists about a
+// function of another package leaves the hash as it was. A nil fns
+// stands for functions not known: every pattern counts.
+func (m Match) HashIn(fns Funcs) string {
 	h := sha256.New()
-	m.writeSelection(h)
+	m.writeSelection(h, fns)
 	writeOptions(h, "options", m.Options)
 	if r := m.Rule; r != nil && m.Mode != Off {
-		writeList(h, "ignore", funcTexts(r.ignore))
+		writeList(h, "ignore", fns.texts(r.ignore))
 		writeList(h, "scratch", r.scratchTexts())
 	}
 	if probes := m.ProbeAcquires(); len(probes) > 0 {
@@ -124,7 +136,7 @@ func (m Match) Hash() string {
 		writeList(h, probeKey, probes)
 	}
 	if m.Rule != nil && m.Mode == Mask {
-		writeOblivious(h, m.Rule)
+		writeOblivious(h, m.Rule, fns)
 	}
 	writeLeaks(h, m.Leaks())
 	return hex.EncodeToString(h.Sum(nil))
@@ -133,13 +145,56 @@ func (m Match) Hash() string {
 // SelectionHash is a hex SHA-256 of which functions of the package the
 // policy instruments, and how (Mode and Selects): all that the
 // instrumentation of another package that calls them depends on.
-func (m Match) SelectionHash() string {
+func (m Match) SelectionHash() string { return m.SelectionHashIn(nil) }
+
+// SelectionHashIn is SelectionHash for a package that declares fns (see
+// HashIn).
+func (m Match) SelectionHashIn(fns Funcs) string {
 	h := sha256.New()
-	m.writeSelection(h)
+	m.writeSelection(h, fns)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-func (m Match) writeSelection(w io.Writer) {
+// Funcs are the functions that a package declares, by the names that
+// function patterns match: Transfer, Vector.Len, (*Vector).Alloc, without
+// type parameters (see NormalizeFuncName).
+type Funcs map[string]bool
+
+// texts is funcTexts of the patterns that may match a function of fns.
+func (fns Funcs) texts(pats []funcPattern) []string {
+	out := make([]string, 0, len(pats))
+	for i := range pats {
+		if fns.mayMatch(&pats[i]) {
+			out = append(out, normalizeFuncName(pats[i].written))
+		}
+	}
+	return out
+}
+
+// mayMatch reports whether p may match a function of fns, or one of
+// their function literals (see matchNames): a pattern with a wildcard,
+// or one that names a function literal (Outer.func1), always may.
+func (fns Funcs) mayMatch(p *funcPattern) bool {
+	if fns == nil || p.wildcard() {
+		return true
+	}
+	n := normalizeFuncName(p.written)
+	return fns[n] || strings.Contains(n, ".func")
+}
+
+// NamesFunctions reports whether the package's rule has function
+// patterns, whose count in HashIn depends on the package's functions.
+func (m Match) NamesFunctions() bool {
+	r := m.Rule
+	return r != nil && m.Mode != Off &&
+		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic) > 0
+}
+
+// NormalizeFuncName is the name of a function as function patterns match
+// it: without type parameters ((*Stack[T]).Push is (*Stack).Push).
+func NormalizeFuncName(name string) string { return normalizeFuncName(name) }
+
+func (m Match) writeSelection(w io.Writer, fns Funcs) {
 	fmt.Fprintf(w, "atomicheck.toml version %d\n", schemaVersion)
 	fmt.Fprintf(w, "package %q mode %s\n", m.Package, m.Mode)
 	r := m.Rule
@@ -147,7 +202,7 @@ func (m Match) writeSelection(w io.Writer) {
 		return
 	}
 	if r.Functions != nil {
-		writeList(w, "functions", funcTexts(r.functions))
+		writeList(w, "functions", fns.texts(r.functions))
 	}
 	if r.reported != nil {
 		names := make([]string, 0, len(r.reported[m.Package]))
@@ -156,5 +211,5 @@ func (m Match) writeSelection(w io.Writer) {
 		}
 		writeList(w, "from_report", names)
 	}
-	writeList(w, "exclude", funcTexts(r.exclude))
+	writeList(w, "exclude", fns.texts(r.exclude))
 }

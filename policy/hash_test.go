@@ -133,3 +133,49 @@ functions = ["(*U).Put"]
 		t.Errorf("external test package: hash %s, want its package's %s", x, a0)
 	}
 }
+
+// TestMatchHashIn: given the functions a package declares, a function
+// pattern of its rule that can match none of them does not count in its
+// hashes; one that may (a wildcard, a function literal's name) does, and
+// without the functions every pattern does.
+func TestMatchHashIn(t *testing.T) {
+	const base = `[[rule]]
+packages = ["example.com/a", "example.com/b"]
+mode = "detect"
+exclude = ["(*T).Reset"]
+ignore = ["Load"]
+`
+	fns := Funcs{"(*T).Reset": true, "(*T).Set": true, "Load": true, "Map": true}
+	hashes := func(src string) (in, sel, all string) {
+		t.Helper()
+		p, err := Parse(filepath.Join("testdata", "hash", "x.toml"), []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := p.ForPackage("example.com/a", false)
+		return m.HashIn(fns), m.SelectionHashIn(fns), m.Hash()
+	}
+	in0, sel0, all0 := hashes(base)
+	for _, tt := range []struct {
+		name, src       string
+		inSame, selSame bool // HashIn, SelectionHashIn unchanged
+	}{
+		{"exclude of another package's function", strings.Replace(base, `"(*T).Reset"]`, `"(*T).Reset", "(*U).Drop"]`, 1), true, true},
+		{"ignore of another package's function", strings.Replace(base, `"Load"]`, `"Load", "Store"]`, 1), true, true},
+		{"ignore of its function", strings.Replace(base, `"Load"]`, `"Load", "Map"]`, 1), false, true},
+		{"exclude of its function", strings.Replace(base, `"(*T).Reset"]`, `"(*T).Reset", "(*T).Set"]`, 1), false, false},
+		{"exclude of its generic function", strings.Replace(base, `"(*T).Reset"]`, `"(*T).Reset", "Map[...]"]`, 1), false, false},
+		{"a wildcard", strings.Replace(base, `"(*T).Reset"]`, `"(*T).Reset", "(*U).*"]`, 1), false, false},
+		{"a function literal", strings.Replace(base, `"(*T).Reset"]`, `"(*T).Reset", "Other.func1"]`, 1), false, false},
+		// A functions list, even of none of its functions, selects.
+		{"a functions list of another package's", strings.Replace(base, "ignore", "functions = [\"(*U).Drop\"]\nignore", 1), false, false},
+	} {
+		in, sel, all := hashes(tt.src)
+		if in == in0 != tt.inSame || sel == sel0 != tt.selSame {
+			t.Errorf("%s: HashIn unchanged = %t (want %t), SelectionHashIn unchanged = %t (want %t)", tt.name, in == in0, tt.inSame, sel == sel0, tt.selSame)
+		}
+		if all == all0 {
+			t.Errorf("%s: Hash, which does not know the functions, unchanged", tt.name)
+		}
+	}
+}
