@@ -60,9 +60,6 @@ const (
 	usageExecuted // the region ran (profile runs only)
 )
 
-// usageNames are the usages as the log names them.
-var usageNames = map[uint32]string{usagePink: "pink", usageWhite: "white", usageBlue: "blue", usageExecuted: "executed"}
-
 // Arm records that a predicate of handler h was evaluated after its region
 // returned err, and returns held, the predicate's value, or, when h is
 // widened (EnvWiden), whether err is not nil. It costs a branch while the
@@ -216,12 +213,25 @@ func usageOf(ok, held bool) uint32 {
 	return usageBlue
 }
 
+// usageName is a usage as the log names it.
+func usageName(u uint32) string {
+	switch u {
+	case usagePink:
+		return "pink"
+	case usageWhite:
+		return "white"
+	case usageBlue:
+		return "blue"
+	}
+	return "executed"
+}
+
 // log logs a usage of h, the first time only.
 func (h *Handler) log(u uint32) {
 	if h.logged.Or(u)&u != 0 {
 		return
 	}
-	name := usageNames[u]
+	name := usageName(u)
 	e := event("handler").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).str("region", h.Region).
 		str("usage", name).str("handler_kind", h.Kind).str("predicate", h.Predicate)
 	if h.NotInjectable != "" {
