@@ -35,15 +35,7 @@ func numberedOuter(v *eeVec, inner bool) (_atx_r0 error) {
 // says so instead of giving a number, and a point reached inside a later
 // call names the function as unnumbered instead of listing its call.
 func TestProfilePastNumbered(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "events.jsonl")
-	useSettings(t, parseSettings(logPath, ""))
-	var problem string
-	campaign, problem = parseCampaignSettings("2", "", "none", "", "")
-	if problem != "" {
-		t.Fatal(problem)
-	}
-	campaign.numbered = 2 // numberedCalls, lowered
-	config.enabled = true
+	logPath := useProfileNumbering(t)
 	sites := []*Site{&numberedSites[0], &eeSites[1]}
 	for _, s := range sites {
 		s.hits.Store(0)
@@ -110,15 +102,7 @@ func TestProfilePastNumbered(t *testing.T) {
 // it, and its panics are its caller's failures), and goes on tracing one
 // that has an error result, whose failures it counts.
 func TestProfileLeavesPastNumbered(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "events.jsonl")
-	useSettings(t, parseSettings(logPath, ""))
-	var problem string
-	campaign, problem = parseCampaignSettings("2", "", "none", "", "")
-	if problem != "" {
-		t.Fatal(problem)
-	}
-	campaign.numbered = 2
-	config.enabled = true
+	useProfileNumbering(t)
 	t.Cleanup(resetEventLog)
 	gate := true
 	for _, tc := range []struct {
@@ -150,4 +134,21 @@ func TestProfileLeavesPastNumbered(t *testing.T) {
 			}
 		})
 	}
+}
+
+// useProfileNumbering sets up a profile run without snapshots that
+// numbers two calls of each function (numberedCalls, lowered), and
+// returns the path of its event log.
+func useProfileNumbering(t *testing.T) string {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, ""))
+	var problem string
+	campaign, problem = parseCampaignSettings("2", "", "none", "", "")
+	if problem != "" {
+		t.Fatal(problem)
+	}
+	campaign.numbered = 2
+	config.enabled = true
+	return logPath
 }
