@@ -3,7 +3,8 @@ package errleak
 import (
 	"fmt"
 	"go/token"
-	"sort"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -331,12 +332,7 @@ func (c *checker) argReleases(fn *ssa.Function) []ArgRelease {
 		}
 	}
 	var out []ArgRelease
-	keys := make([]string, 0, len(cands))
-	for k := range cands {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(cands)) {
 		cd := cands[k]
 		if overlaps(acquired, strconv.Itoa(cd.rel.Param)+pathString(cd.rel.Path)) {
 			continue

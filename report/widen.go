@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -150,12 +152,7 @@ func WriteWidenDiff(w io.Writer, r *HandlersReport, read func(pos string) (*Sour
 		edits[file] = append(edits[file], edit{line, ls[line-1]})
 		n++
 	}
-	names := make([]string, 0, len(edits))
-	for f := range edits {
-		names = append(names, f)
-	}
-	sort.Strings(names)
-	for _, file := range names {
+	for _, file := range slices.Sorted(maps.Keys(edits)) {
 		f := files[file]
 		old := strings.SplitAfter(string(f.Src), "\n")
 		changed := map[int]bool{}

@@ -6,9 +6,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -156,12 +158,7 @@ func suggestPolicy(rep *report.Report, src string) string {
 		b.WriteString(suggestHeader)
 	}
 	scratch := scratchCandidates(rep)
-	pkgs := make([]string, 0, len(byPkg))
-	for pkg := range byPkg {
-		pkgs = append(pkgs, pkg)
-	}
-	sort.Strings(pkgs)
-	for _, pkg := range pkgs {
+	for _, pkg := range slices.Sorted(maps.Keys(byPkg)) {
 		p := byPkg[pkg]
 		byName := func(fns []*report.Function) {
 			sort.Slice(fns, func(i, j int) bool { return relName(fns[i].Name) < relName(fns[j].Name) })
