@@ -490,6 +490,15 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 	used := map[string]sarifURIBase{}
 	results := []sarifResult{}
 	for _, h := range r.Handlers {
+		// add adds a result of rule idx at the handler's arm.
+		add := func(idx int, msg, fingerprint string) {
+			results = append(results, sarifResult{
+				RuleID: handlerRules[idx].ID, RuleIndex: idx, Level: handlerRules[idx].DefaultConfiguration.Level,
+				Message:             sarifText{msg},
+				Locations:           []sarifLocation{sarifLocate(&Function{Name: h.Func, Pos: h.Pos}, locate, roots, used)},
+				PartialFingerprints: map[string]string{"atomicxHandler/v1": fingerprint},
+			})
+		}
 		idx := -1
 		switch {
 		case h.Source == campaign.SourceDependent:
@@ -498,20 +507,10 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 			idx = 1
 		}
 		if w := h.Widening; w != nil && w.Status == campaign.WidenKept && r.Together != nil && r.Together.Status == campaign.WidenKept {
-			results = append(results, sarifResult{
-				RuleID: handlerRules[2].ID, RuleIndex: 2, Level: handlerRules[2].DefaultConfiguration.Level,
-				Message:             sarifText{fmt.Sprintf("The %s handler of %s in %s can be widened to %s: every test that executes it passes.", h.Kind, h.Predicate, h.Func, w.Widened)},
-				Locations:           []sarifLocation{sarifLocate(&Function{Name: h.Func, Pos: h.Pos}, locate, roots, used)},
-				PartialFingerprints: map[string]string{"atomicxHandler/v1": h.ID + "#widen"},
-			})
+			add(2, fmt.Sprintf("The %s handler of %s in %s can be widened to %s: every test that executes it passes.", h.Kind, h.Predicate, h.Func, w.Widened), h.ID+"#widen")
 		}
 		if rt := h.Routing; rt != nil && rt.Status == campaign.WidenKept && r.RoutedTogether != nil && r.RoutedTogether.Status == campaign.WidenKept {
-			results = append(results, sarifResult{
-				RuleID: handlerRules[3].ID, RuleIndex: 3, Level: handlerRules[3].DefaultConfiguration.Level,
-				Message:             sarifText{fmt.Sprintf("A panic of %s in %s can be routed to its %s handler of %s as an error: every test that executes it passes.", rt.Call, h.Func, h.Kind, h.Predicate)},
-				Locations:           []sarifLocation{sarifLocate(&Function{Name: h.Func, Pos: h.Pos}, locate, roots, used)},
-				PartialFingerprints: map[string]string{"atomicxHandler/v1": h.ID + "#route"},
-			})
+			add(3, fmt.Sprintf("A panic of %s in %s can be routed to its %s handler of %s as an error: every test that executes it passes.", rt.Call, h.Func, h.Kind, h.Predicate), h.ID+"#route")
 		}
 		if idx < 0 {
 			continue
@@ -527,12 +526,7 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 		if failed != nil {
 			msg += fmt.Sprintf("\nWith it armed, %s of %s: %s.\nReproduce: %s", failed.Test, failed.Package, failed.Outcome, failed.Reproduce)
 		}
-		results = append(results, sarifResult{
-			RuleID: handlerRules[idx].ID, RuleIndex: idx, Level: handlerRules[idx].DefaultConfiguration.Level,
-			Message:             sarifText{msg},
-			Locations:           []sarifLocation{sarifLocate(&Function{Name: h.Func, Pos: h.Pos}, locate, roots, used)},
-			PartialFingerprints: map[string]string{"atomicxHandler/v1": h.ID},
-		})
+		add(idx, msg, h.ID)
 	}
 	version := opt.Version
 	if version == "" {
