@@ -47,9 +47,12 @@ type Handler struct {
 	RouteResults string
 
 	logged atomic.Uint32 // usages logged (usagePink, usageWhite, usageBlue)
-	armed  atomic.Uint32 // 0: not yet resolved, 1: not the armed handler, 2: the armed handler
-	hits   atomic.Uint64 // executions of the region while armed
-	wide   atomic.Uint32 // 0: not yet resolved, 1: not widened, 2: widened (EnvWiden)
+	// quiet, on the first arm of a region, says that the region's
+	// executions have nothing left to tell the run (see region).
+	quiet bool
+	armed atomic.Uint32 // 0: not yet resolved, 1: not the armed handler, 2: the armed handler
+	hits  atomic.Uint64 // executions of the region while armed
+	wide  atomic.Uint32 // 0: not yet resolved, 1: not widened, 2: widened (EnvWiden)
 }
 
 // The usages of a handler, as bits of Handler.logged.
@@ -260,9 +263,14 @@ func (h *Handler) log(u uint32) {
 // fault, made by fault (given the arm's index in arms), or by HandlerError
 // when fault is nil, and the region is skipped; otherwise it returns injected, the fault of the region's call
 // site (nil when none is injected there).
-// While the runtime is not enabled it costs a branch: it is inlined.
+// While the runtime is not enabled it costs a branch: it is inlined. So
+// it is once the region has nothing left to tell the run (quiet: nothing
+// armed or routed, its executions logged), which region says on its
+// first arm. That flag is read without synchronization: a stale read
+// costs a call of region; under the race detector, which would report
+// it, it is never set.
 func Region(arms []Handler, injected error, fault func(arm int) error) error {
-	if !config.enabled {
+	if !config.enabled || arms[0].quiet {
 		return injected
 	}
 	return region(arms, injected, fault)
@@ -282,6 +290,9 @@ func region(arms []Handler, injected error, fault func(arm int) error) error {
 					arms[i].log(usageExecuted)
 				}
 			}
+		}
+		if campaign.route == nil && !raceEnabled {
+			arms[0].quiet = true
 		}
 		return injected
 	}

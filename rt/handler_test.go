@@ -638,3 +638,46 @@ func hdPlainCases(err error) int {
 	}
 	return 0
 }
+
+// TestRegionQuiet: once a region's execution has nothing left to tell
+// the run (nothing armed nor routed there, its executions logged), Region
+// answers without calling into the runtime; a run that arms a handler or
+// routes panics asks at every execution. Under the race detector the flag,
+// read without synchronization, is never set.
+func TestRegionQuiet(t *testing.T) {
+	for _, tt := range []struct {
+		name, inject, route string
+		quiet               bool
+		executed            int // usages "executed" logged: a profile run's, one per arm
+	}{
+		{"nothing armed", "", "", true, 2},
+		{"a site armed", "error:1:m.F#entry", "", true, 2},
+		{"a handler armed", "handler:always:m.G#handler:g.go:1:1", "", false, 0},
+		{"panics routed", "", "m.G#handler:g.go:1:1", false, 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			hdReset()
+			logPath := filepath.Join(t.TempDir(), "events.jsonl")
+			useSettings(t, parseSettings(logPath, tt.inject))
+			campaign.profile = 3
+			campaign.route, campaign.routeUnrouted = routeIDs(tt.route)
+			for range 3 {
+				if arm, err := hdRegion(func() error { return nil }); arm != 0 || err != nil {
+					t.Fatalf("arm %d, error %v: nothing of the region is armed", arm, err)
+				}
+			}
+			if want := tt.quiet && !raceEnabled; hdHandlers[0].quiet != want {
+				t.Errorf("quiet = %t, want %t", hdHandlers[0].quiet, want)
+			}
+			executed := 0
+			for _, e := range readEvents(t, logPath) {
+				if e["usage"] == "executed" {
+					executed++
+				}
+			}
+			if executed != tt.executed {
+				t.Errorf("%d executed usages logged, want %d", executed, tt.executed)
+			}
+		})
+	}
+}
