@@ -565,46 +565,12 @@ func TestHandlerShapes(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			sig := "(int, error)"
-			if strings.HasPrefix(tt.name, "deferred recover") {
-				sig = "(n int, err error)" // a result the handler can set
-			}
-			src := `package m
-
-import (
-	"errors"
-	"fmt"
-	"io"
-	"io/fs"
-	"log"
-	"os"
-)
-
-var ErrSentinel = errors.New("sentinel")
-
-type valueError struct{}
-
-func (valueError) Error() string { return "value" }
-
-var _, _, _, _, _, _ = errors.New, fmt.Errorf, io.EOF, fs.ErrNotExist, log.Print, os.Open
-
-func F(name string) ` + sig + ` {
-	` + tt.body + `
-}
-`
-			res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, testOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
 			var got []arm
-			for _, m := range handlerEntry.FindAllStringSubmatch(string(res.Generated.Src), -1) {
-				if !strings.HasPrefix(m[1], "example.com/m.F#handler:m.go:") {
-					t.Errorf("handler ID %q", m[1])
-				}
-				got = append(got, arm{m[3], strings.ReplaceAll(m[4], `\"`, `"`), m[5]})
+			for _, m := range handlerEntries(t, tt.body) {
+				got = append(got, arm{m[3], m[4], m[5]})
 			}
 			if len(got) != len(tt.want) {
-				t.Fatalf("handlers %v, want %v\n%s", got, tt.want, res.Generated.Src)
+				t.Fatalf("handlers %v, want %v", got, tt.want)
 			}
 			for i, w := range tt.want {
 				g := got[i]
@@ -667,38 +633,15 @@ func TestHandlerRouting(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			src := `package m
-
-import (
-	"errors"
-	"io"
-	"io/fs"
-	"os"
-)
-
-func load(name string) ([]byte, error) { return os.ReadFile(name) }
-
-var _, _, _ = errors.Is, io.EOF, fs.ErrNotExist
-
-func F(name string) (int, error) {
-	` + tt.body + `
-}
-`
-			res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, testOptions())
-			if err != nil {
-				t.Fatal(err)
-			}
 			var got []arm
-			for _, m := range handlerEntry.FindAllStringSubmatch(string(res.Generated.Src), -1) {
-				if strings.HasPrefix(m[1], "example.com/m.F#") {
-					got = append(got, arm{strings.ReplaceAll(m[8], `\"`, `"`), m[10]})
-					if m[8] != "" && m[9] != tt.results {
-						t.Errorf("results %q, want %q", m[9], tt.results)
-					}
+			for _, m := range handlerEntries(t, tt.body) {
+				got = append(got, arm{strings.ReplaceAll(m[8], `\"`, `"`), m[10]})
+				if m[8] != "" && m[9] != tt.results {
+					t.Errorf("results %q, want %q", m[9], tt.results)
 				}
 			}
 			if len(got) != len(tt.want) {
-				t.Fatalf("handlers %v, want %v\n%s", got, tt.want, res.Generated.Src)
+				t.Fatalf("handlers %v, want %v", got, tt.want)
 			}
 			for i, w := range tt.want {
 				if g := got[i]; g.route != w.route || (w.notRoutable == "") != (g.notRoutable == "") || !strings.Contains(g.notRoutable, w.notRoutable) {
@@ -832,8 +775,10 @@ func TestHandlerWidening(t *testing.T) {
 }
 
 // handlerEntries instruments a package whose function
-// F(name string) (int, error) has body, and returns the entries of its
-// handler table, as handlerEntry's submatches (the predicate unquoted).
+// F(name string) (int, error) has body (with named results when body
+// opens with a defer, for a handler to set), beside load, a function of
+// the package that can panic, and returns the entries of its handler
+// table, as handlerEntry's submatches (the predicate unquoted).
 func handlerEntries(t *testing.T, body string) [][]string {
 	t.Helper()
 	sig := "(int, error)"
@@ -860,6 +805,8 @@ type valueError struct{}
 func (valueError) Error() string { return "value" }
 
 var _, _, _, _, _, _ = errors.New, fmt.Errorf, io.EOF, fs.ErrNotExist, log.Print, os.Open
+
+func load(name string) ([]byte, error) { return os.ReadFile(name) }
 
 func F(name string) ` + sig + ` {
 	` + body + `
