@@ -1516,23 +1516,13 @@ func (p *pkgRewriter) handlerTable() dst.Decl {
 		field("Region", h.region)
 		field("Kind", h.kind)
 		field("Predicate", h.predicate)
-		if h.why != "" {
-			field("NotInjectable", h.why)
-		}
-		if h.widened != "" {
-			field("Widened", h.widened)
-		}
-		if h.notWidenable != "" {
-			field("NotWidenable", h.notWidenable)
-		}
-		if h.route != "" {
-			field("Route", h.route)
-		}
-		if h.routeResults != "" {
-			field("RouteResults", h.routeResults)
-		}
-		if h.notRoutable != "" {
-			field("NotRoutable", h.notRoutable)
+		for _, f := range [...]struct{ key, value string }{
+			{"NotInjectable", h.why}, {"Widened", h.widened}, {"NotWidenable", h.notWidenable},
+			{"Route", h.route}, {"RouteResults", h.routeResults}, {"NotRoutable", h.notRoutable},
+		} {
+			if f.value != "" { // only when set, as most arms have none
+				field(f.key, f.value)
+			}
 		}
 		entry := &dst.CompositeLit{Elts: fields}
 		entry.Decs.Before, entry.Decs.After = dst.NewLine, dst.NewLine

@@ -230,16 +230,7 @@ func writeEnter(s *Site) {
 }
 
 func writeReach(s *Site, occurrence uint64, stack, unnumbered string) {
-	e := event("reach").str("site", s.ID).str("func", s.Func).str("pos", s.Pos)
-	if s.In != "" {
-		e.str("in", s.In)
-	}
-	e.num("occurrence", occurrence).num("faults", uint64(s.Faults))
-	if stack != "" {
-		e.str("stack", stack)
-	}
-	if unnumbered != "" {
-		e.str("unnumbered", unnumbered)
-	}
+	e := event("reach").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).strIf("in", s.In).
+		num("occurrence", occurrence).num("faults", uint64(s.Faults)).strIf("stack", stack).strIf("unnumbered", unnumbered)
 	writeLine(e.end())
 }

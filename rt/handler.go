@@ -237,24 +237,8 @@ func (h *Handler) log(u uint32) {
 	name := usageName(u)
 	e := event("handler").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).str("region", h.Region).
 		str("usage", name).str("handler_kind", h.Kind).str("predicate", h.Predicate)
-	if h.NotInjectable != "" {
-		e.str("not_injectable", h.NotInjectable)
-	}
-	if h.Widened != "" {
-		e.str("widened", h.Widened)
-	}
-	if h.NotWidenable != "" {
-		e.str("not_widenable", h.NotWidenable)
-	}
-	if h.Route != "" {
-		e.str("route", h.Route)
-	}
-	if h.RouteResults != "" {
-		e.str("route_results", h.RouteResults)
-	}
-	if h.NotRoutable != "" {
-		e.str("not_routable", h.NotRoutable)
-	}
+	e.strIf("not_injectable", h.NotInjectable).strIf("widened", h.Widened).strIf("not_widenable", h.NotWidenable).
+		strIf("route", h.Route).strIf("route_results", h.RouteResults).strIf("not_routable", h.NotRoutable)
 	writeLine(e.end())
 }
 

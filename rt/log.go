@@ -58,14 +58,9 @@ type verdictEvent struct {
 }
 
 func writeVerdict(v *verdictEvent) {
-	e := event("verdict").str("site", v.site.ID).str("func", v.site.Func).str("pos", v.site.Pos)
-	if v.site.In != "" {
-		e.str("in", v.site.In) // a function literal: what it is written in
-	}
-	e.str("verdict", v.verdict).str("failure", v.failure)
-	if v.reason != "" {
-		e.str("reason", v.reason)
-	}
+	e := event("verdict").str("site", v.site.ID).str("func", v.site.Func).str("pos", v.site.Pos).
+		strIf("in", v.site.In). // a function literal: what it is written in
+		str("verdict", v.verdict).str("failure", v.failure).strIf("reason", v.reason)
 	if v.call != 0 {
 		e.num("call", v.call)
 	}
@@ -112,10 +107,7 @@ func writeInjection(s *Site, f *InjectedFault, chain uint64) {
 	if s.Kind == CallSite {
 		kind = "call"
 	}
-	e := event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos)
-	if s.In != "" {
-		e.str("in", s.In)
-	}
+	e := event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).strIf("in", s.In)
 	writeLine(e.str("kind", kind).str("fault", fault).num("occurrence", f.Occurrence).num("chain", chain).end())
 }
 
@@ -152,6 +144,14 @@ func (l *jsonLine) str(k, v string) *jsonLine {
 	l.key(k)
 	l.b = appendJSONString(l.b, v)
 	return l
+}
+
+// strIf is str when v is set: a key most events lack.
+func (l *jsonLine) strIf(k, v string) *jsonLine {
+	if v == "" {
+		return l
+	}
+	return l.str(k, v)
 }
 
 func (l *jsonLine) num(k string, v uint64) *jsonLine {
