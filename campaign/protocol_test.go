@@ -192,7 +192,7 @@ func readRuntimeSide(t *testing.T, dir string) runtimeSide {
 						}
 					case *ast.SelectorExpr:
 						switch fn.Sel.Name {
-						case "str", "num", "boolean":
+						case "str", "strIf", "num", "boolean":
 							fields = append(fields, unquote(lit))
 						case "Getenv", "LookupEnv":
 							// A variable read without an Env constant
