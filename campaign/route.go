@@ -64,39 +64,19 @@ func routeRun(prof *Record, ids, fault string) *Record {
 // routing gives the status of routing a panic of res's region to res;
 // nil for an arm that is not an err != nil arm of a region.
 func routing(res *HandlerResult) *Widening {
-	switch {
-	case res.Route == "" && res.NotRoutable == "":
-		return nil
-	case res.Route == "":
-		return &Widening{Status: WidenNotOffered, Why: res.NotRoutable}
-	case res.Source != SourceIndependent:
-		return &Widening{Status: WidenNotOffered, Why: "the handler is not source-independent (" + res.Source + ")"}
-	}
-	for _, t := range res.Tests {
-		if t.Routed == nil || !(&HandlerTest{Outcome: t.Routed.Status}).known() {
-			return &Widening{Status: WidenNotValidated, Why: "the routed run of " + t.Test + " is missing"}
-		}
-	}
-	var rejected *Widening
-	for _, t := range res.Tests {
-		if t.Routed.Status == Passed {
-			continue
-		}
-		name := t.Package + " " + t.Test
-		if t.Unrouted == nil || !(&HandlerTest{Outcome: t.Unrouted.Status}).known() {
-			return &Widening{Status: WidenNotValidated, Why: "the run of " + t.Test + " with the panic not routed is missing"}
-		}
-		if t.Unrouted.Status == Passed {
-			return &Widening{Status: WidenNotOffered, Why: name + " expects the panic to propagate: routed, it " + outcomeVerb(t.Routed.Status), Test: t}
-		}
-		if rejected == nil {
-			rejected = &Widening{Status: WidenRejected, Why: name + " " + outcomeVerb(t.Routed.Status) + " with the panic routed", Test: t}
-		}
-	}
-	if rejected != nil {
-		return rejected
-	}
-	return &Widening{Status: WidenKept}
+	return validate(res, res.Route, res.NotRoutable, change{
+		run:  func(t *HandlerTest) *Record { return t.Routed },
+		name: "routed", with: "with the panic routed",
+		expected: func(t *HandlerTest) *Widening {
+			switch {
+			case t.Unrouted == nil || !(&HandlerTest{Outcome: t.Unrouted.Status}).known():
+				return &Widening{Status: WidenNotValidated, Why: "the run of " + t.Test + " with the panic not routed is missing"}
+			case t.Unrouted.Status == Passed:
+				return &Widening{Status: WidenNotOffered, Why: t.Package + " " + t.Test + " expects the panic to propagate: routed, it " + outcomeVerb(t.Routed.Status), Test: t}
+			}
+			return nil
+		},
+	})
 }
 
 // RoutingsTogether reads the run of the kept routings together from a

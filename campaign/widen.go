@@ -78,30 +78,58 @@ func widenRun(prof *Record, ids string) *Record {
 // widening gives the status of res's widening; arms are the handlers of
 // its region, res among them. nil for an arm that is not typed.
 func widening(res *HandlerResult, arms []*HandlerResult) *Widening {
+	return validate(res, res.Widened, res.NotWidenable, change{
+		run:  func(t *HandlerTest) *Record { return t.Widened },
+		name: "widened", with: "with the arm widened",
+		expected: func(t *HandlerTest) *Widening {
+			if t.Blue && errorLeftRegion(res, arms, t) {
+				return &Widening{Status: WidenNotOffered, Why: t.Package + " " + t.Test + " expects the error to propagate: widened, it " + outcomeVerb(t.Widened.Status), Test: t}
+			}
+			return nil
+		},
+	})
+}
+
+// change is a change to a handler that its tests' runs validate: a
+// widening or a routing.
+type change struct {
+	run        func(t *HandlerTest) *Record // t's run with the change
+	name, with string                       // "widened"; "with the arm widened"
+	// expected says, of a test that failed with the change, why that
+	// failure is what the test expects (the change is then not offered)
+	// or that a run that would tell is missing; nil when it is not.
+	expected func(t *HandlerTest) *Widening
+}
+
+// validate gives the status of a change to res: offered is what it
+// changes res into ("" when it cannot be made, notOffered saying why).
+// It is kept when every test of res passes with it; rejected when one
+// fails and does not expect to.
+func validate(res *HandlerResult, offered, notOffered string, c change) *Widening {
 	switch {
-	case res.Widened == "" && res.NotWidenable == "":
+	case offered == "" && notOffered == "":
 		return nil
-	case res.Widened == "":
-		return &Widening{Status: WidenNotOffered, Why: res.NotWidenable}
+	case offered == "":
+		return &Widening{Status: WidenNotOffered, Why: notOffered}
 	case res.Source != SourceIndependent:
 		return &Widening{Status: WidenNotOffered, Why: "the handler is not source-independent (" + res.Source + ")"}
 	}
 	for _, t := range res.Tests {
-		if t.Widened == nil || !(&HandlerTest{Outcome: t.Widened.Status}).known() {
-			return &Widening{Status: WidenNotValidated, Why: "the widened run of " + t.Test + " is missing"}
+		if r := c.run(t); r == nil || !(&HandlerTest{Outcome: r.Status}).known() {
+			return &Widening{Status: WidenNotValidated, Why: "the " + c.name + " run of " + t.Test + " is missing"}
 		}
 	}
 	var rejected *Widening
 	for _, t := range res.Tests {
-		if t.Widened.Status == Passed {
+		status := c.run(t).Status
+		if status == Passed {
 			continue
 		}
-		name := t.Package + " " + t.Test
-		if t.Blue && errorLeftRegion(res, arms, t) {
-			return &Widening{Status: WidenNotOffered, Why: name + " expects the error to propagate: widened, it " + outcomeVerb(t.Widened.Status), Test: t}
+		if w := c.expected(t); w != nil {
+			return w
 		}
 		if rejected == nil {
-			rejected = &Widening{Status: WidenRejected, Why: name + " " + outcomeVerb(t.Widened.Status) + " with the arm widened", Test: t}
+			rejected = &Widening{Status: WidenRejected, Why: t.Package + " " + t.Test + " " + outcomeVerb(status) + " " + c.with, Test: t}
 		}
 	}
 	if rejected != nil {
