@@ -147,14 +147,19 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// Prologue, on the line of the opening brace: the injection point,
 	// then the snapshot, whose comparison is deferred.
 	//
-	// A leaf asks its site whether to go through the runtime: an
-	// experiment has no use for most calls of leaves (see Site.Traced),
-	// which are the most frequent calls of a program.
+	// A leaf, and a declared function without an error result, asks its
+	// site whether to go through the runtime (see rt.Site.Traced): an
+	// experiment has no use for most calls of leaves, which are the most
+	// frequent calls of a program, and a profile run none for the later
+	// calls of either. A literal that calls others always goes through it:
+	// its calls tell the runtime the names of its frames.
 	st.leaf = fe.leaf()
+	untraceable := st.leaf || fe.lit == nil && fe.errResult == ""
 	enabled := rtName + ".Enabled()"
-	if st.leaf {
+	if untraceable {
 		enabled = fmt.Sprintf("%s[%d].Traced()", sitesName, siteIdx)
 	}
+	handlersBefore := len(fe.p.handlers)
 	var b strings.Builder
 	fmt.Fprintf(&b, " var %s int32; if %s { ", doneName, enabled)
 	switch {
@@ -189,7 +194,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	if unlock != nil {
 		b.WriteString("}; ")
 		end := fe.off(unlock.End())
-		local.insert(end, fmt.Sprintf("; if %s.Enabled() { %s", rtName, enter)+lineDirective(fe.p.fset, fe.tf, end))
+		local.insert(end, fmt.Sprintf("; if %s { %s", enabled, enter)+lineDirective(fe.p.fset, fe.tf, end))
 	} else {
 		b.WriteString(enter)
 	}
@@ -206,9 +211,12 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	st.ends = fe.ends
 	if st.noSnapshot == "" && fe.twinnable() {
 		gate := rtName + ".On"
-		if st.leaf {
-			// The runtime may have no use for a leaf's calls (see
-			// rt.Site.Gate): it then lets them skip the twin.
+		if untraceable && len(callSites) == 0 && len(probed) == 0 && len(fe.p.handlers) == handlersBefore {
+			// The runtime may have no use for the function's calls (see
+			// rt.Site.Gate): it then lets them skip the twin, whose body
+			// differs from the function's only by the prologue and the
+			// returns. A twin with injection points, handlers or probes
+			// of its own is never skipped: they are reached in it.
 			st.gate = fmt.Sprintf("%s%d", gatePrefix, siteIdx)
 			gate = st.gate
 		}

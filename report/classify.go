@@ -132,8 +132,10 @@ type Function struct {
 	// UnnumberedFailures counts the natural failures that its profile
 	// runs saw past the calls they number (a function's first 65536):
 	// no run can snapshot them, so they have no verdict and are not among
-	// Failures. A function that calls nothing and has no error result is
-	// not traced past them: its panics there count for its callers only.
+	// Failures. A function without an error result (but a function
+	// literal that calls others) is not traced past them: a panic that
+	// goes through such a call counts only for the traced calls it goes
+	// through further out.
 	UnnumberedFailures int `json:"unnumbered_failures,omitempty"`
 
 	// InjectionsInto counts experiments whose fault was injected at its

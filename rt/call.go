@@ -185,12 +185,14 @@ func begin(s *Site) Call {
 		// others, which learns here the name of each frame it runs in.
 		if !after && (s.Leaf || !s.Literal) && campaign.oblivious == nil {
 			s.unnumbered.Store(true)
-			if s.Leaf && s.Faults&FaultError == 0 {
-				// A leaf without an error result has nothing left to
-				// give the run: no point is reached inside it, and it
-				// fails only by a panic, which its caller logs as its
-				// own failure. Its calls now skip the runtime (see
-				// Traced), as an experiment's quiet leaves do.
+			if s.Faults&FaultError == 0 {
+				// A function without an error result has nothing left
+				// to give the run: it fails only by a panic, which the
+				// first traced call out logs as its own failure, and
+				// a point reached inside it names it as unnumbered by
+				// its frame, traced or not (see activeStack). Its calls
+				// now skip the runtime (see Traced), as an experiment's
+				// quiet leaves do.
 				s.untrace()
 			}
 		}

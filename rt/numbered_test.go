@@ -104,15 +104,22 @@ func TestProfilePastNumbered(t *testing.T) {
 func TestProfileLeavesPastNumbered(t *testing.T) {
 	useProfileNumbering(t)
 	t.Cleanup(resetEventLog)
-	gate := true
+	leafGate, outerGate := true, true
+	untraced := []bool{true, true, true, false, false}
+	traced := []bool{true, true, true, true, true}
 	for _, tc := range []struct {
 		name   string
 		site   *Site
 		traced []bool // Traced before each call
 	}{
-		{"leaf", &Site{ID: "m.leaf#entry", Kind: EntrySite, Leaf: true, Gate: &gate}, []bool{true, true, true, false, false}},
-		{"leaf with an error result", &Site{ID: "m.leafErr#entry", Kind: EntrySite, Leaf: true, Faults: FaultError}, []bool{true, true, true, true, true}},
-		{"not a leaf", &Site{ID: "m.outer#entry", Kind: EntrySite}, []bool{true, true, true, true, true}},
+		{"leaf", &Site{ID: "m.leaf#entry", Func: "m.leaf", Kind: EntrySite, Leaf: true, Gate: &leafGate}, untraced},
+		{"leaf with an error result", &Site{ID: "m.leafErr#entry", Func: "m.leafErr", Kind: EntrySite, Leaf: true, Faults: FaultError}, traced},
+		{"not a leaf", &Site{ID: "m.outer#entry", Func: "m.outer", Frame: "m._atx_outer", Kind: EntrySite, Gate: &outerGate}, untraced},
+		{"not a leaf, with an error result", &Site{ID: "m.outerErr#entry", Func: "m.outerErr", Kind: EntrySite, Faults: FaultError}, traced},
+		// A literal that calls others learns the names of its frames
+		// at its calls.
+		{"literal, not a leaf", &Site{ID: "m.F.func1#entry", Func: "m.F.func1", Kind: EntrySite, Literal: true}, traced},
+		{"literal leaf", &Site{ID: "m.F.func2#entry", Func: "m.F.func2", Kind: EntrySite, Literal: true, Leaf: true}, untraced},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := tc.site
@@ -130,7 +137,16 @@ func TestProfileLeavesPastNumbered(t *testing.T) {
 				t.Errorf("Traced before each call = %v, want %v", got, tc.traced)
 			}
 			if g := tc.site.Gate; g != nil && *g != raceEnabled {
-				t.Errorf("gate %v once the leaf is not traced, want %v", *g, raceEnabled)
+				t.Errorf("gate %v once the function is not traced, want %v", *g, raceEnabled)
+			}
+			// Once its gate is cleared, a function that calls others
+			// shows frames of its own name, not its twin's: a point
+			// reached inside it finds it by that name.
+			activeSites.Lock()
+			byName := activeSites.byFunc[s.Func]
+			activeSites.Unlock()
+			if want := s.Gate != nil && !s.Leaf && !raceEnabled; s.Frame != "" && (byName == s) != want {
+				t.Errorf("site listed under its own name %q: %v, want %v", s.Func, byName == s, want)
 			}
 		})
 	}

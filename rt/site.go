@@ -76,8 +76,10 @@ type Site struct {
 	// point is reached while one of its calls is in progress, so profile
 	// runs need not track its calls (see enterActive).
 	Leaf bool
-	// Gate, when set, is the variable that a small leaf function tests to
-	// hand its calls over to its twin (see Frame), initialized to On.
+	// Gate, when set, is the variable that a small function that may go
+	// untraced (see Traced) tests to hand its calls over to its twin (see
+	// Frame), initialized to On; only a twin without injection points,
+	// handlers or probes of its own has one.
 	// Once the runtime has no use for the function's calls (Traced is
 	// false for good), it clears it, and the calls run the function as it
 	// is written, inlined where the compiler inlines it. The variable is
@@ -143,16 +145,20 @@ const (
 	tracingOff = 2
 )
 
-// Traced reports whether a call of a leaf function (see Leaf) goes through
-// the runtime: Inject at entry, Enter, and the deferred Exit. That is
-// every call while verdicts are on, except in an experiment, where a leaf
-// that cannot return an error, is not the armed site, and has no call the
-// experiment snapshots (it targets calls: ATOMICX_SNAPSHOT_CALLS) or masks
-// has nothing to give: no fault is injected into it, it is on no failure
-// chain (no error leaves it, and no panic goes through a function that
-// calls nothing), and a failure of its own is a natural one, which the
-// profile run saw. A profile run traces every call: it learns which calls
-// fail naturally.
+// Traced reports whether a call of a leaf function (see Leaf), or of a
+// declared function without an error result, goes through the runtime:
+// Inject at entry, Begin, and the deferred Exit. That is every call while
+// verdicts are on, except
+//
+//   - in an experiment, where a leaf that cannot return an error, is not
+//     the armed site, and has no call the experiment snapshots (it
+//     targets calls: ATOMICX_SNAPSHOT_CALLS) or masks has nothing to
+//     give: no fault is injected into it, it is on no failure chain (no
+//     error leaves it, and no panic goes through a function that calls
+//     nothing), and a failure of its own is a natural one, which the
+//     profile run saw;
+//   - in a profile run, past the calls it numbers, for a function without
+//     an error result (see begin).
 func (s *Site) Traced() bool {
 	// Written to stay within the inliner's budget: a leaf's every call
 	// asks, and the quiet ones (tracingOff) go on to resolveTracing.
@@ -182,6 +188,12 @@ func (s *Site) untrace() {
 	s.tracing.Store(tracingOff)
 	if s.Gate != nil && !raceEnabled {
 		*s.Gate = false
+		if campaign.profile > 0 && !s.Leaf {
+			// Its calls now show the function's own frames, not its
+			// twin's: a point reached inside one names it as
+			// unnumbered by that name (see activeStack).
+			registerFrame(s, s.Func)
+		}
 	}
 }
 
