@@ -160,16 +160,19 @@ const (
 //   - in a profile run, past the calls it numbers, for a function without
 //     an error result (see begin).
 func (s *Site) Traced() bool {
-	// Written to stay within the inliner's budget: a leaf's every call
-	// asks, and the quiet ones (tracingOff) go on to resolveTracing.
-	if !config.enabled || s.tracing.Load() == tracingOn {
-		return config.enabled
+	// Written to stay within the inliner's budget: every call of such a
+	// function asks, traced or not. A site is resolved at its first
+	// call, or, while verdicts are off, when its table is read (see
+	// SiteTable): config.enabled does not change once main runs.
+	if t := s.tracing.Load(); t != 0 {
+		return t == tracingOn
 	}
 	return s.resolveTracing()
 }
 
 func (s *Site) resolveTracing() bool {
-	if s.tracing.Load() == tracingOff {
+	if !config.enabled {
+		s.untrace()
 		return false
 	}
 	quiet := s.Leaf && s.Faults&FaultError == 0 && config.armedID != "" && campaign.profile == 0 &&

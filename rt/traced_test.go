@@ -64,3 +64,32 @@ func TestTraced(t *testing.T) {
 		t.Error("verdicts off: Traced() = true")
 	}
 }
+
+// TestTracedOff: while verdicts are off, no function is traced, and a
+// site read from a table knows it before its first call, so that Traced
+// answers without a call (see SiteTable); a site built otherwise learns
+// it at its first call.
+func TestTracedOff(t *testing.T) {
+	useSettings(t, parseSettings("", ""))
+	if config.enabled {
+		t.Fatal("verdicts on without a log")
+	}
+	sites := SiteTable(2, "ef\tm.leaf#entry\tm.leaf\tm/a.go:1:6\t\t0\t\t\t\t\t\n"+
+		"-\tm.outer#entry\tm.outer\tm/a.go:2:6\t\t0\t\t\t\t\t\n")
+	built := &Site{ID: "m.other#entry", Func: "m.other", Leaf: true}
+	for i := range sites {
+		if got := sites[i].tracing.Load(); got != tracingOff {
+			t.Errorf("%s: tracing %d once its table is read, want %d (off)", sites[i].ID, got, tracingOff)
+		}
+	}
+	for _, s := range []*Site{&sites[0], &sites[1], built} {
+		for range 2 {
+			if s.Traced() {
+				t.Errorf("%s: Traced() = true while verdicts are off", s.ID)
+			}
+		}
+	}
+	if got := built.tracing.Load(); got != tracingOff {
+		t.Errorf("%s: tracing %d after a call, want %d (off)", built.ID, got, tracingOff)
+	}
+}
