@@ -262,7 +262,9 @@ func kindRank(kind string) int {
 }
 
 // WriteJournal writes records as a journal at path, replacing what is
-// there in one step.
+// there in one step. The new journal is on disk before it replaces the
+// old one: a merge replaces the journals of whole campaigns, and a crash
+// of the machine right after must not leave an empty file in their place.
 func WriteJournal(path string, recs []*Record) error {
 	tmp := path + ".new"
 	os.Remove(tmp)
@@ -277,9 +279,27 @@ func WriteJournal(path string, recs []*Record) error {
 			return err
 		}
 	}
+	if err := j.f.Sync(); err != nil {
+		j.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("writing the journal %s: %w", tmp, err)
+	}
 	if err := j.Close(); err != nil {
 		os.Remove(tmp)
 		return err
 	}
-	return os.Rename(tmp, path)
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	syncDir(filepath.Dir(path))
+	return nil
+}
+
+// syncDir makes a rename in dir durable where the system allows it; it
+// is best effort (some systems cannot sync a directory).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
 }

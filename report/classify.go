@@ -230,6 +230,7 @@ type Summary struct {
 // Report is the classification of a campaign.
 type Report struct {
 	Provenance *Provenance          `json:"provenance,omitempty"` // what produced it; nil for an old journal
+	Plan       string               `json:"plan,omitempty"`       // the plan's ID, for a merged campaign
 	Functions  map[string]*Function `json:"functions"`
 	Types      map[string]*Type     `json:"types"`
 	Summary    Summary              `json:"summary"`
@@ -283,6 +284,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	pkgs, tests := map[string]bool{}, map[string]bool{}
 	hdr := campaign.HeaderOf(recs)
 	r.Provenance = provenanceOf(hdr)
+	if hdr != nil {
+		r.Plan = hdr.Plan
+	}
 	blame := campaign.NewBlame(recs)
 	inside := r.pointsInside(recs)
 	for _, rec := range recs {

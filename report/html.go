@@ -177,6 +177,7 @@ func howFailed(e *Evidence) string {
 type (
 	htmlPage struct {
 		Provenance    *Provenance
+		Plan          string // the plan's ID, for a merged campaign
 		Summary       Summary
 		ExperimentsIn string // the experiments' summed time
 		Runs          string // the runs by kind, as on detect's stderr
@@ -263,6 +264,7 @@ var verdictClass = map[string]string{Pure: "pure", Dependent: "dependent", Atomi
 func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 	page := htmlPage{
 		Provenance:    r.Provenance,
+		Plan:          r.Plan,
 		Summary:       r.Summary,
 		ExperimentsIn: durationText(r.Summary.ExperimentsMs),
 		Runs:          runCounts(r.Summary),
@@ -573,7 +575,7 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 {{with .Summary -}}
 {{if .UnknownKinds}}<p>Unknown functions by kind{{unknownKinds .UnknownKinds}}: <em>cannot fail</em> (no error result, and panics are not injected), <em>not made to fail</em> (reached, but no failed call seen), <em>not snapshotted</em>, <em>over budget</em> (the graph was larger than the snapshot budget).</p>
 {{end -}}
-<p>Campaign: {{.Packages}} packages, {{.Tests}} tests; {{$.Runs}}; {{$.Times}}.</p>
+<p>Campaign{{if $.Plan}} (plan {{$.Plan}}){{end}}: {{.Packages}} packages, {{.Tests}} tests; {{$.Runs}}; {{$.Times}}.</p>
 <p>Experiments: {{$.Outcomes}}.</p>
 {{- end}}
 <details id="legend">

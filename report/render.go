@@ -44,6 +44,9 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 		locate = func(pos string) string { return pos }
 	}
 	writeProvenance(w, r.Provenance)
+	if r.Plan != "" {
+		fmt.Fprintf(w, "plan %s\n\n", r.Plan)
+	}
 	byVerdict := map[string][]*Function{}
 	for _, f := range r.Functions {
 		byVerdict[f.Verdict] = append(byVerdict[f.Verdict], f)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
 )
 
 func TestFailureTextSaysItOnce(t *testing.T) {
@@ -62,6 +64,44 @@ func TestTextSummaryNamesRunsAndTimes(t *testing.T) {
 			for _, want := range tc.want {
 				if !strings.Contains(buf.String(), want) {
 					t.Errorf("text lacks %q:\n%s", want, buf.String())
+				}
+			}
+		})
+	}
+}
+
+// TestDetectReportNamesPlan: the report of a merged campaign names its
+// plan in every format, as the handler and perturbation reports do; one
+// campaign's report names none.
+func TestDetectReportNamesPlan(t *testing.T) {
+	const plan = "0123456789abcdef"
+	for _, tc := range []struct {
+		name string
+		plan string
+	}{{"merged", plan}, {"one campaign", ""}} {
+		t.Run(tc.name, func(t *testing.T) {
+			recs := []*campaign.Record{
+				{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Question: "detect", Atomicx: "/bin/atomicx", Plan: tc.plan}},
+				{Kind: "profile", Package: "m/s", Test: "TestA", Status: campaign.Passed},
+			}
+			r := Classify(recs, nil)
+			var text, js, html bytes.Buffer
+			WriteText(&text, r, nil, false)
+			if err := WriteJSON(&js, r); err != nil {
+				t.Fatal(err)
+			}
+			if err := WriteHTML(&html, r, nil); err != nil {
+				t.Fatal(err)
+			}
+			for _, out := range []struct {
+				format, text, want string
+			}{
+				{"text", text.String(), "plan " + plan + "\n"},
+				{"json", js.String(), `"plan": "` + plan + `"`},
+				{"html", html.String(), "(plan " + plan + ")"},
+			} {
+				if got := strings.Contains(out.text, out.want); got != (tc.plan != "") {
+					t.Errorf("%s report contains %q: %v, want %v", out.format, out.want, got, tc.plan != "")
 				}
 			}
 		})
