@@ -135,7 +135,7 @@ func TestReadmeFirstCommand(t *testing.T) {
 
 // stableOutput blanks what changes from run to run and machine to
 // machine: atomicx's version, the date, the Go version, the journal's
-// hash, the times.
+// hash, the plan's ID (which hashes the test binaries), the times.
 func stableOutput(s string) string {
 	for _, r := range []struct {
 		re   *regexp.Regexp
@@ -145,6 +145,7 @@ func stableOutput(s string) string {
 		{regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ`), "DATE"},
 		{regexp.MustCompile(`\bgo1\.\d+(\.\d+)?\S*,`), "GOVERSION,"},
 		{regexp.MustCompile(`campaigns/[0-9a-f]{16}`), "campaigns/HASH"},
+		{regexp.MustCompile(`(?m)^plan [0-9a-f]{16}$`), "plan ID"},
 		{regexp.MustCompile(`wall time [0-9hmsµ.]+, experiment time [0-9hmsµ.]+`), "wall time T, experiment time T"},
 	} {
 		s = r.re.ReplaceAllString(s, r.with)

@@ -32,7 +32,7 @@ type Header struct {
 	Command    []string `json:"command"`         // the command line that started the campaign
 	Date       string   `json:"date"`            // when it started, RFC 3339
 	Run        string   `json:"run,omitempty"`   // the tests selected, as go test -run
-	Plan       string   `json:"plan,omitempty"`  // a sharded campaign's plan ID (Plan.ID)
+	Plan       string   `json:"plan,omitempty"`  // the ID (Plan.ID) of the plan the campaign ran: a sharded campaign's, or the one a campaign made of its profile runs
 	Shard      string   `json:"shard,omitempty"` // a shard's journal: which shard, "K/N"
 	Cover      bool     `json:"cover,omitempty"` // built with coverage (Config.Cover)
 	// Question is the planner's name when it is not detect's (Planner).

@@ -230,7 +230,7 @@ type Summary struct {
 // Report is the classification of a campaign.
 type Report struct {
 	Provenance *Provenance          `json:"provenance,omitempty"` // what produced it; nil for an old journal
-	Plan       string               `json:"plan,omitempty"`       // the plan's ID, for a merged campaign
+	Plan       string               `json:"plan,omitempty"`       // the ID of the plan the campaign ran (see campaign.Header)
 	Functions  map[string]*Function `json:"functions"`
 	Types      map[string]*Type     `json:"types"`
 	Summary    Summary              `json:"summary"`

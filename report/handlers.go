@@ -17,7 +17,7 @@ import (
 type HandlersReport struct {
 	Provenance *Provenance       `json:"provenance,omitempty"` // what produced it; nil for an old journal
 	Question   string            `json:"question"`             // "handlers"
-	Plan       string            `json:"plan,omitempty"`       // the plan's ID, for a merged campaign
+	Plan       string            `json:"plan,omitempty"`       // the ID of the plan the campaign ran (see campaign.Header)
 	Handlers   []*HandlerFinding `json:"handlers"`             // by position
 	Summary    HandlersSummary   `json:"summary"`
 	Problems   []string          `json:"problems,omitempty"`

@@ -177,7 +177,7 @@ func howFailed(e *Evidence) string {
 type (
 	htmlPage struct {
 		Provenance    *Provenance
-		Plan          string // the plan's ID, for a merged campaign
+		Plan          string // the ID of the plan the campaign ran
 		Summary       Summary
 		ExperimentsIn string // the experiments' summed time
 		Runs          string // the runs by kind, as on detect's stderr

@@ -21,7 +21,7 @@ const PerturbSchema = "atomicx.perturb/v1"
 // failure, and which functions made failure-oblivious would let them.
 type PerturbReport struct {
 	Provenance *Provenance      `json:"provenance,omitempty"`
-	Plan       string           `json:"plan,omitempty"` // the plan's ID, for a merged campaign
+	Plan       string           `json:"plan,omitempty"` // the ID of the plan the campaign ran (see campaign.Header)
 	Points     []*PerturbPoint  `json:"points"`         // by class, worst first, then by position
 	Summary    PerturbSummary   `json:"summary"`
 	Problems   []string         `json:"problems,omitempty"`

@@ -70,15 +70,15 @@ func TestTextSummaryNamesRunsAndTimes(t *testing.T) {
 	}
 }
 
-// TestDetectReportNamesPlan: the report of a merged campaign names its
-// plan in every format, as the handler and perturbation reports do; one
-// campaign's report names none.
+// TestDetectReportNamesPlan: the report names the campaign's plan in
+// every format, as the handler and perturbation reports do; the report
+// of a journal without one (an older atomicx's) names none.
 func TestDetectReportNamesPlan(t *testing.T) {
 	const plan = "0123456789abcdef"
 	for _, tc := range []struct {
 		name string
 		plan string
-	}{{"merged", plan}, {"one campaign", ""}} {
+	}{{"a plan", plan}, {"no plan", ""}} {
 		t.Run(tc.name, func(t *testing.T) {
 			recs := []*campaign.Record{
 				{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Question: "detect", Atomicx: "/bin/atomicx", Plan: tc.plan}},
