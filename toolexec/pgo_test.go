@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"testing/fstest"
 )
@@ -93,5 +94,32 @@ func TestRuntimeKeyProfileContent(t *testing.T) {
 	os.WriteFile(prof, []byte("two"), 0o666)
 	if k := key(); k == k1 {
 		t.Errorf("key %s did not change with the profile's content", k)
+	}
+}
+
+// TestRuntimeKeyBuildCache: a build with another go build cache gets a
+// runtime build of its own, whose manifest names archives in that cache.
+func TestRuntimeKeyBuildCache(t *testing.T) {
+	rb := runtimeBuild{
+		source: fstest.MapFS{"rt.go": {Data: []byte("package rt\n")}},
+		goroot: t.TempDir(),
+	}
+	keys := map[string]string{}
+	for _, env := range [][]string{
+		{"HOME=/home/a"},
+		{"HOME=/home/a", "GOCACHE=/tmp/c1"},
+		{"HOME=/home/a", "GOCACHE=/tmp/c2"},
+		{"HOME=/home/b"},
+		{"HOME=/home/a", "XDG_CACHE_HOME=/tmp/x"},
+	} {
+		rb.env = env
+		k, err := rb.key()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other, ok := keys[k]; ok {
+			t.Errorf("environments %q and %q give the same runtime key", other, strings.Join(env, " "))
+		}
+		keys[k] = strings.Join(env, " ")
 	}
 }

@@ -51,6 +51,12 @@ func (rb runtimeBuild) key() (string, error) {
 	for _, name := range buildEnvVars {
 		fmt.Fprintf(h, "%s=%s\n", name, lookupEnv(rb.env, name))
 	}
+	// The manifest names archives in the go command's build cache: a
+	// build with another cache builds the runtime into its own, rather
+	// than depend on files that another cache may trim.
+	for _, name := range cacheEnvVars {
+		fmt.Fprintf(h, "%s=%s\n", name, lookupEnv(rb.env, name))
+	}
 	for _, f := range rb.flags {
 		fmt.Fprintf(h, "flag %s\n", f)
 		// A profile edited in place keeps its name but changes how std is
@@ -70,6 +76,11 @@ var buildEnvVars = []string{
 	"GO386", "GOMIPS", "GOMIPS64", "GOPPC64", "GORISCV64", "GOWASM", "GOFIPS140",
 	"GOFLAGS", "CC", "CGO_CFLAGS", "CGO_LDFLAGS", "GODEBUG",
 }
+
+// cacheEnvVars are the environment variables that say where the go
+// command's build cache is (GOCACHE, or its default under the user's
+// cache directory).
+var cacheEnvVars = []string{"GOCACHE", "XDG_CACHE_HOME", "HOME", "LocalAppData"}
 
 // ensure returns the runtime archives, building them on first use. Builds
 // that run at the same time (the go command compiles packages in parallel,
