@@ -23,8 +23,9 @@ import (
 // string that rt.SiteTable reads when the package is initialized (see
 // siteTableData), or, where the package's language version cannot convert
 // the slice it returns to an array pointer, as composite literals, which
-// cost the compiler several times more.
-func (p *pkgRewriter) siteTable() dst.Decl {
+// cost the compiler several times more, followed by the call of
+// rt.ResolveSites that SiteTable makes itself.
+func (p *pkgRewriter) siteTable() []dst.Decl {
 	rt := func(name string) dst.Expr { return &dst.Ident{Name: name, Path: p.opts.RuntimePath} }
 	str := func(s string) dst.Expr { return &dst.BasicLit{Kind: token.STRING, Value: strconv.Quote(s)} }
 	num := func(n int) dst.Expr { return &dst.BasicLit{Kind: token.INT, Value: strconv.Itoa(n)} }
@@ -52,7 +53,7 @@ func (p *pkgRewriter) siteTable() dst.Decl {
 			Args: []dst.Expr{&dst.CallExpr{Fun: rt("SiteTable"), Args: args}},
 		}
 		spec := &dst.ValueSpec{Names: []*dst.Ident{dst.NewIdent(sitesName)}, Values: []dst.Expr{table}}
-		return &dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{spec}}
+		return []dst.Decl{&dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{spec}}}
 	}
 	elts := make([]dst.Expr, len(p.sites))
 	for i, s := range p.sites {
@@ -124,7 +125,15 @@ func (p *pkgRewriter) siteTable() dst.Decl {
 	}
 	table := &dst.CompositeLit{Type: &dst.ArrayType{Len: num(len(p.sites)), Elt: rt("Site")}, Elts: elts}
 	spec := &dst.ValueSpec{Names: []*dst.Ident{dst.NewIdent(sitesName)}, Values: []dst.Expr{table}}
-	return &dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{spec}}
+	// var _ = rt.ResolveSites(_atx_sites[:])
+	resolve := &dst.ValueSpec{Names: []*dst.Ident{dst.NewIdent("_")}, Values: []dst.Expr{&dst.CallExpr{
+		Fun:  rt("ResolveSites"),
+		Args: []dst.Expr{&dst.SliceExpr{X: dst.NewIdent(sitesName)}},
+	}}}
+	return []dst.Decl{
+		&dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{spec}},
+		&dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{resolve}},
+	}
 }
 
 // gates declares the gates of the functions that have one (see

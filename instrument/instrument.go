@@ -449,7 +449,7 @@ func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File, err error
 	if gates := p.gates(); gates != nil {
 		f.add(gates)
 	}
-	f.add(p.siteTable())
+	f.add(p.siteTable()...)
 	if len(p.handlers) > 0 {
 		f.add(p.handlerTable())
 	}

@@ -879,6 +879,7 @@ func TestAfterFaultOtherGoroutines(t *testing.T) {
 		afSites[i].targets.store(nil)
 		afSites[i].armed.Store(0)
 		afSites[i].tracing.Store(0)
+		afSites[i].resolveTracing()
 	}
 	l := &afLog{}
 	if l.Run() == nil {

@@ -119,7 +119,7 @@ type Site struct {
 	registered atomic.Bool   // listed in activeSites
 	unnumbered atomic.Bool   // a profile run numbers no more of its calls (see begin)
 	armed      atomic.Uint32 // 0: not yet resolved, 1: not the armed site, 2: the armed site
-	tracing    atomic.Uint32 // 0: not yet resolved, then tracingOn or tracingOff (see Traced)
+	tracing    atomic.Uint32 // tracingOff once the site's calls skip the runtime (see Traced)
 }
 
 // coveredBeforeFault reports whether the failure before the fault of a
@@ -140,10 +140,9 @@ func (s *Site) coveredBeforeFault(gid, seq uint64) bool {
 	return false
 }
 
-const (
-	tracingOn  = 1
-	tracingOff = 2
-)
+// tracingOff, in Site.tracing, says that the site's calls skip the
+// runtime (see Traced).
+const tracingOff = 1
 
 // Traced reports whether a call of a leaf function (see Leaf), or of a
 // declared function without an error result, goes through the runtime:
@@ -159,29 +158,34 @@ const (
 //     profile run saw;
 //   - in a profile run, past the calls it numbers, for a function without
 //     an error result (see begin).
+//
+// It is two loads, inlined into every such function: the experiment's
+// quiet leaves are known before the program calls any (see
+// resolveTracing), so a call never has to find out.
 func (s *Site) Traced() bool {
-	// Written to stay within the inliner's budget: every call of such a
-	// function asks, traced or not. A site is resolved at its first
-	// call, or, while verdicts are off, when its table is read (see
-	// SiteTable): config.enabled does not change once main runs.
-	if t := s.tracing.Load(); t != 0 {
-		return t == tracingOn
-	}
-	return s.resolveTracing()
+	return config.enabled && s.tracing.Load() != tracingOff
 }
 
-func (s *Site) resolveTracing() bool {
-	if !config.enabled {
-		s.untrace()
-		return false
-	}
-	quiet := s.Leaf && s.Faults&FaultError == 0 && config.armedID != "" && campaign.profile == 0 &&
+// resolveTracing untraces s if it is one of an experiment's quiet leaves
+// (see Traced). SiteTable resolves the sites it reads, when their package
+// is initialized: the settings are read by then, and an instrumented
+// function runs only once its package's site table is set.
+func (s *Site) resolveTracing() {
+	quiet := config.enabled && s.Leaf && s.Faults&FaultError == 0 && config.armedID != "" && campaign.profile == 0 &&
 		campaign.targets != nil && len(campaign.targets[s.ID]) == 0 && !campaign.masks[s.ID] && !campaign.oblivious[s.ID] && !isArmed(s)
 	if quiet {
 		s.untrace()
-		return false
 	}
-	s.tracing.Store(tracingOn)
+}
+
+// ResolveSites resolves a table of sites that SiteTable did not read
+// (see resolveTracing): a package whose language version declares its
+// table as composite literals calls it when it is initialized. Until then
+// its sites are traced, which is always correct.
+func ResolveSites(sites []Site) bool {
+	for i := range sites {
+		sites[i].resolveTracing()
+	}
 	return true
 }
 

@@ -37,9 +37,7 @@ func SiteTable(n int, table string, gates ...*bool) []Site {
 		if err != "" {
 			panic("atomicx: site table, line " + strconv.Itoa(i+1) + ": " + err + ": " + strconv.Quote(line))
 		}
-		if !config.enabled {
-			sites[i].untrace() // see Traced
-		}
+		sites[i].resolveTracing()
 	}
 	if table != "" {
 		panic("atomicx: site table: more than " + strconv.Itoa(n) + " lines")

@@ -46,7 +46,8 @@ func TestTraced(t *testing.T) {
 			for id, s := range sites() {
 				gate := true
 				s.Gate = &gate
-				for range 2 { // resolved, then remembered
+				s.resolveTracing() // as SiteTable does
+				for range 2 {
 					if got := s.Traced(); got == quiet[id] {
 						t.Errorf("%s: Traced() = %t, want %t", id, got, !quiet[id])
 					}
@@ -65,31 +66,27 @@ func TestTraced(t *testing.T) {
 	}
 }
 
-// TestTracedOff: while verdicts are off, no function is traced, and a
-// site read from a table knows it before its first call, so that Traced
-// answers without a call (see SiteTable); a site built otherwise learns
-// it at its first call.
-func TestTracedOff(t *testing.T) {
-	useSettings(t, parseSettings("", ""))
-	if config.enabled {
-		t.Fatal("verdicts on without a log")
-	}
-	sites := SiteTable(2, "ef\tm.leaf#entry\tm.leaf\tm/a.go:1:6\t\t0\t\t\t\t\t\n"+
+// TestSitesResolved: a table of sites is resolved when it is read
+// (SiteTable) or, declared as composite literals, by ResolveSites: an
+// experiment's quiet leaf is untraced before its first call.
+func TestSitesResolved(t *testing.T) {
+	const leafID, armedID = "m.leaf#entry", "m.armed#entry"
+	useSettings(t, parseSettings(t.TempDir()+"/events.jsonl", "panic:1:"+armedID))
+	campaign, _ = parseCampaignSettings("", "", "before-fault", "3@m.outer#entry", "")
+	gate := true
+	read := SiteTable(2, "f\t"+leafID+"\tm.leaf\tm/a.go:1:6\t\t0\t\t\t\t\t\n"+
 		"-\tm.outer#entry\tm.outer\tm/a.go:2:6\t\t0\t\t\t\t\t\n")
-	built := &Site{ID: "m.other#entry", Func: "m.other", Leaf: true}
-	for i := range sites {
-		if got := sites[i].tracing.Load(); got != tracingOff {
-			t.Errorf("%s: tracing %d once its table is read, want %d (off)", sites[i].ID, got, tracingOff)
+	declared := [2]Site{{ID: leafID, Func: "m.leaf", Leaf: true, Gate: &gate}, {ID: "m.outer#entry", Func: "m.outer"}}
+	ResolveSites(declared[:])
+	for name, sites := range map[string][]Site{"SiteTable": read, "ResolveSites": declared[:]} {
+		if sites[0].Traced() {
+			t.Errorf("%s: the quiet leaf is traced", name)
+		}
+		if !sites[1].Traced() {
+			t.Errorf("%s: the function that calls others is not traced", name)
 		}
 	}
-	for _, s := range []*Site{&sites[0], &sites[1], built} {
-		for range 2 {
-			if s.Traced() {
-				t.Errorf("%s: Traced() = true while verdicts are off", s.ID)
-			}
-		}
-	}
-	if got := built.tracing.Load(); got != tracingOff {
-		t.Errorf("%s: tracing %d after a call, want %d (off)", built.ID, got, tracingOff)
+	if gate != raceEnabled {
+		t.Errorf("the quiet leaf's gate is %v, want %v", gate, raceEnabled)
 	}
 }
