@@ -5,9 +5,11 @@ import (
 	"errors"
 	"go/token"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -102,6 +104,40 @@ func TestFuncErrorMessage(t *testing.T) {
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("message %q lacks %q", got, want)
+		}
+	}
+}
+
+// TestCollectLess: a compile collects only past compileHeapLimit, unless
+// the user tuned the collector.
+func TestCollectLess(t *testing.T) {
+	percent := debug.SetGCPercent(100)
+	limit := debug.SetMemoryLimit(math.MaxInt64)
+	t.Cleanup(func() {
+		debug.SetGCPercent(percent)
+		debug.SetMemoryLimit(limit)
+	})
+	for _, tc := range []struct {
+		env       map[string]string
+		collected bool // still collects at GOGC=100
+	}{
+		{map[string]string{"GOGC": "", "GOMEMLIMIT": ""}, false},
+		{map[string]string{"GOGC": "50", "GOMEMLIMIT": ""}, true},
+		{map[string]string{"GOGC": "", "GOMEMLIMIT": "1GiB"}, true},
+	} {
+		for k, v := range tc.env {
+			t.Setenv(k, v)
+		}
+		debug.SetGCPercent(100)
+		debug.SetMemoryLimit(math.MaxInt64)
+		collectLess()
+		gotPercent := debug.SetGCPercent(100)
+		gotLimit := debug.SetMemoryLimit(math.MaxInt64)
+		if tc.collected && (gotPercent != 100 || gotLimit != math.MaxInt64) {
+			t.Errorf("%v: collector set to GOGC=%d, limit %d: want it as the user set it", tc.env, gotPercent, gotLimit)
+		}
+		if !tc.collected && (gotPercent != -1 || gotLimit != compileHeapLimit) {
+			t.Errorf("%v: collector set to GOGC=%d, limit %d: want off up to %d", tc.env, gotPercent, gotLimit, compileHeapLimit)
 		}
 	}
 }
