@@ -83,9 +83,9 @@ func (r *runner) run() (int, error) {
 // collectLess lets a compile's heap grow to compileHeapLimit before the
 // collector runs: atomicx lives for one package, whose type-checking
 // allocates tens of megabytes that it keeps to the end, and collecting
-// them cost a quarter of its processor time on the path of every instrumented
-// package of a build. A user who tunes the collector (GOGC, GOMEMLIMIT)
-// keeps the settings.
+// them cost a quarter of its processor time, on the path of every
+// instrumented package of a build. A user who tunes the collector (GOGC,
+// GOMEMLIMIT) keeps the settings.
 func collectLess() {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return
