@@ -27,14 +27,16 @@ import (
 //     comparison, call sites. Armed, the body runs in the twin, whose
 //     frames show the twin's name (Site.Frame).
 //
-// The test hands the call over through a small generic function of the
-// generated file (see handOver), which calls the twin through its
-// parameter: the inliner charges a call it cannot inline 57 of its budget
-// of 80, but a call of a parameter 17, so that a function whose own cost
-// is up to about 50 stays inlinable, not only one up to about 17. The
-// helper is inlined; the twin is then called through a func value, an
-// indirect call that only armed runs make. Packages whose language version
-// has no generics call the twin directly.
+// The test calls the twin directly where the function stays inlinable
+// with that call: the inliner charges a call it cannot inline 57 of its
+// budget of 80, which leaves room for a function whose own cost is up to
+// about 17 (a getter, a setter). A costlier function hands the call over
+// through a small generic function of the generated file (see handOver),
+// which calls the twin through its parameter: a call of a parameter costs
+// 17, so that a function whose own cost is up to about 50 stays
+// inlinable. The helper is inlined; the twin is then called through a
+// func value, an indirect call that only armed runs make. Packages whose
+// language version has no generics always call the twin directly.
 //
 // Other functions keep the single instrumented body, whose unarmed cost is
 // one branch and a deferred call that is not made: they were not inlined
@@ -91,10 +93,19 @@ func (p *pkgRewriter) twinCost(fd *ast.FuncDecl) int {
 		return tooCostly
 	}
 	over := directHandOverCost
-	if p.viaHandOver(fd) {
+	if p.handsOver(fd, cost) {
 		over = handOverCost
 	}
 	return cost + over + countRoots(fd)
+}
+
+// handsOver reports whether fd, of inliner cost cost, calls its twin
+// through a hand-over helper: only where it can (viaHandOver) and where
+// a direct call would not leave it inlinable. Each helper is instantiated
+// for the shapes of the functions that use it, and compiled with them, in
+// every package; a direct call costs the compiler nothing more.
+func (p *pkgRewriter) handsOver(fd *ast.FuncDecl, cost int) bool {
+	return p.viaHandOver(fd) && cost+directHandOverCost+countRoots(fd) > inlineBudget
 }
 
 // noinline reports a //go:noinline directive.
@@ -329,7 +340,7 @@ func (fe *funcEdits) twin(edits *editList, instrumented []edit, sig int, gate st
 func (fe *funcEdits) twinCall() string {
 	fd := fe.decl
 	var call string
-	if fe.p.viaHandOver(fd) {
+	if fe.p.handsOver(fd, fe.p.inlineCost(fd)) {
 		h := handOver{params: len(fe.roots), results: fd.Type.Results.NumFields(), variadic: variadic(fd.Type)}
 		fe.p.handOvers[h] = true
 		twin := fe.twinName() + fe.typeArgs()

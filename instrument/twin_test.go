@@ -82,22 +82,31 @@ func Fact(n int) int { // single: the recursive call costs 57
 	return n * Fact(n-1)
 }
 
-func Sum(xs ...int) (s int) { // twin: variadic
+func Sum(xs ...int) (s int) { // twin: variadic, handed over
 	for _, x := range xs {
-		s += x
+		if x > 0 && x < 1<<10 {
+			s += x*x + x/2 - 1
+		} else {
+			s -= x*3 + 1
+		}
 	}
 	return s
 }
 
-func First[T any](xs []T) (T, bool) { // twin: generic
+func First[T any](xs []T) (T, bool) { // twin: generic, handed over
 	var zero T
-	if len(xs) == 0 {
+	if len(xs) == 0 || len(xs) > 1<<20 {
 		return zero, false
+	}
+	if len(xs) > 1 {
+		return xs[1], true
 	}
 	return xs[0], true
 }
 
 func (Counter) Zero(int) int { return 0 } // twin: unnamed receiver and parameter
+
+func (c Counter) Spread(int) int { return c.max - c.n + len(c.names)*2 - c.max/2 + c.n*c.n } // twin: value receiver, handed over
 
 func (c *Counter) Shadow(Counter int) int { return Counter + c.n } // twin: called directly, as a parameter hides the receiver's type
 
@@ -134,7 +143,7 @@ func TestTwins(t *testing.T) {
 	// The printer aligns the bodies of consecutive one-line functions.
 	gen := regexp.MustCompile(`[ \t]+`).ReplaceAllString(string(res.Generated.Src), " ")
 	for _, decl := range []string{
-		"func _atx_handOver1_1[P0, R0 any](f func(P0) R0, p0 P0) R0 { return f(p0) }",
+		"func _atx_handOver2_1[P0, P1, R0 any](f func(P0, P1) R0, p0 P0, p1 P1) R0 { return f(p0, p1) }",
 		"func _atx_handOver2_0[P0, P1 any](f func(P0, P1), p0 P0, p1 P1) { f(p0, p1) }",
 		"func _atx_handOver1v_1[P0, R0 any](f func(...P0) R0, p0 []P0) R0 { return f(p0...) }",
 		"func _atx_handOver1_2[P0, R0, R1 any](f func(P0) (R0, R1), p0 P0) (R0, R1) { return f(p0) }",
@@ -144,10 +153,16 @@ func TestTwins(t *testing.T) {
 		}
 	}
 	for _, call := range []string{
+		// Handed over: the function is too costly to stay inlinable
+		// with a direct call of its twin.
 		"return _atx_handOver1v_1(_atx_Sum, xs)",
 		"return _atx_handOver1_2(_atx_First[T], xs)",
-		"return _atx_handOver2_1((Counter)._atx_Zero, _atx_recv, _atx_p0)",
-		"_atx_handOver2_0((*Counter)._atx_Set, c, n); return",
+		"return _atx_handOver2_1((Counter)._atx_Spread, c, _atx_p0)",
+		"_atx_handOver2_0((*Counter)._atx_Each, c, f); return",
+		// Called directly: cheap enough, or no hand-over can name it.
+		"return c._atx_Get()",
+		"c._atx_Set(n); return",
+		"return _atx_recv._atx_Zero(_atx_p0)",
 		"return c._atx_Shadow(Counter)",
 	} {
 		if !strings.Contains(out, call) {
