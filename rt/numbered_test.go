@@ -97,11 +97,12 @@ func TestProfilePastNumbered(t *testing.T) {
 	}
 }
 
-// TestProfileLeavesPastNumbered: past its numbered calls, a profile run
-// stops tracing a leaf that has no error result (nothing is reached in
-// it, and its panics are its caller's failures), and goes on tracing one
-// that has an error result, whose failures it counts.
-func TestProfileLeavesPastNumbered(t *testing.T) {
+// TestProfileUntracedPastNumbered: past its numbered calls, a profile run
+// stops tracing a function that has no error result (its panics are the
+// failures of the traced calls further out), but a literal that calls
+// others, and goes on tracing one that has an error result, whose
+// failures it counts.
+func TestProfileUntracedPastNumbered(t *testing.T) {
 	useProfileNumbering(t)
 	t.Cleanup(resetEventLog)
 	leafGate, outerGate := true, true
