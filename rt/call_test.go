@@ -638,13 +638,7 @@ func TestEnterExitVerdicts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			logPath := filepath.Join(t.TempDir(), "events.jsonl")
-			useSettings(t, parseSettings(logPath, tt.inject))
-			var problem string
-			campaign, problem = parseCampaignSettings(tt.profile, "", tt.snapshots, tt.calls, tt.masks)
-			if problem != "" {
-				t.Fatal(problem)
-			}
+			logPath := useRun(t, tt.inject, [5]string{tt.profile, "", tt.snapshots, tt.calls, tt.masks})
 			if campaign.profile > 0 {
 				config.enabled = true
 			}
@@ -828,13 +822,7 @@ func (l *afLog) Run() (_atx_r0 error) {
 // for a natural failure after it; a natural failure before the fault,
 // not snapshotted, is logged as such.
 func TestAfterFault(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "events.jsonl")
-	useSettings(t, parseSettings(logPath, "error:1:"+afSites[0].ID))
-	var problem string
-	campaign, problem = parseCampaignSettings("", "", "before-fault", "1@"+afSites[2].ID, "")
-	if problem != "" {
-		t.Fatal(problem)
-	}
+	logPath := useRun(t, "error:1:"+afSites[0].ID, [5]string{"", "", "before-fault", "1@" + afSites[2].ID, ""})
 	l := &afLog{}
 	l.note(errors.New("natural, before the fault"))
 	if l.Run() == nil {
@@ -866,13 +854,7 @@ func TestAfterFault(t *testing.T) {
 // goroutine: each asking costs microseconds, and a test that goes on with
 // other cases would pay it to its end.
 func TestAfterFaultOtherGoroutines(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "events.jsonl")
-	useSettings(t, parseSettings(logPath, "error:1:"+afSites[0].ID))
-	var problem string
-	campaign, problem = parseCampaignSettings("", "", "before-fault", ";", "")
-	if problem != "" {
-		t.Fatal(problem)
-	}
+	useRun(t, "error:1:"+afSites[0].ID, [5]string{"", "", "before-fault", ";", ""})
 	for i := range afSites {
 		afSites[i].hits.Store(0)
 		afSites[i].calls.Store(0)
@@ -906,13 +888,7 @@ func TestAfterFaultOtherGoroutines(t *testing.T) {
 // function whose entry no fault can make fail, once, and nothing of the
 // others.
 func TestEnterEvent(t *testing.T) {
-	logPath := filepath.Join(t.TempDir(), "events.jsonl")
-	useSettings(t, parseSettings(logPath, ""))
-	var problem string
-	campaign, problem = parseCampaignSettings("1", "", "none", "", "")
-	if problem != "" {
-		t.Fatal(problem)
-	}
+	logPath := useRun(t, "", [5]string{"1", "", "none", "", ""})
 	config.enabled = true
 	afSites[0].Faults = 0
 	t.Cleanup(func() { afSites[0].Faults = FaultError })

@@ -2,7 +2,6 @@ package rt
 
 import (
 	"errors"
-	"path/filepath"
 	"testing"
 )
 
@@ -41,13 +40,7 @@ func (d *deepTree) descend(n int) (_atx_r0 error) {
 // campaign settings given, and returns the events logged.
 func deepRun(t *testing.T, levels, times int, snapshots, calls string, payload int) []map[string]any {
 	t.Helper()
-	logPath := filepath.Join(t.TempDir(), "events.jsonl")
-	useSettings(t, parseSettings(logPath, ""))
-	var problem string
-	campaign, problem = parseCampaignSettings("", "", snapshots, calls, "")
-	if problem != "" {
-		t.Fatal(problem)
-	}
+	logPath := useRun(t, "", [5]string{"", "", snapshots, calls, ""})
 	deepSites[0].calls.Store(0)
 	deepSites[0].targets.store(nil)
 	d := &deepTree{payload: make([]byte, payload)}

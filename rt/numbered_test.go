@@ -1,7 +1,6 @@
 package rt
 
 import (
-	"path/filepath"
 	"reflect"
 	"testing"
 )
@@ -158,13 +157,7 @@ func TestProfileUntracedPastNumbered(t *testing.T) {
 // returns the path of its event log.
 func useProfileNumbering(t *testing.T) string {
 	t.Helper()
-	logPath := filepath.Join(t.TempDir(), "events.jsonl")
-	useSettings(t, parseSettings(logPath, ""))
-	var problem string
-	campaign, problem = parseCampaignSettings("2", "", "none", "", "")
-	if problem != "" {
-		t.Fatal(problem)
-	}
+	logPath := useRun(t, "", [5]string{"2", "", "none", "", ""})
 	campaign.numbered = 2
 	config.enabled = true
 	return logPath

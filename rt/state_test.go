@@ -1,6 +1,26 @@
 package rt
 
-import "testing"
+import (
+	"path/filepath"
+	"testing"
+)
+
+// useRun sets up a run that logs to a file of its own, with inject
+// (EnvInject) armed and the campaign settings c (profile, stop,
+// snapshots, calls, masks: parseCampaignSettings's arguments), and
+// returns the log's path. Nothing is enabled that the settings do not
+// enable; a test that calls functions directly enables them itself.
+func useRun(t testing.TB, inject string, c [5]string) string {
+	t.Helper()
+	logPath := filepath.Join(t.TempDir(), "events.jsonl")
+	useSettings(t, parseSettings(logPath, inject))
+	var problem string
+	campaign, problem = parseCampaignSettings(c[0], c[1], c[2], c[3], c[4])
+	if problem != "" {
+		t.Fatal(problem)
+	}
+	return logPath
+}
 
 // useSettings replaces the runtime's settings for the rest of the test and
 // starts it with no open event log, no failure chains and no fired

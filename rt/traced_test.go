@@ -36,9 +36,7 @@ func TestTraced(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			useSettings(t, parseSettings(t.TempDir()+"/events.jsonl", tt.inject))
-			c := tt.campaign
-			campaign, _ = parseCampaignSettings(c[0], c[1], c[2], c[3], c[4])
+			useRun(t, tt.inject, tt.campaign)
 			quiet := map[string]bool{}
 			for _, id := range tt.quiet {
 				quiet[id] = true
@@ -71,8 +69,7 @@ func TestTraced(t *testing.T) {
 // experiment's quiet leaf is untraced before its first call.
 func TestSitesResolved(t *testing.T) {
 	const leafID, armedID = "m.leaf#entry", "m.armed#entry"
-	useSettings(t, parseSettings(t.TempDir()+"/events.jsonl", "panic:1:"+armedID))
-	campaign, _ = parseCampaignSettings("", "", "before-fault", "3@m.outer#entry", "")
+	useRun(t, "panic:1:"+armedID, [5]string{"", "", "before-fault", "3@m.outer#entry", ""})
 	gate := true
 	read := SiteTable(2, "f\t"+leafID+"\tm.leaf\tm/a.go:1:6\t\t0\t\t\t\t\t\n"+
 		"-\tm.outer#entry\tm.outer\tm/a.go:2:6\t\t0\t\t\t\t\t\n")
