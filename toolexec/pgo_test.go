@@ -122,4 +122,9 @@ func TestRuntimeKeyBuildCache(t *testing.T) {
 		}
 		keys[k] = strings.Join(env, " ")
 	}
+	// With GOCACHE set, where the default would be does not matter.
+	rb.env = []string{"HOME=/home/b", "GOCACHE=/tmp/c1"}
+	if k, _ := rb.key(); keys[k] != "HOME=/home/a GOCACHE=/tmp/c1" {
+		t.Errorf("GOCACHE=/tmp/c1 with another HOME gives another runtime key")
+	}
 }

@@ -54,8 +54,12 @@ func (rb runtimeBuild) key() (string, error) {
 	// The manifest names archives in the go command's build cache: a
 	// build with another cache builds the runtime into its own, rather
 	// than depend on files that another cache may trim.
-	for _, name := range cacheEnvVars {
-		fmt.Fprintf(h, "%s=%s\n", name, lookupEnv(rb.env, name))
+	if c := lookupEnv(rb.env, "GOCACHE"); c != "" {
+		fmt.Fprintf(h, "GOCACHE=%s\n", c)
+	} else {
+		for _, name := range defaultCacheEnvVars {
+			fmt.Fprintf(h, "%s=%s\n", name, lookupEnv(rb.env, name))
+		}
 	}
 	for _, f := range rb.flags {
 		fmt.Fprintf(h, "flag %s\n", f)
@@ -77,10 +81,10 @@ var buildEnvVars = []string{
 	"GOFLAGS", "CC", "CGO_CFLAGS", "CGO_LDFLAGS", "GODEBUG",
 }
 
-// cacheEnvVars are the environment variables that say where the go
-// command's build cache is (GOCACHE, or its default under the user's
-// cache directory).
-var cacheEnvVars = []string{"GOCACHE", "XDG_CACHE_HOME", "HOME", "LocalAppData"}
+// defaultCacheEnvVars are the environment variables that say where the go
+// command's build cache is when GOCACHE is not set: under the user's
+// cache directory.
+var defaultCacheEnvVars = []string{"XDG_CACHE_HOME", "HOME", "LocalAppData"}
 
 // ensure returns the runtime archives, building them on first use. Builds
 // that run at the same time (the go command compiles packages in parallel,
