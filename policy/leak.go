@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"sync"
 )
 
 // LeakResource is one [[leak.resource]] table: an acquire/release policy
@@ -30,14 +31,24 @@ var (
 	leakKeys         = []string{"resource"}
 	leakResourceKeys = []string{"name", "acquire", "release", "on_rollback", "is_closed"}
 
+	// The names' expressions are compiled on first use, not when the
+	// program starts: every tool run of a build starts atomicx, and
+	// compiling them costs more than the rest of its start.
+
 	// acquireName is a function ("path/pkg.F") or a method
 	// ("(*path/pkg.T).M", "(path/pkg.T).M").
-	acquireName = regexp.MustCompile(`^(\(\*?[^()*\s]+\.[\pL_][\pL\pN_]*\)|[^()*\s]+)\.[\pL_][\pL\pN_]*$`)
+	acquireName = lazyRegexp(`^(\(\*?[^()*\s]+\.[\pL_][\pL\pN_]*\)|[^()*\s]+)\.[\pL_][\pL\pN_]*$`)
 	// releaseName is "()", a method, a method of a field, or a function.
 	// methodName is a method's name.
-	methodName  = regexp.MustCompile(`^[\pL_][\pL\pN_]*$`)
-	releaseName = regexp.MustCompile(`^(\(\)|[\pL_][\pL\pN_]*|[\pL_][\pL\pN_]*\.[\pL_][\pL\pN_]*|[^()*\s]+\.[\pL_][\pL\pN_]*)$`)
+	methodName  = lazyRegexp(`^[\pL_][\pL\pN_]*$`)
+	releaseName = lazyRegexp(`^(\(\)|[\pL_][\pL\pN_]*|[\pL_][\pL\pN_]*\.[\pL_][\pL\pN_]*|[^()*\s]+\.[\pL_][\pL\pN_]*)$`)
 )
+
+// lazyRegexp returns a function that compiles expr the first time it is
+// called.
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // leak reads the [leak] table.
 func (ps *parser) leak(v any) {
@@ -86,8 +97,8 @@ func (ps *parser) leakResource(t map[string]any, at tomlPath) {
 	} else {
 		r.Name = s
 	}
-	r.Acquire = ps.leakNames(t, at, "acquire", acquireName, `"path/pkg.Func" or "(*path/pkg.Type).Method"`)
-	r.Release = ps.leakNames(t, at, "release", releaseName, `"Method", "Field.Method", "path/pkg.Func" or "()"`)
+	r.Acquire = ps.leakNames(t, at, "acquire", acquireName(), `"path/pkg.Func" or "(*path/pkg.Type).Method"`)
+	r.Release = ps.leakNames(t, at, "release", releaseName(), `"Method", "Field.Method", "path/pkg.Func" or "()"`)
 	if v, ok := t["on_rollback"]; ok {
 		if b, ok := v.(bool); ok {
 			r.OnRollback = b
@@ -100,7 +111,7 @@ func (ps *parser) leakResource(t map[string]any, at tomlPath) {
 		if s, ok := v.(string); ok {
 			what = strconv.Quote(s)
 		}
-		if s, ok := v.(string); ok && methodName.MatchString(s) {
+		if s, ok := v.(string); ok && methodName().MatchString(s) {
 			r.IsClosed = s
 		} else {
 			ps.errorf(ps.src.valuePos(at.child("is_closed")), `is_closed must name a method of the resource, of type func() bool, true once it is released (is_closed = "IsClosed"), not %s`, what)

@@ -64,7 +64,7 @@ func checkAcquirePos(s string) string {
 	if !ok || !strings.HasSuffix(file, ".go") || !strings.Contains(file, "/") || line <= 0 || col <= 0 {
 		return fmt.Sprintf("%s entry %q is not a position: write import/path/file.go:line:col", probeKey, s)
 	}
-	if strings.Contains(s, " ") && !methodName.MatchString(method) {
+	if strings.Contains(s, " ") && !methodName().MatchString(method) {
 		return fmt.Sprintf("%s entry %q: after the position, write the name of the method that tells whether the resource is closed", probeKey, s)
 	}
 	return ""

@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/atomicx/atomicx/campaign"
 )
@@ -570,7 +571,10 @@ func containsUsage(usages []string, u string) bool {
 	return false
 }
 
-var handlersPage = template.Must(template.New("handlers").Parse(`<!DOCTYPE html>
+// handlersPage is parsed on first use: every tool run of a build starts
+// atomicx, which has no page to write then.
+var handlersPage = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("handlers").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>atomicx handlers</title>
 <style>
 body { font-family: sans-serif; margin: 2em; }
@@ -609,10 +613,11 @@ code { font-size: 0.95em; }
 {{range .Problems}}<p>problem: {{.}}</p>{{end}}
 </body></html>
 `))
+})
 
 // WriteHandlersHTML writes the report as one HTML page.
 func WriteHandlersHTML(w io.Writer, r *HandlersReport) error {
-	return handlersPage.Execute(w, struct {
+	return handlersPage().Execute(w, struct {
 		*HandlersReport
 		Rows [][2]string
 		Runs string

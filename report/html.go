@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/atomicx/atomicx/internal/funcname"
 )
@@ -348,7 +349,7 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 			page.Verdicts = append(page.Verdicts, v)
 		}
 	}
-	return htmlTemplate.Execute(w, page)
+	return htmlTemplate().Execute(w, page)
 }
 
 func (c *htmlCountRow) add(verdict string) {
@@ -455,7 +456,10 @@ func percent(n, total int) string {
 	return fmt.Sprintf("%.0f%%", 100*float64(n)/float64(total))
 }
 
-var htmlTemplate = template.Must(template.New("report").Funcs(template.FuncMap{"percent": percent, "help": help, "unknownKinds": unknownBreakdown}).Parse(htmlSource))
+// htmlTemplate is parsed on first use (see handlersPage).
+var htmlTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{"percent": percent, "help": help, "unknownKinds": unknownBreakdown}).Parse(htmlSource))
+})
 
 // htmlSource is the page. It is also well-formed XML (void elements
 // closed, no "<" or "&" in the script), so that a test can check its

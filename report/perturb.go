@@ -7,6 +7,7 @@ import (
 	"io"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/atomicx/atomicx/campaign"
 )
@@ -358,7 +359,9 @@ func writePerturbSummary(w io.Writer, r *PerturbReport) {
 		s.ProfileRuns, s.PointRuns, s.Validations, wall, durationText(s.RunMs))
 }
 
-var perturbHTML = template.Must(template.New("perturb").Parse(`<!DOCTYPE html>
+// perturbHTML is parsed on first use (see handlersPage).
+var perturbHTML = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("perturb").Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>atomicx perturb</title>
 <style>body{font-family:sans-serif;margin:2em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}
 .fragile{background:#fdd}.sensitive{background:#ffd}.immunized{background:#dfd}code{font-size:90%}</style></head><body>
@@ -381,6 +384,7 @@ Faults: error {{index .R.Summary.ByFault "error"}}, panic {{index .R.Summary.ByF
 {{end}}</table>
 </body></html>
 `))
+})
 
 // WritePerturbHTML writes the report as one self-contained page.
 func WritePerturbHTML(w io.Writer, r *PerturbReport, locate Locator) error {
@@ -403,7 +407,7 @@ func WritePerturbHTML(w io.Writer, r *PerturbReport, locate Locator) error {
 	for _, p := range r.Points {
 		data.Points = append(data.Points, row{p, locate(p.Pos)})
 	}
-	return perturbHTML.Execute(w, data)
+	return perturbHTML().Execute(w, data)
 }
 
 var perturbRules = []sarifRule{

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/atomicx/atomicx/internal/funcname"
@@ -135,7 +136,9 @@ func outcomeText(s Summary) string {
 // injectedText is the text of an injected fault (rt.InjectedFault) in an
 // error that wraps it, or the start of it where the runtime cut a long
 // error short.
-var injectedText = regexp.MustCompile(`atomicx: injected (error|panic) at \S+ \([^()]*\), occurrence \d+|atomicx: injected .*…$`)
+var injectedText = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`atomicx: injected (error|panic) at \S+ \([^()]*\), occurrence \d+|atomicx: injected .*…$`)
+})
 
 // failureText describes, once, the failure that showed the evidence: a
 // natural failure with its error's text; an injected fault with where it
@@ -152,7 +155,7 @@ func failureText(e *Evidence) string {
 	how := howFailed(e)
 	fault, _, _ := strings.Cut(e.Injection, ":")
 	elided := "<injected " + fault + ">"
-	if rest := injectedText.ReplaceAllString(e.Error, elided); rest != "" && rest != elided {
+	if rest := injectedText().ReplaceAllString(e.Error, elided); rest != "" && rest != elided {
 		how += fmt.Sprintf(", returned as %q", rest)
 	}
 	return how
