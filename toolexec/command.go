@@ -2,6 +2,7 @@ package toolexec
 
 import (
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -69,6 +70,13 @@ type Compile struct {
 	Lang      string // -lang, e.g. go1.22 ("" when absent)
 	Std       bool   // -std: a standard library package
 	GoFiles   []int  // indices in Args of the .go files
+	// GoVersion is the toolchain's version (-goversion, e.g. go1.26.1).
+	GoVersion string
+	// Concurrency is -c, how many functions the compiler compiles at once
+	// (0 when absent).
+	Concurrency int
+	// Debug holds the values of the -d flags.
+	Debug []string
 }
 
 // compileFlagsWithValue lists compile flags that take a separate value, so
@@ -111,6 +119,12 @@ func ParseCompile(c Command) Compile {
 			cc.Lang = value
 		case "-std":
 			cc.Std = true
+		case "-goversion":
+			cc.GoVersion = value
+		case "-c":
+			cc.Concurrency, _ = strconv.Atoi(value)
+		case "-d":
+			cc.Debug = append(cc.Debug, value)
 		}
 	}
 	return cc

@@ -99,6 +99,40 @@ func collectLess() {
 // against the compiler's own.
 const compileHeapLimit = 256 << 20
 
+// compilerHeapFlags returns the flags that give the compiler, on an
+// instrumented package, a starting heap scaled to what it compiles. When
+// it compiles functions concurrently (-c above 1), the compiler collects
+// less until its heap reaches 128 MiB (Go 1.26; earlier compilers start
+// from a smaller heap that no flag sets, and get nothing); instrumented
+// code makes it allocate about twice what the package as written does,
+// and collections cost it a tenth of its processor time. Starting at
+// instrumentedStartHeap instead keeps about the collections of the
+// package as written. The flag changes neither the compiler's output nor
+// its cache key. As with collectLess, a user who tunes the collector
+// (GOGC, GOMEMLIMIT, or the flag itself in -gcflags) keeps the settings.
+func compilerHeapFlags(cc Compile) []string {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" || cc.Concurrency <= 1 {
+		return nil
+	}
+	if !version.IsValid(cc.GoVersion) || version.Compare(cc.GoVersion, "go1.26") < 0 {
+		return nil
+	}
+	for _, d := range cc.Debug {
+		for _, kv := range strings.Split(d, ",") {
+			if name, _, _ := strings.Cut(kv, "="); name == "gcstart" {
+				return nil
+			}
+		}
+	}
+	return []string{fmt.Sprintf("-d=gcstart=%d", instrumentedStartHeap)}
+}
+
+// instrumentedStartHeap is the compiler's starting heap on instrumented
+// packages, in MiB (see compilerHeapFlags): on bbolt's root package it
+// takes a tenth off the compiler's processor time, for a resident size
+// of 195 MB at most instead of 127.
+const instrumentedStartHeap = 320
+
 // loadPolicy finds the policy the way the go command's working directory
 // implies: every tool run of one build finds the same file.
 func (r *runner) loadPolicy() error {
@@ -299,7 +333,7 @@ func (r *runner) compile() (int, error) {
 	}
 	// The site table goes first and the init function last: see
 	// instrument.Result.
-	args := cc.WithFiles(names, []string{gen}, last, cfgPath)
+	args := append(compilerHeapFlags(cc), cc.WithFiles(names, []string{gen}, last, cfgPath)...)
 
 	var stderr bytes.Buffer
 	code, err := r.execCapture(args, &stderr)

@@ -3,6 +3,7 @@ package toolexec
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"go/token"
 	"io"
 	"math"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,6 +107,42 @@ func TestFuncErrorMessage(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("message %q lacks %q", got, want)
 		}
+	}
+}
+
+// TestCompilerHeapFlags: the compiler of an instrumented package starts
+// with a larger heap where it has the flag for it and starts one of its
+// own, unless the user tuned its collector.
+func TestCompilerHeapFlags(t *testing.T) {
+	flag := fmt.Sprintf("-d=gcstart=%d", instrumentedStartHeap)
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"go1.26, concurrent", nil, []string{"-goversion", "go1.26.8", "-c=2"}, flag},
+		{"later toolchain", nil, []string{"-goversion", "go1.27rc1", "-c=4"}, flag},
+		{"other debug flags", nil, []string{"-goversion", "go1.26.0", "-c=2", "-d=checkptr,ssa/check/on"}, flag},
+		{"go1.25: no such flag", nil, []string{"-goversion", "go1.25.5", "-c=2"}, ""},
+		{"development toolchain", nil, []string{"-goversion", "devel go1.27-abcdef", "-c=2"}, ""},
+		{"no version", nil, []string{"-c=2"}, ""},
+		{"one at a time", nil, []string{"-goversion", "go1.26.8", "-c=1"}, ""},
+		{"no -c", nil, []string{"-goversion", "go1.26.8"}, ""},
+		{"GOGC", map[string]string{"GOGC": "200"}, []string{"-goversion", "go1.26.8", "-c=2"}, ""},
+		{"GOMEMLIMIT", map[string]string{"GOMEMLIMIT": "2GiB"}, []string{"-goversion", "go1.26.8", "-c=2"}, ""},
+		{"user's own start", nil, []string{"-goversion", "go1.26.8", "-c=2", "-d=gcstart=64"}, ""},
+		{"user's own start among others", nil, []string{"-goversion", "go1.26.8", "-c", "2", "-d", "checkptr,gcstart=64"}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("GOGC", tc.env["GOGC"])
+			t.Setenv("GOMEMLIMIT", tc.env["GOMEMLIMIT"])
+			args := slices.Concat([]string{"-o", "out.a", "-p", "example.com/m"}, tc.args, []string{"a.go"})
+			got := strings.Join(compilerHeapFlags(ParseCompile(Command{Tool: ToolCompile, Args: args})), " ")
+			if got != tc.want {
+				t.Errorf("compilerHeapFlags(%q) = %q, want %q", tc.args, got, tc.want)
+			}
+		})
 	}
 }
 
