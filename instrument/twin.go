@@ -146,6 +146,11 @@ func (p *pkgRewriter) inlineCost(fd *ast.FuncDecl) int {
 		return c
 	}
 	p.costs[fd] = tooCostly // a recursive call is not inlined
+	if fd.Body == nil {
+		// Implemented in assembly or pulled by go:linkname: the inliner
+		// has no body to inline.
+		return tooCostly
+	}
 	cost := 0
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if n == nil || cost > inlineBudget {

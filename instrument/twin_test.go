@@ -239,3 +239,23 @@ func (c *C) Load(s string) error {
 		t.Errorf("no call site in the table:\n%s", res.Generated.Src)
 	}
 }
+
+// TestTwinBodylessCallee: a small function that calls a function declared
+// without a body (implemented in assembly, or pulled by go:linkname) is
+// rewritten, the call costing what any call of a function the inliner
+// cannot see into costs.
+func TestTwinBodylessCallee(t *testing.T) {
+	src := "package m\n\nimport _ \"unsafe\"\n\n//go:linkname nanotime runtime.nanotime\nfunc nanotime() int64\n\n" +
+		"type C struct{ last int64 }\n\nfunc (c *C) Stamp() int64 { c.last = nanotime(); return c.last }\n"
+	res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(res.Files[0].Src)
+	if !strings.Contains(out, "func nanotime() int64\n") {
+		t.Errorf("the declaration without a body changed:\n%s", out)
+	}
+	if !strings.Contains(out, "func (c *C) Stamp() (_atx_r0 int64) {") || strings.Contains(out, "_atx_Stamp") {
+		t.Errorf("Stamp is not instrumented as one body (a call of 57 leaves no room for a twin):\n%s", out)
+	}
+}
