@@ -15,6 +15,8 @@ type FuncError struct {
 	Func string         // relative runtime.Func.Name() form: (*Vector).Alloc
 	Pos  token.Position // of its name
 	Err  error
+	// Stack is, when the rewrite crashed, the stack of the panic.
+	Stack string
 }
 
 func (e *FuncError) Error() string { return fmt.Sprintf("%s: %s: %v", e.Pos, e.Func, e.Err) }

@@ -8,6 +8,7 @@ import (
 	"go/token"
 	"go/types"
 	"path/filepath"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -142,7 +143,7 @@ func (e *TypeError) Error() string {
 }
 
 // Package instruments the functions of a package that opts selects.
-func Package(files []File, opts Options) (*Result, error) {
+func Package(files []File, opts Options) (_ *Result, err error) {
 	fset := token.NewFileSet()
 	parsed := make([]*ast.File, len(files))
 	for i, f := range files {
@@ -176,6 +177,11 @@ func Package(files []File, opts Options) (*Result, error) {
 	}
 
 	p := &pkgRewriter{opts: opts, fset: fset, info: info, pkg: pkg, omitted: map[string]int{}, literals: funcname.Literals(parsed, info)}
+	defer func() {
+		if v := recover(); v != nil {
+			err = p.crashed(v)
+		}
+	}()
 	p.results = resultVars(parsed, info)
 	p.decls, p.costs, p.handOvers = map[*types.Func]*ast.FuncDecl{}, map[*ast.FuncDecl]int{}, map[handOver]bool{}
 	p.selectorNames = map[*ast.Ident]bool{}
@@ -274,18 +280,23 @@ type site struct {
 }
 
 type pkgRewriter struct {
-	opts          Options
-	fset          *token.FileSet
-	info          *types.Info
-	pkg           *types.Package
-	sites         []site
-	handlers      []handler // the arms of error checks (see handlers.go)
-	functions     []Function
-	skipped       []Skipped
-	notes         []Note
-	omitted       map[string]int // calls that are not injection points, by reason
-	declared      []string
-	literals      map[*ast.FuncLit]funcname.Literal
+	opts      Options
+	fset      *token.FileSet
+	info      *types.Info
+	pkg       *types.Package
+	sites     []site
+	handlers  []handler // the arms of error checks (see handlers.go)
+	functions []Function
+	skipped   []Skipped
+	notes     []Note
+	omitted   map[string]int // calls that are not injection points, by reason
+	declared  []string
+	literals  map[*ast.FuncLit]funcname.Literal
+	// current is the function being rewritten, which a crash names.
+	current struct {
+		name string
+		pos  token.Position
+	}
 	results       map[*types.Var]bool           // the named results of every function, literals' included
 	decls         map[*types.Func]*ast.FuncDecl // the functions declared in the files instrumented
 	costs         map[*ast.FuncDecl]int         // estimated inlining costs (see inlineCost)
@@ -344,9 +355,11 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 			p.skipped = append(p.skipped, Skipped{Name: name, Pos: pos, Reason: reason})
 			continue
 		}
+		p.current.name, p.current.pos = name, pos
 		if err := p.rewriteFunc(p.declEdits(tf, src, fd, name), &edits); err != nil {
 			return nil, false, err
 		}
+		p.current.name = ""
 	}
 	if len(p.tail) > 0 {
 		edits.insert(len(src), strings.Join(p.tail, ""))
@@ -371,6 +384,9 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 // rewriteFunc rewrites one function into edits; a function it cannot
 // rewrite is skipped, with the reason.
 func (p *pkgRewriter) rewriteFunc(fe *funcEdits, edits *editList) error {
+	if rewriteHook != nil {
+		rewriteHook(fe.name)
+	}
 	pos := p.fset.Position(fe.namePos)
 	before, hoisted := len(edits.edits), len(p.tail)
 	if err := fe.rewrite(edits); err != nil {
@@ -384,6 +400,21 @@ func (p *pkgRewriter) rewriteFunc(fe *funcEdits, edits *editList) error {
 	}
 	p.functions = append(p.functions, Function{Name: fe.name, Pos: pos})
 	return nil
+}
+
+// rewriteHook, when set (by tests), is called before each function is
+// rewritten.
+var rewriteHook func(name string)
+
+// crashed turns a panic of the rewrite into an error that names the
+// function being rewritten, so that the user learns which one to leave
+// out, with the stack for a report.
+func (p *pkgRewriter) crashed(v any) error {
+	stack := string(debug.Stack())
+	if p.current.name == "" {
+		return fmt.Errorf("instrument %s: atomicx crashed: %v\n%s", p.pkg.Path(), v, stack)
+	}
+	return &FuncError{Func: p.current.name, Pos: p.current.pos, Err: fmt.Errorf("atomicx crashed: %v", v), Stack: stack}
 }
 
 // literalsIn rewrites the function literals in n, at every depth, that
@@ -402,7 +433,9 @@ func (p *pkgRewriter) literalsIn(n ast.Node, tf *token.File, src []byte, edits *
 		}
 		p.declared = append(p.declared, name.Name)
 		if p.selectsLiteral(lit) {
+			p.current.name, p.current.pos = name.Name, p.fset.Position(lit.Pos())
 			err = p.rewriteFunc(p.litEdits(tf, src, lit, name), edits)
+			p.current.name = ""
 		}
 		return true
 	})

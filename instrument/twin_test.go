@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"errors"
 	"regexp"
 	"strings"
 	"testing"
@@ -257,5 +258,32 @@ func TestTwinBodylessCallee(t *testing.T) {
 	}
 	if !strings.Contains(out, "func (c *C) Stamp() (_atx_r0 int64) {") || strings.Contains(out, "_atx_Stamp") {
 		t.Errorf("Stamp is not instrumented as one body (a call of 57 leaves no room for a twin):\n%s", out)
+	}
+}
+
+// TestRewriteCrash: a panic while a function is rewritten comes back as
+// an error that names the function (which the build's message tells the
+// user to leave out) and carries the panic and its stack.
+func TestRewriteCrash(t *testing.T) {
+	rewriteHook = func(name string) {
+		if name == "(*C).Crash" {
+			panic("boom")
+		}
+	}
+	t.Cleanup(func() { rewriteHook = nil })
+	src := "package m\n\ntype C struct{ n int }\n\nfunc (c *C) Get() int { return c.n }\n\nfunc (c *C) Crash() error { c.n++; return nil }\n"
+	_, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, testOptions())
+	var fe *FuncError
+	if !errors.As(err, &fe) {
+		t.Fatalf("err = %v, want a *FuncError", err)
+	}
+	if fe.Func != "(*C).Crash" || fe.Pos.Line != 7 {
+		t.Errorf("the error names %s at %v, want (*C).Crash at line 7", fe.Func, fe.Pos)
+	}
+	if msg := fe.Err.Error(); msg != "atomicx crashed: boom" {
+		t.Errorf("the error says %q, want the panic", msg)
+	}
+	if !strings.Contains(fe.Stack, "TestRewriteCrash") {
+		t.Errorf("the error's stack is not the panic's:\n%s", fe.Stack)
 	}
 }

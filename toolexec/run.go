@@ -515,7 +515,11 @@ func blameHint(pkg string, fns []instrument.Function, compilerOut string) string
 
 // funcErrorMessage reports a function that atomicx failed to rewrite.
 func funcErrorMessage(pkg string, e *instrument.FuncError) string {
-	return fmt.Sprintf("instrumenting package %s: %v\n\t%s", pkg, e, excludeHint(pkg, []string{e.Func}))
+	msg := fmt.Sprintf("instrumenting package %s: %v\n\t%s", pkg, e, excludeHint(pkg, []string{e.Func}))
+	if e.Stack != "" {
+		msg += "\n" + e.Stack
+	}
+	return msg
 }
 
 // excludeHint says how to build past atomicx's failure to instrument the

@@ -110,6 +110,19 @@ func TestFuncErrorMessage(t *testing.T) {
 	}
 }
 
+// TestFuncErrorMessageCrash: when the rewrite crashed, the stack comes
+// after the message and its hint, so that the hint is not lost in it.
+func TestFuncErrorMessageCrash(t *testing.T) {
+	fe := &instrument.FuncError{Func: "(*Vector).Alloc", Pos: token.Position{Filename: "/src/vec/vec.go", Line: 12, Column: 18},
+		Err: errors.New("atomicx crashed: boom"), Stack: "goroutine 1 [running]:\nmain.main()"}
+	got := funcErrorMessage("example.com/m/vec", fe)
+	hint := strings.Index(got, "To build anyway")
+	stack := strings.Index(got, "goroutine 1 [running]:")
+	if !strings.HasPrefix(got, "instrumenting package example.com/m/vec: /src/vec/vec.go:12:18: (*Vector).Alloc: atomicx crashed: boom\n") || hint < 0 || stack < hint {
+		t.Errorf("message, hint and stack are not in that order:\n%s", got)
+	}
+}
+
 // TestCompilerHeapFlags: the compiler of an instrumented package starts
 // with a larger heap where it has the flag for it and starts one of its
 // own, unless the user tuned its collector.
