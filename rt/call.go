@@ -98,6 +98,37 @@ func callSnapshot(c *Call) *snapshot {
 	return (*snapshot)(c.ext.snap)
 }
 
+// frameMatcher returns what tells the call's frame in a stack walk (see
+// unwindingAt): nil for a leaf function literal. A function literal whose
+// frame name was not learnt at entry matches the frames of every copy of
+// its code.
+func (c *Call) frameMatcher() func(string) bool {
+	fn := c.frameName()
+	switch {
+	case fn == "":
+		return nil
+	case c.site.Literal && (c.ext == nil || c.ext.frame == ""):
+		return literalFrame(fn)
+	}
+	return func(name string) bool { return name == fn }
+}
+
+// literalFrame matches the frames of the function literal named fn and
+// of its copies: where the function around it is inlined into G, the
+// compiler compiles the literal again as pkg.G.rel for fn pkg.rel (see
+// Site.Literal).
+func literalFrame(fn string) func(string) bool {
+	slash := strings.LastIndex(fn, "/")
+	dot := strings.Index(fn[slash+1:], ".")
+	if dot < 0 {
+		return func(name string) bool { return name == fn }
+	}
+	pkg, rel := fn[:slash+1+dot+1], fn[slash+1+dot:] // "pkg." and ".rel"
+	return func(name string) bool {
+		return name == fn || len(name) > len(fn)+1 && strings.HasPrefix(name, pkg) && strings.HasSuffix(name, rel)
+	}
+}
+
 // frameName is the name of the call's frames, "" for a leaf function
 // literal (see unwindingAt).
 func (c *Call) frameName() string {
@@ -212,10 +243,14 @@ func begin(s *Site) Call {
 		seq = callSeq.Add(1)
 	}
 	var ext *callExt
-	if s.Literal && !s.Leaf {
-		// The name of the copy of the literal's code that runs: a leaf
-		// has no calls in progress to track, and Exit finds its frame
-		// without it (see unwindingAt), so it saves the stack walk.
+	if s.Literal && !s.Leaf && (campaign.profile > 0 || campaign.oblivious != nil) {
+		// The name of the copy of the literal's code that runs, which a
+		// profile run's calls in progress and a failure-oblivious call
+		// need. A leaf has no calls in progress to track, and Exit finds
+		// its frame without it (see unwindingAt); an experiment's Exit
+		// matches the frame by the names of every copy (see
+		// frameMatcher): they save the stack walk, which costs a hot
+		// literal more than the rest of its call.
 		var fresh bool
 		ext, fresh = callerFrame(4)
 		if fresh && campaign.profile > 0 && ext != nil {
@@ -338,7 +373,7 @@ func (c *Call) end(done *int32, errp *error) {
 	var end int
 	if *done == 0 {
 		var panicking bool
-		panicking, end = unwindingAt(c.frameName())
+		panicking, end = unwindingAt(c.frameMatcher())
 		if panicking {
 			failure = "panic"
 		}
@@ -562,7 +597,11 @@ var callerFrames sync.Map // uintptr → *callExt
 // the instrumented function itself. Only calls that did not pass a return
 // statement pay for it.
 func unwinding(fn string) bool {
-	panicking, _ := unwindingAt(fn)
+	var match func(string) bool
+	if fn != "" {
+		match = func(name string) bool { return name == fn }
+	}
+	panicking, _ := unwindingAt(match)
 	return panicking
 }
 
@@ -570,12 +609,13 @@ func unwinding(fn string) bool {
 // unwinding, the line the function's frame was at: where the panic went
 // through it (0 if that frame is deeper than it looks).
 //
-// fn "" stands for a leaf function literal, whose frame's name is not
-// known (see Enter): a leaf calls nothing but builtins, has no deferred
-// call but Exit, and so ends without passing a return only by a panic
-// that it made, and its frame is the first outside the runtime below
+// match tells the function's frame by its function's name; nil stands
+// for a leaf function literal, whose frame's name is not known (see
+// Enter): a leaf calls nothing but builtins, has no deferred call but
+// Exit, and so ends without passing a return only by a panic that it
+// made, and its frame is the first outside the runtime below
 // runtime.gopanic.
-func unwindingAt(fn string) (panicking bool, line int) {
+func unwindingAt(match func(string) bool) (panicking bool, line int) {
 	var pcs [64]uintptr
 	n := runtime.Callers(3, pcs[:])
 	frames := runtime.CallersFrames(pcs[:n])
@@ -584,7 +624,7 @@ func unwindingAt(fn string) (panicking bool, line int) {
 		switch {
 		case f.Function == "runtime.gopanic" || f.Function == "runtime.Goexit" || f.Function == "runtime.goexit0":
 			panicking = true
-		case f.Function == fn || fn == "" && panicking && !strings.HasPrefix(f.Function, "runtime."):
+		case match != nil && match(f.Function) || match == nil && panicking && !strings.HasPrefix(f.Function, "runtime."):
 			if panicking {
 				return true, f.Line
 			}

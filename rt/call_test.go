@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -919,9 +921,9 @@ var leafUnwound struct {
 
 // exitOfLeaf stands for Exit deferred by a leaf function literal, whose
 // frame's name Enter does not look up.
-func exitOfLeaf() { leafUnwound.panicking, leafUnwound.line = unwindingAt("") }
+func exitOfLeaf() { leafUnwound.panicking, leafUnwound.line = unwindingAt(nil) }
 
-// TestUnwindingLeafLiteral: unwindingAt("") finds a leaf literal's frame
+// TestUnwindingLeafLiteral: unwindingAt(nil) finds a leaf literal's frame
 // as the first outside the runtime below the panic, whatever the runtime
 // function that panicked, and the line the panic went through.
 func TestUnwindingLeafLiteral(t *testing.T) {
@@ -943,7 +945,91 @@ func TestUnwindingLeafLiteral(t *testing.T) {
 			tt.body()
 		}()
 		if !leafUnwound.panicking || leafUnwound.line != tt.line {
-			t.Errorf("%s: unwindingAt(\"\") = %t, line %d; want true, line %d", tt.name, leafUnwound.panicking, leafUnwound.line, tt.line)
+			t.Errorf("%s: unwindingAt(nil) = %t, line %d; want true, line %d", tt.name, leafUnwound.panicking, leafUnwound.line, tt.line)
 		}
+	}
+}
+
+// TestLiteralFrame: a function literal whose frame name was not learnt
+// matches its own frames and those of its copies in the functions that
+// the function around it is inlined into, and no other literal's.
+func TestLiteralFrame(t *testing.T) {
+	tests := []struct {
+		fn, frame string
+		want      bool
+	}{
+		{"example.com/m.F.func1", "example.com/m.F.func1", true},
+		{"example.com/m.F.func1", "example.com/m.G.F.func1", true},
+		{"example.com/m.F.func1", "example.com/m.(*T).G.F.func1", true},
+		{"example.com/m.(*T).F.func2", "example.com/m.main.(*T).F.func2", true},
+		{"example.com/m.F[...].func1", "example.com/m.G.F[...].func1", true},
+		{"gopkg.in/yaml%2ev3.F.func1", "gopkg.in/yaml%2ev3.G.F.func1", true},
+		{"example.com/m.F.func1", "example.com/m.F.func1.1", false},
+		{"example.com/m.F.func1", "example.com/m.F.func12", false},
+		{"example.com/m.F.func1", "example.com/m.G.func1", false},
+		{"example.com/m.F.func1", "example.com/mm.G.F.func1", false},
+		{"example.com/m.F.func1", "example.com/other.G.F.func1", false},
+		{"example.com/m.F.func1", "example.com/m..F.func1", false},
+	}
+	for _, tt := range tests {
+		if got := literalFrame(tt.fn)(tt.frame); got != tt.want {
+			t.Errorf("literalFrame(%q)(%q) = %t, want %t", tt.fn, tt.frame, got, tt.want)
+		}
+	}
+}
+
+// litCopySites stand for function literals whose code runs as a copy:
+// their names leave out the function the copy is inlined into, the test
+// below, whose literals the runtime names
+// github.com/atomicx/atomicx/rt.TestExperimentLiteralCopy.funcN.
+var litCopySites = [...]Site{
+	{ID: "github.com/atomicx/atomicx/rt.func1#entry", Func: "github.com/atomicx/atomicx/rt.func1", Kind: EntrySite, Literal: true},
+	{ID: "github.com/atomicx/atomicx/rt.func2#entry", Func: "github.com/atomicx/atomicx/rt.func2", Kind: EntrySite, Literal: true},
+}
+
+// TestExperimentLiteralCopy: an experiment's call of a function literal
+// that calls others does not walk the stack at entry, and its Exit still
+// tells its frame among the copies' names: a panic that a deferred
+// function of the literal recovers ends the call normally, and a panic
+// through it is a failure.
+func TestExperimentLiteralCopy(t *testing.T) {
+	logPath := useRun(t, "", [5]string{"", "", "all", "", ""})
+	var atEntry *callExt
+	recovered := func() {
+		var _atx_done int32
+		c := Begin(&litCopySites[0])
+		atEntry = c.ext
+		if c.Wants() {
+			c.Snap()
+		}
+		defer c.Exit(&_atx_done, nil)
+		defer func() { recover() }()
+		panic("recovered inside")
+	}
+	recovered()
+	func() {
+		defer func() { recover() }()
+		func() {
+			var _atx_done int32
+			c := Begin(&litCopySites[1])
+			if c.Wants() {
+				c.Snap()
+			}
+			defer c.Exit(&_atx_done, nil)
+			panic("through")
+		}()
+	}()
+	resetEventLog()
+	if atEntry != nil {
+		t.Errorf("the experiment's call learnt its frame at entry (%q): a stack walk per call", atEntry.frame)
+	}
+	var verdicts []string
+	for _, e := range readEvents(t, logPath) {
+		if e["event"] == "verdict" {
+			verdicts = append(verdicts, fmt.Sprint(e["site"], " ", e["failure"]))
+		}
+	}
+	if want := []string{litCopySites[1].ID + " panic"}; !slices.Equal(verdicts, want) {
+		t.Errorf("verdicts %q, want %q", verdicts, want)
 	}
 }
