@@ -17,8 +17,9 @@ var activeSites struct {
 }
 
 // registerFrame lists s under the name its frames show. A function
-// literal may run under several names (see Site.Literal), each registered
-// when first seen (see callerName).
+// literal may run under several names (see Site.Literal): its own is
+// registered at its first call, and the others when a stack walk first
+// meets them (see copySite).
 func registerFrame(s *Site, frame string) {
 	activeSites.Lock()
 	if activeSites.byFunc == nil {
@@ -44,9 +45,7 @@ const slotTaken = 1 << 63
 // writes down the slot's number, which the count no longer is.
 func enterActive(s *Site) (n uint64, inSlot bool) {
 	if !s.registered.Load() {
-		if !s.Literal { // a literal registers each name it runs under: see begin
-			registerFrame(s, s.frameName())
-		}
+		registerFrame(s, s.frameName())
 		s.registered.Store(true)
 	}
 	for {
@@ -137,6 +136,9 @@ func activeStack(reached *Site) (stack, unnumbered string) {
 		f, more := frames.Next()
 		activeSites.Lock()
 		s := activeSites.byFunc[f.Function]
+		if s == nil {
+			s = copySite(f.Function)
+		}
 		activeSites.Unlock()
 		if s != nil {
 			if onStack[s] == 0 {
@@ -162,4 +164,38 @@ func activeStack(reached *Site) (stack, unnumbered string) {
 		}
 	}
 	return string(b), strings.Join(past, ";")
+}
+
+// copySite finds the function literal whose code runs in the frames named
+// name when these are a copy of the literal's (see Site.Literal): pkg.G.rel
+// for the literal pkg.rel, G being one or more elements of the name, and
+// registers the name. It is called with activeSites locked. A literal's
+// calls do not walk the stack to learn the name they run under: the walks
+// of the points reached do it for them, far less often.
+func copySite(name string) *Site {
+	slash := strings.LastIndex(name, "/")
+	dot := strings.Index(name[slash+1:], ".")
+	if dot < 0 {
+		return nil
+	}
+	pkg := name[:slash+1+dot+1]
+	rest := name[len(pkg):]
+	depth := 0
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case '.':
+			if depth != 0 {
+				continue
+			}
+			if s := activeSites.byFunc[pkg+rest[i+1:]]; s != nil && s.Literal {
+				activeSites.byFunc[name] = s
+				return s
+			}
+		}
+	}
+	return nil
 }

@@ -140,3 +140,66 @@ func TestActiveConcurrent(t *testing.T) {
 	wg.Wait()
 	checkIdle(t, s, goroutines*calls)
 }
+
+// TestCopySite: a frame whose name is a copy of a registered function
+// literal's (the literal's function inlined into another) is the
+// literal's, and is registered; no other frame is.
+func TestCopySite(t *testing.T) {
+	saved := activeSites.byFunc
+	t.Cleanup(func() { activeSites.byFunc = saved })
+	lit := &Site{ID: "L", Func: "example.com/m.F.func1", Literal: true}
+	gen := &Site{ID: "G", Func: "example.com/m.F[...].func2", Literal: true}
+	fn := &Site{ID: "F", Func: "example.com/m.F"}
+	activeSites.byFunc = map[string]*Site{lit.Func: lit, gen.Func: gen, fn.Func: fn}
+	for _, tt := range []struct {
+		name string
+		want *Site
+	}{
+		{"example.com/m.G.F.func1", lit},
+		{"example.com/m.(*T).G.F.func1", lit},
+		{"example.com/m.H.G.F.func1", lit},
+		{"example.com/m.G.F[...].func2", gen},
+		{"example.com/m.G.F", nil}, // a function, not a literal: never inlined with Exit deferred
+		{"example.com/m.G.F.func3", nil},
+		{"example.com/m.F.func1.1", nil},
+		{"example.com/other.G.F.func1", nil},
+		{"runtime.goexit", nil},
+	} {
+		activeSites.Lock()
+		got := copySite(tt.name)
+		activeSites.Unlock()
+		if got != tt.want {
+			t.Errorf("copySite(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+		if tt.want != nil && activeSites.byFunc[tt.name] != tt.want {
+			t.Errorf("copySite(%q) did not register the name", tt.name)
+		}
+	}
+}
+
+// TestActiveLiteralCopy: a profile run's call of a function literal that
+// runs as a copy of its code is on the stack of a point reached inside
+// it, though the call never learnt the name of its frame.
+func TestActiveLiteralCopy(t *testing.T) {
+	useRun(t, "", [5]string{"1", "", "none", "", ""})
+	config.enabled = true
+	saved := activeSites.byFunc
+	t.Cleanup(func() { activeSites.byFunc = saved })
+	activeSites.byFunc = nil
+	var s *Site
+	var stack string
+	func() {
+		// To the runtime, this literal (pkg.TestActiveLiteralCopy.funcN)
+		// is a copy of the site's literal pkg.funcN, inlined into the test.
+		pc, _, _, _ := runtime.Caller(0)
+		self := runtime.FuncForPC(pc).Name()
+		fn := self[:strings.LastIndex(self, "/")+1] + "rt" + self[strings.LastIndex(self, "."):]
+		s = &Site{ID: fn + "#entry", Func: fn, Kind: EntrySite, Literal: true}
+		c := Begin(s)
+		defer c.Exit(new(int32), nil)
+		stack, _ = activeStack(nil)
+	}()
+	if want := "1@" + s.ID; stack != want {
+		t.Errorf("stack inside the literal = %q, want %q", stack, want)
+	}
+}

@@ -243,19 +243,14 @@ func begin(s *Site) Call {
 		seq = callSeq.Add(1)
 	}
 	var ext *callExt
-	if s.Literal && !s.Leaf && (campaign.profile > 0 || campaign.oblivious != nil) {
+	if s.Literal && !s.Leaf && campaign.oblivious != nil {
 		// The name of the copy of the literal's code that runs, which a
-		// profile run's calls in progress and a failure-oblivious call
-		// need. A leaf has no calls in progress to track, and Exit finds
-		// its frame without it (see unwindingAt); an experiment's Exit
-		// matches the frame by the names of every copy (see
-		// frameMatcher): they save the stack walk, which costs a hot
-		// literal more than the rest of its call.
-		var fresh bool
-		ext, fresh = callerFrame(4)
-		if fresh && campaign.profile > 0 && ext != nil {
-			registerFrame(s, ext.frame)
-		}
+		// failure-oblivious call needs. Other calls save the stack walk,
+		// which costs a hot literal more than the rest of its call: Exit
+		// matches the frame by the names of every copy of the literal's
+		// code (see frameMatcher), and a profile run's walks of the
+		// stack find the copies' frames (see copySite).
+		ext = callerFrame(4)
 	}
 	if campaign.profile > 0 && num == 1 && s.Faults == 0 {
 		writeEnter(s)
@@ -564,7 +559,7 @@ const ReasonBeforeFault = "not snapshotted: failed before the fault"
 // its code that runs (see Site.Literal). An instrumented function is
 // never inlined (it defers a call), so its caller's frame is its own.
 func callerName(skip int) string {
-	if ext, _ := callerFrame(skip + 1); ext != nil {
+	if ext := callerFrame(skip + 1); ext != nil {
 		return ext.frame
 	}
 	return ""
@@ -572,18 +567,17 @@ func callerName(skip int) string {
 
 // callerFrame is callerName as the shared callExt of the calls made from
 // that frame, which Begin hands to them; nil when there is no caller.
-// fresh says that the name was not known yet from this caller.
-func callerFrame(skip int) (ext *callExt, fresh bool) {
+func callerFrame(skip int) *callExt {
 	var pc [1]uintptr
 	if runtime.Callers(skip, pc[:]) == 0 {
-		return nil, false
+		return nil
 	}
 	if ext, ok := callerFrames.Load(pc[0]); ok {
-		return ext.(*callExt), false
+		return ext.(*callExt)
 	}
 	f, _ := runtime.CallersFrames(pc[:]).Next()
-	known, loaded := callerFrames.LoadOrStore(pc[0], &callExt{frame: f.Function})
-	return known.(*callExt), !loaded
+	known, _ := callerFrames.LoadOrStore(pc[0], &callExt{frame: f.Function})
+	return known.(*callExt)
 }
 
 // callerFrames caches callerFrame's answers by return address: a literal
