@@ -147,14 +147,13 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// Prologue, on the line of the opening brace: the injection point,
 	// then the snapshot, whose comparison is deferred.
 	//
-	// A leaf, and a declared function without an error result, asks its
-	// site whether to go through the runtime (see rt.Site.Traced): an
+	// A leaf, and a function without an error result, asks its site
+	// whether to go through the runtime (see rt.Site.Traced): an
 	// experiment has no use for most calls of leaves, which are the most
 	// frequent calls of a program, and a profile run none for the later
-	// calls of either. A literal that calls others always goes through it:
-	// its calls tell the runtime the names of its frames.
+	// calls of either.
 	st.leaf = fe.leaf()
-	untraceable := st.leaf || fe.lit == nil && fe.errResult == ""
+	untraceable := st.leaf || fe.errResult == ""
 	enabled := rtName + ".Enabled()"
 	if untraceable {
 		enabled = fmt.Sprintf("%s[%d].Traced()", sitesName, siteIdx)

@@ -20,8 +20,8 @@ import (
 // stall the loads that follow); what only some calls need is behind ext.
 type Call struct {
 	site *Site
-	// ext is nil, a function literal's frame shared by its calls (see
-	// callerFrame), or what Snap took.
+	// ext is nil, a function literal's frame shared by its calls in a
+	// failure-oblivious run (see callerFrame), or what Snap took.
 	ext *callExt
 	seq uint64 // order of entry among all calls
 	// num is which call of its function this is, in the low bits, with
@@ -31,8 +31,9 @@ type Call struct {
 
 // callExt is the part of a Call that few calls have.
 type callExt struct {
-	// frame is, for a function literal that is not a leaf, the name that
-	// its frames show (see Site.Literal); "" for the site's frameName.
+	// frame is, for a function literal that is not a leaf in a
+	// failure-oblivious run, the name that its frames show (see
+	// Site.Literal); "" for the site's frameName.
 	frame string
 	// snap is the *snapshot that holds the roots and their names with
 	// their copies; nil when the call was not snapshotted. It is not a
@@ -212,9 +213,8 @@ func begin(s *Site) Call {
 	var num uint64
 	if campaign.numbered != 0 && s.calls.Load()&^slotTaken >= campaign.numbered {
 		// Unnumbered (see campaignSettings.numbered): from now on Begin
-		// answers by itself, but for a function literal that calls
-		// others, which learns here the name of each frame it runs in.
-		if !after && (s.Leaf || !s.Literal) && campaign.oblivious == nil {
+		// answers by itself.
+		if !after && campaign.oblivious == nil {
 			s.unnumbered.Store(true)
 			if s.Faults&FaultError == 0 {
 				// A function without an error result has nothing left

@@ -97,10 +97,9 @@ func TestProfilePastNumbered(t *testing.T) {
 }
 
 // TestProfileUntracedPastNumbered: past its numbered calls, a profile run
-// stops tracing a function that has no error result (its panics are the
-// failures of the traced calls further out), but a literal that calls
-// others, and goes on tracing one that has an error result, whose
-// failures it counts.
+// stops tracing a function that has no error result, literal or not (its
+// panics are the failures of the traced calls further out), and goes on
+// tracing one that has an error result, whose failures it counts.
 func TestProfileUntracedPastNumbered(t *testing.T) {
 	useProfileNumbering(t)
 	t.Cleanup(resetEventLog)
@@ -116,9 +115,7 @@ func TestProfileUntracedPastNumbered(t *testing.T) {
 		{"leaf with an error result", &Site{ID: "m.leafErr#entry", Func: "m.leafErr", Kind: EntrySite, Leaf: true, Faults: FaultError}, traced},
 		{"not a leaf", &Site{ID: "m.outer#entry", Func: "m.outer", Frame: "m._atx_outer", Kind: EntrySite, Gate: &outerGate}, untraced},
 		{"not a leaf, with an error result", &Site{ID: "m.outerErr#entry", Func: "m.outerErr", Kind: EntrySite, Faults: FaultError}, traced},
-		// A literal that calls others learns the names of its frames
-		// at its calls.
-		{"literal, not a leaf", &Site{ID: "m.F.func1#entry", Func: "m.F.func1", Kind: EntrySite, Literal: true}, traced},
+		{"literal, not a leaf", &Site{ID: "m.F.func1#entry", Func: "m.F.func1", Kind: EntrySite, Literal: true}, untraced},
 		{"literal leaf", &Site{ID: "m.F.func2#entry", Func: "m.F.func2", Kind: EntrySite, Literal: true, Leaf: true}, untraced},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -60,8 +60,8 @@ type Site struct {
 	// the compiler gives the literal when the function around it is not
 	// inlined; where it is, the literal's code is compiled again under
 	// another name (pkg.G.F.func1 for F's literal inlined into G). Stack
-	// walks match such a site by the name its calls' frames show, learnt
-	// at entry; events still name it by Func.
+	// walks match such a site by the names of its copies too (see
+	// literalFrame, copySite); events still name it by Func.
 	Literal bool
 	// In is, for a site of a function literal (its entry and its call
 	// sites), what the literal is written in, for reports to name it
