@@ -132,10 +132,9 @@ type Function struct {
 	// UnnumberedFailures counts the natural failures that its profile
 	// runs saw past the calls they number (a function's first 65536):
 	// no run can snapshot them, so they have no verdict and are not among
-	// Failures. A function without an error result (but a function
-	// literal that calls others) is not traced past them: a panic that
-	// goes through such a call counts only for the traced calls it goes
-	// through further out.
+	// Failures. A function without an error result is not traced past
+	// them: a panic that goes through such a call counts only for the
+	// traced calls it goes through further out.
 	UnnumberedFailures int `json:"unnumbered_failures,omitempty"`
 
 	// InjectionsInto counts experiments whose fault was injected at its
