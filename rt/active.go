@@ -173,13 +173,11 @@ func activeStack(reached *Site) (stack, unnumbered string) {
 // calls do not walk the stack to learn the name they run under: the walks
 // of the points reached do it for them, far less often.
 func copySite(name string) *Site {
-	slash := strings.LastIndex(name, "/")
-	dot := strings.Index(name[slash+1:], ".")
-	if dot < 0 {
+	pkg, rest, ok := splitFuncName(name)
+	if !ok {
 		return nil
 	}
-	pkg := name[:slash+1+dot+1]
-	rest := name[len(pkg):]
+	pkg += "."
 	depth := 0
 	for i := 0; i < len(rest); i++ {
 		switch rest[i] {

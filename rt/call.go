@@ -119,15 +119,26 @@ func (c *Call) frameMatcher() func(string) bool {
 // compiler compiles the literal again as pkg.G.rel for fn pkg.rel (see
 // Site.Literal).
 func literalFrame(fn string) func(string) bool {
+	pkg, rel, ok := splitFuncName(fn)
+	if !ok {
+		return func(name string) bool { return name == fn }
+	}
+	prefix, suffix := pkg+".", "."+rel
+	return func(name string) bool {
+		return name == fn || len(name) > len(fn)+1 && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, suffix)
+	}
+}
+
+// splitFuncName splits a function's name as the runtime gives it into its
+// package's path and the rest (pkg.rel): the package ends at the first
+// dot after the last slash, as the runtime escapes the path's dots there.
+func splitFuncName(fn string) (pkg, rel string, ok bool) {
 	slash := strings.LastIndex(fn, "/")
 	dot := strings.Index(fn[slash+1:], ".")
 	if dot < 0 {
-		return func(name string) bool { return name == fn }
+		return "", "", false
 	}
-	pkg, rel := fn[:slash+1+dot+1], fn[slash+1+dot:] // "pkg." and ".rel"
-	return func(name string) bool {
-		return name == fn || len(name) > len(fn)+1 && strings.HasPrefix(name, pkg) && strings.HasSuffix(name, rel)
-	}
+	return fn[:slash+1+dot], fn[slash+1+dot+1:], true
 }
 
 // frameName is the name of the call's frames, "" for a leaf function
