@@ -111,6 +111,11 @@ func (c *Call) frameMatcher() func(string) bool {
 	case c.site.Literal && (c.ext == nil || c.ext.frame == ""):
 		return literalFrame(fn)
 	}
+	return exactFrame(fn)
+}
+
+// exactFrame matches the frames of the function named fn.
+func exactFrame(fn string) func(string) bool {
 	return func(name string) bool { return name == fn }
 }
 
@@ -121,7 +126,7 @@ func (c *Call) frameMatcher() func(string) bool {
 func literalFrame(fn string) func(string) bool {
 	pkg, rel, ok := splitFuncName(fn)
 	if !ok {
-		return func(name string) bool { return name == fn }
+		return exactFrame(fn)
 	}
 	prefix, suffix := pkg+".", "."+rel
 	return func(name string) bool {
@@ -604,7 +609,7 @@ var callerFrames sync.Map // uintptr → *callExt
 func unwinding(fn string) bool {
 	var match func(string) bool
 	if fn != "" {
-		match = func(name string) bool { return name == fn }
+		match = exactFrame(fn)
 	}
 	panicking, _ := unwindingAt(match)
 	return panicking

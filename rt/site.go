@@ -145,9 +145,9 @@ func (s *Site) coveredBeforeFault(gid, seq uint64) bool {
 const tracingOff = 1
 
 // Traced reports whether a call of a leaf function (see Leaf), or of a
-// declared function without an error result, goes through the runtime:
-// Inject at entry, Begin, and the deferred Exit. That is every call while
-// verdicts are on, except
+// function without an error result (a literal's included), goes through
+// the runtime: Inject at entry, Begin, and the deferred Exit. That is
+// every call while verdicts are on, except
 //
 //   - in an experiment, where a leaf that cannot return an error, is not
 //     the armed site, and has no call the experiment snapshots (it

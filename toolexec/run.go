@@ -87,11 +87,18 @@ func (r *runner) run() (int, error) {
 // instrumented package of a build. A user who tunes the collector (GOGC,
 // GOMEMLIMIT) keeps the settings.
 func collectLess() {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+	if userTunesCollector() {
 		return
 	}
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(compileHeapLimit)
+}
+
+// userTunesCollector reports whether the user set GOGC or GOMEMLIMIT,
+// which atomicx then leaves to their settings, for itself and for the
+// compiler.
+func userTunesCollector() bool {
+	return os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != ""
 }
 
 // compileHeapLimit is the heap past which a compile collects (see
@@ -111,7 +118,7 @@ const compileHeapLimit = 256 << 20
 // its cache key. As with collectLess, a user who tunes the collector
 // (GOGC, GOMEMLIMIT, or the flag itself in -gcflags) keeps the settings.
 func compilerHeapFlags(cc Compile) []string {
-	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" || cc.Concurrency <= 1 {
+	if userTunesCollector() || cc.Concurrency <= 1 {
 		return nil
 	}
 	if !version.IsValid(cc.GoVersion) || version.Compare(cc.GoVersion, "go1.26") < 0 {
