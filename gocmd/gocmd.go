@@ -3,6 +3,7 @@ package gocmd
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -72,6 +73,39 @@ func Command(ctx context.Context, cfg Config, goArgs []string) (*exec.Cmd, error
 	cmd := exec.CommandContext(ctx, "go", args...)
 	cmd.Dir, cmd.Env = cfg.Dir, keys.Env()
 	return cmd, nil
+}
+
+// Prebuild starts building the atomicx runtime (whose source is source)
+// for the go command that Command(ctx, cfg, goArgs) returns, while Command
+// lists the packages, when a policy applies (see toolexec.Prebuild).
+// stop ends it: it returns at once when the build is over, and stops it
+// when it is not, as when the go command needed no runtime.
+func Prebuild(ctx context.Context, cfg Config, source fs.FS, goArgs []string) (stop func()) {
+	cfg, cl, err := prepare(cfg, goArgs)
+	if err != nil {
+		return func() {}
+	}
+	if polPath, err := policy.Find(cfg.Dir, cfg.getenv); err != nil || polPath == "" {
+		return func() {}
+	}
+	// The go command's arguments as its compiles read them: those of
+	// Command, but for the keys, which toolexec.BuildFlags leaves out.
+	args, err := (&Keys{cfg: cfg, dir: cfg.Dir}).args(ctx, cl)
+	if err != nil {
+		return func() {}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		// An error is the compiles' to report: they build the runtime
+		// themselves when this did not.
+		_ = toolexec.Prebuild(ctx, source, args, cfg.Dir, cfg.environ())
+	}()
+	return func() {
+		cancel()
+		<-done
+	}
 }
 
 // KeysFor computes the keys for the builds of a go command line (see

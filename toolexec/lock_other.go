@@ -30,3 +30,18 @@ func lockFile(path string) (unlock func(), err error) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
+
+// tryLockFile takes an exclusive lock on path if no other process holds
+// it; it returns a nil unlock if one does.
+func tryLockFile(path string) (unlock func(), err error) {
+	path += ".excl"
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.Close()
+	return func() { os.Remove(path) }, nil
+}

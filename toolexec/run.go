@@ -209,7 +209,7 @@ func (r *runner) version() (int, error) {
 // build cache on the directory keeps them apart; a stable cache
 // directory, the default, costs nothing.
 func RuntimeCacheID() string {
-	dir, err := cacheDir()
+	dir, err := cacheDir(os.Getenv)
 	if err != nil {
 		return "none"
 	}

@@ -2,14 +2,17 @@ package toolexec
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -22,11 +25,12 @@ const RuntimeImportPath = "atomicx/rt"
 
 // runtimeBuild describes how to build the runtime for one user build.
 type runtimeBuild struct {
-	source   fs.FS    // the runtime's .go files (package rt), without tests
-	goroot   string   // GOROOT of the wrapped tool
-	flags    []string // mirrored go build flags
-	cacheDir string   // atomicx's own cache root
-	env      []string // environment of the go command's tool run
+	ctx      context.Context // ends the nested build; nil for none
+	source   fs.FS           // the runtime's .go files (package rt), without tests
+	goroot   string          // GOROOT of the wrapped tool
+	flags    []string        // mirrored go build flags
+	cacheDir string          // atomicx's own cache root
+	env      []string        // environment of the go command's tool run
 }
 
 // runtimeArchives maps import paths to archives: the runtime and every
@@ -91,6 +95,13 @@ var defaultCacheEnvVars = []string{"XDG_CACHE_HOME", "HOME", "LocalAppData"}
 // and several go commands may share a cache) build once: the first takes a
 // lock, the others wait for it and read its manifest.
 func (rb runtimeBuild) ensure() (runtimeArchives, error) {
+	return rb.ensureLocked(lockFile)
+}
+
+// ensureLocked is ensure, with lock to take the build's lock. A lock
+// that returns a nil unlock and no error means another process holds it
+// and ensureLocked does not wait: it returns nothing.
+func (rb runtimeBuild) ensureLocked(lock func(path string) (unlock func(), err error)) (runtimeArchives, error) {
 	key, err := rb.key()
 	if err != nil {
 		return nil, err
@@ -103,9 +114,12 @@ func (rb runtimeBuild) ensure() (runtimeArchives, error) {
 	if err := os.MkdirAll(dir, 0o777); err != nil {
 		return nil, fmt.Errorf("atomicx runtime cache: %w", err)
 	}
-	unlock, err := lockFile(filepath.Join(dir, "lock"))
+	unlock, err := lock(filepath.Join(dir, "lock"))
 	if err != nil {
 		return nil, fmt.Errorf("atomicx runtime cache: %w", err)
+	}
+	if unlock == nil {
+		return nil, nil
 	}
 	defer unlock()
 	if a, err := readManifest(manifest); err == nil {
@@ -134,7 +148,11 @@ func (rb runtimeBuild) build(src string) (runtimeArchives, error) {
 		"-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}
 	args = append(args, rb.flags...)
 	args = append(args, RuntimeImportPath)
-	cmd := exec.Command(goTool(rb.goroot), args...)
+	ctx := rb.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	cmd := exec.CommandContext(ctx, goTool(rb.goroot), args...)
 	cmd.Dir = src
 	cmd.Env = nestedEnv(rb.env, rb.goroot)
 	var stdout, stderr bytes.Buffer
@@ -332,7 +350,7 @@ func (r *runner) runtime() (runtimeArchives, error) {
 			flags = append(flags, "-pgo="+f)
 		}
 	}
-	cache, err := cacheDir()
+	cache, err := cacheDir(os.Getenv)
 	if err != nil {
 		return nil, err
 	}
@@ -348,8 +366,8 @@ func (r *runner) runtime() (runtimeArchives, error) {
 
 // cacheDir is where atomicx keeps what it builds: $ATOMICX_CACHE, or
 // atomicx/ in the user's cache directory.
-func cacheDir() (string, error) {
-	if d := os.Getenv("ATOMICX_CACHE"); d != "" {
+func cacheDir(getenv func(string) string) (string, error) {
+	if d := getenv("ATOMICX_CACHE"); d != "" {
 		return d, nil
 	}
 	d, err := os.UserCacheDir()
@@ -357,4 +375,69 @@ func cacheDir() (string, error) {
 		return "", fmt.Errorf("no cache directory (%v); set ATOMICX_CACHE", err)
 	}
 	return filepath.Join(d, "atomicx"), nil
+}
+
+// Prebuild builds the atomicx runtime for the go command that the atomicx
+// front-end is about to run with goArgs (its arguments, as its compiles
+// read them: see parentGoArgs) in dir with env, unless it is built or
+// being built. The front-end starts it while it lists the packages: the
+// runtime is then built, or under way, when the go command's first
+// instrumented compile asks for it (see runner.runtime), rather than
+// built while the compiles that wait for it hold every parallel job of
+// the go command. It builds what a compile would, under the same key:
+// the same flags (those a compile adds, -race and the sanitizers, come
+// from the go flags), in the environment the go command gives its tools
+// (see goToolEnv). A build that a default.pgo profile may change is left
+// to the compiles, which know whether the profile applies.
+func Prebuild(ctx context.Context, source fs.FS, goArgs []string, dir string, env []string) error {
+	toolEnv, goroot, err := goToolEnv(ctx, dir, env)
+	if err != nil {
+		return err
+	}
+	flags := BuildFlags(strings.Fields(lookupEnv(toolEnv, "GOFLAGS")))
+	flags = absPGOFlag(mergeFlags(flags, BuildFlags(goArgs)), dir)
+	if v := lastPGOFlag(flags); (v == "" || v == "auto") && autoPGOFile(goArgs, dir) != "" {
+		return nil
+	}
+	cache, err := cacheDir(func(name string) string { return lookupEnv(env, name) })
+	if err != nil {
+		return err
+	}
+	rb := runtimeBuild{ctx: ctx, source: source, goroot: goroot, flags: flags, cacheDir: cache, env: toolEnv}
+	_, err = rb.ensureLocked(tryLockFile)
+	return err
+}
+
+// goToolEnv returns the environment that the go command, run in dir with
+// env, gives the tools it runs, as far as a runtime build's key reads it
+// (see runtimeBuild.key), and its GOROOT. The go command sets in its
+// tools' environment its configuration as go env reports it (the
+// defaults, go.env, the user's go env file), except the flags of the C
+// compiler, which its tools see only when the environment sets them.
+func goToolEnv(ctx context.Context, dir string, env []string) ([]string, string, error) {
+	var names []string
+	for _, name := range append([]string{"GOROOT", "GOCACHE"}, buildEnvVars...) {
+		if !strings.HasPrefix(name, "CGO_") || name == "CGO_ENABLED" {
+			names = append(names, name)
+		}
+	}
+	cmd := exec.CommandContext(ctx, "go", append([]string{"env", "-json"}, names...)...)
+	cmd.Dir, cmd.Env = dir, env
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, "", fmt.Errorf("go env: %v\n%s", err, stderr.Bytes())
+	}
+	var values map[string]string
+	if err := json.Unmarshal(out, &values); err != nil {
+		return nil, "", fmt.Errorf("reading go env -json: %w", err)
+	}
+	toolEnv := slices.Clone(env)
+	for _, name := range names {
+		if v := values[name]; v != lookupEnv(env, name) {
+			toolEnv = append(toolEnv, name+"="+v)
+		}
+	}
+	return toolEnv, values["GOROOT"], nil
 }

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"os/signal"
 
+	"github.com/atomicx/atomicx"
 	"github.com/atomicx/atomicx/gocmd"
 )
 
@@ -36,7 +37,10 @@ func goCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx go: %v\n", err)
 		return 2
 	}
-	cmd, err := gocmd.Command(context.Background(), gocmd.Config{Atomicx: self, Identity: identity}, args)
+	cfg := gocmd.Config{Atomicx: self, Identity: identity}
+	stop := gocmd.Prebuild(context.Background(), cfg, atomicx.RuntimeSource, args)
+	defer stop()
+	cmd, err := gocmd.Command(context.Background(), cfg, args)
 	if err != nil {
 		fmt.Fprintf(stderr, "atomicx go: %v\n", err)
 		return 2
