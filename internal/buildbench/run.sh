@@ -5,7 +5,8 @@
 #   - cold: "go build ./..." plain, with -toolexec atomicx and with
 #     "atomicx go build", each from the same go build cache, which holds
 #     the standard library (a plain "go build std") and the atomicx runtime
-#     (one instrumented build of a one-file module), nothing of the module;
+#     (one instrumented build of a one-file module; with RUNTIME=cold, not
+#     the runtime: the builds make it), nothing of the module;
 #   - after a policy edit: each way of building once, then a rule for one
 #     package (EDIT_PACKAGE) appended to the policy, and the build again,
 #     timed, with the number of packages it compiles.
@@ -37,7 +38,11 @@ mkdir "$work/tiny"
 printf 'module example.com/tiny\ngo 1.22\n' >"$work/tiny/go.mod"
 printf 'package main\nfunc f() error { return nil }\nfunc main() { _ = f() }\n' >"$work/tiny/main.go"
 printf '[[rule]]\npackages = ["./..."]\nmode = "detect"\n' >"$work/tiny/atomicheck.toml"
-(cd "$work/tiny" && "$atomicx" go build -o /dev/null .)
+if [ "${RUNTIME:-}" = cold ]; then
+	mkdir -p "$work/a"
+else
+	(cd "$work/tiny" && "$atomicx" go build -o /dev/null .)
+fi
 mv "$work/c" "$work/c0"
 mv "$work/a" "$work/a0"
 cd "$work/m"
