@@ -388,8 +388,13 @@ func cacheDir(getenv func(string) string) (string, error) {
 // the same flags (those a compile adds, -race and the sanitizers, come
 // from the go flags), in the environment the go command gives its tools
 // (see goToolEnv). A build that a default.pgo profile may change is left
-// to the compiles, which know whether the profile applies.
+// to the compiles, which know whether the profile applies; so is every
+// build where a compile cannot read the go command's arguments (see
+// parentGoArgs), whose key the front-end could not tell.
 func Prebuild(ctx context.Context, source fs.FS, goArgs []string, dir string, env []string) error {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
 	toolEnv, goroot, err := goToolEnv(ctx, dir, env)
 	if err != nil {
 		return err
