@@ -20,7 +20,9 @@ Runs the go command with atomicx as its -toolexec program, as
 own for the packages that the policy instruments: every other package,
 the standard library first, comes from the cache that plain builds fill,
 and a policy edit recompiles only the packages whose instrumentation it
-changes. atomicx detect builds this way.
+changes. atomicx detect builds this way. With a policy, the runtime that
+instrumented packages link against is built, when it is not yet, while
+the packages are listed rather than by the first compile that needs it.
 
 -toolexec cannot be given; -gcflags values are kept, and apply to the
 instrumented packages as they would without atomicx.
