@@ -223,6 +223,9 @@ func (p *pkgRewriter) callCost(fd *ast.FuncDecl, call *ast.CallExpr) int {
 	if fn.Pkg() != nil && fn.Pkg().Path() == "errors" && fn.Name() == "New" {
 		return 6 // inlined: it makes a *errorString
 	}
+	if intrinsic(fn) {
+		return 0 // an instruction or a few: the inliner counts only the call's node
+	}
 	callee := p.decls[fn.Origin()]
 	if callee == nil {
 		return callCost
@@ -235,6 +238,43 @@ func (p *pkgRewriter) callCost(fd *ast.FuncDecl, call *ast.CallExpr) int {
 		return callCost
 	}
 	return cost
+}
+
+// intrinsic reports the functions of math/bits and sync/atomic that the
+// compiler turns into instructions on 64-bit targets (see
+// cmd/compile/internal/ssagen's intrinsics), whose calls the inliner
+// charges as any other node of the syntax. Where one is not an intrinsic
+// (some 32-bit targets), a function that calls it is split into a
+// function and a twin that the compiler then does not inline: the same
+// verdicts, for the cost of a branch more than a single instrumented
+// body.
+func intrinsic(fn *types.Func) bool {
+	if fn.Pkg() == nil || fn.Signature().Recv() != nil {
+		return false
+	}
+	name := fn.Name()
+	if strings.HasSuffix(name, "Pointer") {
+		return false // a pointer store has a write barrier: a call
+	}
+	switch fn.Pkg().Path() {
+	case "math/bits":
+		for _, prefix := range []string{"Len", "LeadingZeros", "TrailingZeros", "OnesCount", "RotateLeft", "ReverseBytes"} {
+			if strings.HasPrefix(name, prefix) {
+				return true
+			}
+		}
+		switch name {
+		case "Add64", "Sub64", "Mul64", "Add", "Sub", "Mul":
+			return true
+		}
+	case "sync/atomic":
+		for _, prefix := range []string{"Load", "Store", "Add", "Swap", "CompareAndSwap", "And", "Or"} {
+			if strings.HasPrefix(name, prefix) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // willInstrument reports whether fd, a function of the package, is

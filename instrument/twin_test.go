@@ -15,7 +15,10 @@ const twinFixture = `package m
 import (
 	"errors"
 	"fmt"
+	"math/bits"
 	"sync"
+	"sync/atomic"
+	"unsafe"
 )
 
 var ErrFull = errors.New("full")
@@ -60,6 +63,14 @@ func (c *Counter) AddTwice(d int) error { // single: two instrumented Adds cost 
 }
 
 func (c *Counter) Name(i int) string { return c.names[i] + "!" } // twin: no call
+
+func Log2(n uint) uint32 { return uint32(bits.Len(n)) - 1 } // twin: bits.Len is an instruction
+
+var hits int64
+
+func Hits() int64 { return atomic.LoadInt64(&hits) } // twin: so is an atomic load
+
+func Store(p *unsafe.Pointer, v unsafe.Pointer) { atomic.StorePointer(p, v) } // single: a pointer store is a call
 
 func (c *Counter) Locked() int { // single: takes a lock
 	c.mu.Lock()
