@@ -246,15 +246,15 @@ func (p *pkgRewriter) callCost(fd *ast.FuncDecl, call *ast.CallExpr) int {
 // charges as any other node of the syntax. Where one is not an intrinsic
 // (some 32-bit targets), a function that calls it is split into a
 // function and a twin that the compiler then does not inline: the same
-// verdicts, for the cost of a branch more than a single instrumented
-// body.
+// verdicts, and unarmed calls that cost no more than a single
+// instrumented body's (a branch, no deferred call).
 func intrinsic(fn *types.Func) bool {
 	if fn.Pkg() == nil || fn.Signature().Recv() != nil {
 		return false
 	}
 	name := fn.Name()
 	if strings.HasSuffix(name, "Pointer") {
-		return false // a pointer store has a write barrier: a call
+		return false // a pointer store has a write barrier, a call; loads go with them
 	}
 	switch fn.Pkg().Path() {
 	case "math/bits":
