@@ -3,6 +3,7 @@ package gocmd
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/atomicx/atomicx/toolexec"
@@ -18,6 +19,7 @@ type cmdLine struct {
 	// listFlags are the flags that change which packages a build has,
 	// for go list to see the same packages ("-name=value").
 	listFlags []string
+	dryRun    bool // -n: the go command prints its commands, runs none
 }
 
 // subcommands are the go command's subcommands that compile and link.
@@ -95,6 +97,10 @@ func parseCmdLine(goArgs []string) (*cmdLine, error) {
 			cl.gcflags = append(cl.gcflags, value)
 		default:
 			cl.args = append(cl.args, goArgs[:n]...)
+			if name == "-n" {
+				b, err := strconv.ParseBool(value)
+				cl.dryRun = !hasValue || err == nil && b
+			}
 			if listFlags[name] {
 				if hasValue || n == 2 {
 					cl.listFlags = append(cl.listFlags, name+"="+value)

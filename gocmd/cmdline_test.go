@@ -23,6 +23,8 @@ func TestParseCmdLine(t *testing.T) {
 		{[]string{"run", "a.go", "b.go", "x", "y.go"}, cmdLine{sub: "run",
 			args: []string{"a.go", "b.go", "x", "y.go"}, pkgs: []string{"a.go", "b.go"}}},
 		{[]string{"build", "p", "-o", "x"}, cmdLine{sub: "build", args: []string{"p", "-o", "x"}, pkgs: []string{"p", "-o", "x"}}},
+		{[]string{"build", "-n", "."}, cmdLine{sub: "build", args: []string{"-n", "."}, pkgs: []string{"."}, dryRun: true}},
+		{[]string{"test", "-n=false", "."}, cmdLine{sub: "test", args: []string{"-n=false", "."}, pkgs: []string{"."}}},
 	}
 	for _, tt := range tests {
 		got, err := parseCmdLine(tt.args)

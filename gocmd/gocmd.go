@@ -77,12 +77,13 @@ func Command(ctx context.Context, cfg Config, goArgs []string) (*exec.Cmd, error
 
 // Prebuild starts building the atomicx runtime (whose source is source)
 // for the go command that Command(ctx, cfg, goArgs) returns, while Command
-// lists the packages, when a policy applies (see toolexec.Prebuild).
+// lists the packages, when a policy applies and the go command runs what
+// it builds (not with -n): see toolexec.Prebuild.
 // stop ends it: it returns at once when the build is over, and stops it
 // when it is not, as when the go command needed no runtime.
 func Prebuild(ctx context.Context, cfg Config, source fs.FS, goArgs []string) (stop func()) {
 	cfg, cl, err := prepare(cfg, goArgs)
-	if err != nil {
+	if err != nil || cl.dryRun {
 		return func() {}
 	}
 	if polPath, err := policy.Find(cfg.Dir, cfg.getenv); err != nil || polPath == "" {
