@@ -328,18 +328,11 @@ func lookupEnv(env []string, name string) string {
 // runtime returns the archives of the atomicx runtime for this build.
 func (r *runner) runtime() (runtimeArchives, error) {
 	goArgs := parentGoArgs()
-	flags := BuildFlags(strings.Fields(os.Getenv("GOFLAGS")))
-	flags = mergeFlags(flags, BuildFlags(goArgs))
-	flags = mergeFlags(flags, compileImpliedFlags(r.cmd.Args))
-	// A relative -pgo file is relative to the go command's directory, and
-	// the nested build runs elsewhere: without this it silently builds the
-	// runtime's std dependencies without the profile, and the link fails
-	// with a fingerprint mismatch.
 	goDir := parentGoDir()
 	if goDir == "" {
 		goDir, _ = os.Getwd()
 	}
-	flags = absPGOFlag(flags, goDir)
+	flags := runtimeFlags(os.Getenv("GOFLAGS"), goArgs, compileImpliedFlags(r.cmd.Args), goDir)
 	// Without -pgo (or with -pgo=auto) the go command compiles the main
 	// package and all its dependencies, std included, with the main
 	// package's default.pgo; the runtime's std dependencies must be too.
@@ -362,6 +355,20 @@ func (r *runner) runtime() (runtimeArchives, error) {
 		env:      os.Environ(),
 	}
 	return rb.ensure()
+}
+
+// runtimeFlags returns the go build flags of a runtime build for the go
+// command run in goDir with goflags (GOFLAGS) and goArgs, and the flags
+// that its compiles add (-race, the sanitizers): a compile and a prebuild
+// (see Prebuild) must compute the same, as they key the build on them.
+// A relative -pgo file is made absolute: the nested build runs elsewhere,
+// and would otherwise build the runtime's std dependencies without the
+// profile, and the link fail with a fingerprint mismatch.
+func runtimeFlags(goflags string, goArgs, implied []string, goDir string) []string {
+	flags := BuildFlags(strings.Fields(goflags))
+	flags = mergeFlags(flags, BuildFlags(goArgs))
+	flags = mergeFlags(flags, implied)
+	return absPGOFlag(flags, goDir)
 }
 
 // cacheDir is where atomicx keeps what it builds: $ATOMICX_CACHE, or
@@ -399,8 +406,8 @@ func Prebuild(ctx context.Context, source fs.FS, goArgs []string, dir string, en
 	if err != nil {
 		return err
 	}
-	flags := BuildFlags(strings.Fields(lookupEnv(toolEnv, "GOFLAGS")))
-	flags = absPGOFlag(mergeFlags(flags, BuildFlags(goArgs)), dir)
+	// The flags a compile adds come from the go flags, already there.
+	flags := runtimeFlags(lookupEnv(toolEnv, "GOFLAGS"), goArgs, nil, dir)
 	if v := lastPGOFlag(flags); (v == "" || v == "auto") && autoPGOFile(goArgs, dir) != "" {
 		return nil
 	}
