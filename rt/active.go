@@ -167,33 +167,20 @@ func activeStack(reached *Site) (stack, unnumbered string) {
 }
 
 // copySite finds the function literal whose code runs in the frames named
-// name when these are a copy of the literal's (see Site.Literal): pkg.G.rel
-// for the literal pkg.rel, G being one or more elements of the name, and
+// name when these are a copy of the literal's (see copiedFrom), and
 // registers the name. It is called with activeSites locked. A literal's
 // calls do not walk the stack to learn the name they run under: the walks
 // of the points reached do it for them, far less often.
 func copySite(name string) *Site {
-	pkg, rest, ok := splitFuncName(name)
-	if !ok {
-		return nil
-	}
-	pkg += "."
-	depth := 0
-	for i := 0; i < len(rest); i++ {
-		switch rest[i] {
-		case '(', '[':
-			depth++
-		case ')', ']':
-			depth--
-		case '.':
-			if depth != 0 {
-				continue
-			}
-			if s := activeSites.byFunc[pkg+rest[i+1:]]; s != nil && s.Literal {
-				activeSites.byFunc[name] = s
-				return s
-			}
+	var found *Site
+	copiedFrom(name, func(orig string) bool {
+		if s := activeSites.byFunc[orig]; s != nil && s.Literal {
+			found = s
 		}
+		return found != nil
+	})
+	if found != nil {
+		activeSites.byFunc[name] = found
 	}
-	return nil
+	return found
 }

@@ -120,18 +120,38 @@ func exactFrame(fn string) func(string) bool {
 }
 
 // literalFrame matches the frames of the function literal named fn and
-// of its copies: where the function around it is inlined into G, the
-// compiler compiles the literal again as pkg.G.rel for fn pkg.rel (see
-// Site.Literal).
+// of its copies (see copiedFrom).
 func literalFrame(fn string) func(string) bool {
-	pkg, rel, ok := splitFuncName(fn)
-	if !ok {
-		return exactFrame(fn)
-	}
-	prefix, suffix := pkg+".", "."+rel
 	return func(name string) bool {
-		return name == fn || len(name) > len(fn)+1 && strings.HasPrefix(name, prefix) && strings.HasSuffix(name, suffix)
+		return name == fn || copiedFrom(name, func(orig string) bool { return orig == fn })
 	}
+}
+
+// copiedFrom calls f with each name of a function literal whose code may
+// run in the frames named name: where the function around the literal
+// pkg.rel is inlined into G, the compiler compiles the literal again as
+// pkg.G.rel, G being one or more elements of the name (see Site.Literal).
+// It stops at the first name for which f returns true, and reports
+// whether there was one.
+func copiedFrom(name string, f func(orig string) bool) bool {
+	pkg, rest, ok := splitFuncName(name)
+	if !ok {
+		return false
+	}
+	depth := 0
+	for i := 0; i < len(rest); i++ {
+		switch rest[i] {
+		case '(', '[':
+			depth++
+		case ')', ']':
+			depth--
+		case '.':
+			if depth == 0 && i > 0 && f(pkg+"."+rest[i+1:]) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // splitFuncName splits a function's name as the runtime gives it into its
