@@ -168,10 +168,18 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	case fe.p.opts.Panics:
 		fmt.Fprintf(&b, "%s.Inject(%s); ", rtName, siteRef)
 	}
-	// The roots are boxed for the snapshot only when the call is to be
-	// snapshotted: a value that is not a pointer costs an allocation.
-	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[1]s.Snap(%[4]s) }; defer %[1]s.Exit(&%[5]s, %[6]s) }; ",
-		callName, rtName, siteRef, strings.Join(fe.roots, ", "), doneName, fe.errArg())
+	// Roots that box into an interface for free (pointers, maps, …) go
+	// to Enter, which begins the call and snapshots it when wanted, in
+	// one call: half the code of Begin and a Snap behind Wants, which
+	// the compiler then compiles in every instrumented function. Other
+	// roots are boxed only when the call is to be snapshotted: boxing a
+	// value that is not a pointer costs an allocation.
+	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[1]s.Snap(%[4]s) }; ",
+		callName, rtName, siteRef, strings.Join(fe.roots, ", "))
+	if fe.rootsBoxFree() {
+		enter = fmt.Sprintf("%s := %s.Enter(%s); ", callName, rtName, strings.Join(append([]string{siteRef}, fe.roots...), ", "))
+	}
+	enter += fmt.Sprintf("defer %s.Exit(&%s, %s) }; ", callName, doneName, fe.errArg())
 	// A function that opens with the lock idiom is snapshotted once it
 	// holds the lock, and compared before the lock is released: the
 	// snapshot then reads nothing that another goroutine writes under
@@ -231,6 +239,42 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	fe.p.sites = append(fe.p.sites, st)
 	fe.p.sites = append(fe.p.sites, callSites...)
 	return nil
+}
+
+// rootsBoxFree reports whether every root of the function converts to an
+// interface without allocating, which its type says. False when the types
+// are not known.
+func (fe *funcEdits) rootsBoxFree() bool {
+	ts := fe.rootTypes()
+	if ts == nil && len(fe.roots) > 0 {
+		return false
+	}
+	for _, t := range ts {
+		if !boxFree(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// boxFree reports whether a value of type t is stored in an interface as
+// it is, with no copy on the heap: pointers, maps, channels, functions
+// and interfaces. (The compiler stores some other types without a copy
+// too, such as structs of one pointer; they are rare roots.)
+func boxFree(t types.Type) bool {
+	t = types.Unalias(t)
+	if _, ok := t.(*types.TypeParam); ok {
+		// Its underlying type is its constraint's: an interface, whatever
+		// its type arguments are.
+		return false
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Pointer, *types.Map, *types.Chan, *types.Signature, *types.Interface:
+		return true
+	case *types.Basic:
+		return u.Kind() == types.UnsafePointer
+	}
+	return false
 }
 
 // lockedReason is why calls of a function that takes a lock other than
