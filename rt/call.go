@@ -4,7 +4,6 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -611,17 +610,16 @@ func callerFrame(skip int) *callExt {
 	if runtime.Callers(skip, pc[:]) == 0 {
 		return nil
 	}
-	if ext, ok := callerFrames.Load(pc[0]); ok {
-		return ext.(*callExt)
+	if ext, ok := callerFrames.load(pc[0]); ok {
+		return ext
 	}
 	f, _ := runtime.CallersFrames(pc[:]).Next()
-	known, _ := callerFrames.LoadOrStore(pc[0], &callExt{frame: f.Function})
-	return known.(*callExt)
+	return callerFrames.loadOrStore(pc[0], &callExt{frame: f.Function})
 }
 
 // callerFrames caches callerFrame's answers by return address: a literal
 // is entered from a few places, very often. They are never changed.
-var callerFrames sync.Map // uintptr → *callExt
+var callerFrames readMostly[uintptr, *callExt]
 
 // unwinding reports whether the caller of Exit runs because the goroutine
 // panics or exits (runtime.gopanic or runtime.Goexit is running deferred

@@ -466,7 +466,7 @@ func copyValue(dst, src unsafe.Pointer, pl *typePlan) {
 // types of a call's graph are planned once per run, not once per call.
 // planMu serializes the making of plans.
 var (
-	plans  sync.Map // reflect.Type → *typePlan
+	plans  readMostly[reflect.Type, *typePlan]
 	planMu sync.Mutex
 )
 
@@ -476,20 +476,28 @@ func (s *snapshot) plan(t reflect.Type) *typePlan { return planOf(t) }
 // planOf returns the plan of type t, making it on first use. Struct fields
 // and array elements are planned at once (a type cannot contain itself
 // inline); the targets of pointers, slices and maps are planned when first
-// needed, which lets recursive types terminate.
+// needed, which lets recursive types terminate. The plans made for t are
+// published together, when t's is complete.
 func planOf(t reflect.Type) *typePlan {
-	if pl, ok := plans.Load(t); ok {
-		return pl.(*typePlan)
+	if pl, ok := plans.load(t); ok {
+		return pl
 	}
 	planMu.Lock()
 	defer planMu.Unlock()
-	return makePlan(t)
+	made := map[reflect.Type]*typePlan{}
+	pl := makePlan(t, made)
+	plans.storeAll(made)
+	return pl
 }
 
-// makePlan is planOf with planMu held.
-func makePlan(t reflect.Type) *typePlan {
-	if pl, ok := plans.Load(t); ok {
-		return pl.(*typePlan)
+// makePlan is planOf with planMu held: it records the plans it makes in
+// made, for planOf to publish.
+func makePlan(t reflect.Type, made map[reflect.Type]*typePlan) *typePlan {
+	if pl, ok := plans.load(t); ok {
+		return pl
+	}
+	if pl, ok := made[t]; ok {
+		return pl
 	}
 	pl := &typePlan{typ: t, kind: t.Kind(), size: t.Size()}
 	switch {
@@ -506,12 +514,12 @@ func makePlan(t reflect.Type) *typePlan {
 			pl.reaches = true
 		case reflect.Array:
 			pl.length = t.Len()
-			pl.elem = makePlan(t.Elem())
+			pl.elem = makePlan(t.Elem(), made)
 			pl.reaches, pl.hasIgnored = pl.elem.reaches, pl.elem.hasIgnored
 		case reflect.Struct:
 			for i := range t.NumField() {
 				f := t.Field(i)
-				fp := makePlan(f.Type)
+				fp := makePlan(f.Type, made)
 				if f.Name == "_" || fp.size == 0 {
 					continue // blank fields are padding or markers; Go's == skips them too
 				}
@@ -525,7 +533,7 @@ func makePlan(t reflect.Type) *typePlan {
 	if pl.kind == reflect.Struct || pl.kind == reflect.Interface {
 		pl.stream = isStreamType(t)
 	}
-	plans.Store(t, pl)
+	made[t] = pl
 	return pl
 }
 
