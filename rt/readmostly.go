@@ -10,9 +10,9 @@ import (
 // lock; a write copies the map, under a lock.
 //
 // It stands where sync.Map would: a package that names sync.Map compiles
-// again the hash-trie behind it, fifty-odd functions that came to a tenth
-// of the runtime's compile, which the first build of every instrumented
-// program waits for.
+// again the generic hash-trie behind it, some sixty functions, which cost
+// the runtime's compile a tenth of its time; the first build of every
+// instrumented program waits for that compile.
 type readMostly[K comparable, V any] struct {
 	mu sync.Mutex // held by writers
 	m  atomic.Pointer[map[K]V]
