@@ -168,12 +168,12 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	case fe.p.opts.Panics:
 		fmt.Fprintf(&b, "%s.Inject(%s); ", rtName, siteRef)
 	}
-	// Roots that box into an interface for free (pointers, maps, …) go
-	// to Enter, which begins the call and snapshots it when wanted, in
-	// one call: half the code of Begin and a Snap behind Wants, which
-	// the compiler then compiles in every instrumented function. Other
-	// roots are boxed only when the call is to be snapshotted: boxing a
-	// value that is not a pointer costs an allocation.
+	// When every root boxes into an interface for free (pointers, maps,
+	// …), one call of Enter begins the call and snapshots it when
+	// wanted: less code for the compiler to compile in every instrumented
+	// function than Begin and a Snap behind Wants. Other roots are boxed
+	// only when the call is to be snapshotted, since boxing a value that
+	// is not a pointer costs an allocation.
 	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[1]s.Snap(%[4]s) }; ",
 		callName, rtName, siteRef, strings.Join(fe.roots, ", "))
 	if fe.rootsBoxFree() {
@@ -242,7 +242,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 }
 
 // rootsBoxFree reports whether every root of the function converts to an
-// interface without allocating, which its type says. False when the types
+// interface without allocating, as its type tells; false when the types
 // are not known.
 func (fe *funcEdits) rootsBoxFree() bool {
 	ts := fe.rootTypes()

@@ -486,7 +486,9 @@ func planOf(t reflect.Type) *typePlan {
 	defer planMu.Unlock()
 	made := map[reflect.Type]*typePlan{}
 	pl := makePlan(t, made)
-	plans.storeAll(made)
+	if len(made) > 0 {
+		plans.storeAll(made)
+	}
 	return pl
 }
 
