@@ -19,7 +19,7 @@ type S struct{ p *int }
 
 func F[T any, PT *int](
 	ptr *int, m map[int]int, ch chan int, fn func(), err error, up unsafe.Pointer, named P, alias A,
-	str string, n int, b []byte, s S, arr [1]*int, t T, pt PT, anyv any,
+	flag bool, c byte, i8 int8, str string, n int, b []byte, s S, arr [1]*int, t T, pt PT, anyv any,
 ) {
 }
 `
@@ -39,6 +39,7 @@ func TestBoxFree(t *testing.T) {
 	}
 	want := map[string]bool{
 		"ptr": true, "m": true, "ch": true, "fn": true, "err": true, "up": true, "named": true, "alias": true, "anyv": true,
+		"flag": true, "c": true, "i8": true,
 		// Boxed in an allocated copy; a type parameter may stand for any
 		// of them.
 		"str": false, "n": false, "b": false, "s": false, "arr": false, "t": false, "pt": false,

@@ -257,9 +257,10 @@ func (fe *funcEdits) rootsBoxFree() bool {
 	return true
 }
 
-// boxFree reports whether a value of type t is stored in an interface as
-// it is, with no copy on the heap: pointers, maps, channels, functions
-// and interfaces. (The compiler stores some other types without a copy
+// boxFree reports whether a value of type t goes into an interface with
+// no copy on the heap: pointers, maps, channels, functions and interfaces
+// are stored as they are, and booleans and bytes point into a table of
+// the runtime's. (The compiler stores some other types without a copy
 // too, such as structs of one pointer; they are rare roots.)
 func boxFree(t types.Type) bool {
 	t = types.Unalias(t)
@@ -272,7 +273,10 @@ func boxFree(t types.Type) bool {
 	case *types.Pointer, *types.Map, *types.Chan, *types.Signature, *types.Interface:
 		return true
 	case *types.Basic:
-		return u.Kind() == types.UnsafePointer
+		switch u.Kind() {
+		case types.UnsafePointer, types.Bool, types.Int8, types.Uint8:
+			return true
+		}
 	}
 	return false
 }
