@@ -1,10 +1,6 @@
 package instrument
 
 import (
-	"go/ast"
-	"go/importer"
-	"go/parser"
-	"go/token"
 	"go/types"
 	"testing"
 )
@@ -27,16 +23,7 @@ func F[T any, PT *int](
 // TestBoxFree: the roots that the prologue passes to rt.Enter, boxed at
 // every traced call, are those whose boxing allocates nothing.
 func TestBoxFree(t *testing.T) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "m.go", boxFixture, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
-	pkg, err := conf.Check("example.com/m", fset, []*ast.File{f}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, pkg := typeCheck(t, boxFixture)
 	want := map[string]bool{
 		"ptr": true, "m": true, "ch": true, "fn": true, "err": true, "up": true, "named": true, "alias": true, "anyv": true,
 		"flag": true, "c": true, "i8": true,

@@ -67,9 +67,12 @@ type Time struct{ t image.Uniform }      // unsupported: an interface field of a
 type Floats struct{ m map[float64]int }  // unsupported: a float key
 `
 
-func TestGraphSupports(t *testing.T) {
+// typeCheck parses and type-checks src as the single file of package
+// example.com/m.
+func typeCheck(t *testing.T, src string) (*token.FileSet, *types.Package) {
+	t.Helper()
 	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "m.go", graphFixture, parser.ParseComments)
+	f, err := parser.ParseFile(fset, "m.go", src, parser.ParseComments)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,6 +81,11 @@ func TestGraphSupports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fset, pkg
+}
+
+func TestGraphSupports(t *testing.T) {
+	fset, pkg := typeCheck(t, graphFixture)
 	tests := []struct {
 		name    string
 		ok      bool
