@@ -123,10 +123,12 @@ func durationText(ms int64) string {
 	return (time.Duration(ms) * time.Millisecond).String()
 }
 
-// outcomeText counts the experiments by outcome.
+// outcomeText counts the experiments by outcome. The outcomes count every
+// experiment, those that crashed or hung before their fault was injected
+// too: they add up to the experiments, not to the faults injected.
 func outcomeText(s Summary) string {
-	t := fmt.Sprintf("%d faults injected; %d test failed, %d test passed, %d absorbed (ended early: the failure stopped propagating), %d hang (timeout), %d crash (no test verdict)",
-		s.Fired, s.TestFailed, s.TestPassed, s.Absorbed, s.Timeouts, s.Crashed)
+	t := fmt.Sprintf("%d faults injected in %d; %d test failed, %d test passed, %d absorbed (ended early: the failure stopped propagating), %d hang (timeout), %d crash (no test verdict)",
+		s.Fired, s.Experiments, s.TestFailed, s.TestPassed, s.Absorbed, s.Timeouts, s.Crashed)
 	if s.NotStarted > 0 {
 		t += fmt.Sprintf(", %d not started", s.NotStarted)
 	}

@@ -51,10 +51,12 @@ func TestTextSummaryNamesRunsAndTimes(t *testing.T) {
 			ExperimentsMs: 28, WallMs: 15200, Sessions: 1},
 			[]string{
 				"campaign: 1 packages, 3 tests; 3 profile runs, 8 experiments, 2 natural reruns, 0 rechecks; wall time 15.2s, experiment time 28ms (summed)\n",
-				"experiments: 8 faults injected; 6 test failed, 1 test passed, 1 absorbed (ended early: the failure stopped propagating), 0 hang (timeout), 0 crash (no test verdict)\n",
+				"experiments: 8 faults injected in 8; 6 test failed, 1 test passed, 1 absorbed (ended early: the failure stopped propagating), 0 hang (timeout), 0 crash (no test verdict)\n",
 			}},
 		{"resumed", Summary{Experiments: 2, ExperimentsMs: 1500, WallMs: 61000, Sessions: 2, Crashed: 1, NotStarted: 1},
 			[]string{"wall time 1m1s summed over 2 sessions (resumed or sharded), experiment time 1.5s (summed)", "1 crash (no test verdict), 1 not started\n"}},
+		{"crashed before its fault", Summary{Experiments: 3, Fired: 2, TestFailed: 2, Crashed: 1, ExperimentsMs: 9},
+			[]string{"experiments: 2 faults injected in 3; 2 test failed, 0 test passed, 0 absorbed (ended early: the failure stopped propagating), 0 hang (timeout), 1 crash (no test verdict)\n"}},
 		{"old journal", Summary{ExperimentsMs: 5},
 			[]string{"wall time not recorded, experiment time 5ms (summed)"}},
 	} {
