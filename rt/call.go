@@ -205,10 +205,10 @@ var callSeq atomic.Uint64
 // A Call is a value, and roots are kept only when snapshotted, so that a
 // call that is not snapshotted allocates nothing for them: the deferred
 // Exit keeps its Call in the caller's frame, and the caller's slice of
-// roots stays on its stack. Instrumented code calls Enter when every root
-// is stored in an interface as it is (a pointer, map, channel, function
-// or interface), and otherwise Begin, then Snap when the call Wants one:
-// boxing another value allocates.
+// roots stays on its stack. Instrumented code calls Enter when boxing
+// every root allocates nothing (a pointer, map, channel, function,
+// interface, boolean or byte), and otherwise Begin, then Snap when the
+// call Wants one: boxing another value allocates.
 func Enter(s *Site, roots ...any) Call {
 	c := begin(s)
 	if c.is(callWanted) {
