@@ -174,21 +174,37 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// function than Begin and a Snap behind Wants. Other roots are boxed
 	// only when the call is to be snapshotted, since boxing a value that
 	// is not a pointer costs an allocation.
-	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[1]s.Snap(%[4]s) }; ",
-		callName, rtName, siteRef, strings.Join(fe.roots, ", "))
-	if fe.rootsBoxFree() {
-		enter = fmt.Sprintf("%s := %s.Enter(%s); ", callName, rtName, strings.Join(append([]string{siteRef}, fe.roots...), ", "))
-	}
-	enter += fmt.Sprintf("defer %s.Exit(&%s, %s) }; ", callName, doneName, fe.errArg())
+	//
 	// A function that opens with the lock idiom is snapshotted once it
 	// holds the lock, and compared before the lock is released: the
 	// snapshot then reads nothing that another goroutine writes under
-	// that lock. The fault is still injected at entry, before the lock,
-	// where a caller would see the function fail without it running.
-	// A function that takes a lock in any other way is not snapshotted
-	// (see otherLock): at entry, other goroutines may be writing what
-	// the lock guards.
+	// that lock. The runtime is told which lock the call holds, which it
+	// reads under without taking it as it takes the others it meets (see
+	// heldLock). The fault is still injected at entry, before the lock,
+	// where a caller would see the function fail without it running. A
+	// function that takes a lock in any other way is not snapshotted (see
+	// otherLock): at entry, other goroutines may be writing what the lock
+	// guards.
 	unlock := lockIdiom(fe.body, fe.src, fe.tf)
+	held := ""
+	if unlock != nil {
+		held = fe.heldLock()
+	}
+	snap := fmt.Sprintf("%s.Snap(%s)", callName, strings.Join(fe.roots, ", "))
+	if held != "" {
+		snap = fmt.Sprintf("%s.Holding(%s); %s", callName, held, snap)
+	}
+	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[4]s }; ", callName, rtName, siteRef, snap)
+	if fe.rootsBoxFree() {
+		args := append([]string{siteRef}, fe.roots...)
+		enterFunc := "Enter"
+		if held != "" {
+			args = slices.Insert(args, 1, held)
+			enterFunc = "EnterHolding"
+		}
+		enter = fmt.Sprintf("%s := %s.%s(%s); ", callName, rtName, enterFunc, strings.Join(args, ", "))
+	}
+	enter += fmt.Sprintf("defer %s.Exit(&%s, %s) }; ", callName, doneName, fe.errArg())
 	probed := fe.probedAcquisitions()
 	if unlock != nil {
 		// The idiom's own lock comes before the probes are declared (and
@@ -211,6 +227,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	fe.insertPrologue(&local, b.String())
 	callSites := fe.rewriteCalls(&local, siteIdx+1)
 	fe.insertProbes(&local, probed)
+	hooks := fe.insertLockHooks(&local)
 	if err := fe.rewriteReturns(&local); err != nil {
 		return err
 	}
@@ -218,12 +235,13 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	st.ends = fe.ends
 	if st.noSnapshot == "" && fe.twinnable() {
 		gate := rtName + ".On"
-		if untraceable && len(callSites) == 0 && len(probed) == 0 && len(fe.p.handlers) == handlersBefore {
+		if untraceable && len(callSites) == 0 && len(probed) == 0 && len(fe.p.handlers) == handlersBefore && hooks == 0 {
 			// The runtime may have no use for the function's calls (see
 			// rt.Site.Gate): it then lets them skip the twin, whose body
 			// differs from the function's only by the prologue and the
-			// returns. A twin with injection points, handlers or probes
-			// of its own is never skipped: they are reached in it.
+			// returns. A twin with injection points, handlers, probes or
+			// lock hooks of its own is never skipped: they are reached
+			// in it.
 			st.gate = fmt.Sprintf("%s%d", gatePrefix, siteIdx)
 			gate = st.gate
 		}
@@ -314,6 +332,93 @@ func (fe *funcEdits) otherLock(unlock *ast.DeferStmt) token.Pos {
 		return true
 	})
 	return pos
+}
+
+// heldLock returns Go code for the lock that the lock idiom opening the
+// function takes, as rt.Holding wants it (see lockOperand).
+func (fe *funcEdits) heldLock() string {
+	return fe.lockOperand(fe.body.List[0].(*ast.ExprStmt).X.(*ast.CallExpr))
+}
+
+// lockOperand returns Go code for the lock that call, x.Lock() or the
+// like, takes, as the runtime wants it: the address of its sync.Mutex or
+// sync.RWMutex (through the embedded fields that promote its Lock), or
+// the interface or type parameter whose Lock it calls, whose dynamic value
+// the runtime looks at. It returns "" when the types are not known, the
+// lock is of another kind, or x could have side effects when evaluated
+// again.
+func (fe *funcEdits) lockOperand(call *ast.CallExpr) string {
+	sel := call.Fun.(*ast.SelectorExpr)
+	if fe.p.info == nil || !fieldChain(fe.p.info, sel.X) {
+		return ""
+	}
+	tv, ok := fe.p.info.Types[sel.X]
+	if !ok || tv.Type == nil {
+		return ""
+	}
+	expr := "(" + string(fe.src[fe.off(sel.X.Pos()):fe.off(sel.X.End())]) + ")"
+	t := tv.Type
+	switch types.Unalias(t).(type) {
+	case *types.TypeParam:
+		return expr
+	}
+	if _, ok := t.Underlying().(*types.Interface); ok {
+		return expr
+	}
+	// The embedded fields that promote the method lead to the lock.
+	m, index, _ := types.LookupFieldOrMethod(t, tv.Addressable(), fe.p.pkg, sel.Sel.Name)
+	if fn, ok := m.(*types.Func); !ok || fn.Pkg() == nil || fn.Pkg().Path() != "sync" {
+		return ""
+	}
+	for _, i := range index[:len(index)-1] {
+		st, ok := derefType(t).Underlying().(*types.Struct)
+		if !ok || i >= st.NumFields() {
+			return ""
+		}
+		f := st.Field(i)
+		expr += "." + f.Name()
+		t = f.Type()
+	}
+	if p, ok := t.Underlying().(*types.Pointer); ok {
+		t = p.Elem()
+	} else {
+		expr = "&" + expr
+	}
+	if named, ok := types.Unalias(t).(*types.Named); !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "sync" ||
+		named.Obj().Name() != "Mutex" && named.Obj().Name() != "RWMutex" {
+		return ""
+	}
+	return expr
+}
+
+// insertLockHooks tells the runtime of each lock that the function's own
+// statements take for writing, x.Lock(), right after it is taken, and
+// returns how many it found: a snapshot of another call that read what
+// the lock guards learns that something else may have written it since
+// (see rt.Took).
+func (fe *funcEdits) insertLockHooks(edits *editList) int {
+	n := 0
+	fe.eachOwnStatement(func(s ast.Stmt) {
+		es, ok := s.(*ast.ExprStmt)
+		if !ok {
+			return
+		}
+		call, ok := ast.Unparen(es.X).(*ast.CallExpr)
+		if !ok {
+			return
+		}
+		if _, name := selectorCall(call); name != "Lock" {
+			return
+		}
+		lock := fe.lockOperand(call)
+		if lock == "" {
+			return
+		}
+		end := fe.off(s.End())
+		edits.insert(end, fmt.Sprintf("; %s.Took(%s)", rtName, lock)+lineDirective(fe.p.fset, fe.tf, end))
+		n++
+	})
+	return n
 }
 
 // errArg is the runtime's view of the error result: its address, or nil.

@@ -41,6 +41,12 @@ type callExt struct {
 	// functions of reflect's iterators (Value.Seq, Type.Fields) again.
 	snap  unsafe.Pointer
 	flags callFlags // callTooLarge, callOverBudget, callOverLive
+	// held is the lock the call holds, from the lock idiom it opens with
+	// (see Holding): a *sync.Mutex or *sync.RWMutex, or nil.
+	held unsafe.Pointer
+	// locked, when the snapshot found a lock held elsewhere (see
+	// locks.go), is the reason of the call's verdict.
+	locked string
 }
 
 // callFlags are what a Call knows about itself beyond its numbers.
@@ -217,6 +223,35 @@ func Enter(s *Site, roots ...any) Call {
 	return c
 }
 
+// EnterHolding is Enter for a function that opens with the lock idiom
+// (x.Lock(); defer x.Unlock()), called once it holds lock (see Holding).
+func EnterHolding(s *Site, lock any, roots ...any) Call {
+	c := begin(s)
+	if c.is(callWanted) {
+		c.Holding(lock)
+		c.Snap(roots...)
+	}
+	return c
+}
+
+// Holding tells a call to be snapshotted that it holds lock, the
+// *sync.Mutex or *sync.RWMutex of the lock idiom it opens with (or an
+// interface that holds one), before it Snaps: its snapshot and its
+// comparison read what the lock guards without taking it, as any other
+// lock they meet (see locks.go). Another value tells it nothing.
+func (c *Call) Holding(lock any) {
+	p := lockPointer(lock)
+	if p == nil || !c.is(callWanted) {
+		return
+	}
+	ext := &callExt{}
+	if c.ext != nil {
+		*ext = *c.ext
+	}
+	ext.held = p
+	c.ext = ext
+}
+
 // Begin starts a call of s: numbered, and, in a profile run, tracked as in
 // progress. Instrumented code then snapshots it only when it Wants: the
 // roots that are not pointers are boxed (and allocated) only then.
@@ -341,7 +376,14 @@ func (c *Call) Snap(roots ...any) {
 		ext.flags |= callOverLive
 		return
 	}
-	snap, ok := takeSnapshot(all, int(min(int64(budget), left)))
+	locks := &lockSet{held: ext.held}
+	snap, ok := takeLockedSnapshot(all, int(min(int64(budget), left)), locks)
+	if ok {
+		// Watched before they are released: from then on, another
+		// goroutine may take them.
+		snap.watches = locks.watch()
+	}
+	locks.release()
 	if snap != nil {
 		snap.names = s.rootNames(len(all))
 		liveSnapshotWords.Add(int64(snap.used))
@@ -349,6 +391,8 @@ func (c *Call) Snap(roots ...any) {
 	ext.snap = unsafe.Pointer(snap)
 	switch {
 	case ok:
+	case locks.blocked != "":
+		ext.locked = lockReason(locks.blocked, "entry")
 	case int64(budget) > left:
 		ext.flags |= callOverLive
 	default:
@@ -400,6 +444,7 @@ func (c *Call) end(done *int32, errp *error) {
 	snap := callSnapshot(c)
 	if snap != nil {
 		defer liveSnapshotWords.Add(-int64(snap.used))
+		defer unwatch(snap.watches)
 	}
 	var failure string
 	var err error
@@ -430,27 +475,55 @@ func (c *Call) end(done *int32, errp *error) {
 		exitUnsnapped(c, &v)
 		return
 	}
-	if c.is(callTooLarge) {
+	switch {
+	case c.is(callTooLarge):
 		v.verdict = "unknown"
 		v.reason = "graph too large"
-	} else {
-		snap.scratch = c.site.scratch()
-		if d, equal := snap.firstDiff(snap.roots, snap.names); equal {
-			v.verdict = "atomic"
-		} else {
-			v.verdict, v.diff = "non-atomic", d
-		}
+	case snap == nil:
+		v.verdict, v.reason = "unknown", c.ext.locked
+	default:
+		// A masked call is rolled back: for the calls around it, it
+		// failed atomically. The comparison and the rollback hold the
+		// locks they read under, which are released before the
+		// program's code runs again (v.err's methods, say).
+		snap.locks = &lockSet{held: c.ext.held}
+		v.verdict, v.diff, v.reason, v.masked = compareAndRollBack(snap, campaign.masks[c.site.ID], c.site.scratch())
 	}
-	// A masked call is rolled back: for the calls around it, it failed
-	// atomically.
-	v.masked = campaign.masks[c.site.ID] && snap != nil
 	if !v.placed() {
 		v.placeIn(c.seq, v.verdict == "non-atomic" && !v.masked)
 	}
 	writeVerdict(&v)
-	if v.masked && v.verdict == "non-atomic" {
-		snap.restore()
+}
+
+// compareAndRollBack compares a failed call's graph with its snapshot,
+// holding the locks that snap.locks takes, and, when the call is masked,
+// rolls it back. masked says whether the call counts as rolled back.
+func compareAndRollBack(snap *snapshot, mask bool, scratch *scratchSet) (verdict string, d difference, reason string, masked bool) {
+	defer func() {
+		snap.locks.release()
+		snap.locks = nil
+	}()
+	snap.scratch = scratch
+	d, equal := snap.firstDiff(snap.roots, snap.names)
+	switch {
+	case snap.locks.blocked != "":
+		return "unknown", difference{}, lockReason(snap.locks.blocked, "exit"), false
+	case equal:
+		return "atomic", difference{}, "", mask
 	}
+	if lock := contended(snap.watches); lock != "" {
+		// Nor rolled back: that would undo the other goroutine's writes.
+		return "unknown", difference{}, contendedReason(lock), false
+	}
+	switch {
+	case !mask:
+		return "non-atomic", d, "", false
+	}
+	if !snap.lockObjects() {
+		return "unknown", difference{}, lockReason(snap.locks.blocked, "exit") + ", nor rolled back", false
+	}
+	snap.restore()
+	return "non-atomic", d, "", true
 }
 
 // placeIn places the failed call entered at seq in its failure chain, and
@@ -470,8 +543,11 @@ func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
 func injectedFailure(c *Call, v *verdictEvent) bool {
 	nonAtomic := false
 	if snap := callSnapshot(c); snap != nil && !c.is(callTooLarge) {
+		snap.locks = &lockSet{held: c.ext.held}
 		_, equal := snap.firstDiff(snap.roots, snap.names)
-		nonAtomic = !equal && !campaign.masks[c.site.ID]
+		nonAtomic = !equal && !campaign.masks[c.site.ID] && snap.locks.blocked == "" && contended(snap.watches) == ""
+		snap.locks.release()
+		snap.locks = nil
 	}
 	v.placeIn(c.seq, nonAtomic)
 	return v.injected
@@ -511,7 +587,9 @@ const (
 var afterFault, afterFaultChecks atomic.Int32
 
 // unsnapped says the campaign asked for no snapshot of this call.
-func (c *Call) unsnapped() bool { return callSnapshot(c) == nil && !c.is(callTooLarge) }
+func (c *Call) unsnapped() bool {
+	return callSnapshot(c) == nil && !c.is(callTooLarge) && (c.ext == nil || c.ext.locked == "")
+}
 
 // snapshotWanted reports whether the settings want the nth call of s
 // snapshotted. The site's targets are looked up by ID once, not at every

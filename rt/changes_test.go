@@ -94,7 +94,7 @@ func TestChanges(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, b := newCodec(), &box[int]{}
 			roots, names := []any{c, b}, []string{"v", "b"}
-			s, ok := snapshotGraph(roots, 0)
+			s, ok := snapshotGraph(roots, 0, nil)
 			if !ok {
 				t.Fatal("snapshot over budget")
 			}

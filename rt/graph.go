@@ -63,6 +63,15 @@ type snapshot struct {
 	// scratch holds the fields that comparison counts as scratch, or nil.
 	scratch *scratchSet
 
+	// locks, when set, are the locks that a walk of live memory takes
+	// before it reads a struct that holds some (see locks.go): set while
+	// the snapshot is taken, and by the caller of a comparison or a
+	// restore that takes them.
+	locks *lockSet
+	// watches are the locks the snapshot took, watched until the call
+	// ends (see locks.go).
+	watches []*lockWatch
+
 	// Used while the snapshot is taken only.
 	budget, used int
 	pending      []savedRun
@@ -138,6 +147,9 @@ type typePlan struct {
 	stream bool
 	length int         // arrays
 	fields []fieldPlan // structs: fields with state, blank fields left out
+	// locks are the locks that a struct or array holds inline, or points
+	// to from a field of its own (see locks.go).
+	locks []lockField
 	// elem is the element type of arrays, set when the plan is made.
 	elem *typePlan
 	// target is the element type of pointers, slices and maps, and key
@@ -169,17 +181,25 @@ type fieldPlan struct {
 // takeSnapshot never panics: a graph it cannot walk is reported as too
 // large, because a panic here would crash the program under test.
 func takeSnapshot(roots []any, budget int) (s *snapshot, ok bool) {
+	return takeLockedSnapshot(roots, budget, nil)
+}
+
+// takeLockedSnapshot is takeSnapshot taking the locks that guard what it
+// reads (see locks.go), which it leaves held in locks, for the caller to
+// release. When a lock is held elsewhere, ok is false and locks.blocked
+// names it.
+func takeLockedSnapshot(roots []any, budget int, locks *lockSet) (s *snapshot, ok bool) {
 	defer func() {
 		if recover() != nil {
 			s, ok = nil, false
 		}
 	}()
-	return snapshotGraph(roots, budget)
+	return snapshotGraph(roots, budget, locks)
 }
 
-// snapshotGraph is takeSnapshot without the guard against panics, so that
-// tests see them.
-func snapshotGraph(roots []any, budget int) (*snapshot, bool) {
+// snapshotGraph is takeLockedSnapshot without the guard against panics,
+// so that tests see them, nor the release of the locks.
+func snapshotGraph(roots []any, budget int, locks *lockSet) (*snapshot, bool) {
 	if budget <= 0 {
 		budget = defaultSnapshotBudget
 	}
@@ -189,6 +209,7 @@ func snapshotGraph(roots []any, budget int) (*snapshot, bool) {
 		arrays:  make(map[arrayKey]unsafe.Pointer),
 		maps:    make(map[objectKey]*savedMap),
 		budget:  budget,
+		locks:   locks,
 	}
 	anyPlan := s.plan(reflect.TypeFor[any]())
 	for i := range s.roots {
@@ -205,7 +226,7 @@ func snapshotGraph(roots []any, budget int) (*snapshot, bool) {
 			}
 		}
 	}
-	s.pending, s.batches, s.lastBatch = nil, nil, nil
+	s.pending, s.batches, s.lastBatch, s.locks = nil, nil, nil, nil
 	return s, true
 }
 
@@ -274,7 +295,7 @@ func (s *snapshot) savePointee(target unsafe.Pointer, elem *typePlan) bool {
 	if _, seen := s.objects[key]; seen {
 		return true
 	}
-	if !s.charge(wordsOf(1, elem.size)) {
+	if !s.charge(wordsOf(1, elem.size)) || !s.locks.lockValues(target, elem, 1) {
 		return false
 	}
 	c := s.newCopy(elem)
@@ -298,7 +319,7 @@ func (s *snapshot) saveSlice(v reflect.Value, pl *typePlan) bool {
 	if _, seen := s.arrays[key]; seen {
 		return true
 	}
-	if !s.charge(wordsOf(n, elem.size)) {
+	if !s.charge(wordsOf(n, elem.size)) || !s.locks.lockValues(v.UnsafePointer(), elem, n) {
 		return false
 	}
 	cp := s.newCopies(elem, n)
@@ -518,10 +539,15 @@ func makePlan(t reflect.Type, made map[reflect.Type]*typePlan) *typePlan {
 			pl.length = t.Len()
 			pl.elem = makePlan(t.Elem(), made)
 			pl.reaches, pl.hasIgnored = pl.elem.reaches, pl.elem.hasIgnored
+			pl.locks = arrayLocks(pl.length, t.Elem(), pl.elem)
 		case reflect.Struct:
 			for i := range t.NumField() {
 				f := t.Field(i)
 				fp := makePlan(f.Type, made)
+				if f.Name != "_" {
+					// A blank lock guards nothing: nothing can take it.
+					pl.locks = append(pl.locks, fieldLocks(f.Name, f.Offset, f.Type, fp)...)
+				}
 				if f.Name == "_" || fp.size == 0 {
 					continue // blank fields are padding or markers; Go's == skips them too
 				}

@@ -67,6 +67,11 @@ func (k changes) String() string { return changesNames[k] }
 // the difference reported is one with the fewest indirections from a root,
 // which is usually the one that explains the others.
 //
+// When s.locks is set, the walk takes the locks that guard what it reads
+// now (see locks.go) and leaves them held, for the caller to release. A
+// lock held elsewhere ends it: it then reports equal, with s.locks.blocked
+// naming the lock.
+//
 // firstDiff never panics; should the walk fail on a graph it cannot
 // handle, it reports equal, since it has no way to say "unknown" and a
 // panic would crash the program under test.
@@ -115,6 +120,9 @@ func (s *snapshot) compareGraph(roots []any, names []string) (difference, bool) 
 			found = c.run(it)
 		}
 		if found {
+			if s.locks != nil && s.locks.blocked != "" {
+				return difference{}, true
+			}
 			return c.diffs[callerVisible], false
 		}
 	}
@@ -243,6 +251,9 @@ func (c *comparer) enter(k changes) changes {
 
 // run compares the values of a queued item one by one.
 func (c *comparer) run(it compareItem) bool {
+	if !c.s.locks.lockValues(it.live, it.plan, it.n) {
+		return true // blocked: compareGraph tells it from a difference
+	}
 	size := it.plan.size
 	if it.plan.flat && memEqual(it.saved, it.live, uintptr(it.n)*size) {
 		return false

@@ -187,7 +187,7 @@ func FuzzFirstDiff(f *testing.F) {
 		r := buildFuzzGraph(&in)
 		roots := []any{r}
 		names := []string{"v"}
-		s, ok := snapshotGraph(roots, budget)
+		s, ok := snapshotGraph(roots, budget, nil)
 		if !ok {
 			if budget == 0 {
 				t.Fatal("small graph over the default budget")

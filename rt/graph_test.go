@@ -672,7 +672,7 @@ func TestFirstDiff(t *testing.T) {
 			}
 			roots, mutate := tc.build()
 			// The functions without the panic guard, so that a panic shows.
-			s, ok := snapshotGraph(roots, 0)
+			s, ok := snapshotGraph(roots, 0, nil)
 			if !ok {
 				t.Fatal("snapshot over budget")
 			}
@@ -703,7 +703,7 @@ func TestFirstDiffNaNKeys(t *testing.T) {
 			m[math.NaN()] = strconv.Itoa(i)
 		}
 		roots := []any{m}
-		s, ok := snapshotGraph(roots, 0)
+		s, ok := snapshotGraph(roots, 0, nil)
 		if !ok {
 			t.Fatal("snapshot over budget")
 		}
@@ -744,7 +744,7 @@ func TestSnapshotBudget(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			roots := []any{tt.root}
-			s, ok := snapshotGraph(roots, tt.budget)
+			s, ok := snapshotGraph(roots, tt.budget, nil)
 			if ok != tt.ok {
 				t.Fatalf("ok = %v, want %v", ok, tt.ok)
 			}

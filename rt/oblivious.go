@@ -83,6 +83,7 @@ func swallow(c *Call, done *int32, errp *error) *swallowed {
 	case c.is(callWrapOnly):
 		if snap != nil {
 			liveSnapshotWords.Add(-int64(snap.used))
+			unwatch(snap.watches)
 		}
 	case snap != nil && campaign.noSnapshots:
 		// A run without snapshots takes one of an atomic
@@ -90,6 +91,7 @@ func swallow(c *Call, done *int32, errp *error) *swallowed {
 		// is one of the run's unsnapshotted calls.
 		c.ext.snap = nil // Snap gave the call an ext of its own
 		liveSnapshotWords.Add(-int64(snap.used))
+		defer unwatch(snap.watches)
 		c.end(done, errp)
 	default:
 		c.end(done, errp)
@@ -100,9 +102,16 @@ func swallow(c *Call, done *int32, errp *error) *swallowed {
 	e := &swallowed{site: c.site, call: c.number(), failure: failure, atomic: campaign.masks[c.site.ID]}
 	if e.atomic && snap != nil && !c.is(callTooLarge) {
 		// end rolled a non-atomic call back already; restore writes only
-		// what differs, so a second one writes nothing.
-		snap.restore()
-		e.rolledBack = true
+		// what differs, so a second one writes nothing. It holds the
+		// locks that guard what it writes, and does not undo what
+		// another goroutine wrote under them (see locks.go).
+		snap.locks = &lockSet{held: c.ext.held}
+		if contended(snap.watches) == "" && snap.lockObjects() {
+			snap.restore()
+			e.rolledBack = true
+		}
+		snap.locks.release()
+		snap.locks = nil
 	}
 	e.swallowed = !e.atomic || e.rolledBack
 	if failure == "error" {

@@ -208,7 +208,7 @@ func TestOpaqueLeaves(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h, call := tt.setup(t)
-			s, ok := snapshotGraph([]any{h}, 0)
+			s, ok := snapshotGraph([]any{h}, 0, nil)
 			if !ok {
 				t.Fatal("snapshot over budget")
 			}

@@ -76,3 +76,68 @@ func (s *Store) Move(to *Store, k string) error {
 	to.m[k] = s.m[k]
 	return nil
 }
+
+// Cache embeds its lock: the runtime is told of &(c).Mutex.
+type Cache struct {
+	sync.Mutex
+	n map[int]int
+}
+
+func (c *Cache) Add(k int) error {
+	c.Lock()
+	defer c.Unlock()
+	c.n[k]++
+	return nil
+}
+
+// Shared points to its lock, and Guarded locks through an interface.
+type Shared struct {
+	mu     *sync.RWMutex
+	locker sync.Locker
+	n      int
+}
+
+func (s *Shared) Inc() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.n++
+	return nil
+}
+
+func (s *Shared) Guarded() error {
+	s.locker.Lock()
+	defer s.locker.Unlock()
+	s.n--
+	return nil
+}
+
+var (
+	regMu sync.Mutex
+	reg   = map[string]int{}
+)
+
+// Register takes a package-level lock.
+func Register(name string) error {
+	regMu.Lock()
+	defer regMu.Unlock()
+	reg[name]++
+	return nil
+}
+
+// spin is a lock of its own kind: the runtime is told nothing.
+type spin struct{ held bool }
+
+func (l *spin) Lock()   { l.held = true }
+func (l *spin) Unlock() { l.held = false }
+
+type Spun struct {
+	l spin
+	n int
+}
+
+func (s *Spun) Inc() error {
+	s.l.Lock()
+	defer s.l.Unlock()
+	s.n++
+	return nil
+}

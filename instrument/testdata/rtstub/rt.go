@@ -55,6 +55,10 @@ func Inject(s *Site) error { return nil }
 
 func Enter(s *Site, roots ...any) Call { return Call{} }
 
+func EnterHolding(s *Site, lock any, roots ...any) Call { return Call{} }
+
+func (c *Call) Holding(lock any) {}
+
 func Begin(s *Site) Call { return Call{} }
 
 func (c *Call) Wants() bool { return false }

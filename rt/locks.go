@@ -1,0 +1,369 @@
+package rt
+
+import (
+	"reflect"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"unsafe"
+)
+
+// Locks in the object graph. A call that takes no lock itself may still
+// reach, through its receiver, data that other goroutines write under a
+// lock: afero's MemMapFs.MkdirAll calls Mkdir, which writes the map
+// m.data under m.mu. A snapshot that read such a map while another
+// goroutine wrote it would be a data race, and for a map a fatal error
+// that nothing recovers ("concurrent map iteration and map write").
+//
+// So the walks of live memory made for detection (the snapshot at entry,
+// the comparison at exit, the rollback of a masked replay) treat a
+// sync.Mutex or sync.RWMutex in a struct, inline, embedded or behind a
+// pointer, as guarding the struct's other fields and what they lead to.
+// Before reading such a struct, a walk takes its locks with TryLock (a
+// read lock of an RWMutex) and holds every lock it took until it is
+// over. A lock that is held already (by another goroutine, or by a
+// caller of the call) ends the walk: the call gets the verdict
+// "unknown" and says which lock. A walk never waits for a lock, so it
+// cannot deadlock, and it releases what it took before any of the
+// program's code runs again.
+//
+// The lock a call holds itself, the one of the lock idiom it opens with
+// (see EnterHolding), is read under without being taken.
+//
+// A lock the snapshot took was free at entry, so other goroutines may
+// take it during the call and write what it guards: a change found at
+// exit may be theirs. The snapshot watches the locks it took until the
+// call ends, and instrumented code reports each lock it takes for
+// writing (Took). A call whose watched lock another goroutine took gets
+// the verdict "unknown" when its graph changed, rather than the blame for
+// another's write. Writers that atomicx did not instrument go unseen.
+
+// lockField is a lock inside a value of some type: a sync.Mutex or
+// sync.RWMutex, or a pointer to one.
+type lockField struct {
+	name   string // the field's path in the value: "mu", "inner.mu", "[2].mu"
+	offset uintptr
+	rw     bool // a sync.RWMutex: walks take its read lock
+	ptr    bool // the field is a pointer to the lock
+}
+
+var (
+	mutexType   = reflect.TypeFor[sync.Mutex]()
+	rwMutexType = reflect.TypeFor[sync.RWMutex]()
+)
+
+// fieldLocks returns the locks that a field of type t at offset holds,
+// given the plan fp of t: t itself when it is a lock or a pointer to
+// one, else the locks of fp, which hold them inline.
+func fieldLocks(name string, offset uintptr, t reflect.Type, fp *typePlan) []lockField {
+	switch t {
+	case mutexType:
+		return []lockField{{name: name, offset: offset}}
+	case rwMutexType:
+		return []lockField{{name: name, offset: offset, rw: true}}
+	}
+	if t.Kind() == reflect.Pointer {
+		switch t.Elem() {
+		case mutexType:
+			return []lockField{{name: name, offset: offset, ptr: true}}
+		case rwMutexType:
+			return []lockField{{name: name, offset: offset, rw: true, ptr: true}}
+		}
+	}
+	if len(fp.locks) == 0 {
+		return nil
+	}
+	ls := make([]lockField, 0, len(fp.locks))
+	for _, l := range fp.locks {
+		sep := "."
+		if l.name[0] == '[' {
+			sep = ""
+		}
+		l.name = name + sep + l.name
+		l.offset += offset
+		ls = append(ls, l)
+	}
+	return ls
+}
+
+// arrayLocks returns the locks that an array of n values of type et,
+// planned as elem, holds inline.
+func arrayLocks(n int, et reflect.Type, elem *typePlan) []lockField {
+	if len(elem.locks) == 0 && len(fieldLocks("", 0, et, elem)) == 0 {
+		return nil
+	}
+	var ls []lockField
+	for i := range n {
+		ls = append(ls, fieldLocks("["+strconv.Itoa(i)+"]", uintptr(i)*elem.size, et, elem)...)
+	}
+	return ls
+}
+
+// lockSet is the locks a walk of live memory holds: the one the call
+// holds itself, read under freely, and the ones the walk took, to be
+// released when it is over.
+type lockSet struct {
+	// held is the lock the call holds (a *sync.Mutex or *sync.RWMutex),
+	// or nil.
+	held unsafe.Pointer
+	// taken lists the locks the walk took, in order; takenSet indexes
+	// them once there are many.
+	taken    []takenLock
+	takenSet map[unsafe.Pointer]struct{}
+	// blocked names the lock that was held elsewhere and ended the walk:
+	// "afero.MemMapFs.mu".
+	blocked string
+}
+
+// takenLock is a lock a walk took: its address, whether it is an RWMutex
+// taken for reading, and where the walk found it, which names it.
+type takenLock struct {
+	p     unsafe.Pointer
+	rw    bool
+	in    *typePlan
+	field int // index in in.locks
+}
+
+// name names the lock: "afero.MemMapFs.mu".
+func (t takenLock) name() string { return t.in.typ.String() + "." + t.in.locks[t.field].name }
+
+// lockValues takes the locks of n consecutive values of type pl at p, and
+// reports false, naming the lock in ls.blocked, when one is held
+// elsewhere. ls may be nil: a walk that takes no lock.
+func (ls *lockSet) lockValues(p unsafe.Pointer, pl *typePlan, n int) bool {
+	if ls == nil || len(pl.locks) == 0 {
+		return true
+	}
+	for i := range n {
+		v := unsafe.Add(p, uintptr(i)*pl.size)
+		for j, l := range pl.locks {
+			lp := unsafe.Add(v, l.offset)
+			if l.ptr {
+				if lp = *(*unsafe.Pointer)(lp); lp == nil {
+					continue
+				}
+			}
+			if !ls.take(takenLock{lp, l.rw, pl, j}) {
+				ls.blocked = takenLock{in: pl, field: j}.name()
+				if n > 1 {
+					ls.blocked = pl.typ.String() + "[" + strconv.Itoa(i) + "]." + l.name
+				}
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// take takes lock t, once per walk, unless the call holds it; it reports
+// false when the lock is held elsewhere.
+func (ls *lockSet) take(t takenLock) bool {
+	p := t.p
+	if p == ls.held {
+		return true
+	}
+	if ls.takenSet != nil {
+		if _, ok := ls.takenSet[p]; ok {
+			return true
+		}
+	} else {
+		for _, u := range ls.taken {
+			if u.p == p {
+				return true
+			}
+		}
+	}
+	var ok bool
+	if t.rw {
+		ok = (*sync.RWMutex)(p).TryRLock()
+	} else {
+		ok = (*sync.Mutex)(p).TryLock()
+	}
+	if !ok {
+		return false
+	}
+	ls.taken = append(ls.taken, t)
+	const linearScan = 16
+	switch {
+	case ls.takenSet != nil:
+		ls.takenSet[p] = struct{}{}
+	case len(ls.taken) > linearScan:
+		ls.takenSet = make(map[unsafe.Pointer]struct{}, 2*len(ls.taken))
+		for _, u := range ls.taken {
+			ls.takenSet[u.p] = struct{}{}
+		}
+	}
+	return true
+}
+
+// release releases the locks the walk took, the last taken first. The
+// set can be used again: it forgets them.
+func (ls *lockSet) release() {
+	if ls == nil {
+		return
+	}
+	for i := len(ls.taken) - 1; i >= 0; i-- {
+		if t := ls.taken[i]; t.rw {
+			(*sync.RWMutex)(t.p).RUnlock()
+		} else {
+			(*sync.Mutex)(t.p).Unlock()
+		}
+	}
+	ls.taken, ls.takenSet = ls.taken[:0], nil
+}
+
+// lockReason is the reason of the verdict of a call whose walk found a
+// lock held, at entry (the snapshot) or at exit (the comparison).
+func lockReason(blocked, when string) string {
+	return blocked + " was locked at " + when + ", by a caller or another goroutine: the graph it guards was not read"
+}
+
+// lockObjects takes, with s.locks, the locks that guard every object,
+// array and map that a restore writes back, and reports false when one is
+// held elsewhere.
+func (s *snapshot) lockObjects() bool {
+	for k := range s.objects {
+		if !s.locks.lockValues(k.addr, k.plan, 1) {
+			return false
+		}
+	}
+	for k := range s.arrays {
+		if !s.locks.lockValues(k.data, k.elem, k.len) {
+			return false
+		}
+	}
+	return true
+}
+
+// lockPointer returns the address of the lock in lock, a *sync.Mutex or
+// *sync.RWMutex (or an interface that holds one), or nil.
+func lockPointer(lock any) unsafe.Pointer {
+	switch l := lock.(type) {
+	case *sync.Mutex:
+		return unsafe.Pointer(l)
+	case *sync.RWMutex:
+		return unsafe.Pointer(l)
+	}
+	return nil
+}
+
+// watched holds the locks that snapshots of calls in progress took, by
+// address, while their calls run.
+var watched struct {
+	n      atomic.Int32 // watches registered: Took does nothing while 0
+	mu     sync.Mutex
+	byLock map[unsafe.Pointer][]*lockWatch
+}
+
+// lockWatch is one call's watch of a lock its snapshot took.
+type lockWatch struct {
+	lock unsafe.Pointer
+	gid  uint64 // the call's goroutine
+	name string
+	// others is set, under watched.mu, when another goroutine took the
+	// lock for writing; ended when the watch ended, which it keeps.
+	others, ended bool
+}
+
+// Took is called by instrumented code right after it took lock, a
+// *sync.Mutex or *sync.RWMutex, for writing. While no snapshot watches a
+// lock, which is the rule, it costs a load.
+func Took(lock any) {
+	if watched.n.Load() != 0 {
+		took(lock)
+	}
+}
+
+// took marks the watches of lock by calls of other goroutines. Only a
+// watched lock costs the goroutine's number.
+func took(lock any) {
+	p := lockPointer(lock)
+	if p == nil {
+		return
+	}
+	watched.mu.Lock()
+	n := len(watched.byLock[p])
+	watched.mu.Unlock()
+	if n == 0 {
+		return
+	}
+	gid := goroutineID()
+	watched.mu.Lock()
+	for _, w := range watched.byLock[p] {
+		if w.gid != gid {
+			w.others = true
+		}
+	}
+	watched.mu.Unlock()
+}
+
+// watch watches the locks that ls took, which it still holds, for the
+// current goroutine's call.
+func (ls *lockSet) watch() []*lockWatch {
+	if len(ls.taken) == 0 {
+		return nil
+	}
+	gid := goroutineID()
+	ws := make([]*lockWatch, len(ls.taken))
+	watched.mu.Lock()
+	if watched.byLock == nil {
+		watched.byLock = map[unsafe.Pointer][]*lockWatch{}
+	}
+	for i, t := range ls.taken {
+		ws[i] = &lockWatch{lock: t.p, gid: gid, name: t.name()}
+		watched.byLock[t.p] = append(watched.byLock[t.p], ws[i])
+	}
+	watched.n.Add(int32(len(ws)))
+	watched.mu.Unlock()
+	return ws
+}
+
+// unwatch ends the watches of a call, once: what they saw stays for
+// contended.
+func unwatch(ws []*lockWatch) {
+	if len(ws) == 0 {
+		return
+	}
+	watched.mu.Lock()
+	for _, w := range ws {
+		if w.ended {
+			continue
+		}
+		w.ended = true
+		watched.n.Add(-1)
+		list := watched.byLock[w.lock]
+		for i, u := range list {
+			if u == w {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(watched.byLock, w.lock)
+		} else {
+			watched.byLock[w.lock] = list
+		}
+	}
+	watched.mu.Unlock()
+}
+
+// contended names a lock of ws that another goroutine took, or is "".
+func contended(ws []*lockWatch) string {
+	if len(ws) == 0 {
+		return ""
+	}
+	watched.mu.Lock()
+	defer watched.mu.Unlock()
+	for _, w := range ws {
+		if w.others {
+			return w.name
+		}
+	}
+	return ""
+}
+
+// contendedReason is the reason of the verdict of a call whose graph
+// changed while another goroutine held a lock that guards it.
+func contendedReason(lock string) string {
+	return "another goroutine locked " + lock + " during the call: the changes found may be its own"
+}
