@@ -42,8 +42,10 @@ type callExt struct {
 	snap  unsafe.Pointer
 	flags callFlags // callTooLarge, callOverBudget, callOverLive
 	// held is the lock the call holds, from the lock idiom it opens with
-	// (see Holding): a *sync.Mutex or *sync.RWMutex, or nil.
+	// (see Holding): a *sync.Mutex or *sync.RWMutex, or nil; gid is then
+	// its goroutine's number.
 	held unsafe.Pointer
+	gid  uint64
 	// locked, when the snapshot found a lock held elsewhere (see
 	// locks.go), is the reason of the call's verdict.
 	locked string
@@ -248,8 +250,11 @@ func (c *Call) Holding(lock any) {
 	if c.ext != nil {
 		*ext = *c.ext
 	}
-	ext.held = p
+	ext.held, ext.gid = p, goroutineID()
 	c.ext = ext
+	// Until the call ends (see end), walks for the calls it makes find
+	// the lock held by their goroutine.
+	hold(p, ext.gid)
 }
 
 // Begin starts a call of s: numbered, and, in a profile run, tracked as in
@@ -376,7 +381,7 @@ func (c *Call) Snap(roots ...any) {
 		ext.flags |= callOverLive
 		return
 	}
-	locks := &lockSet{held: ext.held}
+	locks := &lockSet{held: ext.held, gid: ext.gid}
 	snap, ok := takeLockedSnapshot(all, int(min(int64(budget), left)), locks)
 	if ok {
 		// Watched before they are released: from then on, another
@@ -446,6 +451,9 @@ func (c *Call) end(done *int32, errp *error) {
 		defer liveSnapshotWords.Add(-int64(snap.used))
 		defer unwatch(snap.watches)
 	}
+	if c.ext != nil && c.ext.held != nil {
+		defer unhold(c.ext.held, c.ext.gid)
+	}
 	var failure string
 	var err error
 	var end int
@@ -486,7 +494,7 @@ func (c *Call) end(done *int32, errp *error) {
 		// failed atomically. The comparison and the rollback hold the
 		// locks they read under, which are released before the
 		// program's code runs again (v.err's methods, say).
-		snap.locks = &lockSet{held: c.ext.held}
+		snap.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
 		v.verdict, v.diff, v.reason, v.masked = compareAndRollBack(snap, campaign.masks[c.site.ID], c.site.scratch())
 	}
 	if !v.placed() {
@@ -543,7 +551,7 @@ func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
 func injectedFailure(c *Call, v *verdictEvent) bool {
 	nonAtomic := false
 	if snap := callSnapshot(c); snap != nil && !c.is(callTooLarge) {
-		snap.locks = &lockSet{held: c.ext.held}
+		snap.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
 		_, equal := snap.firstDiff(snap.roots, snap.names)
 		nonAtomic = !equal && !campaign.masks[c.site.ID] && snap.locks.blocked == "" && contended(snap.watches) == ""
 		snap.locks.release()

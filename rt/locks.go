@@ -2,6 +2,7 @@ package rt
 
 import (
 	"reflect"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -28,7 +29,9 @@ import (
 // program's code runs again.
 //
 // The lock a call holds itself, the one of the lock idiom it opens with
-// (see EnterHolding), is read under without being taken.
+// (see EnterHolding), is read under without being taken; so is a lock
+// that such a call further down the goroutine's stack holds: a helper
+// that its caller calls with the lock held (see holders).
 //
 // A lock the snapshot took was free at entry, so other goroutines may
 // take it during the call and write what it guards: a change found at
@@ -106,6 +109,9 @@ type lockSet struct {
 	// held is the lock the call holds (a *sync.Mutex or *sync.RWMutex),
 	// or nil.
 	held unsafe.Pointer
+	// gid is the walking goroutine's number, 0 until known: a lock held
+	// elsewhere may be held by a call further down its stack.
+	gid uint64
 	// taken lists the locks the walk took, in order; takenSet indexes
 	// them once there are many.
 	taken    []takenLock
@@ -180,7 +186,13 @@ func (ls *lockSet) take(t takenLock) bool {
 		ok = (*sync.Mutex)(p).TryLock()
 	}
 	if !ok {
-		return false
+		if holders.n.Load() == 0 {
+			return false
+		}
+		if ls.gid == 0 {
+			ls.gid = goroutineID()
+		}
+		return heldBy(p, ls.gid)
 	}
 	ls.taken = append(ls.taken, t)
 	const linearScan = 16
@@ -255,11 +267,12 @@ var watched struct {
 	byLock map[unsafe.Pointer][]*lockWatch
 }
 
-// lockWatch is one call's watch of a lock its snapshot took.
+// lockWatch is one call's watch of a lock its snapshot took, or of the
+// lock it holds.
 type lockWatch struct {
 	lock unsafe.Pointer
 	gid  uint64 // the call's goroutine
-	name string
+	name string // "" for the lock the call holds
 	// others is set, under watched.mu, when another goroutine took the
 	// lock for writing; ended when the watch ended, which it keeps.
 	others, ended bool
@@ -297,21 +310,32 @@ func took(lock any) {
 	watched.mu.Unlock()
 }
 
-// watch watches the locks that ls took, which it still holds, for the
-// current goroutine's call.
+// watch watches the locks that ls took, which it still holds, and the
+// lock the call holds, for the current goroutine's call. The call's own
+// lock is watched too: a call that waits on a sync.Cond releases it, and
+// other goroutines may then write what it guards.
 func (ls *lockSet) watch() []*lockWatch {
-	if len(ls.taken) == 0 {
+	if len(ls.taken) == 0 && ls.held == nil {
 		return nil
 	}
-	gid := goroutineID()
-	ws := make([]*lockWatch, len(ls.taken))
+	if ls.gid == 0 {
+		ls.gid = goroutineID()
+	}
+	ws := make([]*lockWatch, 0, len(ls.taken)+1)
 	watched.mu.Lock()
 	if watched.byLock == nil {
 		watched.byLock = map[unsafe.Pointer][]*lockWatch{}
 	}
-	for i, t := range ls.taken {
-		ws[i] = &lockWatch{lock: t.p, gid: gid, name: t.name()}
-		watched.byLock[t.p] = append(watched.byLock[t.p], ws[i])
+	add := func(p unsafe.Pointer, name string) {
+		w := &lockWatch{lock: p, gid: ls.gid, name: name}
+		ws = append(ws, w)
+		watched.byLock[p] = append(watched.byLock[p], w)
+	}
+	for _, t := range ls.taken {
+		add(t.p, t.name())
+	}
+	if ls.held != nil {
+		add(ls.held, "")
 	}
 	watched.n.Add(int32(len(ws)))
 	watched.mu.Unlock()
@@ -365,5 +389,56 @@ func contended(ws []*lockWatch) string {
 // contendedReason is the reason of the verdict of a call whose graph
 // changed while another goroutine held a lock that guards it.
 func contendedReason(lock string) string {
+	if lock == "" {
+		return "another goroutine took the call's own lock while the call had released it (to wait on a sync.Cond, say): the changes found may be its own"
+	}
 	return "another goroutine locked " + lock + " during the call: the changes found may be its own"
+}
+
+// holders records the locks that snapshotted calls of the lock idiom hold,
+// with their goroutines, from their snapshot to their comparison: a walk
+// for a call that runs further up the same goroutine's stack finds the
+// lock taken, and reads under it, as no other goroutine can write what it
+// guards meanwhile.
+var holders struct {
+	n      atomic.Int32 // locks registered: walks look only while not 0
+	mu     sync.Mutex
+	byLock map[unsafe.Pointer][]uint64
+}
+
+// hold records that goroutine gid holds the lock at p.
+func hold(p unsafe.Pointer, gid uint64) {
+	holders.mu.Lock()
+	if holders.byLock == nil {
+		holders.byLock = map[unsafe.Pointer][]uint64{}
+	}
+	holders.byLock[p] = append(holders.byLock[p], gid)
+	holders.n.Add(1)
+	holders.mu.Unlock()
+}
+
+// unhold undoes one hold(p, gid).
+func unhold(p unsafe.Pointer, gid uint64) {
+	holders.mu.Lock()
+	defer holders.mu.Unlock()
+	list := holders.byLock[p]
+	i := slices.Index(list, gid)
+	if i < 0 {
+		return
+	}
+	list = slices.Delete(list, i, i+1)
+	if len(list) == 0 {
+		delete(holders.byLock, p)
+	} else {
+		holders.byLock[p] = list
+	}
+	holders.n.Add(-1)
+}
+
+// heldBy reports whether goroutine gid holds the lock at p, as hold
+// recorded.
+func heldBy(p unsafe.Pointer, gid uint64) bool {
+	holders.mu.Lock()
+	defer holders.mu.Unlock()
+	return slices.Contains(holders.byLock[p], gid)
 }

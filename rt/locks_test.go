@@ -250,3 +250,32 @@ func TestLockWatches(t *testing.T) {
 		t.Error("an ended watch forgot what it saw")
 	}
 }
+
+// TestHolders: a lock that a call of this goroutine holds (hold) is read
+// under by the walks of the calls it makes; another goroutine's walks
+// find it held.
+func TestHolders(t *testing.T) {
+	r := &lockedReg{m: map[int]int{1: 1}}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	gid := goroutineID()
+	hold(unsafe.Pointer(&r.mu), gid)
+	defer unhold(unsafe.Pointer(&r.mu), gid)
+
+	locks := &lockSet{}
+	_, ok := takeLockedSnapshot([]any{r}, 0, locks)
+	locks.release()
+	if !ok {
+		t.Errorf("a helper of the lock's holder found it held: %q", locks.blocked)
+	}
+	done := make(chan string)
+	go func() {
+		locks := &lockSet{}
+		takeLockedSnapshot([]any{r}, 0, locks)
+		locks.release()
+		done <- locks.blocked
+	}()
+	if blocked := <-done; blocked != "rt.lockedReg.mu" {
+		t.Errorf("another goroutine's walk: blocked %q, want rt.lockedReg.mu", blocked)
+	}
+}

@@ -105,7 +105,7 @@ func swallow(c *Call, done *int32, errp *error) *swallowed {
 		// what differs, so a second one writes nothing. It holds the
 		// locks that guard what it writes, and does not undo what
 		// another goroutine wrote under them (see locks.go).
-		snap.locks = &lockSet{held: c.ext.held}
+		snap.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
 		if contended(snap.watches) == "" && snap.lockObjects() {
 			snap.restore()
 			e.rolledBack = true
