@@ -381,7 +381,7 @@ func (c *Call) Snap(roots ...any) {
 		ext.flags |= callOverLive
 		return
 	}
-	locks := &lockSet{held: ext.held, gid: ext.gid}
+	locks := &lockSet{held: ext.held, gid: ext.gid, names: s.rootNames(len(all))}
 	snap, ok := takeLockedSnapshot(all, int(min(int64(budget), left)), locks)
 	if ok {
 		// Watched before they are released: from then on, another
@@ -390,7 +390,7 @@ func (c *Call) Snap(roots ...any) {
 	}
 	locks.release()
 	if snap != nil {
-		snap.names = s.rootNames(len(all))
+		snap.names = locks.names
 		liveSnapshotWords.Add(int64(snap.used))
 	}
 	ext.snap = unsafe.Pointer(snap)

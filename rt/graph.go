@@ -211,6 +211,9 @@ func snapshotGraph(roots []any, budget int, locks *lockSet) (*snapshot, bool) {
 		budget:  budget,
 		locks:   locks,
 	}
+	if locks != nil && !locks.lockRoots(roots, locks.names) {
+		return nil, false
+	}
 	anyPlan := s.plan(reflect.TypeFor[any]())
 	for i := range s.roots {
 		if !s.walk(unsafe.Pointer(&s.roots[i]), anyPlan) {

@@ -91,6 +91,9 @@ func (s *snapshot) firstDiff(roots []any, names []string) (d difference, equal b
 // tests see them.
 func (s *snapshot) compareGraph(roots []any, names []string) (difference, bool) {
 	// Each saved object, array and map is usually paired once.
+	if !s.locks.lockRoots(roots, names) {
+		return difference{}, true
+	}
 	c := &comparer{s: s, visited: make(map[pairKey]struct{}, len(s.objects)+len(s.arrays)+len(s.maps))}
 	c.class = callerVisible
 	anyPlan := s.plan(reflect.TypeFor[any]())

@@ -28,6 +28,11 @@ import (
 // cannot deadlock, and it releases what it took before any of the
 // program's code runs again.
 //
+// A root that is a lock, a package-level one when the site watches the
+// package-level variables, or one that a function literal captured, is
+// taken before anything is read: it guards the package's variables, or
+// the literal's.
+//
 // The lock a call holds itself, the one of the lock idiom it opens with
 // (see EnterHolding), is read under without being taken; so is a lock
 // that such a call further down the goroutine's stack holds: a helper
@@ -112,6 +117,9 @@ type lockSet struct {
 	// gid is the walking goroutine's number, 0 until known: a lock held
 	// elsewhere may be held by a call further down its stack.
 	gid uint64
+	// names are the roots' display names, which name the locks among
+	// them when a snapshot takes them (a comparison is given them).
+	names []string
 	// taken lists the locks the walk took, in order; takenSet indexes
 	// them once there are many.
 	taken    []takenLock
@@ -127,11 +135,17 @@ type takenLock struct {
 	p     unsafe.Pointer
 	rw    bool
 	in    *typePlan
-	field int // index in in.locks
+	field int    // index in in.locks
+	root  string // for a root: its name
 }
 
-// name names the lock: "afero.MemMapFs.mu".
-func (t takenLock) name() string { return t.in.typ.String() + "." + t.in.locks[t.field].name }
+// name names the lock: "afero.MemMapFs.mu", or a root's name.
+func (t takenLock) name() string {
+	if t.in.kind == reflect.Pointer {
+		return t.root
+	}
+	return t.in.typ.String() + "." + t.in.locks[t.field].name
+}
 
 // lockValues takes the locks of n consecutive values of type pl at p, and
 // reports false, naming the lock in ls.blocked, when one is held
@@ -149,13 +163,37 @@ func (ls *lockSet) lockValues(p unsafe.Pointer, pl *typePlan, n int) bool {
 					continue
 				}
 			}
-			if !ls.take(takenLock{lp, l.rw, pl, j}) {
+			if !ls.take(takenLock{p: lp, rw: l.rw, in: pl, field: j}) {
 				ls.blocked = takenLock{in: pl, field: j}.name()
 				if n > 1 {
 					ls.blocked = pl.typ.String() + "[" + strconv.Itoa(i) + "]." + l.name
 				}
 				return false
 			}
+		}
+	}
+	return true
+}
+
+// lockRoots takes the locks among roots (see above), named by names, and
+// reports false when one is held elsewhere.
+func (ls *lockSet) lockRoots(roots []any, names []string) bool {
+	if ls == nil {
+		return true
+	}
+	for i, r := range roots {
+		p := lockPointer(r)
+		if p == nil {
+			continue
+		}
+		pl := planOf(reflect.TypeOf(r))
+		name := "a " + pl.typ.String() + " among the roots"
+		if i < len(names) && names[i] != "" {
+			name = names[i]
+		}
+		if !ls.take(takenLock{p: p, rw: pl.typ.Elem() == rwMutexType, in: pl, root: name}) {
+			ls.blocked = name
+			return false
 		}
 	}
 	return true

@@ -279,3 +279,63 @@ func TestHolders(t *testing.T) {
 		t.Errorf("another goroutine's walk: blocked %q, want rt.lockedReg.mu", blocked)
 	}
 }
+
+// BenchmarkSnapshotLocks: a snapshot and a comparison of a struct whose
+// lock guards a map of 100 entries, with and without taking the lock.
+func BenchmarkSnapshotLocks(b *testing.B) {
+	r := &lockedReg{m: map[int]int{}}
+	for i := range 100 {
+		r.m[i] = i
+	}
+	for _, locked := range []bool{false, true} {
+		name := "unlocked"
+		if locked {
+			name = "locked"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				var locks *lockSet
+				if locked {
+					locks = &lockSet{}
+				}
+				snap, ok := takeLockedSnapshot([]any{r}, 0, locks)
+				locks.release()
+				if !ok {
+					b.Fatal("snapshot failed")
+				}
+				snap.locks = locks
+				snap.firstDiff(snap.roots, []string{"r"})
+				locks.release()
+			}
+		})
+	}
+}
+
+// TestLockRoots: a lock among the roots (a package-level one, with the
+// package's variables) is taken before the other roots are read.
+func TestLockRoots(t *testing.T) {
+	var mu sync.RWMutex
+	m := map[string]int{"a": 1}
+	mu.Lock()
+	locks := &lockSet{}
+	_, ok := takeLockedSnapshot([]any{&m, &mu}, 0, locks)
+	locks.release()
+	if want := "a *sync.RWMutex among the roots"; ok || locks.blocked != want {
+		t.Errorf("snapshot with a root lock held: ok %v, blocked %q; want false, %q", ok, locks.blocked, want)
+	}
+	mu.Unlock()
+	locks = &lockSet{}
+	snap, ok := takeLockedSnapshot([]any{&m, &mu}, 0, locks)
+	if !ok || len(locks.taken) != 1 || mu.TryLock() {
+		t.Fatalf("snapshot: ok %v, taken %v: the root lock was not held while it read", ok, locks.taken)
+	}
+	locks.release()
+	mu.Lock()
+	snap.locks = &lockSet{}
+	_, equal := snap.firstDiff(snap.roots, []string{"m", "mu"})
+	snap.locks.release()
+	mu.Unlock()
+	if !equal || snap.locks.blocked == "" {
+		t.Errorf("comparison with a root lock held: equal %v, blocked %q", equal, snap.locks.blocked)
+	}
+}
