@@ -872,6 +872,9 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	if rec.Status == Crashed || rec.Status != Passed && rec.Status != Absorbed && rec.Kind == "profile" {
 		rec.Output = out.String()
 	}
+	if rec.Status == Crashed {
+		rec.Died = out.death()
+	}
 }
 
 // runOracle runs the program workload's oracle after its script ended
@@ -1027,13 +1030,21 @@ func hasEvent(evs []json.RawMessage, kind string) bool {
 	return false
 }
 
-// tailBuffer keeps the last 4 KiB written to it, and whether a test's
-// failure line went by.
+// tailBuffer keeps the last 4 KiB written to it, whether a test's
+// failure line went by, and the first line on which the Go runtime
+// reported a panic or a fatal error (which a long trace may push out of
+// the tail).
 type tailBuffer struct {
 	mu     sync.Mutex
 	buf    []byte
 	failed bool
+	line   []byte // the line being written, its first 512 bytes
+	died   string
 }
+
+// deathLines start the lines on which the Go runtime reports why a
+// program dies.
+var deathLines = [][]byte{[]byte("panic: "), []byte("fatal error: ")}
 
 // testFailureLine starts the line on which the testing package reports a
 // failed test.
@@ -1052,7 +1063,39 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 	if len(t.buf) > 4096 {
 		t.buf = t.buf[len(t.buf)-4096:]
 	}
+	if t.died == "" {
+		t.scanDeath(p)
+	}
 	return len(p), nil
+}
+
+// scanDeath looks for the first death line in p, the continuation of the
+// lines written before.
+func (t *tailBuffer) scanDeath(p []byte) {
+	for len(p) > 0 && t.died == "" {
+		i := bytes.IndexByte(p, '\n')
+		chunk := p
+		if i >= 0 {
+			chunk = p[:i]
+		}
+		t.line = append(t.line, chunk[:min(len(chunk), 512-len(t.line))]...)
+		if i < 0 {
+			return
+		}
+		for _, d := range deathLines {
+			if bytes.HasPrefix(t.line, d) {
+				t.died = string(t.line)
+			}
+		}
+		t.line, p = t.line[:0], p[i+1:]
+	}
+}
+
+// death is the first line that reported a panic or a fatal error, or "".
+func (t *tailBuffer) death() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.died
 }
 
 func (t *tailBuffer) sawTestFailure() bool {

@@ -42,6 +42,7 @@ type Record struct {
 	Fired      bool              `json:"fired,omitempty"`      // the armed fault was injected
 	Millis     int64             `json:"ms"`
 	Output     string            `json:"output,omitempty"` // the end of the output of a run that went wrong
+	Died       string            `json:"died,omitempty"`   // a crash's first "panic: " or "fatal error: " line, which Output may have lost
 	Events     []json.RawMessage `json:"events,omitempty"`
 
 	// Began is when the run started and Session when the detect command

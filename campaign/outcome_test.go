@@ -83,3 +83,29 @@ func TestTailBufferSeesSplitFailureLine(t *testing.T) {
 		t.Error("a fatal error is not a test failure")
 	}
 }
+
+// TestTailBufferKeepsDeath: the line on which the runtime reported a panic
+// or a fatal error is kept whole, however the writes split it and however
+// much the trace after it pushes out of the tail.
+func TestTailBufferKeepsDeath(t *testing.T) {
+	tests := []struct {
+		name   string
+		chunks []string
+		want   string
+	}{
+		{"panic", []string{"=== RUN TestX\npan", "ic: boom\n\ngoroutine 7 [running]:\n"}, "panic: boom"},
+		{"fatal error", []string{"fatal error: sync: RUnlock of unlocked RWMutex\n"}, "fatal error: sync: RUnlock of unlocked RWMutex"},
+		{"first of two", []string{"panic: first [recovered]\n\tpanic: second\n"}, "panic: first [recovered]"},
+		{"not at a line's start", []string{"log: a panic: in the text\n"}, ""},
+	}
+	for _, tt := range tests {
+		var b tailBuffer
+		for _, c := range tt.chunks {
+			b.Write([]byte(c))
+		}
+		b.Write([]byte(strings.Repeat("goroutine trace line\n", 1000)))
+		if got := b.death(); got != tt.want {
+			t.Errorf("%s: death = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}

@@ -238,6 +238,9 @@ type Report struct {
 	// scratch; pure before dependent; then by position.
 	Findings []string `json:"findings,omitempty"`
 	Problems []string `json:"problems,omitempty"`
+	// Crashes are the ways the test binary died in experiments, most
+	// frequent first.
+	Crashes []*Crash `json:"crashes,omitempty"`
 	// Coverage is what the tests alone ran against what the tests plus
 	// injection ran, for a campaign run with -cover; nil otherwise.
 	Coverage *coverage.Model `json:"coverage,omitempty"`
@@ -286,6 +289,7 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	if hdr != nil {
 		r.Plan = hdr.Plan
 	}
+	r.Crashes = crashes(recs, hdr)
 	blame := campaign.NewBlame(recs)
 	inside := r.pointsInside(recs)
 	for _, rec := range recs {
@@ -463,7 +467,7 @@ func Findings(r *Report) []*Function {
 
 // injection counts, for a function, the points reached with a call of it
 // on the stack, and the experiments that armed one of them.
-type injection struct{ points, armed, fired int }
+type injection struct{ points, armed, fired, crashed int }
 
 // pointsInside reads the profile runs' reach events (the calls on the
 // stack at each point) and the experiments: which points could make each
@@ -509,6 +513,9 @@ func (r *Report) pointsInside(recs []*campaign.Record) map[string]*injection {
 			in.armed++
 			if rec.Fired {
 				in.fired++
+				if rec.Status == campaign.Crashed {
+					in.crashed++
+				}
 			}
 		}
 	}
@@ -536,6 +543,12 @@ func unknownKind(f *Function, in *injection) (kind, reason string) {
 		return NotMadeToFail, fmt.Sprintf("%d injection points were reached inside it, but no experiment armed one (the tests that reach them fail without a fault, or were not run)", in.points)
 	case in.fired == 0:
 		return NotMadeToFail, fmt.Sprintf("%d experiments armed a point inside it, but the fault never fired (the runs took another path than the profile run)", in.armed)
+	}
+	switch {
+	case in.crashed == in.fired:
+		return NotMadeToFail, fmt.Sprintf("%d faults fired inside it; the test binary crashed each time before it could end (see crashes)", in.fired)
+	case in.crashed > 0:
+		return NotMadeToFail, fmt.Sprintf("%d faults fired inside it; the test binary crashed %d times before it could end (see crashes), and it handled the others without failing", in.fired, in.crashed)
 	}
 	return NotMadeToFail, fmt.Sprintf("%d faults fired inside it; it handled every one without failing", in.fired)
 }

@@ -195,6 +195,7 @@ type (
 		FoldText string        // the fold's summary
 		Verdicts []htmlVerdict // the verdicts present, for the filter
 		Problems []string
+		Crashes  []*Crash
 		Coverage *htmlCoverage // nil without -cover
 	}
 	htmlCountRow struct {
@@ -273,6 +274,7 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 		Outcomes:      outcomeText(r.Summary),
 		Glossary:      Glossary,
 		Problems:      r.Problems,
+		Crashes:       r.Crashes,
 	}
 	fc, tc := htmlCountRow{What: "functions"}, htmlCountRow{What: "types"}
 	base := commonDir(r)
@@ -590,6 +592,17 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 {{- end}}
 </dl>
 </details>
+{{- if .Crashes}}
+<details id="crashes">
+<summary>Crashes: experiments whose test binary died without a test verdict, by the line it died on</summary>
+<ul>
+{{- range .Crashes}}
+<li>{{.Experiments}}× <code>{{.Message}}</code>, in {{range $i, $t := .Tests}}{{if $i}}, {{end}}<code>{{$t}}</code>{{end}}
+<pre><code>{{.Reproduce}}</code></pre></li>
+{{- end}}
+</ul>
+</details>
+{{- end}}
 {{- if .Problems}}
 <p>Problems:</p>
 <ul>

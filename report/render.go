@@ -89,6 +89,7 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 		fmt.Fprintln(w)
 	}
 	writeTypes(w, r)
+	writeCrashes(w, r.Crashes)
 	s := r.Summary
 	fmt.Fprintf(w, "campaign: %d packages, %d tests; %s; %s\n", s.Packages, s.Tests, runCounts(s), timeText(s))
 	fmt.Fprintf(w, "experiments: %s\n", outcomeText(s))
