@@ -80,6 +80,8 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		prologue += wrap
 		if lock := fe.lockElsewhere(); lock.IsValid() {
 			fe.note(lock, "takes a lock other than by opening with x.Lock(); defer x.Unlock(): its rollback runs after the lock is released and may undo another goroutine's update")
+		} else if call, callee := fe.lockingCallee(); call.IsValid() {
+			fe.note(call, "calls "+callee+", which takes a lock: its checkpoint and rollback run without that lock, and race with other goroutines that take it")
 		}
 	}
 	fe.insertPrologue(edits, prologue)
@@ -284,4 +286,55 @@ func (fe *funcEdits) lockElsewhere() token.Pos {
 		return true
 	})
 	return pos
+}
+
+// lockingCallee returns the first call in the function's own body (not in
+// function literals) of a function or method of the package that takes a
+// lock, itself or through the package's functions it calls, and the
+// callee's name; or NoPos.
+func (fe *funcEdits) lockingCallee() (token.Pos, string) {
+	pos, name := token.NoPos, ""
+	ast.Inspect(fe.body, func(n ast.Node) bool {
+		if pos.IsValid() {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.CallExpr:
+			fn, ok := calleeObject(fe.p.info, n.Fun).(*gotypes.Func)
+			if ok && fe.p.locks(fn, map[*gotypes.Func]bool{}) {
+				pos, name = n.Pos(), fn.Name()
+			}
+		}
+		return true
+	})
+	return pos, name
+}
+
+// locks reports whether fn, a function of the package, takes a lock
+// (x.Lock() or x.RLock(), function literals included) or calls one of the
+// package's functions that does. seen breaks recursion.
+func (p *pkgRewriter) locks(fn *gotypes.Func, seen map[*gotypes.Func]bool) bool {
+	fn = fn.Origin()
+	fd := p.decls[fn]
+	if fd == nil || fd.Body == nil || seen[fn] {
+		return false
+	}
+	seen[fn] = true
+	found := false
+	ast.Inspect(fd.Body, func(n ast.Node) bool {
+		if found {
+			return false
+		}
+		if call, ok := n.(*ast.CallExpr); ok {
+			if _, name := selectorCall(call); name == "Lock" || name == "RLock" {
+				found = true
+			} else if callee, ok := calleeObject(p.info, call.Fun).(*gotypes.Func); ok && p.locks(callee, seen) {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }

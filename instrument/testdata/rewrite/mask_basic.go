@@ -42,6 +42,15 @@ func (v *Vec) Late(x int) (err error) {
 	return
 }
 
+// Twice takes no lock, but Late does: a note says its checkpoint and
+// rollback run without it.
+func (v *Vec) Twice(x int) error {
+	if err := v.Late(x); err != nil {
+		return err
+	}
+	return v.Late(x)
+}
+
 // Fill can only fail by panicking.
 func (v *Vec) Fill(n int) {
 	for i := 0; i < n; i++ {
