@@ -7,11 +7,17 @@
 //	go test -toolexec atomicx -run '^$' -bench . -count 6 ./internal/costbench > detect.txt
 //	benchstat plain.txt detect.txt
 //
+// A counter behind a lock measures what the lock hooks of a detect build
+// cost (see rt.Took).
+//
 // The repository's policy (atomicheck.toml) selects the package for
 // detection, so the second command instruments it.
 package costbench
 
-import "errors"
+import (
+	"errors"
+	"sync"
+)
 
 // Counter is a bounded counter.
 type Counter struct{ n, max int }
@@ -50,4 +56,18 @@ func (c *Counter) AddTwice(d int) error {
 		return err
 	}
 	return c.Add(d)
+}
+
+// SafeCounter is a Counter for several goroutines.
+type SafeCounter struct {
+	mu sync.Mutex
+	c  Counter
+}
+
+// Add adds d under the lock, or fails with ErrFull: the lock idiom, which
+// a detect build follows with a lock hook.
+func (s *SafeCounter) Add(d int) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.c.Add(d)
 }

@@ -45,10 +45,20 @@ func BenchmarkAddTwice(b *testing.B) {
 	}
 }
 
+func BenchmarkLockedAdd(b *testing.B) {
+	s := &SafeCounter{c: Counter{max: 1 << 62}}
+	for range b.N {
+		if s.Add(1) != nil {
+			b.Fatal("full")
+		}
+	}
+}
+
 // TestNoAllocs holds in plain builds and, with nothing armed, in detect
 // builds.
 func TestNoAllocs(t *testing.T) {
 	c := &Counter{max: 1 << 62}
+	s := &SafeCounter{c: Counter{max: 1 << 62}}
 	for _, tc := range []struct {
 		name string
 		f    func()
@@ -58,6 +68,7 @@ func TestNoAllocs(t *testing.T) {
 		{"Add", func() { _ = c.Add(1) }},
 		{"Check", func() { _ = c.Check() }},
 		{"AddTwice", func() { _ = c.AddTwice(1) }},
+		{"LockedAdd", func() { _ = s.Add(1) }},
 	} {
 		if n := testing.AllocsPerRun(100, tc.f); n != 0 {
 			t.Errorf("%s: %v allocations per call, want 0", tc.name, n)
