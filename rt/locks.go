@@ -309,8 +309,13 @@ var watched struct {
 // lock it holds.
 type lockWatch struct {
 	lock unsafe.Pointer
-	gid  uint64 // the call's goroutine
-	name string // "" for the lock the call holds
+	// gid is the call's goroutine, 0 when it was not known: most calls
+	// end with no other goroutine having taken the lock, and they need
+	// not pay for it (see contended). writers are then the goroutines
+	// that took the lock, the first two.
+	gid     uint64
+	writers []uint64
+	name    string // "" for the lock the call holds
 	// others is set, under watched.mu, when another goroutine took the
 	// lock for writing; ended when the watch ended, which it keeps.
 	others, ended bool
@@ -341,8 +346,13 @@ func took(lock any) {
 	gid := goroutineID()
 	watched.mu.Lock()
 	for _, w := range watched.byLock[p] {
-		if w.gid != gid {
-			w.others = true
+		switch {
+		case w.gid != 0:
+			w.others = w.others || w.gid != gid
+		case !slices.Contains(w.writers, gid):
+			// Two goroutines took it: one of them is another.
+			w.writers = append(w.writers, gid)
+			w.others = w.others || len(w.writers) > 1
 		}
 	}
 	watched.mu.Unlock()
@@ -355,9 +365,6 @@ func took(lock any) {
 func (ls *lockSet) watch() []*lockWatch {
 	if len(ls.taken) == 0 && ls.held == nil {
 		return nil
-	}
-	if ls.gid == 0 {
-		ls.gid = goroutineID()
 	}
 	ws := make([]*lockWatch, 0, len(ls.taken)+1)
 	watched.mu.Lock()
@@ -410,18 +417,35 @@ func unwatch(ws []*lockWatch) {
 }
 
 // contended names a lock of ws that another goroutine took, or is "".
+// It is called on the goroutine of the call that watched them, whose
+// number it learns only when a lock was taken by a single goroutine.
 func contended(ws []*lockWatch) string {
 	if len(ws) == 0 {
 		return ""
 	}
-	watched.mu.Lock()
-	defer watched.mu.Unlock()
-	for _, w := range ws {
-		if w.others {
-			return w.name
+	var gid uint64
+	for {
+		ask := false
+		watched.mu.Lock()
+		for _, w := range ws {
+			if w.gid == 0 && len(w.writers) == 1 {
+				if gid == 0 {
+					ask = true
+					break
+				}
+				w.gid, w.others = gid, w.others || w.writers[0] != gid
+			}
+			if w.others {
+				watched.mu.Unlock()
+				return w.name
+			}
 		}
+		watched.mu.Unlock()
+		if !ask {
+			return ""
+		}
+		gid = goroutineID()
 	}
-	return ""
 }
 
 // contendedReason is the reason of the verdict of a call whose graph

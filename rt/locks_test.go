@@ -238,6 +238,25 @@ func TestLockWatches(t *testing.T) {
 		t.Errorf("contended = %q, want %q", lock, want)
 	}
 
+	// A watch that no contention check has looked at yet, whose lock only
+	// another goroutine took.
+	locks = &lockSet{}
+	takeLockedSnapshot([]any{r}, 0, locks)
+	ws2 := locks.watch()
+	locks.release()
+	done = make(chan struct{})
+	go func() {
+		defer close(done)
+		r.mu.Lock()
+		Took(&r.mu)
+		r.mu.Unlock()
+	}()
+	<-done
+	if lock := contended(ws2); lock != "rt.lockedReg.mu" {
+		t.Errorf("a lock only another goroutine took: contended = %q", lock)
+	}
+	unwatch(ws2)
+
 	unwatch(ws)
 	unwatch(ws) // ends each watch once
 	if got := watched.n.Load(); got != 0 {
