@@ -104,6 +104,8 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 		if dir, err = defaultJournal(wd, append([]string{"vet -confirm"}, patterns...)); err != nil {
 			return nil, err
 		}
+	} else if !filepath.IsAbs(dir) {
+		dir = filepath.Join(wd, dir) // see runQuestion
 	}
 	pol, err := confirmPolicy(dir, patterns, targets)
 	if err != nil {

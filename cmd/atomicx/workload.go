@@ -141,6 +141,10 @@ func runQuestion(cmd string, cfg campaign.Config, self, dir string, resume bool,
 			fmt.Fprintf(stderr, "atomicx: %v\n", err)
 			return nil, false, 1
 		}
+	} else if !filepath.IsAbs(dir) {
+		// The runs start the test binaries it holds from the packages'
+		// directories.
+		dir = filepath.Join(cfg.Dir, dir)
 	}
 	pol, err := campaignPolicy(cfg.Dir, dir, cfg.Patterns, cfg.BuildArgs)
 	if err != nil {
