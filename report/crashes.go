@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"io"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,6 +24,10 @@ type Crash struct {
 	Reproduce   string   `json:"reproduce"`   // the command that runs it again
 }
 
+// occurrence is the end of an injected fault's text that says which reach
+// of its point it failed (rt.InjectedFault.Error).
+var occurrence = regexp.MustCompile(`, occurrence [0-9]+`)
+
 // maxCrashTests bounds the tests a crash lists.
 const maxCrashTests = 5
 
@@ -39,6 +44,9 @@ func crashes(recs []*campaign.Record, hdr *campaign.Header) []*Crash {
 		if rec.Died == "" {
 			msg = crashMessage(rec.Output)
 		}
+		// The text of an injected fault names its occurrence: the crashes
+		// of every occurrence of one point are one.
+		msg = occurrence.ReplaceAllString(msg, "")
 		c := byMessage[msg]
 		if c == nil {
 			ev := &Evidence{Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary}

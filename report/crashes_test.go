@@ -23,6 +23,9 @@ func TestCrashes(t *testing.T) {
 		crashed("TestMkdir", "m/fs.(*Fs).mkdir#entry", "panic: interface conversion: error is *rt.InjectedFault, not *fs.PathError", ""),
 		crashed("TestRenameDir", "m/fs.(*Fs).Rename#entry", unlock, ""),
 		crashed("TestRename", "m/fs.(*Fs).rename#entry", unlock, ""),
+		// Two reaches of one point: one crash.
+		crashed("TestLoad", "m/fs.load#entry", "panic: atomicx: injected error at m/fs.load#entry (m/fs/fs.go:3:6), occurrence 1", ""),
+		crashed("TestLoad", "m/fs.load#entry", "panic: atomicx: injected error at m/fs.load#entry (m/fs/fs.go:3:6), occurrence 2", ""),
 		// A journal from before Died: the message is read from the output.
 		crashed("TestExit", "m/fs.(*Fs).Close#entry", "", "=== RUN TestExit\nsome log line\nexit status 3\nFAIL\tm/fs\t0.01s\n"),
 		{Kind: "experiment", Package: "m/fs", Test: "TestOK", Site: "m/fs.F#entry", Status: campaign.Failed, Output: "panic: not a crash"},
@@ -41,6 +44,7 @@ func TestCrashes(t *testing.T) {
 	}
 	want := []row{
 		{unlock, 3, []string{"m/fs.TestRename", "m/fs.TestRenameDir"}, "error:2:m/fs.(*Fs).Rename#entry"},
+		{"panic: atomicx: injected error at m/fs.load#entry (m/fs/fs.go:3:6)", 2, []string{"m/fs.TestLoad"}, "error:2:m/fs.load#entry"},
 		{"panic: interface conversion: error is *rt.InjectedFault, not *fs.PathError", 1, []string{"m/fs.TestMkdir"}, "error:2:m/fs.(*Fs).mkdir#entry"},
 		{"some log line", 1, []string{"m/fs.TestExit"}, "error:2:m/fs.(*Fs).Close#entry"},
 	}
@@ -54,7 +58,7 @@ func TestCrashes(t *testing.T) {
 	var text bytes.Buffer
 	WriteText(&text, r, nil, false)
 	for _, line := range []string{
-		"crashes (5 experiments died without a test verdict):\n",
+		"crashes (7 experiments died without a test verdict):\n",
 		"3× " + unlock + "\n\tin m/fs.TestRename, m/fs.TestRenameDir\n\treproduce: ",
 	} {
 		if !strings.Contains(text.String(), line) {
@@ -68,7 +72,7 @@ func TestCrashes(t *testing.T) {
 	if want := "<li>3× <code>" + unlock + "</code>, in <code>m/fs.TestRename</code>, <code>m/fs.TestRenameDir</code>"; !strings.Contains(page.String(), want) {
 		t.Errorf("HTML report lacks %q", want)
 	}
-	if Classify(recs[5:], nil).Crashes != nil {
+	if Classify(recs[7:], nil).Crashes != nil {
 		t.Error("crashes listed for a campaign whose experiments did not crash")
 	}
 }
