@@ -358,8 +358,7 @@ func (fe *funcEdits) lockOperand(call *ast.CallExpr) string {
 	}
 	expr := "(" + string(fe.src[fe.off(sel.X.Pos()):fe.off(sel.X.End())]) + ")"
 	t := tv.Type
-	switch types.Unalias(t).(type) {
-	case *types.TypeParam:
+	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
 		return expr
 	}
 	if _, ok := t.Underlying().(*types.Interface); ok {

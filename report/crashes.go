@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/atomicx/atomicx/campaign"
 )
@@ -101,11 +102,14 @@ func crashMessage(output string) string {
 
 // shortMessage cuts a message to a line of a report.
 func shortMessage(s string) string {
-	const max = 200
-	if len(s) <= max {
+	n := 200
+	if len(s) <= n {
 		return s
 	}
-	return s[:max] + "…"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // writeCrashes writes the text report's list of crashes.
