@@ -270,22 +270,14 @@ func selectorCall(call *ast.CallExpr) (ast.Expr, string) {
 // lockElsewhere returns the position of a call x.Lock() or x.RLock() in
 // the function's own body (not in function literals), or NoPos.
 func (fe *funcEdits) lockElsewhere() token.Pos {
-	pos := token.NoPos
-	ast.Inspect(fe.body, func(n ast.Node) bool {
-		if pos.IsValid() {
-			return false
-		}
-		switch n := n.(type) {
-		case *ast.FuncLit:
-			return false
-		case *ast.CallExpr:
-			if _, name := selectorCall(n); name == "Lock" || name == "RLock" {
-				pos = n.Pos()
-			}
-		}
-		return true
+	call := fe.firstOwnCall(func(call *ast.CallExpr) bool {
+		_, name := selectorCall(call)
+		return name == "Lock" || name == "RLock"
 	})
-	return pos
+	if call == nil {
+		return token.NoPos
+	}
+	return call.Pos()
 }
 
 // lockingCallee returns the first call in the function's own body (not in
@@ -293,23 +285,40 @@ func (fe *funcEdits) lockElsewhere() token.Pos {
 // lock, itself or through the package's functions it calls, and the
 // callee's name; or NoPos.
 func (fe *funcEdits) lockingCallee() (token.Pos, string) {
-	pos, name := token.NoPos, ""
+	var callee *gotypes.Func
+	call := fe.firstOwnCall(func(call *ast.CallExpr) bool {
+		fn, ok := calleeObject(fe.p.info, call.Fun).(*gotypes.Func)
+		if ok && fe.p.locks(fn, map[*gotypes.Func]bool{}) {
+			callee = fn
+			return true
+		}
+		return false
+	})
+	if call == nil {
+		return token.NoPos, ""
+	}
+	return call.Pos(), callee.Name()
+}
+
+// firstOwnCall returns the first call in the function's own body (not in
+// function literals) for which match is true, or nil.
+func (fe *funcEdits) firstOwnCall(match func(*ast.CallExpr) bool) *ast.CallExpr {
+	var found *ast.CallExpr
 	ast.Inspect(fe.body, func(n ast.Node) bool {
-		if pos.IsValid() {
+		if found != nil {
 			return false
 		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.CallExpr:
-			fn, ok := calleeObject(fe.p.info, n.Fun).(*gotypes.Func)
-			if ok && fe.p.locks(fn, map[*gotypes.Func]bool{}) {
-				pos, name = n.Pos(), fn.Name()
+			if match(n) {
+				found = n
 			}
 		}
 		return true
 	})
-	return pos, name
+	return found
 }
 
 // locks reports whether fn, a function of the package, takes a lock

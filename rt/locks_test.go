@@ -205,6 +205,19 @@ func TestSnapshotConcurrentWriters(t *testing.T) {
 	t.Logf("%d of 2000 snapshots found the lock held", blocked)
 }
 
+// lockElsewhere takes r's lock for writing on another goroutine, as
+// instrumented code does.
+func lockElsewhere(r *lockedReg) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		r.mu.Lock()
+		Took(&r.mu)
+		r.mu.Unlock()
+	}()
+	<-done
+}
+
 // TestLockWatches: a lock that a snapshot took is watched until its call
 // ends; the call's own goroutine taking it again is no contention, another
 // goroutine taking it is.
@@ -226,14 +239,7 @@ func TestLockWatches(t *testing.T) {
 	if lock := contended(ws); lock != "" {
 		t.Errorf("the call's own goroutine counted as another: %q", lock)
 	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		r.mu.Lock()
-		Took(&r.mu)
-		r.mu.Unlock()
-	}()
-	<-done
+	lockElsewhere(r)
 	if lock, want := contended(ws), "rt.lockedReg.mu"; lock != want {
 		t.Errorf("contended = %q, want %q", lock, want)
 	}
@@ -244,14 +250,7 @@ func TestLockWatches(t *testing.T) {
 	takeLockedSnapshot([]any{r}, 0, locks)
 	ws2 := locks.watch()
 	locks.release()
-	done = make(chan struct{})
-	go func() {
-		defer close(done)
-		r.mu.Lock()
-		Took(&r.mu)
-		r.mu.Unlock()
-	}()
-	<-done
+	lockElsewhere(r)
 	if lock := contended(ws2); lock != "rt.lockedReg.mu" {
 		t.Errorf("a lock only another goroutine took: contended = %q", lock)
 	}
