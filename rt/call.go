@@ -386,7 +386,7 @@ func (c *Call) Snap(roots ...any) {
 	if ok {
 		// Watched before they are released: from then on, another
 		// goroutine may take them.
-		snap.watches = locks.watch()
+		snap.watch = locks.watch()
 	}
 	locks.release()
 	if snap != nil {
@@ -449,7 +449,7 @@ func (c *Call) end(done *int32, errp *error) {
 	snap := callSnapshot(c)
 	if snap != nil {
 		defer liveSnapshotWords.Add(-int64(snap.used))
-		defer unwatch(snap.watches)
+		defer unwatch(snap.watch)
 	}
 	if c.ext != nil && c.ext.held != nil {
 		defer unhold(c.ext.held, c.ext.gid)
@@ -519,7 +519,7 @@ func compareAndRollBack(snap *snapshot, mask bool, scratch *scratchSet) (verdict
 	case equal:
 		return "atomic", difference{}, "", mask
 	}
-	if lock := contended(snap.watches); lock != "" {
+	if lock, ok := contended(snap.watch); ok {
 		// Nor rolled back: that would undo the other goroutine's writes.
 		return "unknown", difference{}, contendedReason(lock), false
 	}
@@ -553,7 +553,10 @@ func injectedFailure(c *Call, v *verdictEvent) bool {
 	if snap := callSnapshot(c); snap != nil && !c.is(callTooLarge) {
 		snap.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
 		_, equal := snap.firstDiff(snap.roots, snap.names)
-		nonAtomic = !equal && !campaign.masks[c.site.ID] && snap.locks.blocked == "" && contended(snap.watches) == ""
+		nonAtomic = !equal && !campaign.masks[c.site.ID] && snap.locks.blocked == ""
+		if _, ok := contended(snap.watch); ok {
+			nonAtomic = false
+		}
 		snap.locks.release()
 		snap.locks = nil
 	}

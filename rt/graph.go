@@ -68,9 +68,9 @@ type snapshot struct {
 	// the snapshot is taken, and by the caller of a comparison or a
 	// restore that takes them.
 	locks *lockSet
-	// watches are the locks the snapshot took, watched until the call
-	// ends (see locks.go).
-	watches []*lockWatch
+	// watch watches the locks the snapshot took until the call ends (see
+	// locks.go), or is nil.
+	watch *callWatch
 
 	// Used while the snapshot is taken only.
 	budget, used int

@@ -297,28 +297,56 @@ func lockPointer(lock any) unsafe.Pointer {
 	return nil
 }
 
-// watched holds the locks that snapshots of calls in progress took, by
-// address, while their calls run.
+// watched holds the watches of the calls in progress whose snapshots took
+// locks or that hold one: few at a time, as a call is watched from its
+// snapshot to its end.
 var watched struct {
 	n      atomic.Int32 // watches registered: Took does nothing while 0
 	mu     sync.Mutex
-	byLock map[unsafe.Pointer][]*lockWatch
+	active []*callWatch
 }
 
-// lockWatch is one call's watch of a lock its snapshot took, or of the
+// callWatch is one call's watch of the locks its snapshot took and of the
 // lock it holds.
-type lockWatch struct {
-	lock unsafe.Pointer
+type callWatch struct {
+	taken []takenLock
+	set   map[unsafe.Pointer]struct{} // taken's index, when they are many
+	held  unsafe.Pointer
 	// gid is the call's goroutine, 0 when it was not known: most calls
-	// end with no other goroutine having taken the lock, and they need
+	// end with no other goroutine having taken their locks, and they need
 	// not pay for it (see contended). writers are then the goroutines
-	// that took the lock, the first two.
+	// that took one, the first two. Both are under watched.mu.
 	gid     uint64
-	writers []uint64
-	name    string // "" for the lock the call holds
-	// others is set, under watched.mu, when another goroutine took the
-	// lock for writing; ended when the watch ended, which it keeps.
-	others, ended bool
+	writers []lockWriter
+	// other names the lock that another goroutine took, once known; held
+	// is named "" (see contendedReason).
+	other    string
+	sawOther bool
+	ended    bool
+}
+
+// lockWriter is a goroutine that took a watched lock, and the lock.
+type lockWriter struct {
+	gid  uint64
+	lock string
+}
+
+// name returns the name of the lock at p if the watch has it.
+func (w *callWatch) name(p unsafe.Pointer) (string, bool) {
+	if p == w.held {
+		return "", true
+	}
+	if w.set != nil {
+		if _, ok := w.set[p]; !ok {
+			return "", false
+		}
+	}
+	for _, t := range w.taken {
+		if t.p == p {
+			return t.name(), true
+		}
+	}
+	return "", false
 }
 
 // Took is called by instrumented code right after it took lock, a
@@ -330,121 +358,106 @@ func Took(lock any) {
 	}
 }
 
-// took marks the watches of lock by calls of other goroutines. Only a
-// watched lock costs the goroutine's number.
+// took records the current goroutine as a writer in the watches of lock.
+// Only a watched lock costs the goroutine's number.
 func took(lock any) {
 	p := lockPointer(lock)
 	if p == nil {
 		return
 	}
 	watched.mu.Lock()
-	n := len(watched.byLock[p])
+	found := false
+	for _, w := range watched.active {
+		if _, ok := w.name(p); ok {
+			found = true
+			break
+		}
+	}
 	watched.mu.Unlock()
-	if n == 0 {
+	if !found {
 		return
 	}
 	gid := goroutineID()
 	watched.mu.Lock()
-	for _, w := range watched.byLock[p] {
+	defer watched.mu.Unlock()
+	for _, w := range watched.active {
+		name, ok := w.name(p)
 		switch {
+		case !ok || w.sawOther:
 		case w.gid != 0:
-			w.others = w.others || w.gid != gid
-		case !slices.Contains(w.writers, gid):
-			// Two goroutines took it: one of them is another.
-			w.writers = append(w.writers, gid)
-			w.others = w.others || len(w.writers) > 1
+			if w.gid != gid {
+				w.sawOther, w.other = true, name
+			}
+		case !slices.ContainsFunc(w.writers, func(x lockWriter) bool { return x.gid == gid }):
+			// Two goroutines took its locks: one of them is another.
+			w.writers = append(w.writers, lockWriter{gid, name})
+			if len(w.writers) > 1 {
+				w.sawOther, w.other = true, name
+			}
 		}
 	}
-	watched.mu.Unlock()
 }
 
 // watch watches the locks that ls took, which it still holds, and the
 // lock the call holds, for the current goroutine's call. The call's own
 // lock is watched too: a call that waits on a sync.Cond releases it, and
 // other goroutines may then write what it guards.
-func (ls *lockSet) watch() []*lockWatch {
+func (ls *lockSet) watch() *callWatch {
 	if len(ls.taken) == 0 && ls.held == nil {
 		return nil
 	}
-	ws := make([]*lockWatch, 0, len(ls.taken)+1)
+	w := &callWatch{taken: slices.Clone(ls.taken), set: ls.takenSet, held: ls.held, gid: ls.gid}
 	watched.mu.Lock()
-	if watched.byLock == nil {
-		watched.byLock = map[unsafe.Pointer][]*lockWatch{}
-	}
-	add := func(p unsafe.Pointer, name string) {
-		w := &lockWatch{lock: p, gid: ls.gid, name: name}
-		ws = append(ws, w)
-		watched.byLock[p] = append(watched.byLock[p], w)
-	}
-	for _, t := range ls.taken {
-		add(t.p, t.name())
-	}
-	if ls.held != nil {
-		add(ls.held, "")
-	}
-	watched.n.Add(int32(len(ws)))
+	watched.active = append(watched.active, w)
+	watched.n.Add(1)
 	watched.mu.Unlock()
-	return ws
+	return w
 }
 
-// unwatch ends the watches of a call, once: what they saw stays for
-// contended.
-func unwatch(ws []*lockWatch) {
-	if len(ws) == 0 {
+// unwatch ends a call's watch, once: what it saw stays for contended.
+func unwatch(w *callWatch) {
+	if w == nil {
 		return
 	}
 	watched.mu.Lock()
-	for _, w := range ws {
-		if w.ended {
-			continue
-		}
-		w.ended = true
-		watched.n.Add(-1)
-		list := watched.byLock[w.lock]
-		for i, u := range list {
-			if u == w {
-				list = append(list[:i], list[i+1:]...)
-				break
-			}
-		}
-		if len(list) == 0 {
-			delete(watched.byLock, w.lock)
-		} else {
-			watched.byLock[w.lock] = list
+	defer watched.mu.Unlock()
+	if w.ended {
+		return
+	}
+	w.ended = true
+	for i := len(watched.active) - 1; i >= 0; i-- {
+		if watched.active[i] == w {
+			watched.active = slices.Delete(watched.active, i, i+1)
+			break
 		}
 	}
-	watched.mu.Unlock()
+	watched.n.Add(-1)
 }
 
-// contended names a lock of ws that another goroutine took, or is "".
-// It is called on the goroutine of the call that watched them, whose
-// number it learns only when a lock was taken by a single goroutine.
-func contended(ws []*lockWatch) string {
-	if len(ws) == 0 {
-		return ""
+// contended reports whether another goroutine took a lock of w, and names
+// it. It is called on the goroutine of the call that w watches, whose
+// number it learns only when a single goroutine took its locks.
+func contended(w *callWatch) (lock string, ok bool) {
+	if w == nil {
+		return "", false
 	}
-	var gid uint64
+	var own uint64
 	for {
-		ask := false
 		watched.mu.Lock()
-		for _, w := range ws {
-			if w.gid == 0 && len(w.writers) == 1 {
-				if gid == 0 {
-					ask = true
-					break
-				}
-				w.gid, w.others = gid, w.others || w.writers[0] != gid
-			}
-			if w.others {
+		if !w.sawOther && w.gid == 0 && len(w.writers) == 1 {
+			if own == 0 {
 				watched.mu.Unlock()
-				return w.name
+				own = goroutineID()
+				continue
+			}
+			w.gid = own
+			if w.writers[0].gid != own {
+				w.sawOther, w.other = true, w.writers[0].lock
 			}
 		}
+		lock, ok = w.other, w.sawOther
 		watched.mu.Unlock()
-		if !ask {
-			return ""
-		}
-		gid = goroutineID()
+		return lock, ok
 	}
 }
 

@@ -227,7 +227,7 @@ func TestLockWatches(t *testing.T) {
 	if _, ok := takeLockedSnapshot([]any{r}, 0, locks); !ok {
 		t.Fatal("snapshot failed")
 	}
-	ws := locks.watch()
+	w := locks.watch()
 	locks.release()
 	if got := watched.n.Load(); got != 1 {
 		t.Fatalf("watches registered: %d, want 1", got)
@@ -236,35 +236,62 @@ func TestLockWatches(t *testing.T) {
 	r.mu.Lock()
 	Took(&r.mu) // the call itself, through a callee
 	r.mu.Unlock()
-	if lock := contended(ws); lock != "" {
+	if lock, ok := contended(w); ok {
 		t.Errorf("the call's own goroutine counted as another: %q", lock)
 	}
 	lockElsewhere(r)
-	if lock, want := contended(ws), "rt.lockedReg.mu"; lock != want {
-		t.Errorf("contended = %q, want %q", lock, want)
+	if lock, ok := contended(w); !ok || lock != "rt.lockedReg.mu" {
+		t.Errorf("contended = %q, %v; want rt.lockedReg.mu, true", lock, ok)
 	}
 
 	// A watch that no contention check has looked at yet, whose lock only
 	// another goroutine took.
 	locks = &lockSet{}
 	takeLockedSnapshot([]any{r}, 0, locks)
-	ws2 := locks.watch()
+	w2 := locks.watch()
 	locks.release()
 	lockElsewhere(r)
-	if lock := contended(ws2); lock != "rt.lockedReg.mu" {
-		t.Errorf("a lock only another goroutine took: contended = %q", lock)
+	if lock, ok := contended(w2); !ok || lock != "rt.lockedReg.mu" {
+		t.Errorf("a lock only another goroutine took: contended = %q, %v", lock, ok)
 	}
-	unwatch(ws2)
+	unwatch(w2)
 
-	unwatch(ws)
-	unwatch(ws) // ends each watch once
+	// The lock the call holds, taken by another goroutine while the call
+	// released it (in a sync.Cond's Wait, say): it has no name.
+	w3 := (&lockSet{held: unsafe.Pointer(&r.mu)}).watch()
+	lockElsewhere(r)
+	if lock, ok := contended(w3); !ok || lock != "" {
+		t.Errorf("the call's own lock: contended = %q, %v; want \"\", true", lock, ok)
+	}
+	unwatch(w3)
+
+	// Many locks: the watch finds them through the walk's index.
+	regs := make([]*lockedReg, 40)
+	for i := range regs {
+		regs[i] = &lockedReg{m: map[int]int{}}
+	}
+	locks = &lockSet{}
+	takeLockedSnapshot([]any{regs}, 0, locks)
+	if locks.takenSet == nil {
+		t.Fatalf("%d locks taken, and no index", len(locks.taken))
+	}
+	w4 := locks.watch()
+	locks.release()
+	lockElsewhere(regs[33])
+	if lock, ok := contended(w4); !ok || lock != "rt.lockedReg.mu" {
+		t.Errorf("one of many locks: contended = %q, %v", lock, ok)
+	}
+	unwatch(w4)
+
+	unwatch(w)
+	unwatch(w) // ends each watch once
 	if got := watched.n.Load(); got != 0 {
 		t.Errorf("watches left: %d", got)
 	}
-	if len(watched.byLock) != 0 {
-		t.Errorf("watched locks left: %v", watched.byLock)
+	if len(watched.active) != 0 {
+		t.Errorf("watches left active: %v", watched.active)
 	}
-	if lock := contended(ws); lock == "" {
+	if _, ok := contended(w); !ok {
 		t.Error("an ended watch forgot what it saw")
 	}
 }

@@ -83,7 +83,7 @@ func swallow(c *Call, done *int32, errp *error) *swallowed {
 	case c.is(callWrapOnly):
 		if snap != nil {
 			liveSnapshotWords.Add(-int64(snap.used))
-			unwatch(snap.watches)
+			unwatch(snap.watch)
 		}
 	case snap != nil && campaign.noSnapshots:
 		// A run without snapshots takes one of an atomic
@@ -91,7 +91,7 @@ func swallow(c *Call, done *int32, errp *error) *swallowed {
 		// is one of the run's unsnapshotted calls.
 		c.ext.snap = nil // Snap gave the call an ext of its own
 		liveSnapshotWords.Add(-int64(snap.used))
-		defer unwatch(snap.watches)
+		defer unwatch(snap.watch)
 		c.end(done, errp)
 	default:
 		c.end(done, errp)
@@ -106,7 +106,7 @@ func swallow(c *Call, done *int32, errp *error) *swallowed {
 		// locks that guard what it writes, and does not undo what
 		// another goroutine wrote under them (see locks.go).
 		snap.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
-		if contended(snap.watches) == "" && snap.lockObjects() {
+		if _, other := contended(snap.watch); !other && snap.lockObjects() {
 			snap.restore()
 			e.rolledBack = true
 		}
