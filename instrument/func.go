@@ -342,48 +342,25 @@ func (fe *funcEdits) heldLock() string {
 
 // lockOperand returns Go code for the lock that call, x.Lock() or the
 // like, takes, as the runtime wants it: the address of its sync.Mutex or
-// sync.RWMutex (through the embedded fields that promote its Lock), or
-// the interface or type parameter whose Lock it calls, whose dynamic value
-// the runtime looks at. It returns "" when the types are not known, the
-// lock is of another kind, or x could have side effects when evaluated
-// again.
+// sync.RWMutex (through the embedded fields that promote its Lock: see
+// receiverOf), or the interface or type parameter whose Lock it calls,
+// whose dynamic value the runtime looks at. It returns "" when the lock
+// is of another kind, or x could have side effects when evaluated again.
 func (fe *funcEdits) lockOperand(call *ast.CallExpr) string {
 	sel := call.Fun.(*ast.SelectorExpr)
-	if fe.p.info == nil || !fieldChain(fe.p.info, sel.X) {
-		return ""
+	if t := fe.p.info.TypeOf(sel.X); t != nil && fieldChain(fe.p.info, sel.X) {
+		if _, ok := types.Unalias(t).(*types.TypeParam); ok {
+			return fe.text(sel.X)
+		}
 	}
-	tv, ok := fe.p.info.Types[sel.X]
-	if !ok || tv.Type == nil {
+	expr, t, _, ok := fe.receiverOf(call)
+	if !ok {
 		return ""
-	}
-	expr := "(" + string(fe.src[fe.off(sel.X.Pos()):fe.off(sel.X.End())]) + ")"
-	t := tv.Type
-	if _, ok := types.Unalias(t).(*types.TypeParam); ok {
-		return expr
 	}
 	if _, ok := t.Underlying().(*types.Interface); ok {
 		return expr
 	}
-	// The embedded fields that promote the method lead to the lock.
-	m, index, _ := types.LookupFieldOrMethod(t, tv.Addressable(), fe.p.pkg, sel.Sel.Name)
-	if fn, ok := m.(*types.Func); !ok || fn.Pkg() == nil || fn.Pkg().Path() != "sync" {
-		return ""
-	}
-	for _, i := range index[:len(index)-1] {
-		st, ok := derefType(t).Underlying().(*types.Struct)
-		if !ok || i >= st.NumFields() {
-			return ""
-		}
-		f := st.Field(i)
-		expr += "." + f.Name()
-		t = f.Type()
-	}
-	if p, ok := t.Underlying().(*types.Pointer); ok {
-		t = p.Elem()
-	} else {
-		expr = "&" + expr
-	}
-	if named, ok := types.Unalias(t).(*types.Named); !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "sync" ||
+	if named, ok := types.Unalias(derefType(t)).(*types.Named); !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "sync" ||
 		named.Obj().Name() != "Mutex" && named.Obj().Name() != "RWMutex" {
 		return ""
 	}

@@ -302,6 +302,7 @@ type pkgRewriter struct {
 	costs         map[*ast.FuncDecl]int         // estimated inlining costs (see inlineCost)
 	handOvers     map[handOver]bool             // the hand-over helpers the twins use
 	selectorNames map[*ast.Ident]bool           // the names after the dot of selectors
+	lockers       map[*types.Func]bool          // functions that take a lock (see locks), once asked
 	savers        map[string][]fieldCopy        // generated checkpoint code, by type name
 	wholeSaver    bool                          // the generic whole-value checkpoint is used
 	copyKinds     uint8                         // bit k: a per-type checkpoint copies a field of copyKind k

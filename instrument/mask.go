@@ -288,7 +288,7 @@ func (fe *funcEdits) lockingCallee() (token.Pos, string) {
 	var callee *gotypes.Func
 	call := fe.firstOwnCall(func(call *ast.CallExpr) bool {
 		fn, ok := calleeObject(fe.p.info, call.Fun).(*gotypes.Func)
-		if ok && fe.p.locks(fn, map[*gotypes.Func]bool{}) {
+		if ok && fe.p.locks(fn) {
 			callee = fn
 			return true
 		}
@@ -323,27 +323,50 @@ func (fe *funcEdits) firstOwnCall(match func(*ast.CallExpr) bool) *ast.CallExpr 
 
 // locks reports whether fn, a function of the package, takes a lock
 // (x.Lock() or x.RLock(), function literals included) or calls one of the
-// package's functions that does. seen breaks recursion.
-func (p *pkgRewriter) locks(fn *gotypes.Func, seen map[*gotypes.Func]bool) bool {
-	fn = fn.Origin()
-	fd := p.decls[fn]
-	if fd == nil || fd.Body == nil || seen[fn] {
-		return false
+// package's functions that does. The package's locking functions are
+// found once, on first use.
+func (p *pkgRewriter) locks(fn *gotypes.Func) bool {
+	if p.lockers == nil {
+		p.lockers = p.lockingFuncs()
 	}
-	seen[fn] = true
-	found := false
-	ast.Inspect(fd.Body, func(n ast.Node) bool {
-		if found {
-			return false
+	return p.lockers[fn.Origin()]
+}
+
+// lockingFuncs returns the package's functions that take a lock, directly
+// or through the package's functions they call.
+func (p *pkgRewriter) lockingFuncs() map[*gotypes.Func]bool {
+	lockers := map[*gotypes.Func]bool{}
+	callers := map[*gotypes.Func][]*gotypes.Func{} // callee → its callers in the package
+	var work []*gotypes.Func
+	for fn, fd := range p.decls {
+		if fd.Body == nil {
+			continue
 		}
-		if call, ok := n.(*ast.CallExpr); ok {
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
 			if _, name := selectorCall(call); name == "Lock" || name == "RLock" {
-				found = true
-			} else if callee, ok := calleeObject(p.info, call.Fun).(*gotypes.Func); ok && p.locks(callee, seen) {
-				found = true
+				if !lockers[fn] {
+					lockers[fn] = true
+					work = append(work, fn)
+				}
+			} else if callee, ok := calleeObject(p.info, call.Fun).(*gotypes.Func); ok {
+				callers[callee.Origin()] = append(callers[callee.Origin()], fn)
+			}
+			return true
+		})
+	}
+	for len(work) > 0 {
+		fn := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, caller := range callers[fn] {
+			if !lockers[caller] {
+				lockers[caller] = true
+				work = append(work, caller)
 			}
 		}
-		return !found
-	})
-	return found
+	}
+	return lockers
 }

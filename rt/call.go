@@ -242,7 +242,7 @@ func EnterHolding(s *Site, lock any, roots ...any) Call {
 // comparison read what the lock guards without taking it, as any other
 // lock they meet (see locks.go). Another value tells it nothing.
 func (c *Call) Holding(lock any) {
-	p := lockPointer(lock)
+	p, _ := lockPointer(lock)
 	if p == nil || !c.is(callWanted) {
 		return
 	}

@@ -182,7 +182,7 @@ func (ls *lockSet) lockRoots(roots []any, names []string) bool {
 		return true
 	}
 	for i, r := range roots {
-		p := lockPointer(r)
+		p, rw := lockPointer(r)
 		if p == nil {
 			continue
 		}
@@ -191,7 +191,7 @@ func (ls *lockSet) lockRoots(roots []any, names []string) bool {
 		if i < len(names) && names[i] != "" {
 			name = names[i]
 		}
-		if !ls.take(takenLock{p: p, rw: pl.typ.Elem() == rwMutexType, in: pl, root: name}) {
+		if !ls.take(takenLock{p: p, rw: rw, in: pl, root: name}) {
 			ls.blocked = name
 			return false
 		}
@@ -286,15 +286,16 @@ func (s *snapshot) lockObjects() bool {
 }
 
 // lockPointer returns the address of the lock in lock, a *sync.Mutex or
-// *sync.RWMutex (or an interface that holds one), or nil.
-func lockPointer(lock any) unsafe.Pointer {
+// *sync.RWMutex (or an interface that holds one), or nil, and whether it
+// is an RWMutex.
+func lockPointer(lock any) (p unsafe.Pointer, rw bool) {
 	switch l := lock.(type) {
 	case *sync.Mutex:
-		return unsafe.Pointer(l)
+		return unsafe.Pointer(l), false
 	case *sync.RWMutex:
-		return unsafe.Pointer(l)
+		return unsafe.Pointer(l), true
 	}
-	return nil
+	return nil, false
 }
 
 // watched holds the watches of the calls in progress whose snapshots took
@@ -361,7 +362,7 @@ func Took(lock any) {
 // took records the current goroutine as a writer in the watches of lock.
 // Only a watched lock costs the goroutine's number.
 func took(lock any) {
-	p := lockPointer(lock)
+	p, _ := lockPointer(lock)
 	if p == nil {
 		return
 	}
