@@ -247,14 +247,26 @@ func (h *Handler) log(u uint32) {
 // fault, made by fault (given the arm's index in arms), or by HandlerError
 // when fault is nil, and the region is skipped; otherwise it returns injected, the fault of the region's call
 // site (nil when none is injected there).
-// While the runtime is not enabled it costs a branch: it is inlined. So
-// it is once the region has nothing left to tell the run (quiet: nothing
-// armed or routed, its executions logged), which region says on its
-// first arm. That flag is read without synchronization: a stale read
-// costs a call of region; under the race detector, which would report
-// it, it is never set.
+// While the runtime is not enabled it costs a branch: it is inlined into
+// every region, and its inlined body is kept to that test, since the
+// compiler compiles it once per region.
 func Region(arms []Handler, injected error, fault func(arm int) error) error {
-	if !config.enabled || arms[0].quiet {
+	if !config.enabled {
+		return injected
+	}
+	return regionEnabled(arms, injected, fault)
+}
+
+// regionEnabled is Region while the runtime is enabled. A region that has
+// nothing left to tell the run (quiet: nothing armed or routed, its
+// executions logged), which region says on its first arm, returns at
+// once. That flag is read without synchronization: a stale read costs a
+// call of region; under the race detector, which would report it, it is
+// never set.
+//
+//go:noinline
+func regionEnabled(arms []Handler, injected error, fault func(arm int) error) error {
+	if arms[0].quiet {
 		return injected
 	}
 	return region(arms, injected, fault)

@@ -38,11 +38,23 @@ func (f *InjectedFault) AtomicxInjected() string { return f.Site }
 // armed occurrence (any, armed "always"), makes the fault: it returns the injected error or
 // panics with it. Otherwise it returns nil.
 //
-// Most reaches find s not armed and, in a profile run, reached as often
-// as the run logs (armedIdle): those return at once, inlined into the
-// instrumented function.
+// While the runtime is not enabled it costs a branch: it is inlined into
+// every injection point, and its inlined body is kept to that test, since
+// the compiler compiles it once per point.
 func Inject(s *Site) error {
-	if !config.enabled || s.armed.Load() == armedIdle {
+	if !config.enabled {
+		return nil
+	}
+	return injectEnabled(s)
+}
+
+// injectEnabled is Inject while the runtime is enabled. Most reaches find
+// s not armed and, in a profile run, reached as often as the run logs
+// (armedIdle): those return at once.
+//
+//go:noinline
+func injectEnabled(s *Site) error {
+	if s.armed.Load() == armedIdle {
 		return nil
 	}
 	return inject(s)
