@@ -388,6 +388,9 @@ func (p *pkgRewriter) rewriteFunc(fe *funcEdits, edits *editList) error {
 	if rewriteHook != nil {
 		rewriteHook(fe.name)
 	}
+	if fe.leavesNoChange() {
+		return nil
+	}
 	pos := p.fset.Position(fe.namePos)
 	before, hoisted := len(edits.edits), len(p.tail)
 	if err := fe.rewrite(edits); err != nil {
