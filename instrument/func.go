@@ -144,6 +144,10 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		return nil
 	}
 
+	// The snapshot's roots: those that can show a change (see snapRoots).
+	roots, rootNames := fe.snapRoots()
+	st.roots = strings.Join(rootNames, ",")
+
 	// Prologue, on the line of the opening brace: the injection point,
 	// then the snapshot, whose comparison is deferred.
 	//
@@ -190,13 +194,13 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	if unlock != nil {
 		held = fe.heldLock()
 	}
-	snap := fmt.Sprintf("%s.Snap(%s)", callName, strings.Join(fe.roots, ", "))
+	snap := fmt.Sprintf("%s.Snap(%s)", callName, strings.Join(roots, ", "))
 	if held != "" {
 		snap = fmt.Sprintf("%s.Holding(%s); %s", callName, held, snap)
 	}
 	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[4]s }; ", callName, rtName, siteRef, snap)
 	if fe.rootsBoxFree() {
-		args := append([]string{siteRef}, fe.roots...)
+		args := append([]string{siteRef}, roots...)
 		enterFunc := "Enter"
 		if held != "" {
 			args = slices.Insert(args, 1, held)
@@ -259,16 +263,63 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	return nil
 }
 
-// rootsBoxFree reports whether every root of the function converts to an
-// interface without allocating, as its type tells; false when the types
-// are not known.
+// snapRoots returns the roots that a detection snapshot takes, and their
+// display names: the receiver and parameters whose values can reach
+// something, and the captured variables. A value that reaches nothing but
+// itself (a number, a string, an array or struct of those) is the
+// callee's own copy: no caller sees a change to it, and its snapshot, a
+// copy of the boxed copy, could only compare equal. Left out, it is not
+// boxed, nor walked, and leaves more functions to the shorter prologue of
+// Enter (see rootsBoxFree). When the types are not known, every root.
+func (fe *funcEdits) snapRoots() (roots, names []string) {
+	ts := fe.rootTypes()
+	if ts == nil {
+		return fe.roots, fe.rootNames
+	}
+	for i, t := range ts {
+		if i < len(ts)-len(fe.capture) && selfContained(t) {
+			continue
+		}
+		roots = append(roots, fe.roots[i])
+		names = append(names, fe.rootNames[i])
+	}
+	return roots, names
+}
+
+// selfContained reports whether a value of type t reaches no memory but
+// its own: a boolean, number or string (strings cannot change), or an
+// array or struct of those. A type parameter may be anything.
+func selfContained(t types.Type) bool {
+	t = types.Unalias(t)
+	if _, ok := t.(*types.TypeParam); ok {
+		return false
+	}
+	switch u := t.Underlying().(type) {
+	case *types.Basic:
+		return u.Info()&(types.IsBoolean|types.IsNumeric|types.IsString) != 0
+	case *types.Array:
+		return selfContained(u.Elem())
+	case *types.Struct:
+		for i := range u.NumFields() {
+			if !selfContained(u.Field(i).Type()) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// rootsBoxFree reports whether every root that the snapshot takes (see
+// snapRoots) converts to an interface without allocating, as its type
+// tells; false when the types are not known.
 func (fe *funcEdits) rootsBoxFree() bool {
 	ts := fe.rootTypes()
 	if ts == nil && len(fe.roots) > 0 {
 		return false
 	}
-	for _, t := range ts {
-		if !boxFree(t) {
+	for i, t := range ts {
+		if !boxFree(t) && (i >= len(ts)-len(fe.capture) || !selfContained(t)) {
 			return false
 		}
 	}
