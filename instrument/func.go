@@ -145,7 +145,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	}
 
 	// The snapshot's roots: those that can show a change (see snapRoots).
-	roots, rootNames := fe.snapRoots()
+	roots, rootNames, rootTypes := fe.snapRoots()
 	st.roots = strings.Join(rootNames, ",")
 
 	// Prologue, on the line of the opening brace: the injection point,
@@ -199,7 +199,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		snap = fmt.Sprintf("%s.Holding(%s); %s", callName, held, snap)
 	}
 	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[4]s }; ", callName, rtName, siteRef, snap)
-	if fe.rootsBoxFree() {
+	if boxFreeRoots(roots, rootTypes) {
 		args := append([]string{siteRef}, roots...)
 		enterFunc := "Enter"
 		if held != "" {
@@ -263,27 +263,29 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	return nil
 }
 
-// snapRoots returns the roots that a detection snapshot takes, and their
-// display names: the receiver and parameters whose values can reach
-// something, and the captured variables. A value that reaches nothing but
-// itself (a number, a string, an array or struct of those) is the
-// callee's own copy: no caller sees a change to it, and its snapshot, a
-// copy of the boxed copy, could only compare equal. Left out, it is not
+// snapRoots returns the roots that a detection snapshot takes, with their
+// display names and types: the receiver and parameters whose values can
+// reach something, and the captured variables. A value that reaches
+// nothing but itself (a number, a string, an array or struct of those) is
+// the callee's own copy: no caller sees a change to it, and its snapshot,
+// a copy of the boxed copy, could only compare equal. Left out, it is not
 // boxed, nor walked, and leaves more functions to the shorter prologue of
-// Enter (see rootsBoxFree). When the types are not known, every root.
-func (fe *funcEdits) snapRoots() (roots, names []string) {
-	ts := fe.rootTypes()
-	if ts == nil {
-		return fe.roots, fe.rootNames
+// Enter (see boxFreeRoots). When the types are not known, every root, and
+// nil types.
+func (fe *funcEdits) snapRoots() (roots, names []string, ts []types.Type) {
+	all := fe.rootTypes()
+	if all == nil {
+		return fe.roots, fe.rootNames, nil
 	}
-	for i, t := range ts {
-		if i < len(ts)-len(fe.capture) && selfContained(t) {
+	for i, t := range all {
+		if i < len(all)-len(fe.capture) && selfContained(t) {
 			continue
 		}
 		roots = append(roots, fe.roots[i])
 		names = append(names, fe.rootNames[i])
+		ts = append(ts, t)
 	}
-	return roots, names
+	return roots, names, ts
 }
 
 // selfContained reports whether a value of type t reaches no memory but
@@ -310,16 +312,15 @@ func selfContained(t types.Type) bool {
 	return false
 }
 
-// rootsBoxFree reports whether every root that the snapshot takes (see
-// snapRoots) converts to an interface without allocating, as its type
-// tells; false when the types are not known.
-func (fe *funcEdits) rootsBoxFree() bool {
-	ts := fe.rootTypes()
-	if ts == nil && len(fe.roots) > 0 {
+// boxFreeRoots reports whether every one of roots, of types ts, converts
+// to an interface without allocating; false when the types are not known
+// (ts is nil).
+func boxFreeRoots(roots []string, ts []types.Type) bool {
+	if ts == nil && len(roots) > 0 {
 		return false
 	}
-	for i, t := range ts {
-		if !boxFree(t) && (i >= len(ts)-len(fe.capture) || !selfContained(t)) {
+	for _, t := range ts {
+		if !boxFree(t) {
 			return false
 		}
 	}
