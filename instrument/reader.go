@@ -103,15 +103,19 @@ func (fe *funcEdits) leavesNoChange() bool {
 	return unchanging
 }
 
-// canReturnError reports whether a function of signature sig fails by
-// returning an error: its last result is an error, and it is not an
-// accessor that returns one as data (see errorAccessor).
+// canReturnError reports whether a function of signature sig, declared by
+// fd (nil for a literal), fails by returning an error (see failsWith).
 func canReturnError(sig *types.Signature, fd *ast.FuncDecl) bool {
 	res := sig.Results()
-	if res.Len() == 0 {
-		return false
-	}
-	return types.Identical(res.At(res.Len()-1).Type(), errorType) && (fd == nil || !errorAccessor(fd))
+	return res.Len() > 0 && failsWith(res.At(res.Len()-1).Type(), fd)
+}
+
+// failsWith reports whether a function declared by fd (nil for a literal)
+// whose last result has type last fails by returning it: last is error,
+// and the function is not an accessor that returns one as data (see
+// errorAccessor).
+func failsWith(last types.Type, fd *ast.FuncDecl) bool {
+	return types.Identical(last, errorType) && (fd == nil || !errorAccessor(fd))
 }
 
 // mayBeChan reports whether ranging over a value of type t may receive
