@@ -62,8 +62,10 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 		})
 		fmt.Fprintf(w, "%s (%d):\n", paint(v, color), len(fns))
 		if v == Unknown {
-			// By kind. Functions that cannot fail are many (getters,
-			// constructors) and say nothing to act on: counted, not listed.
+			// By kind. Functions that cannot fail are many
+			// (constructors, helpers without an error result; detection
+			// leaves getters and setters as written) and say nothing to
+			// act on: counted, not listed.
 			sort.SliceStable(fns, func(i, j int) bool { return kindRank(fns[i].UnknownKind) < kindRank(fns[j].UnknownKind) })
 			n := 0
 			for n < len(fns) && fns[n].UnknownKind == CannotFail {
