@@ -1091,6 +1091,15 @@ func (t *tailBuffer) scanDeath(p []byte) {
 	}
 }
 
+// DeathLine returns the first line of output on which the Go runtime
+// reported why the program died (a panic or a fatal error), or "": what
+// Record.Died holds, for a record written before it did.
+func DeathLine(output string) string {
+	var t tailBuffer
+	t.scanDeath([]byte(output + "\n"))
+	return t.died
+}
+
 // death is the first line that reported a panic or a fatal error, or "".
 func (t *tailBuffer) death() string {
 	t.mu.Lock()

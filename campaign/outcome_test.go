@@ -109,3 +109,17 @@ func TestTailBufferKeepsDeath(t *testing.T) {
 		}
 	}
 }
+
+// TestDeathLine: a whole output gives the line a record's Died holds,
+// whether or not it ends with a newline.
+func TestDeathLine(t *testing.T) {
+	for output, want := range map[string]string{
+		"=== RUN TestX\npanic: boom\n\ngoroutine 7 [running]:\n": "panic: boom",
+		"fatal error: all goroutines are asleep":                 "fatal error: all goroutines are asleep",
+		"=== RUN TestX\nexit status 3\nFAIL\tm\t0.01s\n":         "",
+	} {
+		if got := DeathLine(output); got != want {
+			t.Errorf("DeathLine(%q) = %q, want %q", output, got, want)
+		}
+	}
+}

@@ -270,14 +270,17 @@ func selectorCall(call *ast.CallExpr) (ast.Expr, string) {
 // lockElsewhere returns the position of a call x.Lock() or x.RLock() in
 // the function's own body (not in function literals), or NoPos.
 func (fe *funcEdits) lockElsewhere() token.Pos {
-	call := fe.firstOwnCall(func(call *ast.CallExpr) bool {
-		_, name := selectorCall(call)
-		return name == "Lock" || name == "RLock"
-	})
+	call := fe.firstOwnCall(takesLock)
 	if call == nil {
 		return token.NoPos
 	}
 	return call.Pos()
+}
+
+// takesLock reports whether call is x.Lock() or x.RLock().
+func takesLock(call *ast.CallExpr) bool {
+	_, name := selectorCall(call)
+	return name == "Lock" || name == "RLock"
 }
 
 // lockingCallee returns the first call in the function's own body (not in
@@ -347,7 +350,7 @@ func (p *pkgRewriter) lockingFuncs() map[*gotypes.Func]bool {
 			if !ok {
 				return true
 			}
-			if _, name := selectorCall(call); name == "Lock" || name == "RLock" {
+			if takesLock(call) {
 				if !lockers[fn] {
 					lockers[fn] = true
 					work = append(work, fn)

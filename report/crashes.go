@@ -41,9 +41,13 @@ func crashes(recs []*campaign.Record, hdr *campaign.Header) []*Crash {
 		if rec.Kind != "experiment" || rec.Status != campaign.Crashed {
 			continue
 		}
-		msg := shortMessage(strings.TrimSuffix(rec.Died, " [recovered]"))
-		if rec.Died == "" {
-			msg = crashMessage(rec.Output)
+		died := rec.Died
+		if died == "" {
+			died = campaign.DeathLine(rec.Output)
+		}
+		msg := shortMessage(strings.TrimSuffix(died, " [recovered]"))
+		if died == "" {
+			msg = lastOutputLine(rec.Output)
 		}
 		// The text of an injected fault names its occurrence: the crashes
 		// of every occurrence of one point are one.
@@ -79,17 +83,11 @@ func crashes(recs []*campaign.Record, hdr *campaign.Header) []*Crash {
 	return out
 }
 
-// crashMessage is the line a dying binary printed about its death: the
-// first "panic: " or "fatal error: " line, else its last line that is not
-// the go command's own.
-func crashMessage(output string) string {
+// lastOutputLine is the last line of a dying binary's output that is not
+// the go command's own, for a binary that printed no panic nor fatal
+// error (os.Exit, a signal).
+func lastOutputLine(output string) string {
 	lines := strings.Split(output, "\n")
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
-			return shortMessage(strings.TrimSuffix(l, " [recovered]"))
-		}
-	}
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
 		if l == "" || l == "FAIL" || strings.HasPrefix(l, "FAIL\t") || strings.HasPrefix(l, "exit status ") {

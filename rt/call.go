@@ -494,7 +494,7 @@ func (c *Call) end(done *int32, errp *error) {
 		// failed atomically. The comparison and the rollback hold the
 		// locks they read under, which are released before the
 		// program's code runs again (v.err's methods, say).
-		snap.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
+		snap.lockFor(c)
 		v.verdict, v.diff, v.reason, v.masked = compareAndRollBack(snap, campaign.masks[c.site.ID], c.site.scratch())
 	}
 	if !v.placed() {
@@ -504,13 +504,11 @@ func (c *Call) end(done *int32, errp *error) {
 }
 
 // compareAndRollBack compares a failed call's graph with its snapshot,
-// holding the locks that snap.locks takes, and, when the call is masked,
-// rolls it back. masked says whether the call counts as rolled back.
+// holding the locks that snap.locks takes (see lockFor), which it
+// releases, and, when the call is masked, rolls it back. masked says
+// whether the call counts as rolled back.
 func compareAndRollBack(snap *snapshot, mask bool, scratch *scratchSet) (verdict string, d difference, reason string, masked bool) {
-	defer func() {
-		snap.locks.release()
-		snap.locks = nil
-	}()
+	defer snap.unlock()
 	snap.scratch = scratch
 	d, equal := snap.firstDiff(snap.roots, snap.names)
 	switch {
@@ -551,14 +549,13 @@ func (v *verdictEvent) placeIn(seq uint64, nonAtomic bool) {
 func injectedFailure(c *Call, v *verdictEvent) bool {
 	nonAtomic := false
 	if snap := callSnapshot(c); snap != nil && !c.is(callTooLarge) {
-		snap.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
+		snap.lockFor(c)
 		_, equal := snap.firstDiff(snap.roots, snap.names)
 		nonAtomic = !equal && !campaign.masks[c.site.ID] && snap.locks.blocked == ""
 		if _, ok := contended(snap.watch); ok {
 			nonAtomic = false
 		}
-		snap.locks.release()
-		snap.locks = nil
+		snap.unlock()
 	}
 	v.placeIn(c.seq, nonAtomic)
 	return v.injected

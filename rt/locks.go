@@ -268,6 +268,20 @@ func lockReason(blocked, when string) string {
 	return blocked + " was locked at " + when + ", by a caller or another goroutine: the graph it guards was not read"
 }
 
+// lockFor makes the walks of s that follow, a comparison or a restore,
+// take the locks they read under on behalf of call c (see lockSet), until
+// unlock.
+func (s *snapshot) lockFor(c *Call) {
+	s.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
+}
+
+// unlock releases the locks that the walks since lockFor took, and ends
+// their taking.
+func (s *snapshot) unlock() {
+	s.locks.release()
+	s.locks = nil
+}
+
 // lockObjects takes, with s.locks, the locks that guard every object,
 // array and map that a restore writes back, and reports false when one is
 // held elsewhere.
@@ -442,24 +456,23 @@ func contended(w *callWatch) (lock string, ok bool) {
 	if w == nil {
 		return "", false
 	}
-	var own uint64
-	for {
+	watched.mu.Lock()
+	defer watched.mu.Unlock()
+	if !w.sawOther && w.gid == 0 && len(w.writers) == 1 {
+		// Is that goroutine the call's? Its number is not taken under
+		// watched.mu, which took waits for. A second writer found
+		// meanwhile settles it (took sets sawOther).
+		watched.mu.Unlock()
+		own := goroutineID()
 		watched.mu.Lock()
-		if !w.sawOther && w.gid == 0 && len(w.writers) == 1 {
-			if own == 0 {
-				watched.mu.Unlock()
-				own = goroutineID()
-				continue
-			}
+		if !w.sawOther {
 			w.gid = own
 			if w.writers[0].gid != own {
 				w.sawOther, w.other = true, w.writers[0].lock
 			}
 		}
-		lock, ok = w.other, w.sawOther
-		watched.mu.Unlock()
-		return lock, ok
 	}
+	return w.other, w.sawOther
 }
 
 // contendedReason is the reason of the verdict of a call whose graph

@@ -105,13 +105,12 @@ func swallow(c *Call, done *int32, errp *error) *swallowed {
 		// what differs, so a second one writes nothing. It holds the
 		// locks that guard what it writes, and does not undo what
 		// another goroutine wrote under them (see locks.go).
-		snap.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
+		snap.lockFor(c)
 		if _, other := contended(snap.watch); !other && snap.lockObjects() {
 			snap.restore()
 			e.rolledBack = true
 		}
-		snap.locks.release()
-		snap.locks = nil
+		snap.unlock()
 	}
 	e.swallowed = !e.atomic || e.rolledBack
 	if failure == "error" {
