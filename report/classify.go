@@ -661,21 +661,11 @@ func (r *Report) countExperiment(rec *campaign.Record) {
 	}
 }
 
-// wallTime sums, over the commands that wrote the records (their
-// sessions: detect, or a plan and its shards' runs), the time from the command's start to the end of its last
-// run.
+// wallTime is the campaign's wall time in milliseconds, as
+// campaign.WallTime defines it, and the sessions it sums over.
 func wallTime(recs []*campaign.Record) (ms int64, sessions int) {
-	end := map[int64]int64{}
-	for _, rec := range recs {
-		if rec.Session == 0 || rec.Began == 0 {
-			continue
-		}
-		end[rec.Session] = max(end[rec.Session], rec.Began+rec.Millis)
-	}
-	for start, last := range end {
-		ms += max(last-start, 0)
-	}
-	return ms, len(end)
+	wall, sessions := campaign.WallTime(recs)
+	return wall.Milliseconds(), sessions
 }
 
 func (r *Report) function(name, pos string) *Function {

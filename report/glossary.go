@@ -33,7 +33,7 @@ var Glossary = []Term{
 	{"absorbed", "The experiment ended early, without a test verdict, once the injected failure stopped propagating (a call on the stack at the fault returned without failing): nothing after that can change a verdict. -no-early-stop runs tests to their end."},
 	{"hang", "The run went over its time limit (-timeout) and was killed."},
 	{"crash", "The test binary died without a test verdict: a fatal error, os.Exit, a panic on a goroutine of its own, a signal."},
-	{"wall time", "Time from the start of the detect command to the end of its last run, summed over the sessions of a resumed campaign, or over the plan and shards of a sharded one (which may run at once)."},
+	{"wall time", "Time from the start of the command that ran the campaign (detect, handlers, perturb) to the end of its last run, summed over the sessions of a resumed campaign, or over the plan and shards of a sharded one (which may run at once). The command's own summary on stderr gives the same figure."},
 	{"experiment time", "Time of the experiments summed: with several jobs at once it exceeds the wall time."},
 }
 

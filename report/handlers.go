@@ -553,8 +553,7 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 		log.Runs[0].OriginalURIBaseIDs = used
 	}
 	if p := r.Provenance; p != nil {
-		log.Runs[0].Invocations = []sarifInvocation{{CommandLine: p.Command, StartTimeUTC: p.Date, ExecutionSuccessful: true}}
-		log.Runs[0].Properties = &sarifRunProps{AtomicxVersion: p.Atomicx, GoVersion: p.Go, Module: p.Module, Dir: p.Dir, Journal: p.Journal}
+		log.Runs[0].Invocations, log.Runs[0].Properties = sarifProvenance(p, r.Summary.WallMs)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")

@@ -482,8 +482,7 @@ func WritePerturbSARIF(w io.Writer, r *PerturbReport, locate Locator, opt SARIFO
 		Results:           results,
 	}
 	if p := r.Provenance; p != nil {
-		run.Invocations = []sarifInvocation{{CommandLine: p.Command, StartTimeUTC: p.Date, ExecutionSuccessful: true}}
-		run.Properties = &sarifRunProps{AtomicxVersion: p.Atomicx, GoVersion: p.Go, Module: p.Module, Dir: p.Dir, Journal: p.Journal}
+		run.Invocations, run.Properties = sarifProvenance(p, r.Summary.WallMs)
 	}
 	if len(used) > 0 {
 		run.OriginalURIBaseIDs = used

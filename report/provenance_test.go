@@ -158,3 +158,41 @@ func TestSARIFRoots(t *testing.T) {
 		})
 	}
 }
+
+// TestWallTimeInEveryFormat checks that every format gives the one wall
+// time of the campaign, worked out from its runs' records.
+func TestWallTimeInEveryFormat(t *testing.T) {
+	recs := append([]*campaign.Record{{Kind: "campaign", Campaign: fixtureHeader()}}, fixtureRecords(t)...)
+	for _, rec := range recs[1:] {
+		rec.Session, rec.Began = 1_000_000, 0
+	}
+	// The session started at 1000s; its last run ends at 1015.2s.
+	recs[1].Began, recs[1].Millis = 1_000_500, 300
+	recs[2].Began, recs[2].Millis = 1_014_000, 1200
+	r := Classify(recs, nil)
+	if r.Summary.WallMs != 15200 || r.Summary.Sessions != 1 {
+		t.Fatalf("wall time %dms over %d sessions, want 15200ms over 1", r.Summary.WallMs, r.Summary.Sessions)
+	}
+	var text, js, html, sarif bytes.Buffer
+	WriteText(&text, r, nil, false)
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&html, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSARIF(&sarif, r, nil, SARIFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ format, out, want string }{
+		{"text", text.String(), "; wall time 15.2s, experiment time"},
+		{"json", js.String(), `"wall_ms": 15200,`},
+		{"html", html.String(), "wall time 15.2s, experiment time"},
+		{"sarif", sarif.String(), `"wallTime": "15.2s",`},
+		{"sarif", sarif.String(), `"wallTimeMs": 15200`},
+	} {
+		if !strings.Contains(c.out, c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.format, c.want, c.out)
+		}
+	}
+}

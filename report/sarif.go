@@ -72,6 +72,10 @@ type (
 		Module         string `json:"module"`
 		Dir            string `json:"dir"`
 		Journal        string `json:"journal"`
+		// The campaign's wall time (campaign.WallTime), as its other
+		// reports and its command's stderr give it.
+		WallTime   string `json:"wallTime"`
+		WallTimeMs int64  `json:"wallTimeMs"`
 	}
 	sarifTool struct {
 		Driver sarifDriver `json:"driver"`
@@ -254,13 +258,21 @@ func WriteSARIF(w io.Writer, r *Report, locate Locator, opt SARIFOptions, roots 
 		log.Runs[0].OriginalURIBaseIDs = used
 	}
 	if p := r.Provenance; p != nil {
-		log.Runs[0].Invocations = []sarifInvocation{{CommandLine: p.Command, StartTimeUTC: p.Date, ExecutionSuccessful: true}}
-		log.Runs[0].Properties = &sarifRunProps{AtomicxVersion: p.Atomicx, GoVersion: p.Go, Module: p.Module, Dir: p.Dir, Journal: p.Journal}
+		log.Runs[0].Invocations, log.Runs[0].Properties = sarifProvenance(p, r.Summary.WallMs)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // keep "->" arrows and shell redirections readable
 	return enc.Encode(log)
+}
+
+// sarifProvenance says in a SARIF run what produced it: the command as
+// an invocation, and atomicx's and Go's versions, the module, the
+// journal and the campaign's wall time as the run's properties.
+func sarifProvenance(p *Provenance, wallMs int64) ([]sarifInvocation, *sarifRunProps) {
+	return []sarifInvocation{{CommandLine: p.Command, StartTimeUTC: p.Date, ExecutionSuccessful: true}},
+		&sarifRunProps{AtomicxVersion: p.Atomicx, GoVersion: p.Go, Module: p.Module, Dir: p.Dir, Journal: p.Journal,
+			WallTime: durationText(wallMs), WallTimeMs: wallMs}
 }
 
 // sarifMessage is the result's text: what changed, the failure that

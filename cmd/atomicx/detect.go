@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/policy"
@@ -127,16 +126,31 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 
 // ranLine says what the campaign ran, with the names and counts of the
 // report: "ran 3 profile runs, 8 experiments, 2 natural reruns and 0
-// rechecks in 15.2s (wall time)", and what a resumed journal already had.
+// rechecks; wall time 15.2s", and what a resumed journal already had.
 func ranLine(res *campaign.Result) string {
 	counts := func(profile, experiments, natural, rechecks int) string {
 		return fmt.Sprintf("%d profile runs, %d experiments, %d natural reruns and %d rechecks", profile, experiments, natural, rechecks)
 	}
-	line := fmt.Sprintf("ran %s in %s (wall time)", counts(res.ProfileRuns, res.Experiments, res.NaturalRuns, res.Rechecks), res.Elapsed.Round(time.Millisecond))
+	line := "ran " + counts(res.ProfileRuns, res.Experiments, res.NaturalRuns, res.Rechecks)
 	if r := res.Resumed; len(r) > 0 {
 		line += fmt.Sprintf("; resumed from the journal: %s", counts(r["profile"], r["experiment"], r["natural"], r["recheck"]))
 	}
-	return line
+	return line + wallTimeText(res.Records)
+}
+
+// wallTimeText ends a campaign's "ran" line with its wall time, in the
+// words and with the figure of its report (campaign.WallTime): "; wall
+// time 15.2s", or "; wall time 1m2s summed over 2 sessions (resumed or
+// sharded)" for a campaign that several commands ran.
+func wallTimeText(recs []*campaign.Record) string {
+	wall, sessions := campaign.WallTime(recs)
+	switch {
+	case sessions == 0:
+		return "; wall time not recorded"
+	case sessions > 1:
+		return fmt.Sprintf("; wall time %s summed over %d sessions (resumed or sharded)", wall, sessions)
+	}
+	return fmt.Sprintf("; wall time %s", wall)
 }
 
 const sarifCategoryUsage = "SARIF run category (automationDetails), telling apart several uploads for one commit, e.g. one per module"

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/report"
@@ -61,11 +60,11 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if !interrupted {
-		line := fmt.Sprintf("ran %d profile runs and %d runs with a handler armed or widened in %s (wall time)",
-			res.ProfileRuns, res.Experiments, res.Elapsed.Round(time.Millisecond))
+		line := fmt.Sprintf("ran %d profile runs and %d runs with a handler armed or widened", res.ProfileRuns, res.Experiments)
 		if r := res.Resumed; r["profile"]+r["experiment"] > 0 {
 			line += fmt.Sprintf("; resumed from the journal: %d profile runs and %d runs with a handler armed", r["profile"], r["experiment"])
 		}
+		line += wallTimeText(res.Records)
 		fmt.Fprintln(stderr, line)
 	}
 	rep := report.Handlers(res.Records, res.Problems)

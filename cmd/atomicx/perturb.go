@@ -4,7 +4,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/report"
@@ -53,8 +52,7 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 		return code
 	}
 	if !interrupted {
-		fmt.Fprintf(stderr, "ran %d profile runs and %d perturbation runs in %s (wall time)\n", res.ProfileRuns, res.Experiments,
-			res.Elapsed.Round(time.Millisecond))
+		fmt.Fprintf(stderr, "ran %d profile runs and %d perturbation runs%s\n", res.ProfileRuns, res.Experiments, wallTimeText(res.Records))
 	}
 	out := reportOut{stdout: stdout, stderr: stderr, file: *outFile, format: *format, category: *category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
 	if err := out.write(perturbReport{report.Perturbation(res.Records, res.Problems)}); err != nil {

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"time"
 
 	"github.com/atomicx/atomicx/campaign"
 )
@@ -108,11 +107,11 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(stderr, "shard %s: ran %d experiments, %d natural reruns and %d rechecks in %s (wall time)", shard,
-		res.Experiments, res.NaturalRuns, res.Rechecks, res.Elapsed.Round(time.Millisecond))
+	fmt.Fprintf(stderr, "shard %s: ran %d experiments, %d natural reruns and %d rechecks", shard, res.Experiments, res.NaturalRuns, res.Rechecks)
 	if r := res.Resumed; len(r) > 0 {
 		fmt.Fprintf(stderr, "; resumed from the journal: %d experiments, %d natural reruns and %d rechecks", r["experiment"], r["natural"], r["recheck"])
 	}
+	fmt.Fprint(stderr, wallTimeText(res.Records))
 	fmt.Fprintln(stderr)
 	return 0
 }
