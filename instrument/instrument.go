@@ -225,7 +225,7 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 			res.CallPoints++
 		}
 	}
-	if len(p.sites) > 0 {
+	if len(p.sites) > 0 || len(p.asWritten) > 0 {
 		var err error
 		res.Generated, res.GeneratedInit, err = p.generated(parsed)
 		if err != nil {
@@ -287,6 +287,9 @@ type pkgRewriter struct {
 	sites     []site
 	handlers  []handler // the arms of error checks (see handlers.go)
 	functions []Function
+	// asWritten are the functions left as written (leavesNoChange), which
+	// the generated file lists for the reports (see rt.AsWritten).
+	asWritten []asWritten
 	skipped   []Skipped
 	notes     []Note
 	omitted   map[string]int // calls that are not injection points, by reason
@@ -389,6 +392,8 @@ func (p *pkgRewriter) rewriteFunc(fe *funcEdits, edits *editList) error {
 		rewriteHook(fe.name)
 	}
 	if fe.leavesNoChange() {
+		p.asWritten = append(p.asWritten, asWritten{fn: funcname.Join(p.opts.ImportPath, fe.name),
+			pos: p.sitePos(p.fset.Position(fe.namePos)), decl: fe.decl})
 		return nil
 	}
 	pos := p.fset.Position(fe.namePos)
@@ -486,7 +491,12 @@ func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File, err error
 	if gates := p.gates(); gates != nil {
 		f.add(gates)
 	}
-	f.add(p.siteTable()...)
+	if len(p.sites) > 0 {
+		f.add(p.siteTable()...)
+	}
+	if len(p.asWritten) > 0 {
+		f.add(p.asWrittenTable())
+	}
 	if len(p.handlers) > 0 {
 		f.add(p.handlerTable())
 	}

@@ -4,6 +4,9 @@ import (
 	"go/ast"
 	"go/token"
 	"go/types"
+	"strconv"
+
+	"github.com/dave/dst"
 )
 
 // Functions that no failure leaves half done. A function without an
@@ -126,4 +129,87 @@ func mayBeChan(t types.Type) bool {
 	}
 	_, ok := t.Underlying().(*types.Chan)
 	return ok
+}
+
+// asWritten is a function that detection left as written.
+type asWritten struct {
+	fn, pos string
+	decl    *ast.FuncDecl // nil for a literal
+}
+
+// asWrittenTable declares, for the reports, the functions of the package
+// that were left as written, as rt.AsWritten reads them:
+//
+//	var _ = rt.AsWritten("FUNC\tPOS\tFLAGS\n" + ...)
+//
+// with FLAGS "w" when every method of the function's receiver type was
+// left as written, so that the campaign can call the type atomic without
+// a test reaching it, and "-" otherwise.
+func (p *pkgRewriter) asWrittenTable() dst.Decl {
+	whole := p.wholeTypes()
+	var data dst.Expr
+	for i, a := range p.asWritten {
+		flags := "-"
+		if a.decl != nil && whole[p.receiverNamed(a.decl)] {
+			flags = "w"
+		}
+		lit := &dst.BasicLit{Kind: token.STRING, Value: strconv.Quote(a.fn + "\t" + a.pos + "\t" + flags + "\n")}
+		lit.Decs.Before = dst.NewLine
+		if i == 0 {
+			data = lit
+		} else {
+			data = &dst.BinaryExpr{X: data, Op: token.ADD, Y: lit}
+		}
+	}
+	call := &dst.CallExpr{Fun: &dst.Ident{Name: "AsWritten", Path: p.opts.RuntimePath}, Args: []dst.Expr{data}}
+	spec := &dst.ValueSpec{Names: []*dst.Ident{dst.NewIdent("_")}, Values: []dst.Expr{call}}
+	return &dst.GenDecl{Tok: token.VAR, Specs: []dst.Spec{spec}}
+}
+
+// wholeTypes returns the receiver types of the package all of whose
+// declared methods were left as written.
+func (p *pkgRewriter) wholeTypes() map[*types.Named]bool {
+	left := map[*types.Func]bool{}
+	types_ := map[*types.Named]bool{}
+	for _, a := range p.asWritten {
+		if a.decl == nil {
+			continue
+		}
+		if fn, ok := p.info.Defs[a.decl.Name].(*types.Func); ok {
+			left[fn] = true
+		}
+		if t := p.receiverNamed(a.decl); t != nil {
+			types_[t] = true
+		}
+	}
+	whole := map[*types.Named]bool{}
+	for t := range types_ {
+		all := true
+		for m := range t.Methods() {
+			all = all && left[m.Origin()]
+		}
+		whole[t] = all
+	}
+	return whole
+}
+
+// receiverNamed is the named type whose method fd declares, or nil.
+func (p *pkgRewriter) receiverNamed(fd *ast.FuncDecl) *types.Named {
+	fn, ok := p.info.Defs[fd.Name].(*types.Func)
+	if !ok {
+		return nil
+	}
+	recv := fn.Type().(*types.Signature).Recv()
+	if recv == nil {
+		return nil
+	}
+	t := types.Unalias(recv.Type())
+	if ptr, ok := t.(*types.Pointer); ok {
+		t = types.Unalias(ptr.Elem())
+	}
+	named, _ := t.(*types.Named)
+	if named != nil {
+		named = named.Origin()
+	}
+	return named
 }

@@ -150,6 +150,13 @@ type Function struct {
 	// makes it atomic.
 	DependsOn []string `json:"depends_on,omitempty"`
 
+	// AsWritten says that detection compiled the function as written,
+	// having checked at build time that no failure can leave a change
+	// behind (no error result, no panic injected, nothing called, one
+	// change at most, made last): it is atomic without a test making it
+	// fail, and has no injection point or snapshot.
+	AsWritten bool `json:"as_written,omitempty"`
+
 	// In is, for a function literal, what it is written in: a function
 	// ("(*Store).Put") or package-level variables ("save"). Name stays
 	// the runtime's ("example.com/m.init.func1").
@@ -163,6 +170,9 @@ type Function struct {
 	// Its entry is an injection point (canFail), or it was logged as a
 	// function whose entry is none (enterOnly).
 	canFail, enterOnly bool
+	// wholeType: it is a method, and every method of its receiver type
+	// was left as written (AsWritten).
+	wholeType bool
 }
 
 // Type is the verdict of a type, from those of its methods. A type is
@@ -182,6 +192,12 @@ type Type struct {
 	// error result, panics not injected): they leave a type's verdict as
 	// its other methods make it, as they cannot leave it half updated.
 	CannotFail int `json:"cannot_fail"`
+	// AsWritten counts the methods among Atomic that were left as
+	// written (Function.AsWritten). Being listed without a test reaching
+	// them, they make the type atomic only when every method of it is
+	// one (wholeAsWritten): else an untested method could be missing.
+	AsWritten      int `json:"as_written,omitempty"`
+	wholeAsWritten bool
 }
 
 // Summary counts what a campaign did. Runs are of four kinds, named the
@@ -222,6 +238,10 @@ type Summary struct {
 	// record it.
 	WallMs   int64 `json:"wall_ms"`
 	Sessions int   `json:"sessions"`
+	// AsWritten counts the atomic functions that were left as written
+	// (Function.AsWritten): atomic by a check at build time, not by a
+	// failed call compared.
+	AsWritten int `json:"as_written,omitempty"`
 	// UnknownKinds counts the functions of each kind of unknown verdict.
 	UnknownKinds map[string]int `json:"unknown_kinds,omitempty"`
 }
@@ -275,6 +295,9 @@ type event struct {
 	// Of a fail event: the call came after the ones the profile run
 	// numbers (see campaign's event).
 	BeyondCall uint64 `json:"beyond_call"`
+	// Of an as_written event: every method of the function's receiver
+	// type was left as written.
+	WholeType bool `json:"whole_type"`
 }
 
 // Classify builds the report of a campaign's records.
@@ -320,6 +343,13 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		for i, raw := range rec.Events {
 			var e event
 			if json.Unmarshal(raw, &e) != nil || e.Func == "" {
+				continue
+			}
+			if e.Event == "as_written" {
+				// Listed when its package was initialized: the verdict
+				// was settled at build time.
+				f := r.function(e.Func, e.Pos)
+				f.AsWritten, f.wholeType = true, e.WholeType
 				continue
 			}
 			if e.Event == "fail" && e.BeyondCall != 0 {
@@ -393,6 +423,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			f.Verdict = Dependent
 		case compared > 0:
 			f.Verdict = Atomic
+		case f.AsWritten:
+			f.Verdict = Atomic
+			r.Summary.AsWritten++
 		default:
 			f.Verdict = Unknown
 			f.UnknownKind, f.UnknownReason = unknownKind(f, inside[f.Name])
@@ -798,13 +831,15 @@ func atomicxReproduce(fn string, h *campaign.Header) string {
 // typeVerdict is the verdict of a type from the counts of its methods'
 // verdicts: the most urgent non-atomic verdict of a method; otherwise
 // atomic only if every method is, and unknown as soon as one method is.
+// Methods left as written are listed whether or not a test reached them:
+// alone, they make a type atomic only when they are all its methods.
 func typeVerdict(t *Type) string {
 	switch {
 	case t.Pure > 0:
 		return Pure
 	case t.Dependent > 0:
 		return Dependent
-	case t.Unknown == 0 && t.Atomic > 0:
+	case t.Unknown == 0 && (t.Atomic > t.AsWritten || t.Atomic > 0 && t.wholeAsWritten):
 		return Atomic
 	}
 	return Unknown
@@ -831,6 +866,10 @@ func (r *Report) classifyTypes() {
 			t.Dependent++
 		case Atomic:
 			t.Atomic++
+			if f.AsWritten {
+				t.AsWritten++
+				t.wholeAsWritten = t.wholeAsWritten || f.wholeType
+			}
 		default:
 			if f.UnknownKind == CannotFail {
 				t.CannotFail++

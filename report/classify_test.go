@@ -423,3 +423,63 @@ func TestClassifyUnnumberedFailures(t *testing.T) {
 		t.Errorf("describe = %q, want it to say %q", got, want)
 	}
 }
+
+// TestAsWritten checks that functions left as written are listed as
+// atomic from the events that list them, counted apart, and that they
+// make a type atomic alone only when they are all its methods.
+func TestAsWritten(t *testing.T) {
+	ev := func(s string) json.RawMessage { return json.RawMessage(s) }
+	recs := []*campaign.Record{
+		{Kind: "profile", Package: "p", Test: "T", Events: []json.RawMessage{
+			// Grid: every method left as written.
+			ev(`{"event":"as_written","func":"p.(*Grid).At","pos":"p/g.go:3:16","whole_type":true}`),
+			ev(`{"event":"as_written","func":"p.(*Grid).Len","pos":"p/g.go:5:16","whole_type":true}`),
+			// Cell: one left as written, one that no test reached.
+			ev(`{"event":"as_written","func":"p.(*Cell).Get","pos":"p/c.go:3:16","whole_type":false}`),
+			// Box: one left as written, one atomic by a compared failure.
+			ev(`{"event":"as_written","func":"p.(*Box).Get","pos":"p/b.go:3:16","whole_type":false}`),
+			ev(`{"event":"reach","site":"p.(*Box).Put#entry","func":"p.(*Box).Put","pos":"p/b.go:5:16","faults":1}`),
+		}},
+		// Listed again by another test binary of the same package.
+		{Kind: "profile", Package: "p", Test: "TestOther", Events: []json.RawMessage{
+			ev(`{"event":"as_written","func":"p.(*Grid).At","pos":"p/g.go:3:16","whole_type":true}`),
+		}},
+		{Kind: "experiment", Package: "p", Test: "T", Site: "p.(*Box).Put#entry", Occurrence: 1, Fault: "error", Fired: true, Status: "fail", Events: []json.RawMessage{
+			ev(`{"event":"verdict","site":"p.(*Box).Put#entry","func":"p.(*Box).Put","pos":"p/b.go:5:16","verdict":"atomic","failure":"error","injected":true}`),
+		}},
+	}
+	r := Classify(recs, nil)
+	for _, name := range []string{"p.(*Grid).At", "p.(*Grid).Len", "p.(*Cell).Get", "p.(*Box).Get"} {
+		f := r.Functions[name]
+		if f == nil || f.Verdict != Atomic || !f.AsWritten || f.UnknownKind != "" {
+			t.Errorf("%s: %+v, want atomic as written", name, f)
+		}
+	}
+	if f := r.Functions["p.(*Box).Put"]; f.AsWritten || f.Verdict != Atomic {
+		t.Errorf("(*Box).Put: %+v, want atomic by its failed call", f)
+	}
+	if r.Summary.AsWritten != 4 {
+		t.Errorf("summary counts %d as written, want 4", r.Summary.AsWritten)
+	}
+	for typ, want := range map[string]string{"p.Grid": Atomic, "p.Cell": Unknown, "p.Box": Atomic} {
+		if got := r.Types[typ]; got == nil || got.Verdict != want {
+			t.Errorf("type %s: %+v, want %s", typ, got, want)
+		}
+	}
+	var text, js strings.Builder
+	WriteText(&text, r, nil, false)
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"atomic (5):\n4 functions left as written (no failure can leave a change, checked at build time): -format json or html lists them\np/b.go:5:16: (*Box).Put: atomic (1 failed calls",
+		"functions: 0 pure, 0 dependent, 5 atomic (4 as written), 0 unknown",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, text.String())
+		}
+	}
+	if !strings.Contains(js.String(), `"as_written": true`) || !strings.Contains(js.String(), `"as_written": 4`) {
+		t.Errorf("JSON does not mark them:\n%s", js.String())
+	}
+}

@@ -579,6 +579,8 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 </table>
 </div>
 {{with .Summary -}}
+{{if .AsWritten}}<p>Atomic functions left as written: {{.AsWritten}} ({{help "as written"}})</p>
+{{end -}}
 {{if .UnknownKinds}}<p>Unknown functions by kind{{unknownKinds .UnknownKinds}}: <em>cannot fail</em> (no error result, and panics are not injected), <em>not made to fail</em> (reached, but no failed call seen), <em>not snapshotted</em>, <em>over budget</em> (the graph was larger than the snapshot budget).</p>
 {{end -}}
 <p>Campaign{{if $.Plan}} (plan {{$.Plan}}){{end}}: {{.Packages}} packages, {{.Tests}} tests; {{$.Runs}}; {{$.Times}}.</p>
@@ -619,7 +621,7 @@ A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by
 <thead><tr><th>name</th><th title="{{help "position"}}">position</th><th title="The function's verdict: pure non-atomic, dependent non-atomic, atomic or unknown (see the legend).">verdict</th><th class="n" title="{{help "failures"}}">failures</th><th class="n" title="{{help "non-atomic"}}">non-atomic</th><th class="n" title="{{help "first in chain"}}">first in chain</th><th class="n" title="{{help "injections into"}}">injections into</th><th class="n" title="{{help "false negatives"}}">false negatives</th></tr></thead>
 <tbody>
 {{- range .Functions}}
-<tr data-verdict="{{.Class}}"><td class="name" data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{if .ID}}<a href="#{{.ID}}">{{.Short}}</a>{{else}}{{.Short}}{{end}}</td><td class="pos" data-k="{{.PosKey}}" title="{{.Pos}}">{{.ShortPos}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .UnknownKind}} <span class="kind"{{if .UnknownReason}} title="{{.UnknownReason}}"{{end}}>{{.UnknownKind}}</span>{{end}}</td><td class="n">{{.Failures}}</td><td class="n">{{.NonAtomic}}</td><td class="n">{{.FirstInChain}}</td><td class="n">{{.InjectionsInto}}</td><td class="n">{{.FalseNegatives}}</td></tr>
+<tr data-verdict="{{.Class}}"><td class="name" data-k="{{.Name}}"><span class="pkg">{{.Package}}.</span>{{if .ID}}<a href="#{{.ID}}">{{.Short}}</a>{{else}}{{.Short}}{{end}}</td><td class="pos" data-k="{{.PosKey}}" title="{{.Pos}}">{{.ShortPos}}</td><td data-k="{{.VerdictRank}}"><span class="verdict {{.Class}}">{{.Verdict}}</span>{{if .UnknownKind}} <span class="kind"{{if .UnknownReason}} title="{{.UnknownReason}}"{{end}}>{{.UnknownKind}}</span>{{end}}{{if .AsWritten}} <span class="kind" title="{{help "as written"}}">as written</span>{{end}}</td><td class="n">{{.Failures}}</td><td class="n">{{.NonAtomic}}</td><td class="n">{{.FirstInChain}}</td><td class="n">{{.InjectionsInto}}</td><td class="n">{{.FalseNegatives}}</td></tr>
 {{- end}}
 </tbody>
 </table>

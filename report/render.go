@@ -7,6 +7,7 @@ import (
 	"path"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -61,6 +62,19 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 			return fns[i].Pos < fns[j].Pos || fns[i].Pos == fns[j].Pos && fns[i].Name < fns[j].Name
 		})
 		fmt.Fprintf(w, "%s (%d):\n", paint(v, color), len(fns))
+		if v == Atomic {
+			// Functions left as written are many (getters, setters)
+			// and atomic by construction: counted, not listed.
+			sort.SliceStable(fns, func(i, j int) bool { return fns[i].AsWritten && !fns[j].AsWritten })
+			n := 0
+			for n < len(fns) && fns[n].AsWritten {
+				n++
+			}
+			if n > 0 {
+				fmt.Fprintf(w, "%d functions left as written (no failure can leave a change, checked at build time): -format json or html lists them\n", n)
+			}
+			fns = fns[n:]
+		}
 		if v == Unknown {
 			// By kind. Functions that cannot fail are many
 			// (constructors, helpers without an error result; detection
@@ -183,6 +197,9 @@ func describe(f *Function) string {
 		}
 		return s
 	case Atomic:
+		if f.AsWritten {
+			return "atomic (left as written: no failure can leave a change, checked at build time)"
+		}
 		return fmt.Sprintf("atomic (%d failed calls: %d natural, %d injected)", f.Failures, f.NaturalFailures, f.InjectedFailures) + unnumberedNote(f)
 	}
 	kind := "unknown (" + f.UnknownKind + ")"
@@ -228,7 +245,11 @@ func writeTypes(w io.Writer, r *Report) {
 	for _, f := range r.Functions {
 		fns[f.Verdict]++
 	}
-	fmt.Fprintf(w, "functions: %d pure, %d dependent, %d atomic, %d unknown%s\n", fns[Pure], fns[Dependent], fns[Atomic], fns[Unknown], unknownBreakdown(r.Summary.UnknownKinds))
+	atomic := strconv.Itoa(fns[Atomic]) + " atomic"
+	if n := r.Summary.AsWritten; n > 0 {
+		atomic += fmt.Sprintf(" (%d as written)", n)
+	}
+	fmt.Fprintf(w, "functions: %d pure, %d dependent, %s, %d unknown%s\n", fns[Pure], fns[Dependent], atomic, fns[Unknown], unknownBreakdown(r.Summary.UnknownKinds))
 	if n := fns[Pure] + fns[Dependent]; n > 0 {
 		vis := map[string]int{}
 		for _, f := range r.Functions {

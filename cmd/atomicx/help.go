@@ -391,6 +391,10 @@ Set by 'atomicx detect' for the runs of a campaign:
 	                 in progress on the stack
 	ATOMICX_STOP     "absorbed": exit 0 once the injected failure stops
 	                 propagating
+	ATOMICX_LIST_AS_WRITTEN
+	                 "1": log, as each instrumented package starts, its
+	                 functions left as written ("as_written" events);
+	                 one profile run per test binary
 	ATOMICX_MASK     SITE;SITE: roll the failed calls of these functions
 	                 back once their verdict is logged (rechecks)
 	ATOMICX_OBLIVIOUS
