@@ -31,6 +31,11 @@ const (
 	Stream = "stream"
 	// Scratch: only fields the policy declares scratch.
 	Scratch = "scratch"
+	// Normalization: only nil slices or maps made empty ones, or the
+	// other way (a constructor that replaces a nil slice by an empty one
+	// before the failure): only a caller that compares them with nil
+	// sees it.
+	Normalization = "normalization"
 )
 
 // visibilityRank orders visibilities, most visible first. A verdict event
@@ -41,6 +46,8 @@ func visibilityRank(v string) int {
 		return 1
 	case Scratch:
 		return 2
+	case Normalization:
+		return 3
 	}
 	return 0
 }
@@ -254,8 +261,9 @@ type Report struct {
 	Types      map[string]*Type     `json:"types"`
 	Summary    Summary              `json:"summary"`
 	// Findings are the non-atomic functions in the order a reader should
-	// take them: caller-visible changes first, then stream positions, then
-	// scratch; pure before dependent; then by position.
+	// take them: caller-visible changes first, then stream positions,
+	// scratch and normalizations; pure before dependent; then by the
+	// strength of their evidence (evidenceRank); then by position.
 	Findings []string `json:"findings,omitempty"`
 	Problems []string `json:"problems,omitempty"`
 	// Crashes are the ways the test binary died in experiments, most
@@ -490,12 +498,30 @@ func Findings(r *Report) []*Function {
 		if a.Verdict != b.Verdict {
 			return a.Verdict == Pure
 		}
+		if ra, rb := evidenceRank(a), evidenceRank(b); ra != rb {
+			return ra < rb
+		}
 		if ka, kb := posKey(a.Pos), posKey(b.Pos); ka != kb {
 			return ka < kb
 		}
 		return a.Name < b.Name
 	})
 	return fns
+}
+
+// evidenceRank orders findings of one visibility and verdict by the
+// strength of their evidence (betterEvidence): the function's own change
+// first, then by the failure that showed it (failureRank).
+func evidenceRank(f *Function) int {
+	e := f.Evidence
+	if e == nil {
+		return 6
+	}
+	rank := failureRank(e)
+	if !e.first {
+		rank += 3
+	}
+	return rank
 }
 
 // injection counts, for a function, the points reached with a call of it
@@ -756,31 +782,48 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record, pure boo
 // runtime that did not say count as caller-visible.
 func changesOf(e event) string {
 	switch e.Changes {
-	case Stream, Scratch:
+	case Stream, Scratch, Normalization:
 		return e.Changes
 	}
 	return CallerVisible
 }
 
-// betterEvidence reports whether a is easier to act on than b: a change
-// a caller sees before a stream position before scratch, natural before
-// injected, the first non-atomic call of its chain before a later
-// one, the shorter path; then by test and injection, so that the choice
-// does not depend on the order in which parallel runs were journaled.
+// betterEvidence reports whether a is stronger evidence than b, the
+// one a maintainer acts on first: a change a caller sees before a stream
+// position, scratch or a normalization; the function's own change (the
+// first non-atomic call of its chain, or non-atomic by itself in a
+// replay) before one made after a callee failed non-atomic; a failure
+// the program meets (natural) before an injected fault, and a fault at a
+// call that can fail before one at the entry of a helper of the module;
+// the shorter path; then by test and injection, so that the choice does
+// not depend on the order in which parallel runs were journaled.
 func betterEvidence(a, b *Evidence) bool {
 	switch {
 	case a.Changes != b.Changes:
 		return visibilityRank(a.Changes) < visibilityRank(b.Changes)
-	case (a.Injection == "") != (b.Injection == ""):
-		return a.Injection == ""
 	case a.first != b.first:
 		return a.first
+	case failureRank(a) != failureRank(b):
+		return failureRank(a) < failureRank(b)
 	case len(a.Path) != len(b.Path):
 		return len(a.Path) < len(b.Path)
 	case a.Test != b.Test:
 		return a.Test < b.Test
 	}
 	return a.Injection < b.Injection
+}
+
+// failureRank orders the failures that evidence rests on, the likeliest
+// in production first: natural (0), a fault injected at a call (1), at
+// the entry of a function (2).
+func failureRank(e *Evidence) int {
+	switch {
+	case e.Injection == "":
+		return 0
+	case strings.HasSuffix(e.Injection, "#entry"):
+		return 2
+	}
+	return 1
 }
 
 // reproduce is the command that runs the test again with the same fault,

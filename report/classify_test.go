@@ -483,3 +483,44 @@ func TestAsWritten(t *testing.T) {
 		t.Errorf("JSON does not mark them:\n%s", js.String())
 	}
 }
+
+// TestEvidenceStrength checks that a function's evidence is its strongest
+// failed call, and that findings of one visibility and verdict come in
+// the order of their evidence's strength: the function's own change, a
+// natural failure, a fault at a call, a fault at a helper's entry.
+func TestEvidenceStrength(t *testing.T) {
+	verdict := func(fn, path string, first bool) json.RawMessage {
+		// A call whose verdict says where it ran (seq), with nothing
+		// non-atomic inside it, is non-atomic by itself.
+		own := `,"first":false`
+		if first {
+			own = `,"first":true,"g":1,"seq":7`
+		}
+		return json.RawMessage(`{"event":"verdict","site":"` + fn + `#entry","func":"` + fn + `","pos":"p/f.go:3:6","verdict":"non-atomic","failure":"error","path":"` + path + `","before":"0","after":"1"` + own + `}`)
+	}
+	exp := func(site string, evs ...json.RawMessage) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: site, Occurrence: 1, Fault: "error", Fired: true, Status: "fail", Events: evs}
+	}
+	recs := []*campaign.Record{
+		// A: a helper's entry fault (the shortest path), a call's fault,
+		// and a natural failure after a callee failed non-atomic.
+		exp("p.helper#entry", verdict("p.A", "a", true)),
+		exp("p.A#call:os.Open#1", verdict("p.A", "a.long", true)),
+		{Kind: "profile", Package: "p", Test: "T", Events: []json.RawMessage{verdict("p.A", "a.other", false)}},
+		// B: only a helper's entry fault; C: a natural failure; D: a call's.
+		exp("p.helper#entry", verdict("p.B", "b", true)),
+		{Kind: "profile", Package: "p", Test: "T2", Events: []json.RawMessage{verdict("p.C", "c", true)}},
+		exp("p.D#call:os.Open#1", verdict("p.D", "d", true)),
+	}
+	r := Classify(recs, nil)
+	if e := r.Functions["p.A"].Evidence; e.Injection != "error:1:p.A#call:os.Open#1" || e.Path != "a.long" {
+		t.Errorf("A's evidence: %s at %s, want the call's fault at a.long", e.Injection, e.Path)
+	}
+	var got []string
+	for _, name := range r.Findings {
+		got = append(got, name)
+	}
+	if want := []string{"p.C", "p.A", "p.D", "p.B"}; !slices.Equal(got, want) {
+		t.Errorf("findings in order %v, want %v", got, want)
+	}
+}

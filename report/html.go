@@ -325,7 +325,7 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 		if n == 1 {
 			what = "finding touches"
 		}
-		page.FoldText = fmt.Sprintf("%d more %s only stream position / scratch", n, what)
+		page.FoldText = fmt.Sprintf("%d more %s only stream position / scratch / nil versus empty", n, what)
 	}
 	tnames := make([]string, 0, len(r.Types))
 	for name := range r.Types {
@@ -533,7 +533,7 @@ details.folded > summary { cursor: pointer; margin: 1em 0; font-weight: 600; }
 A non-atomic function is <em>pure</em> when a failed call of it is non-atomic by itself: nothing non-atomic ran inside it, or it stayed non-atomic when replayed with the non-atomic functions that ran inside it masked (fix or mask it). It is <em>dependent</em> when every such replay made it atomic (it becomes atomic when its callees are).</p>
 
 <nav class="jump" aria-label="findings">
-<p><a href="#non-atomic">Non-atomic functions</a> ({{len .Sections}}{{with .Folded}} + {{len .}} that touch only stream position / scratch{{end}}) · <a href="#summary">Summary</a> · <a href="#functions">Functions</a> · <a href="#types">Types</a>{{if .Coverage}} · <a href="#coverage">Coverage</a>{{end}}</p>
+<p><a href="#non-atomic">Non-atomic functions</a> ({{len .Sections}}{{with .Folded}} + {{len .}} that touch only stream position / scratch / nil versus empty{{end}}) · <a href="#summary">Summary</a> · <a href="#functions">Functions</a> · <a href="#types">Types</a>{{if .Coverage}} · <a href="#coverage">Coverage</a>{{end}}</p>
 {{- if or .Sections .Folded}}
 <ol>
 {{- range .Sections}}

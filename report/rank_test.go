@@ -88,9 +88,9 @@ func TestRankText(t *testing.T) {
 	out := buf.String()
 	for _, want := range []string{
 		"pure non-atomic (4):\nexample.com/codec/dec.go:30:20: (*Decoder).Decode: pure non-atomic: *v: nil → map[len=0]",
-		"\n2 more findings touch only stream position / scratch: (*Decoder).readByte (stream), (*Decoder).grow (scratch)\n",
-		"dependent non-atomic (1):\n1 more finding touches only stream position / scratch: (*Encoder).Reset (stream)\n",
-		"non-atomic functions by what they changed: 2 caller-visible, 2 only stream position, 1 only scratch\n",
+		"\n2 more findings touch only stream position / scratch / nil versus empty: (*Decoder).readByte (stream), (*Decoder).grow (scratch)\n",
+		"dependent non-atomic (1):\n1 more finding touches only stream position / scratch / nil versus empty: (*Encoder).Reset (stream)\n",
+		"non-atomic functions by what they changed: 2 caller-visible, 2 only stream position, 1 only scratch, 0 only nil versus empty\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("text report lacks %q:\n%s", want, out)
@@ -143,7 +143,7 @@ func TestRankHTML(t *testing.T) {
 	}
 	out := buf.String()
 	checkWellFormed(t, out)
-	fold := strings.Index(out, `<details class="folded"><summary>3 more findings touch only stream position / scratch</summary>`)
+	fold := strings.Index(out, `<details class="folded"><summary>3 more findings touch only stream position / scratch / nil versus empty</summary>`)
 	end := strings.LastIndex(out, "</details>")
 	if fold < 0 || end < fold {
 		t.Fatalf("no fold for the stream and scratch findings:\n%s", out)

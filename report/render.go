@@ -257,8 +257,8 @@ func writeTypes(w io.Writer, r *Report) {
 				vis[f.Visibility]++
 			}
 		}
-		fmt.Fprintf(w, "non-atomic functions by what they changed: %d caller-visible, %d only stream position, %d only scratch\n",
-			n-vis[Stream]-vis[Scratch], vis[Stream], vis[Scratch])
+		fmt.Fprintf(w, "non-atomic functions by what they changed: %d caller-visible, %d only stream position, %d only scratch, %d only nil versus empty\n",
+			n-vis[Stream]-vis[Scratch]-vis[Normalization], vis[Stream], vis[Scratch], vis[Normalization])
 	}
 	fmt.Fprintf(w, "types:     %d pure, %d dependent, %d atomic, %d unknown\n", counts[Pure], counts[Dependent], counts[Atomic], counts[Unknown])
 }
@@ -282,7 +282,7 @@ func writeFolded(w io.Writer, fns []*Function) {
 	if len(fns) == 1 {
 		what = "finding touches"
 	}
-	fmt.Fprintf(w, "%d more %s only stream position / scratch: %s\n", len(fns), what, strings.Join(names, ", "))
+	fmt.Fprintf(w, "%d more %s only stream position / scratch / nil versus empty: %s\n", len(fns), what, strings.Join(names, ", "))
 }
 
 // kindRank orders the kinds of unknown verdicts as UnknownKinds does.

@@ -286,6 +286,8 @@ func sarifMessage(f *Function) string {
 		b.WriteString("Its failed calls changed only the position of streams it reads or writes (consumed input, partial output).\n")
 	case Scratch:
 		b.WriteString("Its failed calls changed only fields the policy declares scratch.\n")
+	case Normalization:
+		b.WriteString("Its failed calls changed only nil slices or maps into empty ones, or the other way (normalization).\n")
 	}
 	fmt.Fprintf(&b, "Failure: %s", failureText(e))
 	fmt.Fprintf(&b, " in %s of %s; %d of %d failed calls changed the state.\n", e.Test, e.Package, f.NonAtomic, f.Failures)

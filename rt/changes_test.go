@@ -89,6 +89,22 @@ func TestChanges(t *testing.T) {
 			want: callerVisible, path: "b.n"},
 		{name: "field of another type with the same name", scratch: "codecState.buf", mutate: func(c *codec, _ *box[int]) { c.buf = []byte{1} },
 			want: callerVisible, path: "v.buf"},
+		{name: "nil slice made empty", mutate: func(c *codec, _ *box[int]) { c.buf = []byte{} },
+			want: normalization, path: "v.buf"},
+		{name: "empty map made nil", mutate: func(c *codec, _ *box[int]) { c.state.tmp = []int{}; c.dict = nil },
+			want: callerVisible, path: "v.dict"},
+		{name: "visible change after a normalization", mutate: func(c *codec, _ *box[int]) {
+			c.buf = []byte{}
+			c.state.depth = 1
+		}, want: callerVisible, path: "v.state.depth"},
+		{name: "nil slice made non-empty is visible", mutate: func(c *codec, _ *box[int]) { c.buf = []byte{0} },
+			want: callerVisible, path: "v.buf"},
+		{name: "scratch is more visible than a normalization", scratch: "codecState.tmp", mutate: func(c *codec, _ *box[int]) {
+			c.buf = []byte{}
+			c.state.tmp = []int{1}
+		}, want: scratchState, path: "v.state.tmp"},
+		{name: "a normalization inside scratch is scratch", scratch: "codec.buf", mutate: func(c *codec, _ *box[int]) { c.buf = []byte{} },
+			want: scratchState, path: "v.buf"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -39,11 +39,16 @@ const (
 	// call may reuse and overwrite, whose contents mean nothing between
 	// calls).
 	scratchState
+	// normalization: a nil slice or map that became an empty one, or the
+	// other way (a constructor that makes a nil slice empty before the
+	// failure): no caller that reads it with len, range or an index sees
+	// a change, only one that compares it with nil.
+	normalization
 	numChanges
 )
 
 // changesNames are the words of the event log and of the reports.
-var changesNames = [numChanges]string{callerVisible: "caller-visible", streamPosition: "stream", scratchState: "scratch"}
+var changesNames = [numChanges]string{callerVisible: "caller-visible", streamPosition: "stream", scratchState: "scratch", normalization: "normalization"}
 
 func (k changes) String() string { return changesNames[k] }
 
@@ -240,6 +245,15 @@ func (c *comparer) reportValues(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	return !c.again() && c.report(c.s.renderValue(sp, pl, true), c.s.renderValue(lp, pl, false))
 }
 
+// reportNormalization records a nil slice or map that became an empty
+// one, or the other way, as a normalization, unless the position is in a
+// less visible kind already.
+func (c *comparer) reportNormalization(sp, lp unsafe.Pointer, pl *typePlan) bool {
+	outer := c.enter(normalization)
+	defer func() { c.class = outer }()
+	return c.reportValues(sp, lp, pl)
+}
+
 // enter makes the current position part of a value of kind k, unless it
 // is in a less visible kind already (a scratch field of a stream stays a
 // stream, a stream in a scratch field stays scratch: the outer one says
@@ -419,6 +433,9 @@ func (c *comparer) pointers(sp, lp unsafe.Pointer, pl *typePlan) bool {
 func (c *comparer) slices(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	sv, lv := reflect.NewAt(pl.typ, sp).Elem(), reflect.NewAt(pl.typ, lp).Elem()
 	n := sv.Len()
+	if n == 0 && lv.Len() == 0 && sv.IsNil() != lv.IsNil() {
+		return c.reportNormalization(sp, lp, pl)
+	}
 	if sv.IsNil() != lv.IsNil() || n != lv.Len() {
 		return c.reportValues(sp, lp, pl)
 	}
@@ -442,6 +459,9 @@ func (c *comparer) maps(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	if sv.IsNil() || lv.IsNil() {
 		if sv.IsNil() && lv.IsNil() {
 			return false
+		}
+		if sv.Len() == 0 && lv.Len() == 0 {
+			return c.reportNormalization(sp, lp, pl)
 		}
 		return c.reportValues(sp, lp, pl)
 	}

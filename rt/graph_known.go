@@ -150,6 +150,11 @@ func (c *comparer) bytes(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	if c.s.unsaved || snil == lnil && string(sb) == string(lb) {
 		return false
 	}
+	if len(sb) == 0 && len(lb) == 0 {
+		// Only the nil-ness differs.
+		outer := c.enter(normalization)
+		defer func() { c.class = outer }()
+	}
 	const window = 16
 	if len(sb) == len(lb) && len(sb) > 3*window && !snil && !lnil {
 		i := 0

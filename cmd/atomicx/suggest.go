@@ -219,7 +219,7 @@ func evidenceComment(f *report.Function) string {
 		how = "injected " + e.Injection
 	}
 	only := ""
-	if f.Visibility == report.Stream || f.Visibility == report.Scratch {
+	if f.Visibility == report.Stream || f.Visibility == report.Scratch || f.Visibility == report.Normalization {
 		only = ", only " + f.Visibility
 	}
 	return tomlComment(fmt.Sprintf("%s: %s → %s (%s in %s; %d of %d failed calls%s)",
