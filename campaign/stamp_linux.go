@@ -1,0 +1,14 @@
+package campaign
+
+import (
+	"io/fs"
+	"syscall"
+)
+
+func stampOf(info fs.FileInfo) fileStamp {
+	st, ok := info.Sys().(*syscall.Stat_t)
+	if !ok {
+		return fileStamp{}
+	}
+	return fileStamp{ino: st.Ino, ctime: st.Ctim.Nano()}
+}
