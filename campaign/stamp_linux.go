@@ -5,6 +5,8 @@ import (
 	"syscall"
 )
 
+// stampOf reads the inode and the change time, which no test can set
+// back.
 func stampOf(info fs.FileInfo) fileStamp {
 	st, ok := info.Sys().(*syscall.Stat_t)
 	if !ok {
