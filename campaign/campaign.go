@@ -145,6 +145,11 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 	if err := os.MkdirAll(filepath.Join(cfg.Journal, "bin"), 0o777); err != nil {
 		return nil, nil, err
 	}
+	// What a campaign killed in this directory left of its runs: they
+	// are the directory's own, as only one campaign runs in it.
+	if err := removeTree(filepath.Join(cfg.Journal, workDirName)); err != nil {
+		return nil, nil, err
+	}
 	journalPath := filepath.Join(cfg.Journal, "journal.jsonl")
 	if !cfg.Resume {
 		if err := os.Remove(journalPath); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -875,13 +880,14 @@ func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test st
 		}
 	}
 	began := time.Now()
-	overDisk := watchDisk(rctx, func() int64 {
-		n := diskUsage(tmp)
-		if cp != nil {
-			n += cp.growth()
-		}
-		return n
-	}, maxRunDisk, cancel)
+	usage := func() int64 { return diskUsage(tmp) }
+	if cp != nil {
+		// The watch may outlive the run by a tick, into the next reset:
+		// it reads nothing of the copy that a reset changes.
+		copyDir, copySize := cp.dst, cp.size
+		usage = func() int64 { return diskUsage(tmp) + max(diskUsage(copyDir)-copySize, 0) }
+	}
+	overDisk := watchDisk(rctx, usage, maxRunDisk, cancel)
 	runErr := cmd.Run()
 	// What the run started and left behind must not outlive it: it
 	// would go on writing into the run's files, or into the next run's.

@@ -282,12 +282,6 @@ func (t *treeCopy) sumSize() {
 	}
 }
 
-// growth is how many bytes the regular files of the copy hold beyond
-// those it was made with: what a run wrote into it.
-func (t *treeCopy) growth() int64 {
-	return max(diskUsage(t.dst)-t.size, 0)
-}
-
 // removeTree removes path and what it holds, also when a run took the
 // right to change a directory in it away.
 func removeTree(path string) error {
