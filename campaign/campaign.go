@@ -145,6 +145,11 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 	if err := os.MkdirAll(filepath.Join(cfg.Journal, "bin"), 0o777); err != nil {
 		return nil, nil, err
 	}
+	// What a campaign killed in this directory left of its runs: they
+	// are the directory's own, as only one campaign runs in it.
+	if err := removeTree(filepath.Join(cfg.Journal, workDirName)); err != nil {
+		return nil, nil, err
+	}
 	journalPath := filepath.Join(cfg.Journal, "journal.jsonl")
 	if !cfg.Resume {
 		if err := os.Remove(journalPath); err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -211,6 +216,7 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 		}
 	}
 	c := &runner{cfg: cfg, journal: j, done: done, res: res, session: start.UnixMilli(), extraEnv: cfg.ExtraEnv}
+	defer c.removeSlots()
 	if cfg.Identity != nil {
 		gc := gocmd.Config{Atomicx: cfg.Atomicx, Identity: cfg.Identity, Dir: cfg.Dir, Env: c.buildEnv()}
 		if c.keys, err = gocmd.KeysFor(ctx, gc, cfg.Policy, c.goArgs(cfg.Patterns...)); err != nil {
@@ -325,6 +331,8 @@ type runner struct {
 	// progress lines (a shard's name).
 	extraEnv []string
 	label    string
+	// slots are the job slots' copies of the module (jobSlot).
+	slots jobSlots
 }
 
 // goArgs is the go command line that builds the workload's packages: a
@@ -398,8 +406,16 @@ func (c *runner) build(ctx context.Context, p *Package) error {
 		p.Tests = []string{execWorkload}
 		return nil
 	}
+	// A TestMain runs before the tests are listed: in a copy, so that
+	// what it writes stays out of the user's tree.
+	slot := c.slots.take()
+	defer c.slots.put(slot)
+	dir, _, err := c.privateDir(slot, p.Dir, p.Dir)
+	if err != nil {
+		return fmt.Errorf("listing the tests of %s: %v", p.ImportPath, err)
+	}
 	cmd := exec.CommandContext(ctx, p.Binary, "-test.list", ".")
-	cmd.Dir = p.Dir
+	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {
 		return fmt.Errorf("listing the tests of %s: %v", p.ImportPath, err)
@@ -511,8 +527,10 @@ func (c *runner) profiles(ctx context.Context, pkgs []*Package) (map[string]*Rec
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			slot := c.slots.take()
+			defer c.slots.put(slot)
 			for j := range work {
-				rec, err := c.profile(ctx, j.p, j.test)
+				rec, err := c.profile(ctx, slot, j.p, j.test)
 				mu.Lock()
 				if err != nil && firstErr == nil {
 					firstErr = err
@@ -540,7 +558,7 @@ func (c *runner) profiles(ctx context.Context, pkgs []*Package) (map[string]*Rec
 
 // profile runs one test with no fault armed, logging the points it
 // reaches and its natural failures.
-func (c *runner) profile(ctx context.Context, p *Package, test string) (*Record, error) {
+func (c *runner) profile(ctx context.Context, slot *jobSlot, p *Package, test string) (*Record, error) {
 	rec := &Record{Kind: "profile", Package: p.ImportPath, Test: test}
 	if r, ok := c.done[rec.Key()]; ok {
 		return r, nil
@@ -555,7 +573,7 @@ func (c *runner) profile(ctx context.Context, p *Package, test string) (*Record,
 		// run would list the same ones.
 		env = append(env, "ATOMICX_LIST_AS_WRITTEN=1")
 	}
-	c.runTest(ctx, p, test, env, rec)
+	c.runTest(ctx, slot, p, test, env, rec)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -753,6 +771,8 @@ func (c *runner) experiments(ctx context.Context, plan []*PlannedRun) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			slot := c.slots.take()
+			defer c.slots.put(slot)
 			for run := range work {
 				e := *run.Run
 				p := pkgs[e.Package]
@@ -760,7 +780,7 @@ func (c *runner) experiments(ctx context.Context, plan []*PlannedRun) error {
 					errOnce.Do(func() { firstErr = fmt.Errorf("a run of %s, which is not among the workload's packages", e.Package) })
 					continue
 				}
-				c.runTest(ctx, p, e.Test, run.Env, &e)
+				c.runTest(ctx, slot, p, e.Test, run.Env, &e)
 				if ctx.Err() != nil {
 					continue // interrupted: not finished, so not journaled; a resume runs it
 				}
@@ -798,14 +818,31 @@ func (c *runner) experiments(ctx context.Context, plan []*PlannedRun) error {
 }
 
 // runTest runs one test of a package's binary with extra environment
-// and fills in rec's outcome and events.
-func (c *runner) runTest(ctx context.Context, p *Package, test string, env []string, rec *Record) {
-	tmp, err := os.MkdirTemp(c.cfg.Journal, "run-")
+// and fills in rec's outcome and events. The run has a directory of its
+// own (its TMPDIR, event log and output) and runs in the slot's copy of
+// the module (jobSlot): in the copy of the package's directory, or for a
+// program workload of the directory the campaign runs in (script and
+// oracle alike).
+func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test string, env []string, rec *Record) {
+	if err := os.MkdirAll(c.workDir(), 0o777); err != nil {
+		rec.Status, rec.Output = NotRun, err.Error()
+		return
+	}
+	tmp, err := os.MkdirTemp(c.workDir(), "run-")
 	if err != nil {
-		rec.Status, rec.Output = "error", err.Error()
+		rec.Status, rec.Output = NotRun, err.Error()
 		return
 	}
 	defer os.RemoveAll(tmp)
+	workDir := p.Dir
+	if c.cfg.Exec != "" {
+		workDir = c.cfg.Dir
+	}
+	dir, cp, err := c.privateDir(slot, p.Dir, workDir)
+	if err != nil {
+		rec.Status, rec.Output = NotRun, err.Error()
+		return
+	}
 	logPath := filepath.Join(tmp, "events.jsonl")
 	timeout := c.cfg.Timeout
 	if timeout <= 0 {
@@ -817,13 +854,12 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	if c.cfg.Exec != "" {
 		rec.Exec, rec.Binary = c.cfg.Exec, p.Binary
 		cmd = exec.CommandContext(rctx, c.cfg.Exec)
-		cmd.Dir = c.cfg.Dir
 		env = append(env, "ATOMICX_BINARY="+p.Binary)
 	} else {
 		cmd = exec.CommandContext(rctx, p.Binary, "-test.run=^"+regexp.QuoteMeta(test)+"$", "-test.count=1",
 			"-test.timeout="+(timeout+10*time.Second).String())
-		cmd.Dir = p.Dir
 	}
+	cmd.Dir = dir
 	if c.cfg.Cover {
 		covDir := filepath.Join(tmp, coverDir)
 		os.Mkdir(covDir, 0o777) // a failure shows as no counters
@@ -833,7 +869,7 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 			cmd.Args = append(cmd.Args, "-test.gocoverdir="+covDir)
 		}
 	}
-	env = append(append(env, c.extraEnv...), "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp)
+	env = append(append(env, c.extraEnv...), "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp, "PWD="+dir)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
 	ownGroup(cmd)
@@ -849,13 +885,20 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 		}
 	}
 	began := time.Now()
-	overDisk := watchDisk(rctx, tmp, maxRunDisk, cancel)
+	usage := func() int64 { return diskUsage(tmp) }
+	if cp != nil {
+		// The watch may outlive the run by a tick, into the next reset:
+		// it reads nothing of the copy that a reset changes.
+		copyDir, copySize := cp.dst, cp.size
+		usage = func() int64 { return diskUsage(tmp) + max(diskUsage(copyDir)-copySize, 0) }
+	}
+	overDisk := watchDisk(rctx, usage, maxRunDisk, cancel)
 	runErr := cmd.Run()
 	// What the run started and left behind must not outlive it: it
 	// would go on writing into the run's files, or into the next run's.
 	killGroup(cmd)
 	if whole != nil && rctx.Err() == nil {
-		runErr = c.runOracle(rctx, p.Binary, whole.Name(), runErr, &out)
+		runErr = c.runOracle(rctx, dir, p.Binary, whole.Name(), runErr, &out)
 	}
 	rec.Millis = time.Since(began).Milliseconds()
 	rec.Began, rec.Session = began.UnixMilli(), c.session
@@ -863,7 +906,7 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 	switch {
 	case overDisk.Load():
 		rec.Status = Crashed
-		fmt.Fprintf(&out, "\natomicx: stopped the run: its event log, output and temporary files took over %d MiB\n", maxRunDisk>>20)
+		fmt.Fprintf(&out, "\natomicx: stopped the run: its event log, output, temporary files and the files it wrote into its copy of the module took over %d MiB\n", maxRunDisk>>20)
 		rec.Output = out.String()
 		return
 	case rctx.Err() == context.DeadlineExceeded:
@@ -883,7 +926,7 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 }
 
 // runOracle runs the program workload's oracle after its script ended
-// with runErr, in the script's directory and within the run's time
+// with runErr, in dir (the script's) and within the run's time
 // limit, and returns the run's outcome as runErr does: the script's when
 // it failed, else the oracle's. The oracle gets atomicx's environment
 // without the run's arming, and ATOMICX_BINARY (the instrumented
@@ -891,7 +934,7 @@ func (c *runner) runTest(ctx context.Context, p *Package, test string, env []str
 // signal ended it) and ATOMICX_OUTPUT (the path of a file holding the
 // script's standard output and error, interleaved as written). Its own
 // output goes into the run's.
-func (c *runner) runOracle(ctx context.Context, binary, output string, runErr error, out io.Writer) error {
+func (c *runner) runOracle(ctx context.Context, dir, binary, output string, runErr error, out io.Writer) error {
 	status := 0
 	if runErr != nil {
 		status = -1
@@ -901,8 +944,8 @@ func (c *runner) runOracle(ctx context.Context, binary, output string, runErr er
 		}
 	}
 	cmd := exec.CommandContext(ctx, c.cfg.Oracle)
-	cmd.Dir = c.cfg.Dir
-	cmd.Env = append(os.Environ(), "ATOMICX_BINARY="+binary, fmt.Sprintf("ATOMICX_EXIT_STATUS=%d", status), "ATOMICX_OUTPUT="+output)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PWD="+dir, "ATOMICX_BINARY="+binary, fmt.Sprintf("ATOMICX_EXIT_STATUS=%d", status), "ATOMICX_OUTPUT="+output)
 	cmd.WaitDelay = 5 * time.Second
 	ownGroup(cmd)
 	cmd.Stdout, cmd.Stderr = out, out
@@ -936,17 +979,17 @@ func runOutcome(runErr error, program, sawTestFailure bool) string {
 	return Crashed
 }
 
-// maxRunDisk bounds the disk that one run may fill in its own directory:
-// its event log, its output kept for an oracle, and the temporary files
-// of the workload (TMPDIR points there). An injected failure can turn a
+// maxRunDisk bounds the disk that one run may fill in its own directory
+// (its event log, its output kept for an oracle, and the temporary files
+// of the workload: TMPDIR points there) and in its copy of the module. An injected failure can turn a
 // retry loop into one that logs or writes without end; without a bound,
 // such a run fills the disk before its time limit.
 var maxRunDisk int64 = 1 << 30
 
-// watchDisk checks, twice a second until ctx ends, the bytes under dir,
-// and calls stop once they exceed limit. The returned flag says whether
-// it did.
-func watchDisk(ctx context.Context, dir string, limit int64, stop func()) *atomic.Bool {
+// watchDisk checks, twice a second until ctx ends, the bytes that usage
+// counts, and calls stop once they exceed limit. The returned flag says
+// whether it did.
+func watchDisk(ctx context.Context, usage func() int64, limit int64, stop func()) *atomic.Bool {
 	over := new(atomic.Bool)
 	go func() {
 		tick := time.NewTicker(500 * time.Millisecond)
@@ -957,7 +1000,7 @@ func watchDisk(ctx context.Context, dir string, limit int64, stop func()) *atomi
 				return
 			case <-tick.C:
 			}
-			if diskUsage(dir) > limit {
+			if usage() > limit {
 				over.Store(true)
 				stop()
 				return

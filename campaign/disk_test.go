@@ -32,7 +32,7 @@ func TestWatchDisk(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 1500*time.Millisecond)
 			defer cancel()
 			stopped := make(chan struct{})
-			over := watchDisk(ctx, dir, tc.limit, func() { close(stopped) })
+			over := watchDisk(ctx, func() int64 { return diskUsage(dir) }, tc.limit, func() { close(stopped) })
 			select {
 			case <-stopped:
 			case <-ctx.Done():

@@ -33,7 +33,8 @@ func TestRunKillsLeftovers(t *testing.T) {
 			c := &runner{cfg: Config{Exec: script, Dir: dir, Journal: dir, Timeout: time.Second},
 				extraEnv: []string{"PIDFILE=" + pidFile}}
 			rec := &Record{Kind: "experiment"}
-			c.runTest(context.Background(), &Package{Binary: "/bin/true", Dir: dir}, "", nil, rec)
+			defer c.removeSlots()
+			c.runTest(context.Background(), c.slots.take(), &Package{Binary: "/bin/true", Dir: dir}, "", nil, rec)
 			if rec.Status != tc.status {
 				t.Errorf("status %q, want %q (output %q)", rec.Status, tc.status, rec.Output)
 			}

@@ -308,6 +308,17 @@ type event struct {
 	WholeType bool `json:"whole_type"`
 }
 
+// unprofiledProblem says that a test failed its profile run, so that no
+// experiment ran it: the functions only it reaches are missing from the
+// report, and a reader must know why.
+func unprofiledProblem(rec *campaign.Record) string {
+	s := fmt.Sprintf("%s %s: %s in its profile run, so no experiment runs it", rec.Package, rec.Test, rec.Status)
+	if died := rec.Died; died != "" {
+		s += " (" + died + ")"
+	}
+	return s
+}
+
 // Classify builds the report of a campaign's records.
 func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	r := &Report{Functions: map[string]*Function{}, Types: map[string]*Type{}}
@@ -323,6 +334,7 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 	r.Crashes = crashes(recs, hdr)
 	blame := campaign.NewBlame(recs)
 	inside := r.pointsInside(recs)
+	var unprofiled []string
 	for _, rec := range recs {
 		if rec.Kind == "campaign" {
 			continue
@@ -332,6 +344,9 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		switch rec.Kind {
 		case "profile":
 			r.Summary.ProfileRuns++
+			if rec.Status != campaign.Passed {
+				unprofiled = append(unprofiled, unprofiledProblem(rec))
+			}
 		case "natural":
 			r.Summary.NaturalRuns++
 		case "recheck":
@@ -405,6 +420,10 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			}
 		}
 	}
+	// In the order of the tests, not of the journal: the same report
+	// whatever -jobs was.
+	sort.Strings(unprofiled)
+	r.Problems = append(r.Problems, unprofiled...)
 	r.Summary.Packages, r.Summary.Tests = len(pkgs), len(tests)
 	r.Summary.WallMs, r.Summary.Sessions = wallTime(recs)
 	for _, f := range r.Functions {

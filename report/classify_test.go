@@ -524,3 +524,25 @@ func TestEvidenceStrength(t *testing.T) {
 		t.Errorf("findings in order %v, want %v", got, want)
 	}
 }
+
+// TestClassifyFailedProfileRuns checks that a test whose profile run did
+// not pass, and that no experiment therefore ran, is a problem of the
+// report, in the order of the tests whatever the journal's.
+func TestClassifyFailedProfileRuns(t *testing.T) {
+	pass := &campaign.Record{Kind: "profile", Package: "p", Test: "TestA", Status: campaign.Passed}
+	fail := &campaign.Record{Kind: "profile", Package: "p", Test: "TestB", Status: campaign.Failed}
+	crash := &campaign.Record{Kind: "profile", Package: "p", Test: "TestC", Status: campaign.Crashed,
+		Died: "panic: rename testlog/START.TEMP testlog/START: no such file or directory"}
+	want := []string{
+		"p TestB: fail in its profile run, so no experiment runs it",
+		"p TestC: crash in its profile run, so no experiment runs it (panic: rename testlog/START.TEMP testlog/START: no such file or directory)",
+	}
+	for _, recs := range [][]*campaign.Record{{pass, fail, crash}, {crash, pass, fail}} {
+		if got := Classify(recs, nil).Problems; !slices.Equal(got, want) {
+			t.Errorf("problems\n%q\nwant\n%q", got, want)
+		}
+	}
+	if got := Classify([]*campaign.Record{pass}, nil).Problems; len(got) != 0 {
+		t.Errorf("a campaign whose profile runs passed has problems %q", got)
+	}
+}

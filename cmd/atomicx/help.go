@@ -70,7 +70,10 @@ Detection campaigns:
 	functions that failed inside them are masked), atomic or unknown
 	(cannot fail, not made to fail, not snapshotted, or over budget).
 	Every run is appended to a journal as it ends; -resume goes on from
-	there, and report renders it again.
+	there, and report renders it again. Each run runs in a private copy
+	of the package's module, reset before the run: tests that write
+	fixed relative paths never see each other's files, and nothing they
+	write reaches the source tree.
 
 	-format text prints file:line:col lines; json writes a versioned
 	document; html writes one self-contained page with sortable tables and
