@@ -165,6 +165,19 @@ func splitFullName(full string) [][2]string {
 	return splits
 }
 
+// fullName writes the function of package path named name, as function
+// patterns write it, as go/types does: (*T).M is (*path.T).M, T.M is
+// (path.T).M.
+func fullName(path, name string) string {
+	if recv, method, ok := splitPointerReceiver(name); ok {
+		return "(*" + path + "." + recv + ")" + method
+	}
+	if recv, method, ok := strings.Cut(name, "."); ok {
+		return "(" + path + "." + recv + ")." + method
+	}
+	return path + "." + name
+}
+
 // UnusedDeclared reports the never_fail and error_constructors names
 // that name no function of the given packages, as warnings
 // "file:line:col: message" in file order. pkgs maps import paths to the
@@ -217,7 +230,10 @@ func unmatchedDeclared(f declaredFunc, pkgs map[string][]string) string {
 				return ""
 			}
 		}
-		msg = didYouMean("matches no function of package "+split[0], split[1], normalized)
+		msg = "matches no function of package " + split[0]
+		if s := suggest(split[1], normalized); s != "" {
+			msg += fmt.Sprintf("; did you mean %q?", fullName(split[0], s))
+		}
 	}
 	if msg == "" {
 		msg = "matches no function: its package is not among the packages built"

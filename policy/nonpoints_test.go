@@ -137,11 +137,28 @@ error_constructors = ["example.com/gone.Wrap", "(example.com/m.Code).Err"]
 	}
 	path := filepath.Join("testdata", "declared.toml")
 	want := []string{
-		path + `:3:3: never_fail name "(*example.com/m.Log).Wrte" matches no function of package example.com/m; did you mean "(*Log).Write"?`,
+		path + `:3:3: never_fail name "(*example.com/m.Log).Wrte" matches no function of package example.com/m; did you mean "(*example.com/m.Log).Write"?`,
 		path + `:4:3: never_fail name "gopkg.in/yaml.v3.Marshal" matches no function of package gopkg.in/yaml.v3`,
 		path + `:6:23: error_constructors name "example.com/gone.Wrap" matches no function: its package is not among the packages built`,
 	}
 	if diff := cmp.Diff(want, p.UnusedDeclared(pkgs)); diff != "" {
 		t.Errorf("UnusedDeclared (-want +got):\n%s", diff)
+	}
+}
+
+func TestFullName(t *testing.T) {
+	for _, tt := range []struct{ path, name, want string }{
+		{"example.com/m", "(*T).M", "(*example.com/m.T).M"},
+		{"example.com/m", "T.M", "(example.com/m.T).M"},
+		{"gopkg.in/ini.v1", "Load", "gopkg.in/ini.v1.Load"},
+	} {
+		if got := fullName(tt.path, tt.name); got != tt.want {
+			t.Errorf("fullName(%q, %q) = %q, want %q", tt.path, tt.name, got, tt.want)
+		}
+		for _, split := range splitFullName(tt.want) {
+			if split[0] == tt.path && split[1] != tt.name {
+				t.Errorf("splitFullName(%q) gives %q in %s, want %q", tt.want, split[1], tt.path, tt.name)
+			}
+		}
 	}
 }
