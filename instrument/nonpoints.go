@@ -197,9 +197,9 @@ func (p *pkgRewriter) constructsErrors(fn *types.Func) bool {
 // build — a composite literal (&MyErr{…}), a call of an error
 // constructor (of the standard library, of the policy, or of the package
 // itself: the set is grown to a fixed point), a conversion to an error
-// type, or an error parameter returned as it came (a wrapper that has
-// nothing to add) — and that change nothing meanwhile (see
-// changesNothing). A return of nil counts only where the function is a
+// type, or, on some returns but not all, an error parameter returned as
+// it came (a wrapper that has nothing to add) — and that change nothing
+// meanwhile (see changesNothing). A return of nil counts only where the function is a
 // wrapper with nothing to wrap: "if err == nil { return nil }" on an
 // error parameter, or "if len(errs) == 0 { return nil }" on a slice of
 // errors; any other nil would be a success, and the error a failure.
@@ -248,7 +248,7 @@ func (p *pkgRewriter) buildsEveryError(fd *ast.FuncDecl) bool {
 	if _, ok := fd.Body.List[len(fd.Body.List)-1].(*ast.ReturnStmt); !ok {
 		return false // it may end otherwise (a panic, a loop): be sure
 	}
-	builds := true
+	builds, made := true, false
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if !builds {
 			return false
@@ -263,11 +263,18 @@ func (p *pkgRewriter) buildsEveryError(fd *ast.FuncDecl) bool {
 				builds = p.nothingToWrap(fd, n)
 				break
 			}
-			builds = p.built(fd, n.Results[0])
+			if id, ok := ast.Unparen(n.Results[0]).(*ast.Ident); ok {
+				builds = p.errorParam(fd, id, false)
+				break
+			}
+			builds = p.built(n.Results[0])
+			made = true
 		}
 		return true
 	})
-	return builds
+	// A function that only hands its parameter back builds nothing: its
+	// callers may pass it a nil error, which it turns into a success.
+	return builds && made
 }
 
 // nothingToWrap reports whether ret, a "return nil", is the whole body of
@@ -329,10 +336,10 @@ func (p *pkgRewriter) errorParam(fd *ast.FuncDecl, id *ast.Ident, slice bool) bo
 	return false
 }
 
-// built reports whether e, returned by fd, is an error fd builds: a
-// composite literal or its address, a conversion, a call of an error
-// constructor, or an error parameter of fd's.
-func (p *pkgRewriter) built(fd *ast.FuncDecl, e ast.Expr) bool {
+// built reports whether e is an error that the function returning it
+// builds: a composite literal or its address, a conversion, or a call of
+// an error constructor.
+func (p *pkgRewriter) built(e ast.Expr) bool {
 	e = ast.Unparen(e)
 	if u, ok := e.(*ast.UnaryExpr); ok && u.Op == token.AND {
 		e = ast.Unparen(u.X)
@@ -340,8 +347,6 @@ func (p *pkgRewriter) built(fd *ast.FuncDecl, e ast.Expr) bool {
 	switch e := e.(type) {
 	case *ast.CompositeLit:
 		return true
-	case *ast.Ident:
-		return p.errorParam(fd, e, false)
 	case *ast.CallExpr:
 		if tv, ok := p.info.Types[e.Fun]; ok && tv.IsType() {
 			return true // a conversion

@@ -121,3 +121,16 @@ func (t *T) Parse(s string) error {
 	err := join([]error{newSyntaxError(1, s)})
 	return err
 }
+
+// pass hands its error back: it builds nothing, and a nil it is given
+// is a success. No constructor.
+func pass(err error) error { return err }
+
+// annotate keeps the package's errors as they are and wraps others: a
+// constructor.
+func annotate(err error) error {
+	if _, ok := err.(*SyntaxError); ok {
+		return err
+	}
+	return fmt.Errorf("m: %w", err)
+}
