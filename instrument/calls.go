@@ -112,6 +112,12 @@ func (cr *callRewriter) countOmitted() {
 		if !ok || cr.made[call] {
 			return true
 		}
+		if _, obj, ok := fe.errorSignature(call); ok {
+			if reason := fe.notPoint(call, obj); reason != "" {
+				fe.p.omitted[reason]++
+				return true
+			}
+		}
 		if _, _, ok := fe.callPoint(call); !ok {
 			return true
 		}
@@ -565,26 +571,48 @@ func (fe *funcEdits) callPoint(call *ast.CallExpr) (*types.Signature, string, bo
 }
 
 // returnsError returns the signature and the name for site IDs of a
-// called function whose last result is an error, and whether it is one.
+// called function whose last result is an error that may be a failure
+// (see notPoint), and whether it is one.
 func (fe *funcEdits) returnsError(call *ast.CallExpr) (*types.Signature, string, bool) {
-	info := fe.p.info
-	tv, ok := info.Types[call.Fun]
-	if !ok || tv.IsType() || tv.IsBuiltin() {
-		return nil, "", false
-	}
-	sig, ok := tv.Type.Underlying().(*types.Signature)
-	if !ok || sig.Results().Len() == 0 || sig.TypeParams().Len() > 0 {
-		return nil, "", false
-	}
-	last := sig.Results().At(sig.Results().Len() - 1).Type()
-	if !types.Identical(last, errorType) {
-		return nil, "", false
-	}
-	obj := calleeObject(info, call.Fun)
-	if fn, ok := obj.(*types.Func); ok && constructsErrors(fn) {
+	sig, obj, ok := fe.errorSignature(call)
+	if !ok || fe.notPoint(call, obj) != "" {
 		return nil, "", false
 	}
 	return sig, calleeName(fe.p.fset, obj, call.Fun), true
+}
+
+// errorSignature returns the signature of a called function whose last
+// result is an error, and the function or variable called, if any.
+func (fe *funcEdits) errorSignature(call *ast.CallExpr) (*types.Signature, types.Object, bool) {
+	info := fe.p.info
+	tv, ok := info.Types[call.Fun]
+	if !ok || tv.IsType() || tv.IsBuiltin() {
+		return nil, nil, false
+	}
+	sig, ok := tv.Type.Underlying().(*types.Signature)
+	if !ok || sig.Results().Len() == 0 || sig.TypeParams().Len() > 0 {
+		return nil, nil, false
+	}
+	last := sig.Results().At(sig.Results().Len() - 1).Type()
+	if !types.Identical(last, errorType) {
+		return nil, nil, false
+	}
+	return sig, calleeObject(info, call.Fun), true
+}
+
+// notPoint says why a call of an error-returning function is never an
+// injection point, wherever it is (see nonpoints.go), or "".
+func (fe *funcEdits) notPoint(call *ast.CallExpr, obj types.Object) string {
+	fn, ok := obj.(*types.Func)
+	switch {
+	case !ok:
+		return ""
+	case fe.p.constructsErrors(fn):
+		return omitConstructor
+	case fe.cannotFail(call, fn):
+		return omitContract
+	}
+	return ""
 }
 
 // calleeObject returns the function or variable a call expression names,
@@ -634,21 +662,6 @@ func calleeName(fset *token.FileSet, obj types.Object, fun ast.Expr) string {
 		return "func-literal"
 	}
 	return strings.ReplaceAll(types.ExprString(fun), " ", "")
-}
-
-// constructsErrors reports functions whose error result is what they
-// make, not a failure (errors.New, fmt.Errorf): injecting there gives the
-// caller an error where it already gets one, an experiment that can show
-// nothing.
-func constructsErrors(fn *types.Func) bool {
-	if fn.Pkg() == nil {
-		return false
-	}
-	switch fn.Pkg().Path() + "." + fn.Name() {
-	case "errors.New", "errors.Join", "fmt.Errorf":
-		return true
-	}
-	return false
 }
 
 // isInstrumented reports whether fn's entry is itself an injection point.

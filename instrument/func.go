@@ -534,7 +534,7 @@ func (fe *funcEdits) nameFields(edits *editList) {
 	}
 	// Blank result names are renamed, but the user's other names stay.
 	last := res.List[len(res.List)-1]
-	if tv, ok := fe.p.info.Types[last.Type]; ok && failsWith(tv.Type, fe.decl) {
+	if tv, ok := fe.p.info.Types[last.Type]; ok && failsWith(tv.Type, fe.decl) && !fe.declaredNeverFailing() {
 		fe.errResult = fe.results[len(fe.results)-1]
 	}
 	if fe.userResults {

@@ -39,6 +39,15 @@ type Options struct {
 	// nil means none is.
 	Instrumented func(pkgPath, name string) bool
 
+	// NeverFails and ErrorConstructors report, by types.Func.FullName
+	// ("(*example.com/m.Log).Write", "example.com/m.wrap"), the functions
+	// and methods that the policy says never fail (their error is always
+	// nil) and those that build the error they return: calls of either
+	// are not injection points, nor are the entries of either when they
+	// are the package's own (see nonpoints.go). nil means none.
+	NeverFails        func(fullName string) bool
+	ErrorConstructors func(fullName string) bool
+
 	// Mask wraps the selected functions so that a failing call rolls its
 	// object graph back (release builds), instead of instrumenting them
 	// for detection: no injection point, no event, no call into the
@@ -129,6 +138,10 @@ type Result struct {
 	// instrumented code, by the reason they are not points.
 	CallPoints   int
 	OmittedCalls map[string]int
+	// Constructors names the selected functions that are error
+	// constructors (see errorConstructors), whose entries are not
+	// injection points: a detect build leaves them as written.
+	Constructors []string
 }
 
 // TypeError means the package does not type-check. atomicx then compiles
@@ -203,6 +216,7 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 			}
 		}
 	}
+	p.errorConstructors()
 	res := &Result{Files: make([]File, len(files)), Changed: make([]bool, len(files))}
 	for i, f := range files {
 		res.Files[i] = f
@@ -220,6 +234,7 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 	}
 	res.Functions, res.Skipped, res.Notes, res.Declared = p.functions, p.skipped, p.notes, p.declared
 	res.OmittedCalls = p.omitted
+	res.Constructors = p.constructorsLeft
 	for _, s := range p.sites {
 		if s.call {
 			res.CallPoints++
@@ -293,8 +308,13 @@ type pkgRewriter struct {
 	skipped   []Skipped
 	notes     []Note
 	omitted   map[string]int // calls that are not injection points, by reason
-	declared  []string
-	literals  map[*ast.FuncLit]funcname.Literal
+	// constructors are the package's error constructors (see
+	// errorConstructors), and constructorsLeft the names of those
+	// selected that a detect build leaves as written.
+	constructors     map[*types.Func]bool
+	constructorsLeft []string
+	declared         []string
+	literals         map[*ast.FuncLit]funcname.Literal
 	// current is the function being rewritten, which a crash names.
 	current struct {
 		name string
@@ -394,6 +414,10 @@ func (p *pkgRewriter) rewriteFunc(fe *funcEdits, edits *editList) error {
 	if fe.leavesNoChange() {
 		p.asWritten = append(p.asWritten, asWritten{fn: funcname.Join(p.opts.ImportPath, fe.name),
 			pos: p.sitePos(p.fset.Position(fe.namePos)), decl: fe.decl})
+		return nil
+	}
+	if fe.errorConstructor() {
+		p.constructorsLeft = append(p.constructorsLeft, fe.name)
 		return nil
 	}
 	pos := p.fset.Position(fe.namePos)

@@ -18,6 +18,8 @@
 //
 //	# atomicheck.toml
 //	version = 1                 # optional; any other value is an error
+//	never_fail = ["(*example.com/m/log.Buffer).Write"]  # optional: calls whose error is always nil
+//	error_constructors = ["example.com/m/errs.Wrap"]    # optional: functions whose error is what they build
 //
 //	[defaults]                  # optional: options every rule inherits unless it sets them
 //	panics = false              # also inject panics (not only errors)
@@ -38,6 +40,15 @@
 //	panics = true                                        # optional overrides of [defaults]
 //	globals = true
 //	snapshot_budget = 5000
+//
+// never_fail and error_constructors come before the first table, since
+// a callee is one for every package that calls it. They name functions
+// and methods with their package path, as go/types writes them, and add
+// to what atomicx knows (the standard library's writers into memory,
+// errors.New, fmt.Errorf, errors.Join, and each package's own
+// constructors): their calls are not injection points, nor are their
+// entries. A name that matches no function of the build is a warning of
+// atomicx policy check (see Policy.UnusedDeclared).
 //
 // The modes:
 //

@@ -57,6 +57,7 @@ func (p *Policy) Hash() string {
 		writeOptions(h, "options", r.Options)
 	}
 	writeLeaks(h, p.Leaks)
+	writeDeclared(h, p.declared)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
@@ -139,6 +140,9 @@ func (m Match) HashIn(fns Funcs) string {
 		writeOblivious(h, m.Rule, fns)
 	}
 	writeLeaks(h, m.Leaks())
+	if m.Mode != Off {
+		writeDeclared(h, m.declared)
+	}
 	return hex.EncodeToString(h.Sum(nil))
 }
 

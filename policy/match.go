@@ -16,6 +16,9 @@ type Match struct {
 
 	xtest bool            // an external test package (P_test), matched as P
 	leaks *[]LeakResource // in Mask mode: the policy's [[leak.resource]] tables (a pointer: a Match is comparable)
+	// declared holds the policy's never_fail and error_constructors
+	// lists, or is nil.
+	declared *declared
 }
 
 // ForPackage resolves the rule for a package. std says whether the package
@@ -31,7 +34,7 @@ func (p *Policy) ForPackage(importPath string, std bool) Match {
 	}
 	path := matchPath(importPath)
 	pkg, _, _ := strings.Cut(importPath, " [")
-	m := Match{Package: path, Options: p.defaults, xtest: strings.HasSuffix(pkg, "_test")}
+	m := Match{Package: path, Options: p.defaults, xtest: strings.HasSuffix(pkg, "_test"), declared: p.declared}
 	ri, _ := p.bestRule(path, std)
 	if ri < 0 {
 		return m

@@ -14,7 +14,7 @@ import (
 
 // The keys each table accepts, in the order the documentation lists them.
 var (
-	topKeys    = []string{"version", "defaults", "rule", "leak"}
+	topKeys    = []string{"version", "defaults", "rule", "leak", neverFailKey, errorConstructorsKey}
 	optionKeys = []string{"panics", "globals", "snapshot_budget", "on_type_check_failure"}
 	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", "scratch", "oblivious", "oblivious_atomic", "panics", "globals", "snapshot_budget", "on_type_check_failure"}
 )
@@ -103,6 +103,12 @@ func (ps *parser) document(doc map[string]any) {
 	if v, ok := doc["leak"]; ok {
 		ps.leak(v)
 	}
+	d := &declared{}
+	ps.policy.NeverFail, d.neverFail = ps.declaredFuncs(doc, neverFailKey)
+	ps.policy.ErrorConstructors, d.errorConstructors = ps.declaredFuncs(doc, errorConstructorsKey)
+	if len(d.neverFail)+len(d.errorConstructors) > 0 {
+		ps.policy.declared = d
+	}
 }
 
 func (ps *parser) version(v any) {
@@ -138,6 +144,8 @@ func unknownKeyMessage(key string, known []string, where string) string {
 		return fmt.Sprintf("unknown key %q at top level: options go under [defaults] (for every rule) or in a [[rule]]", key)
 	case where != "in [[rule]]" && slices.Contains(ruleKeys, key):
 		return fmt.Sprintf("unknown key %q %s: it belongs in a [[rule]] table", key, where)
+	case where != "at top level" && (key == neverFailKey || key == errorConstructorsKey):
+		return fmt.Sprintf("unknown key %q %s: it is a top-level key, written before the first table", key, where)
 	}
 	msg := fmt.Sprintf("unknown key %q %s (known keys: %s)", key, where, knownList(known))
 	return didYouMean(msg, key, known)

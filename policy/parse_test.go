@@ -25,10 +25,10 @@ func TestParseErrors(t *testing.T) {
 			`3:8: invalid TOML: expected value but found "detect" instead`,
 		}},
 		{"unknown_keys.toml", []string{
-			`1:1: unknown key "vresion" at top level (known keys: version, defaults, rule, leak); did you mean "version"?`,
+			`1:1: unknown key "vresion" at top level (known keys: version, defaults, rule, leak, never_fail, error_constructors); did you mean "version"?`,
 			`2:1: unknown key "panics" at top level: options go under [defaults] (for every rule) or in a [[rule]]`,
 			`3:1: unknown key "mode" at top level: it belongs in a [[rule]] table`,
-			`5:1: unknown key "defualts" at top level (known keys: version, defaults, rule, leak); did you mean "defaults"?`,
+			`5:1: unknown key "defualts" at top level (known keys: version, defaults, rule, leak, never_fail, error_constructors); did you mean "defaults"?`,
 			`9:1: unknown key "snapshot-budget" in [defaults] (known keys: panics, globals, snapshot_budget, on_type_check_failure); did you mean "snapshot_budget"?`,
 			`10:1: unknown key "functions" in [defaults]: it belongs in a [[rule]] table`,
 			`12:1: [[rule]] has no mode: add mode = "detect" (or "mask", or "off")`,
@@ -36,7 +36,7 @@ func TestParseErrors(t *testing.T) {
 			`15:1: unknown key "Mode" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, oblivious, oblivious_atomic, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?`,
 			`16:1: unknown key "fuctions" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, oblivious, oblivious_atomic, panics, globals, snapshot_budget, on_type_check_failure); did you mean "functions"?`,
 			`17:1: unknown key "options" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, oblivious, oblivious_atomic, panics, globals, snapshot_budget, on_type_check_failure)`,
-			`19:1: unknown key "rules" at top level (known keys: version, defaults, rule, leak); did you mean "rule"?`,
+			`19:1: unknown key "rules" at top level (known keys: version, defaults, rule, leak, never_fail, error_constructors); did you mean "rule"?`,
 		}},
 		{"types.toml", []string{
 			`1:11: version must be the integer 1, not a string`,

@@ -70,6 +70,11 @@ type Policy struct {
 	// Leaks are the [[leak.resource]] tables, in file order.
 	Leaks []LeakResource
 
+	// NeverFail and ErrorConstructors are the never_fail and
+	// error_constructors lists, as written (see nonpoints.go).
+	NeverFail, ErrorConstructors []string
+	declared                     *declared
+
 	defaults Options // builtinDefaults with [defaults] applied
 }
 

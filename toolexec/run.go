@@ -262,24 +262,26 @@ func (r *runner) compile() (int, error) {
 		return 2, err
 	}
 	res, err := instrument.Package(files, instrument.Options{
-		ImportPath:     cc.Package,
-		SourcePath:     importPath,
-		GoVersion:      cc.Lang,
-		Importer:       r.importer(icfg),
-		Sizes:          types.SizesFor("gc", goarch()),
-		RuntimePath:    RuntimeImportPath,
-		Selects:        match.Selects,
-		Ignored:        match.Ignores,
-		Instrumented:   r.instrumented,
-		Mask:           match.Mode == policy.Mask,
-		Oblivious:      match.Oblivious,
-		Releases:       maskReleases(match),
-		Borrows:        errleak.Borrows,
-		ProbeAcquires:  probeAcquires(match),
-		Panics:         match.Options.Panics,
-		Globals:        match.Options.Globals,
-		SnapshotBudget: match.Options.SnapshotBudget,
-		Scratch:        match.Scratch(),
+		ImportPath:        cc.Package,
+		SourcePath:        importPath,
+		GoVersion:         cc.Lang,
+		Importer:          r.importer(icfg),
+		Sizes:             types.SizesFor("gc", goarch()),
+		RuntimePath:       RuntimeImportPath,
+		Selects:           match.Selects,
+		Ignored:           match.Ignores,
+		Instrumented:      r.instrumented,
+		NeverFails:        match.NeverFails,
+		ErrorConstructors: match.ErrorConstructor,
+		Mask:              match.Mode == policy.Mask,
+		Oblivious:         match.Oblivious,
+		Releases:          maskReleases(match),
+		Borrows:           errleak.Borrows,
+		ProbeAcquires:     probeAcquires(match),
+		Panics:            match.Options.Panics,
+		Globals:           match.Options.Globals,
+		SnapshotBudget:    match.Options.SnapshotBudget,
+		Scratch:           match.Scratch(),
 	})
 	var typeErr *instrument.TypeError
 	if errors.As(err, &typeErr) {
@@ -458,17 +460,28 @@ func (r *runner) reportMasking(res *instrument.Result) {
 const noteOmitted = "atomicx: note: "
 
 // reportOmittedCalls tells the user, at build time, how many calls of
-// error-returning functions a detect build of the package could not make
+// error-returning functions a detect build of the package did not make
 // injection points, and why: the campaign never injects a fault there.
-// The note is part of the compiler's output, which the go command keeps
-// with the package in its build cache and shows again on a cache hit.
+// Those that cannot fail, and the error constructors, whose entries are
+// not points either, are counted apart from those the rewrite could not
+// reach. The note is part of the compiler's output, which the go command
+// keeps with the package in its build cache and shows again on a cache
+// hit.
 func (r *runner) reportOmittedCalls(importPath string, res *instrument.Result) {
+	if note := omittedNote(importPath, res); note != "" {
+		fmt.Fprintln(r.cfg.Stderr, note)
+	}
+}
+
+// omittedNote is reportOmittedCalls's note, or "" when nothing was left
+// out.
+func omittedNote(importPath string, res *instrument.Result) string {
 	omitted := 0
 	for _, n := range res.OmittedCalls {
 		omitted += n
 	}
-	if omitted == 0 {
-		return
+	if omitted == 0 && len(res.Constructors) == 0 {
+		return ""
 	}
 	keys := make([]string, 0, len(res.OmittedCalls))
 	for reason := range res.OmittedCalls {
@@ -482,8 +495,24 @@ func (r *runner) reportOmittedCalls(importPath string, res *instrument.Result) {
 	for i, k := range keys {
 		reasons[i] = fmt.Sprintf("%d %s", res.OmittedCalls[k], k)
 	}
-	fmt.Fprintf(r.cfg.Stderr, "%s%s: %d of %d calls of error-returning functions are not injection points: %s\n",
-		noteOmitted, importPath, omitted, omitted+res.CallPoints, strings.Join(reasons, ", "))
+	note := fmt.Sprintf("%s%s: %d of %d calls of error-returning functions are not injection points", noteOmitted, importPath, omitted, omitted+res.CallPoints)
+	if omitted > 0 {
+		note += ": " + strings.Join(reasons, ", ")
+	}
+	if n := len(res.Constructors); n > 0 {
+		const shown = 4
+		names := res.Constructors[:min(n, shown)]
+		more := ""
+		if n > shown {
+			more = fmt.Sprintf(" and %d more", n-shown)
+		}
+		what := "nor are the entries of %d error constructors"
+		if n == 1 {
+			what = "nor is the entry of %d error constructor"
+		}
+		note += fmt.Sprintf("; "+what+" (%s%s)", n, strings.Join(names, ", "), more)
+	}
+	return note
 }
 
 // generatedSource returns the generated file's source, headed by a //line

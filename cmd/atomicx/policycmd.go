@@ -98,8 +98,22 @@ func policyCheck(patterns []string, stdout, stderr io.Writer) int {
 		}
 		fmt.Fprintf(stdout, "%-7s %s  (%s%s)\n", m.Mode, p.ImportPath, where, optionSummary(m))
 	}
+	// The packages that never_fail and error_constructors name, left
+	// alone or not.
+	declared := map[string][]string{}
+	for _, path := range pol.DeclaredPackages() {
+		for _, p := range pkgs {
+			if p.ImportPath == path {
+				declared[path] = packageFuncs(p)
+			}
+		}
+	}
 	code := 0
 	for _, w := range pol.Unused(funcs) {
+		fmt.Fprintf(stderr, "%s\n", w)
+		code = 1
+	}
+	for _, w := range pol.UnusedDeclared(declared) {
 		fmt.Fprintf(stderr, "%s\n", w)
 		code = 1
 	}

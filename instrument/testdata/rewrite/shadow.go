@@ -2,7 +2,10 @@ package shadow
 
 import "errors"
 
-func step() error { return errors.New("step") }
+var errStep = errors.New("step")
+
+// step returns an error it did not build: a failure.
+func step() error { return errStep }
 
 func value() (int, error) { return 1, nil }
 

@@ -62,7 +62,7 @@ func fast() int { return 1 }
 func (*Vector) unnamed(string, int) (int, error) { return 0, nil }
 
 func single() error {
-	return fmt.Errorf("x")
+	return ErrFull
 }
 
 func pair() (a, _ int) { return 1, 2 }
