@@ -411,13 +411,16 @@ func (p *pkgRewriter) rewriteFunc(fe *funcEdits, edits *editList) error {
 	if rewriteHook != nil {
 		rewriteHook(fe.name)
 	}
+	// Both kinds are left as written, and listed for the reports: no
+	// failure of theirs can leave a change.
+	left := asWritten{fn: funcname.Join(p.opts.ImportPath, fe.name), pos: p.sitePos(p.fset.Position(fe.namePos)), decl: fe.decl}
 	if fe.leavesNoChange() {
-		p.asWritten = append(p.asWritten, asWritten{fn: funcname.Join(p.opts.ImportPath, fe.name),
-			pos: p.sitePos(p.fset.Position(fe.namePos)), decl: fe.decl})
+		p.asWritten = append(p.asWritten, left)
 		return nil
 	}
 	if fe.errorConstructor() {
 		p.constructorsLeft = append(p.constructorsLeft, fe.name)
+		p.asWritten = append(p.asWritten, left)
 		return nil
 	}
 	pos := p.fset.Position(fe.namePos)
