@@ -14,9 +14,9 @@ func TestOmittedNote(t *testing.T) {
 	}{
 		{"nothing left out", instrument.Result{CallPoints: 3}, ""},
 		{"reasons by count", instrument.Result{CallPoints: 2, OmittedCalls: map[string]int{
-			"in go or defer statements": 1,
+			"in go or defer statements":                              1,
 			"that cannot fail by their callee's documented contract": 4,
-			"of error constructors": 2,
+			"of error constructors":                                  2,
 		}}, "atomicx: note: example.com/m: 7 of 9 calls of error-returning functions are not injection points: " +
 			"4 that cannot fail by their callee's documented contract, 2 of error constructors, 1 in go or defer statements"},
 		{"one constructor", instrument.Result{CallPoints: 1, Constructors: []string{"wrap"}},
