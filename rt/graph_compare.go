@@ -282,6 +282,9 @@ func (c *comparer) value(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	if pl.size == 0 || pl.ignored {
 		return false
 	}
+	if pl.conc != concNone {
+		return c.conc(sp, lp, pl)
+	}
 	if pl.flat && memEqual(sp, lp, pl.size) {
 		return false
 	}
@@ -465,26 +468,32 @@ func (c *comparer) mapEntries(it compareItem) bool {
 	live := reflect.NewAt(pl.typ, unsafe.Pointer(&lm)).Elem()
 	sm := it.savedMap
 	lkeys, lvals, ln := copyEntries(live, kp, vp, live.Len())
-	sorder := c.sortEntries(sm.keys, sm.vals, sm.n, kp, vp)
+	return c.mergeEntries(sm.keys, sm.vals, sm.n, lkeys, lvals, ln, kp, vp)
+}
+
+// mergeEntries compares the n entries of a map at entry (keys and values
+// in the arrays skeys and svals, in any order) with the ln entries now.
+func (c *comparer) mergeEntries(skeys, svals unsafe.Pointer, n int, lkeys, lvals unsafe.Pointer, ln int, kp, vp *typePlan) bool {
+	sorder := c.sortEntries(skeys, svals, n, kp, vp)
 	lorder := c.sortEntries(lkeys, lvals, ln, kp, vp)
 	at := func(base unsafe.Pointer, i int, size uintptr) unsafe.Pointer {
 		return unsafe.Add(base, uintptr(i)*size)
 	}
-	for i, j := 0, 0; i < sm.n || j < ln; {
+	for i, j := 0, 0; i < n || j < ln; {
 		order := 0
 		switch {
-		case i == sm.n:
+		case i == n:
 			order = 1
 		case j == ln:
 			order = -1
 		default:
-			order = c.compareKeys(at(sm.keys, sorder[i], kp.size), at(lkeys, lorder[j], kp.size), kp)
+			order = c.compareKeys(at(skeys, sorder[i], kp.size), at(lkeys, lorder[j], kp.size), kp)
 		}
 		switch {
 		case order < 0:
 			k := sorder[i]
-			c.push(pathStep{op: stepMapValue, key: at(sm.keys, k, kp.size), plan: kp})
-			if !c.again() && c.report(c.s.renderValue(at(sm.vals, k, vp.size), vp, true), "absent") {
+			c.push(pathStep{op: stepMapValue, key: at(skeys, k, kp.size), plan: kp})
+			if !c.again() && c.report(c.s.renderValue(at(svals, k, vp.size), vp, true), "absent") {
 				return true
 			}
 			c.pop()
@@ -500,9 +509,9 @@ func (c *comparer) mapEntries(it compareItem) bool {
 			j++
 			continue
 		}
-		sk, lk := at(sm.keys, sorder[i], kp.size), at(lkeys, lorder[j], kp.size)
+		sk, lk := at(skeys, sorder[i], kp.size), at(lkeys, lorder[j], kp.size)
 		c.push(pathStep{op: stepMapValue, key: sk, plan: kp})
-		if c.value(at(sm.vals, sorder[i], vp.size), at(lvals, lorder[j], vp.size), vp) {
+		if c.value(at(svals, sorder[i], vp.size), at(lvals, lorder[j], vp.size), vp) {
 			return true
 		}
 		c.pop()
@@ -547,7 +556,7 @@ func (c *comparer) compareKeys(a, b unsafe.Pointer, pl *typePlan) int {
 	if pl.size == 0 || a == b {
 		return 0
 	}
-	if pl.ignored {
+	if pl.ignored || pl.conc != concNone {
 		return strings.Compare(unsafe.String((*byte)(a), pl.size), unsafe.String((*byte)(b), pl.size))
 	}
 	switch pl.kind {
