@@ -631,6 +631,16 @@ func (c *comparer) compareInterfaceKeys(x, y reflect.Value) int {
 		}
 		return cmp.Compare(reflect.ValueOf(xt).Pointer(), reflect.ValueOf(yt).Pointer())
 	}
+	// Strings and integers, the usual keys of a map[any]V or a sync.Map,
+	// without copies.
+	switch xt.Kind() {
+	case reflect.String:
+		return strings.Compare(xe.String(), ye.String())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return cmp.Compare(xe.Int(), ye.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return cmp.Compare(xe.Uint(), ye.Uint())
+	}
 	xc, yc := reflect.New(xt), reflect.New(yt)
 	xc.Elem().Set(xe)
 	yc.Elem().Set(ye)
@@ -681,6 +691,9 @@ func (c *comparer) interfaces(sp, lp unsafe.Pointer, pl *typePlan, root bool) bo
 	dp := c.s.plan(se.Type())
 	if dp.size == 0 || dp.ignored {
 		return false
+	}
+	if dp.kind == reflect.String && se.String() == le.String() {
+		return false // the common case, without copies
 	}
 	if dp.kind == reflect.Pointer {
 		if !root {

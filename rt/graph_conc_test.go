@@ -408,3 +408,32 @@ func TestConcConcurrent(t *testing.T) {
 	close(stop)
 	wg.Wait()
 }
+
+// BenchmarkSnapshotAtomics snapshots and compares a pointer to a struct of
+// plain numbers, a lock and atomic numbers and flags: the atomics are
+// loaded and compared one by one.
+func BenchmarkSnapshotAtomics(b *testing.B) {
+	type counters struct {
+		mu           sync.Mutex
+		a, b         int64
+		hits, misses atomic.Int64
+		ok           atomic.Bool
+		gen          atomic.Uint32
+	}
+	benchmarkSnapshotCompare(b, &counters{a: 1, b: 2})
+}
+
+// BenchmarkSnapshotSyncMap snapshots and compares a struct holding a
+// sync.Map of 100 string entries: the snapshot stores each entry in a map
+// of its own, the comparison ranges over both.
+func BenchmarkSnapshotSyncMap(b *testing.B) {
+	type registry struct {
+		names sync.Map
+		n     int
+	}
+	r := &registry{}
+	for i := range 100 {
+		r.names.Store(strconv.Itoa(i), "owner")
+	}
+	benchmarkSnapshotCompare(b, r)
+}
