@@ -604,7 +604,7 @@ func (w *graphWriter) copyValue(dst, src string, t types.Type, depth int) {
 	}
 	if concKindOf(t) == concScalar {
 		w.g.p.genUsed["_atx_setAtomic"] = true
-		w.printf("\t_atx_setAtomic(%s, %s.Load())\n", addr(dst), src)
+		w.printf("\t_atx_setAtomic[%s](%s, %s.Load())\n", atomicValueType(t), addr(dst), src)
 		return
 	}
 	if !holdsIgnored(t) {
@@ -636,7 +636,7 @@ func (w *graphWriter) restoreValue(dst, src string, t types.Type, depth int) {
 	used := w.g.p.genUsed
 	if concKindOf(t) == concScalar {
 		used["_atx_setAtomic"] = true
-		w.printf("\t_atx_setAtomic(%s, %s.Load())\n", addr(dst), src)
+		w.printf("\t_atx_setAtomic[%s](%s, %s.Load())\n", atomicValueType(t), addr(dst), src)
 		return
 	}
 	if types.Comparable(t) && !holdsIgnored(t) {

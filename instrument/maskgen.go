@@ -125,7 +125,7 @@ const (
 
 // concKindOf returns the concurrent kind of t. Generated checkpoints
 // copy and restore a scalar through its Load and Store
-// (_atx_setAtomic); what an atomic.Value, an atomic.Pointer or a
+// (_atx_setAtomic, instantiated with atomicValueType); what an atomic.Value, an atomic.Pointer or a
 // sync.Map holds is left to the runtime's checkpoint, which follows it.
 func concKindOf(t types.Type) concKind {
 	n, ok := types.Unalias(t).(*types.Named)
@@ -207,10 +207,31 @@ const (
 	copyAtomic                  // an atomic scalar, by its Load and Store
 )
 
+// atomicValueType spells the type of what an atomic scalar of type t
+// holds: the type argument of _atx_setAtomic, written out because
+// before go1.21 it cannot be inferred from the interface argument.
+func atomicValueType(t types.Type) string {
+	switch types.Unalias(t).(*types.Named).Obj().Name() {
+	case "Bool":
+		return "bool"
+	case "Int32":
+		return "int32"
+	case "Int64":
+		return "int64"
+	case "Uint32":
+		return "uint32"
+	case "Uint64":
+		return "uint64"
+	}
+	return "uintptr"
+}
+
 // fieldCopy is one field of a per-type checkpoint.
 type fieldCopy struct {
 	path string // selector path from the struct: ".a", ".b.c"
 	kind copyKind
+	// value is, for copyAtomic, the type of the value the field holds.
+	value string
 }
 
 // fieldCopies lists how to checkpoint the fields of a struct, locks and
@@ -229,13 +250,13 @@ func (p *pkgRewriter) fieldCopies(st *types.Struct, prefix string) (copies []fie
 		t := f.Type()
 		switch concKindOf(t) {
 		case concScalar:
-			copies = append(copies, fieldCopy{path, copyAtomic})
+			copies = append(copies, fieldCopy{path, copyAtomic, atomicValueType(t)})
 			continue
 		case concRef:
 			return nil, false
 		}
 		if plainNoLocks(t) {
-			copies = append(copies, fieldCopy{path, copyValue})
+			copies = append(copies, fieldCopy{path: path, kind: copyValue})
 			continue
 		}
 		switch u := t.Underlying().(type) {
@@ -248,19 +269,19 @@ func (p *pkgRewriter) fieldCopies(st *types.Struct, prefix string) (copies []fie
 			continue
 		case *types.Slice:
 			if plainNoLocks(u.Elem()) {
-				copies = append(copies, fieldCopy{path, copySlice})
+				copies = append(copies, fieldCopy{path: path, kind: copySlice})
 				continue
 			}
 		case *types.Map:
 			// The rollback refills a map with clear, and looks its keys
 			// up, which a NaN key defeats: the runtime handles the rest.
 			if p.langAtLeast(goClear) && plainNoLocks(u.Key()) && !holdsFloat(u.Key()) && plainNoLocks(u.Elem()) {
-				copies = append(copies, fieldCopy{path, copyMap})
+				copies = append(copies, fieldCopy{path: path, kind: copyMap})
 				continue
 			}
 		case *types.Pointer:
 			if !isNamedPointer(t) && plainNoLocks(u.Elem()) {
-				copies = append(copies, fieldCopy{path, copyPointee})
+				copies = append(copies, fieldCopy{path: path, kind: copyPointee})
 				continue
 			}
 		}
@@ -500,7 +521,7 @@ var copyCode = map[copyKind]struct{ save, restore string }{
 	copySlice:   {"\t\tc%[1]s = _atx_cloneSlice(p%[1]s)\n", "\t\t_atx_setHeader(&p%[1]s, s%[1]s)\n\t\t_atx_restoreElems(s%[1]s, c%[1]s)\n"},
 	copyMap:     {"\t\tc%[1]s = _atx_cloneMap(p%[1]s)\n", "\t\t_atx_setHeader(&p%[1]s, s%[1]s)\n\t\t_atx_refillMap(s%[1]s, c%[1]s)\n"},
 	copyPointee: {"\t\tc%[1]s = _atx_clonePtr(p%[1]s)\n", "\t\t_atx_set(&p%[1]s, s%[1]s)\n\t\t_atx_restorePtr(s%[1]s, c%[1]s)\n"},
-	copyAtomic:  {"\t\t_atx_setAtomic(&s%[1]s, p%[1]s.Load())\n", "\t\t_atx_setAtomic(&p%[1]s, s%[1]s.Load())\n"},
+	copyAtomic:  {"\t\t_atx_setAtomic[%[2]s](&s%[1]s, p%[1]s.Load())\n", "\t\t_atx_setAtomic[%[2]s](&p%[1]s, s%[1]s.Load())\n"},
 }
 
 // rollbackGuard opens a generated restore: it is deferred by the masked
@@ -545,12 +566,12 @@ func (p *pkgRewriter) writeSavers(b *strings.Builder) {
 				fmt.Fprintf(b, "\t\ts%[1]s = p%[1]s\n", f.path)
 			}
 			if code := copyCode[f.kind].save; code != "" {
-				fmt.Fprintf(b, code, f.path)
+				fmt.Fprintf(b, code, f.path, f.value)
 			}
 		}
 		fmt.Fprintf(b, "\t}\n\treturn\n}\n\nfunc _atx_restore_%s(errp *error, done *bool, site *%s.Site, p, s, c *%s) {\n%s\tif p != nil {\n", n, rtName, n, rollbackGuard)
 		for _, f := range copies {
-			fmt.Fprintf(b, copyCode[f.kind].restore, f.path)
+			fmt.Fprintf(b, copyCode[f.kind].restore, f.path, f.value)
 		}
 		b.WriteString("\t}\n}\n")
 	}
