@@ -32,6 +32,12 @@ import (
 // writing its memory behind the back of concurrent Loads would race. A
 // rollback leaves it holding the new value; a comparison reports it.
 //
+// A rollback brings back the state at the call's entry: what other
+// goroutines stored in the same values during the call, without a lock
+// the call holds, is undone with the call's own changes. Nothing tells
+// the two apart; a lock-free counter shared by writers is as atomic as a
+// restore to its entry value can make it.
+//
 // A type defined on one of them in user code (type counter atomic.Int64)
 // is a struct of its own package, walked through its fields like any
 // other, as its methods are not those of the atomic type.
