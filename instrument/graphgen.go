@@ -25,9 +25,11 @@ import (
 // reference, each log serving as the queue of its type, so that a long
 // list does not deepen the stack. A rollback writes each copy back at its
 // address where it differs, and refills each map whose entries differ.
-// Locks and atomics (and the opaque types of isOpaqueType) are neither
-// copied nor written back; a pointer to one is a reference like any
-// other. A visited set (rt.Visited) is kept for a reference type only
+// Locks (and the opaque types of isOpaqueType) are neither copied nor
+// written back; a pointer to one is a reference like any other. Atomic
+// scalars are copied and written back through their Load and Store; a
+// root that reaches an atomic.Value, an atomic.Pointer or a sync.Map goes
+// to the runtime, which follows what they hold. A visited set (rt.Visited) is kept for a reference type only
 // when the type graph lets two references meet at one object: the type
 // lies on a cycle (a list's next, a tree's children), two fields or roots
 // lead to it, or it is reached from two roots of one function. Elsewhere
@@ -89,11 +91,14 @@ func (g *graphGen) reachable(t types.Type, seen map[string]bool) bool {
 	if ignoredType(t) {
 		return true
 	}
-	if hasTypeParam(t) {
+	if hasTypeParam(t) || concKindOf(t) == concRef {
 		return false
 	}
 	if n, ok := types.Unalias(t).(*types.Named); ok && !g.nameable(n) {
 		return false
+	}
+	if concKindOf(t) == concScalar {
+		return true
 	}
 	switch u := t.Underlying().(type) {
 	case *types.Basic:
@@ -140,7 +145,7 @@ func (g *graphGen) nameable(n *types.Named) bool {
 }
 
 // ignoredType reports the types that checkpoints neither copy nor write
-// back: locks and atomics, and what stands for something outside the heap.
+// back: locks, and what stands for something outside the heap.
 func ignoredType(t types.Type) bool { return isLockType(t) || isOpaqueType(t) }
 
 // reaches reports whether a value of type t holds references to follow:
@@ -167,9 +172,10 @@ func reaches(t types.Type) bool {
 }
 
 // holdsIgnored reports whether a value of type t holds an ignored value
-// inline, so that it is copied and restored field by field.
+// or an atomic scalar inline, so that it is copied and restored field by
+// field.
 func holdsIgnored(t types.Type) bool {
-	if ignoredType(t) {
+	if ignoredType(t) || concKindOf(t) != concNone {
 		return true
 	}
 	switch u := t.Underlying().(type) {
@@ -591,9 +597,14 @@ func (w *graphWriter) saveMethod(n refNode) {
 
 // copyValue writes the statements that copy the value src of type t to
 // dst, leaving ignored parts zero: they must not be read, another
-// goroutine may be using them.
+// goroutine may be using them. Atomic scalars are read by their Load.
 func (w *graphWriter) copyValue(dst, src string, t types.Type, depth int) {
 	if ignoredType(t) {
+		return
+	}
+	if concKindOf(t) == concScalar {
+		w.g.p.genUsed["_atx_setAtomic"] = true
+		w.printf("\t_atx_setAtomic[%s](%s, %s.Load())\n", atomicValueType(t), addr(dst), src)
 		return
 	}
 	if !holdsIgnored(t) {
@@ -616,12 +627,18 @@ func (w *graphWriter) copyValue(dst, src string, t types.Type, depth int) {
 }
 
 // restoreValue writes the statements that write the saved value src of
-// type t back to dst where it differs, ignored parts left alone.
+// type t back to dst where it differs, ignored parts left alone, atomic
+// scalars by their Store.
 func (w *graphWriter) restoreValue(dst, src string, t types.Type, depth int) {
 	if ignoredType(t) {
 		return
 	}
 	used := w.g.p.genUsed
+	if concKindOf(t) == concScalar {
+		used["_atx_setAtomic"] = true
+		w.printf("\t_atx_setAtomic[%s](%s, %s.Load())\n", atomicValueType(t), addr(dst), src)
+		return
+	}
 	if types.Comparable(t) && !holdsIgnored(t) {
 		used["_atx_set"] = true
 		w.printf("\t_atx_set(%s, %s)\n", addr(dst), src)

@@ -69,9 +69,13 @@ func isNamedPointer(t types.Type) bool {
 
 // plainType reports whether a value of type t holds no reference to
 // other memory (so that copying it is a complete checkpoint), and whether
-// it holds locks (sync and sync/atomic values, which must not be copied
-// nor rolled back).
+// it holds locks (and other synchronisation state, which must not be
+// copied nor rolled back). Concurrent data is not plain: it is copied and
+// restored through its methods.
 func plainType(t types.Type) (plain, locks bool) {
+	if concKindOf(t) != concNone {
+		return false, false
+	}
 	if isLockType(t) {
 		return true, true
 	}
@@ -94,7 +98,9 @@ func plainType(t types.Type) (plain, locks bool) {
 	return false, false
 }
 
-// isLockType reports the named types of sync and sync/atomic.
+// isLockType reports the named types of sync and sync/atomic that are
+// locks or other synchronisation state (Mutex, RWMutex, Once, WaitGroup,
+// Cond, Pool, ...): all of them but concurrent data (concKindOf).
 func isLockType(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	if !ok || n.Obj().Pkg() == nil {
@@ -102,9 +108,45 @@ func isLockType(t types.Type) bool {
 	}
 	switch n.Obj().Pkg().Path() {
 	case "sync", "sync/atomic":
-		return true
+		return concKindOf(t) == concNone
 	}
 	return false
+}
+
+// concKind is the kind of a type of concurrent data, which is data like
+// any other: compared by what it holds, restored by its own stores.
+type concKind uint8
+
+const (
+	concNone   concKind = iota
+	concScalar          // atomic.Bool, Int32, Int64, Uint32, Uint64, Uintptr
+	concRef             // atomic.Value, atomic.Pointer[T], sync.Map
+)
+
+// concKindOf returns the concurrent kind of t. Generated checkpoints
+// copy and restore a scalar through its Load and Store
+// (_atx_setAtomic, instantiated with atomicValueType); what an atomic.Value, an atomic.Pointer or a
+// sync.Map holds is left to the runtime's checkpoint, which follows it.
+func concKindOf(t types.Type) concKind {
+	n, ok := types.Unalias(t).(*types.Named)
+	if !ok || n.Obj().Pkg() == nil {
+		return concNone
+	}
+	name := n.Obj().Name()
+	switch n.Obj().Pkg().Path() {
+	case "sync/atomic":
+		switch name {
+		case "Bool", "Int32", "Int64", "Uint32", "Uint64", "Uintptr":
+			return concScalar
+		case "Value", "Pointer":
+			return concRef
+		}
+	case "sync":
+		if name == "Map" {
+			return concRef
+		}
+	}
+	return concNone
 }
 
 // isOpaqueType reports the standard library's types that stand for
@@ -139,8 +181,8 @@ func isOpaqueType(t types.Type) bool {
 // fieldCopyable reports whether generated code in this package can
 // checkpoint a value of type t field by field: t is a struct type declared
 // at package level here, and each of its fields (and of its inline
-// structs) is a plain value, a lock, or a slice, map or pointer of plain
-// values, reachable by names this package can write.
+// structs) is a plain value, a lock, an atomic scalar, or a slice, map or
+// pointer of plain values, reachable by names this package can write.
 func (p *pkgRewriter) fieldCopyable(t types.Type) bool {
 	n, ok := types.Unalias(t).(*types.Named)
 	if !ok || n.Obj().Pkg() != p.pkg || n.Obj().Parent() != p.pkg.Scope() || n.TypeParams().Len() > 0 {
@@ -162,12 +204,34 @@ const (
 	copySlice                   // and the elements up to len
 	copyMap                     // and the entries
 	copyPointee                 // and the pointed-to value
+	copyAtomic                  // an atomic scalar, by its Load and Store
 )
+
+// atomicValueType spells the type of what an atomic scalar of type t
+// holds: the type argument of _atx_setAtomic, written out because
+// before go1.21 it cannot be inferred from the interface argument.
+func atomicValueType(t types.Type) string {
+	switch types.Unalias(t).(*types.Named).Obj().Name() {
+	case "Bool":
+		return "bool"
+	case "Int32":
+		return "int32"
+	case "Int64":
+		return "int64"
+	case "Uint32":
+		return "uint32"
+	case "Uint64":
+		return "uint64"
+	}
+	return "uintptr"
+}
 
 // fieldCopy is one field of a per-type checkpoint.
 type fieldCopy struct {
 	path string // selector path from the struct: ".a", ".b.c"
 	kind copyKind
+	// value is, for copyAtomic, the type of the value the field holds.
+	value string
 }
 
 // fieldCopies lists how to checkpoint the fields of a struct, locks and
@@ -184,8 +248,15 @@ func (p *pkgRewriter) fieldCopies(st *types.Struct, prefix string) (copies []fie
 		}
 		path := prefix + "." + f.Name()
 		t := f.Type()
+		switch concKindOf(t) {
+		case concScalar:
+			copies = append(copies, fieldCopy{path, copyAtomic, atomicValueType(t)})
+			continue
+		case concRef:
+			return nil, false
+		}
 		if plainNoLocks(t) {
-			copies = append(copies, fieldCopy{path, copyValue})
+			copies = append(copies, fieldCopy{path: path, kind: copyValue})
 			continue
 		}
 		switch u := t.Underlying().(type) {
@@ -198,19 +269,19 @@ func (p *pkgRewriter) fieldCopies(st *types.Struct, prefix string) (copies []fie
 			continue
 		case *types.Slice:
 			if plainNoLocks(u.Elem()) {
-				copies = append(copies, fieldCopy{path, copySlice})
+				copies = append(copies, fieldCopy{path: path, kind: copySlice})
 				continue
 			}
 		case *types.Map:
 			// The rollback refills a map with clear, and looks its keys
 			// up, which a NaN key defeats: the runtime handles the rest.
 			if p.langAtLeast(goClear) && plainNoLocks(u.Key()) && !holdsFloat(u.Key()) && plainNoLocks(u.Elem()) {
-				copies = append(copies, fieldCopy{path, copyMap})
+				copies = append(copies, fieldCopy{path: path, kind: copyMap})
 				continue
 			}
 		case *types.Pointer:
 			if !isNamedPointer(t) && plainNoLocks(u.Elem()) {
-				copies = append(copies, fieldCopy{path, copyPointee})
+				copies = append(copies, fieldCopy{path: path, kind: copyPointee})
 				continue
 			}
 		}
@@ -404,6 +475,16 @@ func _atx_sameEntries[M ~map[K]V, K, V comparable](m, saved M) bool {
 	return true
 }
 `},
+	{"_atx_setAtomic", `
+func _atx_setAtomic[T comparable](p interface {
+	Load() T
+	Store(T)
+}, v T) {
+	if p.Load() != v {
+		p.Store(v)
+	}
+}
+`},
 	{"_atx_clonePtr", `
 func _atx_clonePtr[E any](p *E) *E {
 	if p == nil {
@@ -428,6 +509,7 @@ var helpersOf = map[copyKind][]string{
 	copySlice:   {"_atx_set", "_atx_cloneSlice", "_atx_setHeader", "_atx_restoreElems"},
 	copyMap:     {"_atx_cloneMap", "_atx_setHeader", "_atx_refillMap", "_atx_sameEntries"},
 	copyPointee: {"_atx_set", "_atx_clonePtr", "_atx_restorePtr"},
+	copyAtomic:  {"_atx_setAtomic"},
 }
 
 // copyCode is what a per-type checkpoint does for a field: the save copies
@@ -439,6 +521,7 @@ var copyCode = map[copyKind]struct{ save, restore string }{
 	copySlice:   {"\t\tc%[1]s = _atx_cloneSlice(p%[1]s)\n", "\t\t_atx_setHeader(&p%[1]s, s%[1]s)\n\t\t_atx_restoreElems(s%[1]s, c%[1]s)\n"},
 	copyMap:     {"\t\tc%[1]s = _atx_cloneMap(p%[1]s)\n", "\t\t_atx_setHeader(&p%[1]s, s%[1]s)\n\t\t_atx_refillMap(s%[1]s, c%[1]s)\n"},
 	copyPointee: {"\t\tc%[1]s = _atx_clonePtr(p%[1]s)\n", "\t\t_atx_set(&p%[1]s, s%[1]s)\n\t\t_atx_restorePtr(s%[1]s, c%[1]s)\n"},
+	copyAtomic:  {"\t\t_atx_setAtomic[%[2]s](&s%[1]s, p%[1]s.Load())\n", "\t\t_atx_setAtomic[%[2]s](&p%[1]s, s%[1]s.Load())\n"},
 }
 
 // rollbackGuard opens a generated restore: it is deferred by the masked
@@ -479,14 +562,16 @@ func (p *pkgRewriter) writeSavers(b *strings.Builder) {
 		copies := p.savers[n]
 		fmt.Fprintf(b, "\nfunc _atx_save_%s(p *%s) (s, c %s) {\n\tif p != nil {\n", n, n, n)
 		for _, f := range copies {
-			fmt.Fprintf(b, "\t\ts%[1]s = p%[1]s\n", f.path)
+			if f.kind != copyAtomic {
+				fmt.Fprintf(b, "\t\ts%[1]s = p%[1]s\n", f.path)
+			}
 			if code := copyCode[f.kind].save; code != "" {
-				fmt.Fprintf(b, code, f.path)
+				fmt.Fprintf(b, code, f.path, f.value)
 			}
 		}
 		fmt.Fprintf(b, "\t}\n\treturn\n}\n\nfunc _atx_restore_%s(errp *error, done *bool, site *%s.Site, p, s, c *%s) {\n%s\tif p != nil {\n", n, rtName, n, rollbackGuard)
 		for _, f := range copies {
-			fmt.Fprintf(b, copyCode[f.kind].restore, f.path)
+			fmt.Fprintf(b, copyCode[f.kind].restore, f.path, f.value)
 		}
 		b.WriteString("\t}\n}\n")
 	}

@@ -49,6 +49,7 @@ import (
 	"image"
 	"os"
 	"sync"
+	"sync/atomic"
 )
 
 type List struct{ head *node }         // supported; visited: node
@@ -65,6 +66,10 @@ type Gen[T any] struct{ v T }
 type HoldsGen struct{ g *Gen[int] }      // unsupported: a generic type
 type Time struct{ t image.Uniform }      // unsupported: an interface field of another package
 type Floats struct{ m map[float64]int }  // unsupported: a float key
+type Hits struct{ n atomic.Int64; all []atomic.Uint32; p *atomic.Bool } // supported; visited: none
+type Cur struct{ p atomic.Pointer[leaf] } // unsupported: what it holds is the runtime's to follow
+type Cfg struct{ v atomic.Value }         // unsupported: an interface
+type Reg struct{ m sync.Map; mu sync.Mutex } // unsupported: entries of interfaces
 `
 
 // typeCheck parses and type-checks src as the single file of package
@@ -102,6 +107,10 @@ func TestGraphSupports(t *testing.T) {
 		{"HoldsGen", false, nil},
 		{"Time", false, nil},
 		{"Floats", false, nil},
+		{"Hits", true, nil},
+		{"Cur", false, nil},
+		{"Cfg", false, nil},
+		{"Reg", false, nil},
 	}
 	for _, tt := range tests {
 		p := &pkgRewriter{pkg: pkg, fset: fset}
@@ -122,6 +131,75 @@ func TestGraphSupports(t *testing.T) {
 		sort.Strings(visited)
 		if !slices.Equal(visited, tt.visited) {
 			t.Errorf("%s: visited sets for %v, want %v", tt.name, visited, tt.visited)
+		}
+	}
+}
+
+// TestRootKindConcurrent checks how roots holding concurrent data are
+// checkpointed: atomic scalars beside plain fields by generated field
+// copies, what holds references by the runtime, locks left out.
+func TestRootKindConcurrent(t *testing.T) {
+	fset, pkg := typeCheck(t, `package m
+
+import (
+	"sync"
+	"sync/atomic"
+)
+
+type Plain struct{ n int; mu sync.Mutex; once sync.Once }
+type Counter struct{ mu sync.Mutex; hits atomic.Int64; ok atomic.Bool; n int }
+type Slots struct{ s [2]atomic.Int32 }
+type Reg struct{ m sync.Map }
+type Cfg struct{ v atomic.Value; n int }
+type Cur struct{ p atomic.Pointer[Plain] }
+`)
+	tests := []struct {
+		name string
+		want rootKind
+	}{
+		{"Plain", rootFields},
+		{"Counter", rootFields},
+		{"Slots", rootGraph},
+		{"Reg", rootReflected},
+		{"Cfg", rootReflected},
+		{"Cur", rootReflected},
+	}
+	for _, tt := range tests {
+		p := &pkgRewriter{pkg: pkg, fset: fset}
+		root := types.NewPointer(pkg.Scope().Lookup(tt.name).Type())
+		if got := p.classifyRoot(root); got != tt.want {
+			t.Errorf("%s: root kind %d, want %d", tt.name, got, tt.want)
+		}
+	}
+	atomicPkg := pkg.Imports()[1]
+	syncPkg := pkg.Imports()[0]
+	if atomicPkg.Path() != "sync/atomic" {
+		atomicPkg, syncPkg = syncPkg, atomicPkg
+	}
+	for _, tt := range []struct {
+		pkg        *types.Package
+		name       string
+		lock, conc bool
+	}{
+		{syncPkg, "Mutex", true, false},
+		{syncPkg, "RWMutex", true, false},
+		{syncPkg, "Once", true, false},
+		{syncPkg, "WaitGroup", true, false},
+		{syncPkg, "Cond", true, false},
+		{syncPkg, "Pool", true, false},
+		{syncPkg, "Map", false, true},
+		{atomicPkg, "Bool", false, true},
+		{atomicPkg, "Int32", false, true},
+		{atomicPkg, "Int64", false, true},
+		{atomicPkg, "Uint32", false, true},
+		{atomicPkg, "Uint64", false, true},
+		{atomicPkg, "Uintptr", false, true},
+		{atomicPkg, "Value", false, true},
+		{atomicPkg, "Pointer", false, true},
+	} {
+		typ := tt.pkg.Scope().Lookup(tt.name).Type()
+		if isLockType(typ) != tt.lock || (concKindOf(typ) != concNone) != tt.conc {
+			t.Errorf("%s.%s: lock %v, conc %v; want %v, %v", tt.pkg.Path(), tt.name, isLockType(typ), concKindOf(typ), tt.lock, tt.conc)
 		}
 	}
 }

@@ -7,12 +7,16 @@
 //
 // The object graph is plain data, walked through unexported fields, with
 // leaves of three sorts: funcs, channels and unsafe.Pointers compare by
-// identity; sync and sync/atomic values are ignored; and opaque objects,
+// identity; locks and other synchronisation state (sync.Mutex, RWMutex,
+// Once, WaitGroup, Cond, Pool) are ignored; and opaque objects,
 // whose state is outside the heap (open files and connections, processes,
 // runtime timers, type descriptors: see isOpaqueType), are not walked,
 // compared nor written back, so a pointer to one compares by identity and
 // a rollback leaves a file the call closed closed. Plain in-memory data of
-// the standard library (bytes.Buffer, bufio, big.Int, time.Time) is data.
+// the standard library (bytes.Buffer, bufio, big.Int, time.Time) is data,
+// and so is concurrent data: a sync.Map compares by its entries, a
+// sync/atomic value by what it holds, both read and written back through
+// their own methods (see graph_conc.go).
 //
 // The package is compiled into users' binaries, so it imports the standard
 // library only, keeps its dependencies few, holds no global state beyond

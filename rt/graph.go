@@ -34,11 +34,12 @@ const defaultSnapshotBudget = 1_000_000
 // original pointers, slices and maps, so a pointer in a copy is followed by
 // looking its target up in these tables. Comparison walks the world at
 // entry and the world now side by side. A restore in place can write each
-// copy back at its original address (skipping the fields of sync and
-// sync/atomic types and of opaque types, which the copies leave zero, see
-// copyValue) and
-// refill each map from its entries: every object gets its old contents
-// back and every reference to it stays valid.
+// copy back at its original address (skipping the locks and other
+// synchronisation state and the opaque values, which the copies leave
+// zero, see copyValue; storing the values of concurrent data back through
+// their methods, see graph_conc.go) and refill each map from its entries:
+// every object gets its old contents back and every reference to it stays
+// valid.
 //
 // A snapshot is not safe for concurrent use: comparison extends the type
 // plans it holds.
@@ -118,12 +119,14 @@ type typePlan struct {
 	kind reflect.Kind
 	size uintptr
 
-	// ignored marks types of the sync and sync/atomic packages and opaque
-	// types (see isOpaqueType): neither copied nor compared nor written
-	// back (a lock taken and released is not a change, and reading them
-	// while other goroutines use them atomically would be a data race; an
-	// opaque object's state is outside the heap). A pointer or interface
-	// that refers to one compares by identity, like any reference.
+	// ignored marks locks and other synchronisation state (the types of
+	// the sync and sync/atomic packages but for concurrent data) and
+	// opaque types (see isOpaqueType): neither copied nor compared nor
+	// written back (a lock taken and released is not a change, and
+	// reading them while other goroutines use them atomically would be a
+	// data race; an opaque object's state is outside the heap). A pointer
+	// or interface that refers to one compares by identity, like any
+	// reference.
 	ignored bool
 	// opaque marks the ignored types that isOpaqueType names: a pointer to
 	// one compares by address, as its contents are not compared.
@@ -131,9 +134,17 @@ type typePlan struct {
 	// reaches says that a value holds pointers, slices, maps or interfaces
 	// outside ignored fields: there is more of the graph behind it.
 	reaches bool
-	// hasIgnored says that the value contains ignored parts, so it must be
-	// copied field by field.
+	// hasIgnored says that the value contains ignored parts or concurrent
+	// data, so it must be copied field by field.
 	hasIgnored bool
+	// conc marks concurrent data (sync.Map, the values of sync/atomic):
+	// read and written through their methods only (graph_conc.go).
+	// concOff is the offset of an atomic.Pointer's pointer, and held the
+	// plan of what the value holds: *T for an atomic.Pointer[T], any for
+	// an atomic.Value and a sync.Map's keys and values.
+	conc    concKind
+	concOff uintptr
+	held    *typePlan
 	// flat values are fully described by their bytes: equal bytes mean
 	// equal values (strings, funcs and channels are immutable or compared
 	// by identity), and nothing is reachable from them.
@@ -262,6 +273,9 @@ func wordsOf(n int, size uintptr) int {
 func (s *snapshot) walk(p unsafe.Pointer, pl *typePlan) bool {
 	if !pl.reaches {
 		return true
+	}
+	if pl.conc != concNone {
+		return s.walkConc(p, pl)
 	}
 	switch pl.kind {
 	case reflect.Pointer:
@@ -462,8 +476,13 @@ func (s *snapshot) newCopies(pl *typePlan, n int) unsafe.Pointer {
 // copyValue copies the value of type pl at src to dst, leaving the fields
 // of ignored types zero in dst: they must not be read (another goroutine
 // may be using them atomically) and must not come back on restore.
+// Concurrent data is copied through its methods.
 func copyValue(dst, src unsafe.Pointer, pl *typePlan) {
 	if pl.size == 0 || pl.ignored {
+		return
+	}
+	if pl.conc != concNone {
+		copyConc(dst, src, pl)
 		return
 	}
 	if !pl.hasIgnored {
@@ -529,6 +548,9 @@ func makePlan(t reflect.Type, made map[reflect.Type]*typePlan) *typePlan {
 	switch {
 	case pl.size == 0:
 		// No state at all: nothing to copy or compare.
+	case isConcType(t):
+		kind, off := concKindOf(t)
+		planConc(pl, kind, off, made)
 	case isSyncType(t):
 		pl.ignored, pl.hasIgnored = true, true
 	case isOpaqueType(t):
@@ -596,12 +618,19 @@ func (pl *typePlan) keyPlan() *typePlan {
 	return k
 }
 
+// isConcType reports whether t is concurrent data: sync.Map, or a value
+// of sync/atomic (see concKindOf).
+func isConcType(t reflect.Type) bool {
+	k, _ := concKindOf(t)
+	return k != concNone
+}
+
 // isSyncType reports whether t is a type of the packages that implement
-// locks and atomics. internal/sync holds the state of sync.Mutex and
-// sync.Map since Go 1.24, so a type defined in user code on a lock (type
-// myMutex sync.Mutex) is ignored through its fields as well; one defined
-// on an atomic type (type counter atomic.Int64) is not, as its counter is
-// a plain int64 field.
+// locks and atomics, concurrent data aside (isConcType is asked first).
+// internal/sync holds the state of sync.Mutex and sync.Map since Go 1.24,
+// so a type defined in user code on a lock (type myMutex sync.Mutex) is
+// ignored through its fields as well; one defined on an atomic type (type
+// counter atomic.Int64) is not, as its counter is a plain int64 field.
 func isSyncType(t reflect.Type) bool {
 	switch t.PkgPath() {
 	case "sync", "sync/atomic", "internal/sync", "internal/runtime/atomic":

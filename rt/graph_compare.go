@@ -296,6 +296,9 @@ func (c *comparer) value(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	if pl.size == 0 || pl.ignored {
 		return false
 	}
+	if pl.conc != concNone {
+		return c.conc(sp, lp, pl)
+	}
 	if pl.flat && memEqual(sp, lp, pl.size) {
 		return false
 	}
@@ -485,26 +488,32 @@ func (c *comparer) mapEntries(it compareItem) bool {
 	live := reflect.NewAt(pl.typ, unsafe.Pointer(&lm)).Elem()
 	sm := it.savedMap
 	lkeys, lvals, ln := copyEntries(live, kp, vp, live.Len())
-	sorder := c.sortEntries(sm.keys, sm.vals, sm.n, kp, vp)
+	return c.mergeEntries(sm.keys, sm.vals, sm.n, lkeys, lvals, ln, kp, vp)
+}
+
+// mergeEntries compares the n entries of a map at entry (keys and values
+// in the arrays skeys and svals, in any order) with the ln entries now.
+func (c *comparer) mergeEntries(skeys, svals unsafe.Pointer, n int, lkeys, lvals unsafe.Pointer, ln int, kp, vp *typePlan) bool {
+	sorder := c.sortEntries(skeys, svals, n, kp, vp)
 	lorder := c.sortEntries(lkeys, lvals, ln, kp, vp)
 	at := func(base unsafe.Pointer, i int, size uintptr) unsafe.Pointer {
 		return unsafe.Add(base, uintptr(i)*size)
 	}
-	for i, j := 0, 0; i < sm.n || j < ln; {
+	for i, j := 0, 0; i < n || j < ln; {
 		order := 0
 		switch {
-		case i == sm.n:
+		case i == n:
 			order = 1
 		case j == ln:
 			order = -1
 		default:
-			order = c.compareKeys(at(sm.keys, sorder[i], kp.size), at(lkeys, lorder[j], kp.size), kp)
+			order = c.compareKeys(at(skeys, sorder[i], kp.size), at(lkeys, lorder[j], kp.size), kp)
 		}
 		switch {
 		case order < 0:
 			k := sorder[i]
-			c.push(pathStep{op: stepMapValue, key: at(sm.keys, k, kp.size), plan: kp})
-			if !c.again() && c.report(c.s.renderValue(at(sm.vals, k, vp.size), vp, true), "absent") {
+			c.push(pathStep{op: stepMapValue, key: at(skeys, k, kp.size), plan: kp})
+			if !c.again() && c.report(c.s.renderValue(at(svals, k, vp.size), vp, true), "absent") {
 				return true
 			}
 			c.pop()
@@ -520,9 +529,9 @@ func (c *comparer) mapEntries(it compareItem) bool {
 			j++
 			continue
 		}
-		sk, lk := at(sm.keys, sorder[i], kp.size), at(lkeys, lorder[j], kp.size)
+		sk, lk := at(skeys, sorder[i], kp.size), at(lkeys, lorder[j], kp.size)
 		c.push(pathStep{op: stepMapValue, key: sk, plan: kp})
-		if c.value(at(sm.vals, sorder[i], vp.size), at(lvals, lorder[j], vp.size), vp) {
+		if c.value(at(svals, sorder[i], vp.size), at(lvals, lorder[j], vp.size), vp) {
 			return true
 		}
 		c.pop()
@@ -567,7 +576,7 @@ func (c *comparer) compareKeys(a, b unsafe.Pointer, pl *typePlan) int {
 	if pl.size == 0 || a == b {
 		return 0
 	}
-	if pl.ignored {
+	if pl.ignored || pl.conc != concNone {
 		return strings.Compare(unsafe.String((*byte)(a), pl.size), unsafe.String((*byte)(b), pl.size))
 	}
 	switch pl.kind {
@@ -642,6 +651,16 @@ func (c *comparer) compareInterfaceKeys(x, y reflect.Value) int {
 		}
 		return cmp.Compare(reflect.ValueOf(xt).Pointer(), reflect.ValueOf(yt).Pointer())
 	}
+	// Strings and integers, the usual keys of a map[any]V or a sync.Map,
+	// without copies.
+	switch xt.Kind() {
+	case reflect.String:
+		return strings.Compare(xe.String(), ye.String())
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return cmp.Compare(xe.Int(), ye.Int())
+	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		return cmp.Compare(xe.Uint(), ye.Uint())
+	}
 	xc, yc := reflect.New(xt), reflect.New(yt)
 	xc.Elem().Set(xe)
 	yc.Elem().Set(ye)
@@ -692,6 +711,9 @@ func (c *comparer) interfaces(sp, lp unsafe.Pointer, pl *typePlan, root bool) bo
 	dp := c.s.plan(se.Type())
 	if dp.size == 0 || dp.ignored {
 		return false
+	}
+	if dp.kind == reflect.String && se.String() == le.String() {
+		return false // the common case, without copies
 	}
 	if dp.kind == reflect.Pointer {
 		if !root {

@@ -144,6 +144,7 @@ func mutateFuzzGraph(r *froot, in *fuzzBytes) (changed bool) {
 		nd.mu.Unlock()
 	case 9:
 		nd.hits.Add(1)
+		changed = true
 	case 10:
 		old, isInt := nd.any.(int)
 		changed = !isInt || old != v

@@ -25,6 +25,7 @@ const (
 	stepMapKey                 // the key itself: keyof(m[key])
 	stepDeref                  // *p, or nothing before a field (Go dereferences for us)
 	stepAssert                 // .(T)
+	stepLoad                   // .Load(): what an atomic.Value or atomic.Pointer holds
 )
 
 // pathStep is one step from a root towards a value.
@@ -111,6 +112,8 @@ func (s *snapshot) renderSteps(b string, steps []pathStep) (string, int) {
 			b = "keyof(" + b + "[" + s.renderKey(st.key, st.plan) + "])"
 		case stepAssert:
 			b += ".(" + st.plan.typ.String() + ")"
+		case stepLoad:
+			b += ".Load()"
 		}
 	}
 	return b, derefs
@@ -128,6 +131,9 @@ func (s *snapshot) renderValue(p unsafe.Pointer, pl *typePlan, atEntry bool) str
 	}
 	if pl.ignored {
 		return "{…}"
+	}
+	if pl.conc != concNone {
+		return s.renderConc(p, pl, atEntry)
 	}
 	if pl.known != knownNone {
 		return s.renderKnown(p, pl, atEntry)
@@ -271,7 +277,7 @@ func (s *snapshot) appendKey(b *strings.Builder, p unsafe.Pointer, pl *typePlan)
 	case pl.size == 0:
 		b.WriteString("{}")
 		return
-	case pl.ignored:
+	case pl.ignored, pl.conc != concNone:
 		b.WriteString("{…}")
 		return
 	}

@@ -76,8 +76,9 @@ func SameBits[T any](a, b *T) bool {
 // nothing else: a failed call that changed nothing writes nothing, so
 // that goroutines reading the same objects at the same time (under a
 // read lock, or objects shared read-only) never race with its rollback.
-// The fields of sync and sync/atomic types are neither compared nor
-// written (a lock keeps whatever state it has now). Objects the call
+// Locks and other synchronisation state are neither compared nor written
+// (a lock keeps whatever state it has now); concurrent data is compared
+// and stored back through its methods (graph_conc.go). Objects the call
 // allocated are left alone: nothing in the restored graph refers to them
 // any more.
 func (s *snapshot) restore() {
@@ -111,6 +112,10 @@ func (s *snapshot) restore() {
 // another goroutine may be using them atomically.
 func restoreValue(dst, saved unsafe.Pointer, pl *typePlan) {
 	if pl.size == 0 || pl.ignored {
+		return
+	}
+	if pl.conc != concNone {
+		restoreConc(dst, saved, pl)
 		return
 	}
 	if !pl.hasIgnored {

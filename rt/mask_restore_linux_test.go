@@ -16,7 +16,13 @@ type mtPinned struct {
 	mu   sync.Mutex
 	arr  [3]int32
 	hits atomic.Int64
+	last atomic.Value
+	cur  atomic.Pointer[int64]
 }
+
+// mtPinnedTarget is what the pinned object's atomic pointer holds: memory
+// the collector keeps, as the pinned page is not scanned.
+var mtPinnedTarget int64
 
 // TestMaskRollbackWritesOnlyWhatChanged places the graph of a masked call
 // in pages of its own: an object and the first half of a slice's elements
@@ -37,6 +43,8 @@ func TestMaskRollbackWritesOnlyWhatChanged(t *testing.T) {
 	obj := (*mtPinned)(unsafe.Pointer(&readOnly[0]))
 	obj.a, obj.b, obj.arr = 1, 2, [3]int32{3, 4, 5}
 	obj.hits.Store(6)
+	obj.last.Store("seven") // a constant: its box is static data
+	obj.cur.Store(&mtPinnedTarget)
 	// Four elements before the page boundary, four after it.
 	elems := unsafe.Slice((*int64)(unsafe.Pointer(&mem[page-4*8])), 8)
 	for i := range elems {
@@ -64,7 +72,8 @@ func TestMaskRollbackWritesOnlyWhatChanged(t *testing.T) {
 	if elems[6] != 6 {
 		t.Errorf("elems[6] = %d after the rollback, want 6", elems[6])
 	}
-	if obj.a != 1 || obj.b != 2 || obj.arr != [3]int32{3, 4, 5} || obj.hits.Load() != 6 {
+	if obj.a != 1 || obj.b != 2 || obj.arr != [3]int32{3, 4, 5} || obj.hits.Load() != 6 ||
+		obj.last.Load() != "seven" || obj.cur.Load() != &mtPinnedTarget {
 		t.Errorf("object %+v changed", obj)
 	}
 }
