@@ -127,6 +127,12 @@ type lockSet struct {
 	// blocked names the lock that was held elsewhere and ended the walk:
 	// "afero.MemMapFs.mu".
 	blocked string
+	// also are the locks of the regions the call holds, read under as
+	// held; own and ownTypes the call's own locks, whose values the walk
+	// skips while it does not hold them (see regions.go).
+	also     []unsafe.Pointer
+	own      []unsafe.Pointer
+	ownTypes []ownType
 }
 
 // takenLock is a lock a walk took: its address, whether it is an RWMutex
@@ -203,7 +209,7 @@ func (ls *lockSet) lockRoots(roots []any, names []string) bool {
 // false when the lock is held elsewhere.
 func (ls *lockSet) take(t takenLock) bool {
 	p := t.p
-	if p == ls.held {
+	if p == ls.held || slices.Contains(ls.also, p) {
 		return true
 	}
 	if ls.takenSet != nil {
@@ -273,6 +279,9 @@ func lockReason(blocked, when string) string {
 // unlock.
 func (s *snapshot) lockFor(c *Call) {
 	s.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
+	if r := regionsOf(c); r != nil {
+		s.locks.own, s.locks.ownTypes = r.own, r.ownTypes
+	}
 }
 
 // unlock releases the locks that the walks since lockFor took, and ends
