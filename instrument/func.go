@@ -242,7 +242,9 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		b.WriteString(enter)
 	}
 	switch {
-	case unlock != nil && held == "":
+	case unlock != nil && held == "" && !fieldChain(fe.p.info, fe.body.List[0].(*ast.ExprStmt).X.(*ast.CallExpr).Fun.(*ast.SelectorExpr).X):
+		// A lock that cannot be named again (m[k].mu) cannot be told to
+		// the runtime as the call's: its snapshot would find it locked.
 		st.noSnapshot = unnamedLockReason(fe.p.fset.Position(fe.body.List[0].Pos()).Line) + notSnapshotted
 	case unlock != nil:
 		if lock := fe.otherLock(unlock); lock.IsValid() {
