@@ -38,6 +38,10 @@ import (
 // that such a call further down the goroutine's stack holds: a helper
 // that its caller calls with the lock held (see holders).
 //
+// A call that takes its own locks mid-body (see regions.go) does not read
+// at entry nor at exit what they guard: its walks skip the values that
+// hold them, and read them in its regions, with the lock held.
+//
 // A lock the snapshot took was free at entry, so other goroutines may
 // take it during the call and write what it guards: a change found at
 // exit may be theirs. The snapshot watches the locks it took until the
