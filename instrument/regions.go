@@ -80,7 +80,9 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 
 	plan := &lockRegionPlan{}
 	taken := map[string]token.Pos{} // the locks taken, by their operand
-	var releases []*ast.CallExpr    // in function literals
+	var takenOrder []string
+	var releases []*ast.CallExpr  // in function literals
+	released := map[string]bool{} // the locks released in the function's own statements
 	var reason string
 	seenOwn := map[string]bool{}
 	ast.Inspect(fe.body, func(n ast.Node) bool {
@@ -105,9 +107,11 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 			}
 			switch s := parents[call].(type) {
 			case *ast.ExprStmt:
+				released[op] = true
 				start := fe.off(s.Pos())
 				plan.hooks = append(plan.hooks, regionHook{start, fmt.Sprintf("%s.Releasing(%s); ", regionsName, op) + lineDirective(fe.p.fset, fe.tf, start)})
 			case *ast.DeferStmt:
+				released[op] = true
 				end := fe.off(s.End())
 				plan.hooks = append(plan.hooks, regionHook{end, fmt.Sprintf("; defer %s.Releasing(%s)", regionsName, op) + lineDirective(fe.p.fset, fe.tf, end)})
 			}
@@ -153,6 +157,7 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 		}
 		if _, ok := taken[op]; !ok && acquire {
 			taken[op] = call.Pos()
+			takenOrder = append(takenOrder, op)
 		}
 		if spec := fe.ownAtEntry(call); spec != "" && !seenOwn[spec] {
 			seenOwn[spec] = true
@@ -169,6 +174,13 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 	for _, call := range releases {
 		if at, ok := taken[fe.lockOperand(call)]; ok {
 			return nil, "releases the lock taken at line " + line(at) + " in a function literal, at line " + line(call.Pos()) + ": not snapshotted, as the release cannot be followed"
+		}
+	}
+	for _, op := range takenOrder {
+		if at := taken[op]; !released[op] {
+			// Released by a callee, or held for the caller: the rewrite
+			// cannot tell when the lock stops guarding the call's reads.
+			return nil, "takes a lock at line " + line(at) + " that it does not release itself: not snapshotted, as the release cannot be followed"
 		}
 	}
 	return plan, ""

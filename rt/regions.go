@@ -29,9 +29,10 @@ import (
 // When the call fails, a difference found by the comparison at exit or
 // left by any of its regions makes it non-atomic: a loop that puts one
 // item per region and fails at the third has changed the state. A region
-// of a read lock reads only: it is not snapshotted. A region still open
-// when the call ends (a lock released by a deferred x.Unlock(), or not
-// released at all) is compared when the call ends, the lock still held.
+// of a read lock reads only: it is not snapshotted. A region whose lock a
+// deferred x.Unlock() releases ends when that unlock runs, before the
+// comparison at exit; one that ends otherwise (a callee releases the lock)
+// is not compared (see finish).
 //
 // The locks the call takes are its own only as the instrumented code
 // says: the lock expressions it can name at entry (a field of the
@@ -289,10 +290,7 @@ func (r *lockRegions) releasing(lock any) {
 // close ends the open region i, compared before its lock is released.
 func (r *lockRegions) close(i int) {
 	reg := r.open[i]
-	defer func() {
-		r.open = slices.Delete(r.open, i, i+1)
-		unhold(reg.lock, r.gid)
-	}()
+	defer r.drop(i)
 	if reg.read {
 		return
 	}
@@ -303,8 +301,6 @@ func (r *lockRegions) close(i int) {
 		return
 	}
 	snap := reg.snap
-	defer liveSnapshotWords.Add(-int64(snap.used))
-	defer unwatch(snap.watch)
 	if r.changed {
 		return // the first change is kept: no need to look for another
 	}
@@ -329,17 +325,28 @@ func (r *lockRegions) close(i int) {
 	}
 }
 
-// finish ends the regions still open when the failed call ends: their
-// locks are still held (released by a deferred unlock that runs after
-// the comparison of the region, or left held for the caller).
+// finish ends the regions still open when the failed call ends. A region
+// released by a deferred unlock was compared already (the rewrite defers
+// Releasing after the unlock, so it runs first): one still open ended by
+// a path that did not pass the function's own unlock (a callee released
+// the lock, say, or a panic went through). Its lock may be free now, or
+// another goroutine's: it is not read.
 func (r *lockRegions) finish() {
 	if r == nil {
 		return
 	}
 	for len(r.open) > 0 {
-		r.close(len(r.open) - 1)
+		i := len(r.open) - 1
+		if reg := r.open[i]; !reg.read && r.reason == "" && !r.changed {
+			r.reason = ReasonRegionOpen
+		}
+		r.drop(i)
 	}
 }
+
+// ReasonRegionOpen is the reason of the verdict of a call that ended with
+// a lock region open.
+const ReasonRegionOpen = "the call ended without passing the unlock of a lock it took (a callee released it, or a panic went through): what the lock guards was not read at the end"
 
 // discard ends the regions still open when the call ends without a
 // failure: nothing to compare.
@@ -347,8 +354,20 @@ func (r *lockRegions) discard() {
 	if r == nil {
 		return
 	}
-	r.changed = true // close compares nothing more
-	r.finish()
+	for len(r.open) > 0 {
+		r.drop(len(r.open) - 1)
+	}
+}
+
+// drop ends the open region i without comparing it.
+func (r *lockRegions) drop(i int) {
+	reg := r.open[i]
+	if reg.snap != nil {
+		liveSnapshotWords.Add(-int64(reg.snap.used))
+		unwatch(reg.snap.watch)
+	}
+	r.open = slices.Delete(r.open, i, i+1)
+	unhold(reg.lock, r.gid)
 }
 
 // combine merges what the regions of a failed call found into its

@@ -32,6 +32,7 @@ var rgSites = [...]Site{
 	{ID: "rt.(*rgCache).Out#entry", Func: "rt.(*rgCache).Out", Roots: "c,out", Kind: EntrySite, Faults: FaultError},
 	{ID: "rt.moveShard#entry", Func: "rt.moveShard", Roots: "s", Kind: EntrySite, Faults: FaultError},
 	{ID: "rt.(*rgCache).Try#entry", Func: "rt.(*rgCache).Try", Roots: "c,k", Kind: EntrySite, Faults: FaultError},
+	{ID: "rt.(*rgCache).Handed#entry", Func: "rt.(*rgCache).Handed", Roots: "c,k", Kind: EntrySite, Faults: FaultError},
 }
 
 // rgDuring, when set, runs in Add before it takes its lock.
@@ -206,6 +207,24 @@ func (c *rgCache) Try(k string) (_atx_r0 error) {
 	return
 }
 
+// Handed changes the items, and its lock is released as a callee would
+// release it, with no Releasing: the region is not compared.
+func (c *rgCache) Handed(k string) (_atx_r0 error) {
+	var _atx_done int32
+	var _atx_lk *Regions
+	_atx_c := Begin(&rgSites[7])
+	if _atx_c.Wants() {
+		_atx_lk = _atx_c.SnapRegions([]any{c, "lock"}, c, k)
+	}
+	defer _atx_c.Exit(&_atx_done, &_atx_r0)
+	c.lock.Lock()
+	_atx_lk.Acquired(&c.lock)
+	c.items[k] = 5
+	c.lock.Unlock()
+	_atx_r0, _atx_done = errRgFull, 1
+	return
+}
+
 func TestLockRegions(t *testing.T) {
 	tests := []struct {
 		name string
@@ -247,6 +266,7 @@ func TestLockRegions(t *testing.T) {
 			close(release)
 			<-done
 		}, [][2]string{{"atomic", ""}}},
+		{"released by a callee", func(c *rgCache, _ []*rgShard) { c.Handed("h") }, [][2]string{{"unknown", ReasonRegionOpen}}},
 		{"locked elsewhere at entry", func(c *rgCache, _ []*rgShard) {
 			// Another goroutine holds the lock when Add begins: the
 			// snapshot at entry does not read what it guards, and the

@@ -170,3 +170,13 @@ func (c *Cache) LockInDefer() error {
 	defer c.lock.Lock()
 	return errTaken
 }
+
+// unlock releases its receiver's lock for its callers.
+func (c *Cache) unlock() { c.lock.Unlock() }
+
+// ReleasedByCallee leaves the release of its lock to a callee.
+func (c *Cache) ReleasedByCallee() error {
+	c.lock.Lock()
+	c.unlock()
+	return errTaken
+}
