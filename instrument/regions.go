@@ -53,6 +53,7 @@ type regionHook struct {
 func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 	parents := map[*ast.CallExpr]ast.Stmt{}
 	var lits []*ast.FuncLit
+	deferred := map[*ast.FuncLit]*ast.DeferStmt{}
 	ast.Inspect(fe.body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.ExprStmt:
@@ -61,6 +62,9 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 			}
 		case *ast.DeferStmt:
 			parents[n.Call] = n
+			if lit, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
+				deferred[lit] = n
+			}
 		case *ast.GoStmt:
 			parents[n.Call] = n
 		case *ast.FuncLit:
@@ -75,6 +79,31 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 			}
 		}
 		return false
+	}
+	// releasedByDefer returns the statement that defers the function
+	// literal that releases a lock by call, when the function itself
+	// defers that literal (defer func() { mu.Unlock() }()) and the lock is
+	// named by variables of the function: a Releasing deferred after it
+	// runs first.
+	releasedByDefer := func(call *ast.CallExpr) *ast.DeferStmt {
+		var inner *ast.FuncLit
+		for _, l := range lits {
+			if call.Pos() >= l.Pos() && call.End() <= l.End() && (inner == nil || l.Pos() > inner.Pos()) {
+				inner = l
+			}
+		}
+		d := deferred[inner]
+		if d == nil || inLit(d.Pos()) {
+			return nil
+		}
+		base := baseIdent(call.Fun.(*ast.SelectorExpr).X)
+		if base == nil {
+			return nil
+		}
+		if obj := fe.p.info.Uses[base]; obj == nil || obj.Pos() >= inner.Pos() && obj.Pos() < inner.End() {
+			return nil
+		}
+		return d
 	}
 	line := func(pos token.Pos) string { return strconv.Itoa(fe.p.fset.Position(pos).Line) }
 
@@ -97,11 +126,17 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 		case "RLock", "TryRLock":
 			read = true
 		case "Unlock", "RUnlock":
+			op := fe.lockOperand(call)
 			if inLit(call.Pos()) {
+				if d := releasedByDefer(call); d != nil && op != "" && !released[op] {
+					released[op] = true
+					end := fe.off(d.End())
+					plan.hooks = append(plan.hooks, regionHook{end, fmt.Sprintf("; defer %s.Releasing(%s)", regionsName, op) + lineDirective(fe.p.fset, fe.tf, end)})
+					return true
+				}
 				releases = append(releases, call)
 				return true
 			}
-			op := fe.lockOperand(call)
 			if op == "" {
 				return true
 			}
@@ -172,7 +207,7 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 		return nil, ""
 	}
 	for _, call := range releases {
-		if at, ok := taken[fe.lockOperand(call)]; ok {
+		if at, ok := taken[fe.lockOperand(call)]; ok && !released[fe.lockOperand(call)] {
 			return nil, "releases the lock taken at line " + line(at) + " in a function literal, at line " + line(call.Pos()) + ": not snapshotted, as the release cannot be followed"
 		}
 	}
@@ -213,14 +248,9 @@ func (fe *funcEdits) ownAtEntry(call *ast.CallExpr) string {
 			return ""
 		}
 	}
-	base := identOf(call.Fun.(*ast.SelectorExpr).X)
-	for x := call.Fun.(*ast.SelectorExpr).X; base == nil; {
-		sel, ok := ast.Unparen(x).(*ast.SelectorExpr)
-		if !ok {
-			return ""
-		}
-		x = sel.X
-		base = identOf(x)
+	base := baseIdent(call.Fun.(*ast.SelectorExpr).X)
+	if base == nil {
+		return ""
 	}
 	v, ok := fe.p.info.Uses[base].(*types.Var)
 	if !ok || base.Name != chain[0] {
@@ -281,4 +311,19 @@ func (fe *funcEdits) ownType(chain []string, t types.Type) string {
 		return ""
 	}
 	return "(*" + named.Obj().Name() + ")(nil), " + strconv.Quote(chain[len(chain)-1])
+}
+
+// baseIdent returns the variable that x, a variable or a chain of its
+// fields, starts from; nil for another expression.
+func baseIdent(x ast.Expr) *ast.Ident {
+	for {
+		switch e := ast.Unparen(x).(type) {
+		case *ast.Ident:
+			return e
+		case *ast.SelectorExpr:
+			x = e.X
+		default:
+			return nil
+		}
+	}
 }

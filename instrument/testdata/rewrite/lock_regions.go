@@ -154,7 +154,8 @@ func (l *Locks) BumpLater(n string) error {
 	return errTaken
 }
 
-// ReleaseInLiteral releases its lock in a deferred function literal.
+// ReleaseInLiteral releases its lock in a deferred function literal: a
+// Releasing deferred after it runs first.
 func (c *Cache) ReleaseInLiteral() error {
 	c.lock.Lock()
 	defer func() {
@@ -178,5 +179,24 @@ func (c *Cache) unlock() { c.lock.Unlock() }
 func (c *Cache) ReleasedByCallee() error {
 	c.lock.Lock()
 	c.unlock()
+	return errTaken
+}
+
+// ReleaseThroughParameter releases its lock in a deferred literal, under
+// another name.
+func (c *Cache) ReleaseThroughParameter() error {
+	c.lock.Lock()
+	defer func(m *sync.Mutex) {
+		m.Unlock()
+	}(&c.lock)
+	return errTaken
+}
+
+// ReleaseInGoroutine releases its lock in another goroutine.
+func (c *Cache) ReleaseInGoroutine() error {
+	c.lock.Lock()
+	go func() {
+		c.lock.Unlock()
+	}()
 	return errTaken
 }
