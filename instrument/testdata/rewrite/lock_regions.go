@@ -185,10 +185,11 @@ func (c *Cache) ReleasedByCallee() error {
 // ReleaseThroughParameter releases its lock in a deferred literal, under
 // another name.
 func (c *Cache) ReleaseThroughParameter() error {
-	c.lock.Lock()
-	defer func(m *sync.Mutex) {
+	unlock := func(m *sync.Mutex) {
 		m.Unlock()
-	}(&c.lock)
+	}
+	c.lock.Lock()
+	defer unlock(&c.lock)
 	return errTaken
 }
 
