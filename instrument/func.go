@@ -195,14 +195,16 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// that lock. The runtime is told which lock the call holds, which it
 	// reads under without taking it as it takes the others it meets (see
 	// heldLock). The fault is still injected at entry, before the lock,
-	// where a caller would see the function fail without it running. A
-	// function that takes a lock in any other way is not snapshotted (see
-	// otherLock): at entry, other goroutines may be writing what the lock
+	// where a caller would see the function fail without it running. Such
+	// a function that takes a second lock is not snapshotted (see
+	// otherLock): at entry, other goroutines may be writing what that lock
 	// guards.
 	//
 	// A function that takes its locks otherwise, mid-body, has lock
 	// regions (see lockRegions): its snapshot at entry leaves out what its
 	// locks guard, and each region snapshots it once the lock is held.
+	// Its Begin and SnapRegions are separate calls whatever its roots: its
+	// handle on its regions is assigned between them.
 	held := ""
 	if unlock != nil {
 		held = fe.heldLock()

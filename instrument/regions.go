@@ -120,7 +120,7 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 			return reason == ""
 		}
 		_, name := selectorCall(call)
-		var acquire, read bool
+		var read bool
 		switch name {
 		case "Lock", "TryLock":
 		case "RLock", "TryRLock":
@@ -154,7 +154,6 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 		default:
 			return true
 		}
-		acquire = true
 		if inLit(call.Pos()) {
 			reason = "takes a lock at line " + line(call.Pos()) + " in a function literal"
 			return false
@@ -190,7 +189,7 @@ func (fe *funcEdits) lockRegions() (*lockRegionPlan, string) {
 				regionHook{start, fmt.Sprintf("%s.%s(%s, ", regionsName, hook, op) + lineDirective(fe.p.fset, fe.tf, start)},
 				regionHook{end, ")"})
 		}
-		if _, ok := taken[op]; !ok && acquire {
+		if _, ok := taken[op]; !ok {
 			taken[op] = call.Pos()
 			takenOrder = append(takenOrder, op)
 		}
