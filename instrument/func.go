@@ -164,7 +164,17 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	}
 	handlersBefore := len(fe.p.handlers)
 	var b strings.Builder
-	fmt.Fprintf(&b, " var %s int32; if %s { ", doneName, enabled)
+	unlock := lockIdiom(fe.body, fe.src, fe.tf)
+	var regions *lockRegionPlan
+	regionsReason := ""
+	if unlock == nil {
+		regions, regionsReason = fe.lockRegions()
+	}
+	fmt.Fprintf(&b, " var %s int32; ", doneName)
+	if regions != nil {
+		fmt.Fprintf(&b, "var %s *%s.Regions; ", regionsName, rtName)
+	}
+	fmt.Fprintf(&b, "if %s { ", enabled)
 	switch {
 	case ignored:
 	case fe.errResult != "":
@@ -185,11 +195,16 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	// that lock. The runtime is told which lock the call holds, which it
 	// reads under without taking it as it takes the others it meets (see
 	// heldLock). The fault is still injected at entry, before the lock,
-	// where a caller would see the function fail without it running. A
-	// function that takes a lock in any other way is not snapshotted (see
-	// otherLock): at entry, other goroutines may be writing what the lock
+	// where a caller would see the function fail without it running. Such
+	// a function that takes a second lock is not snapshotted (see
+	// otherLock): at entry, other goroutines may be writing what that lock
 	// guards.
-	unlock := lockIdiom(fe.body, fe.src, fe.tf)
+	//
+	// A function that takes its locks otherwise, mid-body, has lock
+	// regions (see lockRegions): its snapshot at entry leaves out what its
+	// locks guard, and each region snapshots it once the lock is held.
+	// Its Begin and SnapRegions are separate calls whatever its roots: its
+	// handle on its regions is assigned between them.
 	held := ""
 	if unlock != nil {
 		held = fe.heldLock()
@@ -198,8 +213,11 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	if held != "" {
 		snap = fmt.Sprintf("%s.Holding(%s); %s", callName, held, snap)
 	}
+	if regions != nil {
+		snap = fmt.Sprintf("%s = %s.SnapRegions([]any{%s}, %s)", regionsName, callName, strings.Join(regions.own, ", "), strings.Join(roots, ", "))
+	}
 	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[4]s }; ", callName, rtName, siteRef, snap)
-	if boxFreeRoots(roots, rootTypes) {
+	if regions == nil && boxFreeRoots(roots, rootTypes) {
 		args := append([]string{siteRef}, roots...)
 		enterFunc := "Enter"
 		if held != "" {
@@ -225,13 +243,28 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	} else {
 		b.WriteString(enter)
 	}
-	if lock := fe.otherLock(unlock); lock.IsValid() {
-		st.noSnapshot = lockedReason(fe.p.fset.Position(lock).Line, unlock != nil)
+	switch {
+	case unlock != nil && held == "" && !fieldChain(fe.p.info, fe.body.List[0].(*ast.ExprStmt).X.(*ast.CallExpr).Fun.(*ast.SelectorExpr).X):
+		// A lock that cannot be named again (m[k].mu) cannot be told to
+		// the runtime as the call's: its snapshot would find it locked.
+		st.noSnapshot = unnamedLockReason(fe.p.fset.Position(fe.body.List[0].Pos()).Line) + notSnapshotted
+	case unlock != nil:
+		if lock := fe.otherLock(unlock); lock.IsValid() {
+			st.noSnapshot = lockedReason(fe.p.fset.Position(lock).Line)
+		}
+	case regionsReason != "":
+		st.noSnapshot = regionsReason
 	}
 	fe.insertPrologue(&local, b.String())
 	callSites := fe.rewriteCalls(&local, siteIdx+1)
 	fe.insertProbes(&local, probed)
 	hooks := fe.insertLockHooks(&local)
+	if regions != nil {
+		for _, h := range regions.hooks {
+			local.insert(h.off, h.text)
+		}
+		hooks += len(regions.hooks)
+	}
 	if err := fe.rewriteReturns(&local); err != nil {
 		return err
 	}
@@ -351,14 +384,11 @@ func boxFree(t types.Type) bool {
 	return false
 }
 
-// lockedReason is why calls of a function that takes a lock other than
-// by opening with the lock idiom are not snapshotted, and so get the
-// verdict "unknown" when they fail.
-func lockedReason(line int, second bool) string {
-	if second {
-		return "takes a second lock at line " + strconv.Itoa(line) + ": not snapshotted, as other goroutines may write what that lock guards"
-	}
-	return "takes a lock at line " + strconv.Itoa(line) + ", not by opening with x.Lock(); defer x.Unlock(): not snapshotted, as other goroutines may write what the lock guards"
+// lockedReason is why calls of a function that opens with the lock idiom
+// and takes another lock are not snapshotted, and so get the verdict
+// "unknown" when they fail.
+func lockedReason(line int) string {
+	return "takes a second lock at line " + strconv.Itoa(line) + ": not snapshotted, as other goroutines may write what that lock guards"
 }
 
 // otherLock returns the position of the first call x.Lock(), x.RLock(),

@@ -15,7 +15,7 @@ var Glossary = []Term{
 	{Dependent, "The function failed after the state had changed, but only ever after a non-atomic callee failed: it becomes atomic once its non-atomic callees are."},
 	{Atomic, "Every failed call that could be compared left the state as it was at entry."},
 	{"as written", "Atomic without a test: detection left the function as written because it checked at build time that no failure can leave a change behind (no error result, no panic injected, nothing called, at most one change, made last)."},
-	{Unknown, "No failed call could be compared: the function was never seen failing, or each failing call was over the snapshot budget, not snapshotted (the run took another path than its profile run) or never snapshotted (it takes a lock)."},
+	{Unknown, "No failed call could be compared: the function was never seen failing, or each failing call was over the snapshot budget, not snapshotted (the run took another path than its profile run) or never snapshotted (it takes a lock that detection cannot follow)."},
 	{"type verdict", "A type is pure (dependent) non-atomic when one of its methods is; atomic only when every method of it that the campaign saw is atomic or cannot fail (and one is atomic); unknown otherwise, so a type with untested methods is never called atomic. Methods left as written count as atomic; alone they make a type atomic only when they are all its methods."},
 	{"position", "Where the function is declared: import path, file, line and column."},
 	{"failures", "Failed calls of the function seen in all runs: natural failures and failures that propagated an injected fault."},

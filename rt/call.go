@@ -49,6 +49,9 @@ type callExt struct {
 	// locked, when the snapshot found a lock held elsewhere (see
 	// locks.go), is the reason of the call's verdict.
 	locked string
+	// regions is the call's *lockRegions when it takes its locks mid-body
+	// (see regions.go), or nil.
+	regions unsafe.Pointer
 }
 
 // callFlags are what a Call knows about itself beyond its numbers.
@@ -382,6 +385,9 @@ func (c *Call) Snap(roots ...any) {
 		return
 	}
 	locks := &lockSet{held: ext.held, gid: ext.gid, names: s.rootNames(len(all))}
+	if r := (*lockRegions)(ext.regions); r != nil {
+		locks.own, locks.ownTypes = r.own, r.ownTypes
+	}
 	snap, ok := takeLockedSnapshot(all, int(min(int64(budget), left)), locks)
 	if ok {
 		// Watched before they are released: from then on, another
@@ -454,6 +460,8 @@ func (c *Call) end(done *int32, errp *error) {
 	if c.ext != nil && c.ext.held != nil {
 		defer unhold(c.ext.held, c.ext.gid)
 	}
+	regions := regionsOf(c)
+	defer regions.discard()
 	var failure string
 	var err error
 	var end int
@@ -475,6 +483,9 @@ func (c *Call) end(done *int32, errp *error) {
 		c.checkAbsorbed()
 		return // a normal return: nothing to compare
 	}
+	// The regions still open end now, compared before the comparison at
+	// exit, which skips what they guard.
+	regions.finish()
 	v := verdictEvent{site: c.site, failure: failure, err: err, end: end}
 	if c.is(callAfterFault) && !injectedFailure(c, &v) {
 		return // a natural failure: the profile run saw it
@@ -496,6 +507,7 @@ func (c *Call) end(done *int32, errp *error) {
 		// program's code runs again (v.err's methods, say).
 		snap.lockFor(c)
 		v.verdict, v.diff, v.reason, v.masked = compareAndRollBack(snap, campaign.masks[c.site.ID], c.site.scratch())
+		regions.combine(&v)
 	}
 	if !v.placed() {
 		v.placeIn(c.seq, v.verdict == "non-atomic" && !v.masked)
@@ -556,6 +568,9 @@ func injectedFailure(c *Call, v *verdictEvent) bool {
 			nonAtomic = false
 		}
 		snap.unlock()
+		if r := regionsOf(c); r != nil && r.changed {
+			nonAtomic = true
+		}
 	}
 	v.placeIn(c.seq, nonAtomic)
 	return v.injected

@@ -309,7 +309,7 @@ func (s *snapshot) savePointee(target unsafe.Pointer, elem *typePlan) bool {
 		return true
 	}
 	key := objectKey{target, elem}
-	if _, seen := s.objects[key]; seen {
+	if _, seen := s.objects[key]; seen || s.locks.skips(target, elem, 1) {
 		return true
 	}
 	if !s.charge(wordsOf(1, elem.size)) || !s.locks.lockValues(target, elem, 1) {
@@ -333,7 +333,7 @@ func (s *snapshot) saveSlice(v reflect.Value, pl *typePlan) bool {
 		return true
 	}
 	key := arrayKey{v.UnsafePointer(), elem, n}
-	if _, seen := s.arrays[key]; seen {
+	if _, seen := s.arrays[key]; seen || s.locks.skips(v.UnsafePointer(), elem, n) {
 		return true
 	}
 	if !s.charge(wordsOf(n, elem.size)) || !s.locks.lockValues(v.UnsafePointer(), elem, n) {

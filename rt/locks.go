@@ -38,6 +38,10 @@ import (
 // that such a call further down the goroutine's stack holds: a helper
 // that its caller calls with the lock held (see holders).
 //
+// A call that takes its own locks mid-body (see regions.go) does not read
+// at entry nor at exit what they guard: its walks skip the values that
+// hold them, and read them in its regions, with the lock held.
+//
 // A lock the snapshot took was free at entry, so other goroutines may
 // take it during the call and write what it guards: a change found at
 // exit may be theirs. The snapshot watches the locks it took until the
@@ -127,6 +131,12 @@ type lockSet struct {
 	// blocked names the lock that was held elsewhere and ended the walk:
 	// "afero.MemMapFs.mu".
 	blocked string
+	// also are the locks of the regions the call holds, read under as
+	// held; own and ownTypes the call's own locks, whose values the walk
+	// skips while it does not hold them (see regions.go).
+	also     []unsafe.Pointer
+	own      []unsafe.Pointer
+	ownTypes []ownType
 }
 
 // takenLock is a lock a walk took: its address, whether it is an RWMutex
@@ -203,7 +213,7 @@ func (ls *lockSet) lockRoots(roots []any, names []string) bool {
 // false when the lock is held elsewhere.
 func (ls *lockSet) take(t takenLock) bool {
 	p := t.p
-	if p == ls.held {
+	if p == ls.held || slices.Contains(ls.also, p) {
 		return true
 	}
 	if ls.takenSet != nil {
@@ -273,6 +283,9 @@ func lockReason(blocked, when string) string {
 // unlock.
 func (s *snapshot) lockFor(c *Call) {
 	s.locks = &lockSet{held: c.ext.held, gid: c.ext.gid}
+	if r := regionsOf(c); r != nil {
+		s.locks.own, s.locks.ownTypes = r.own, r.ownTypes
+	}
 }
 
 // unlock releases the locks that the walks since lockFor took, and ends

@@ -61,6 +61,22 @@ func (c *Call) Holding(lock any) {}
 
 func Took(lock any) {}
 
+type Regions struct{}
+
+func (c *Call) SnapRegions(own []any, roots ...any) *Regions { return nil }
+
+func (h *Regions) Acquired(lock any) {}
+
+func (h *Regions) ReadAcquired(lock any) {}
+
+func (h *Regions) Tried(lock any, ok bool) bool { return ok }
+
+func (h *Regions) TriedRead(lock any, ok bool) bool { return ok }
+
+func (h *Regions) Releasing(lock any) {}
+
+func AsWritten(table string) struct{} { return struct{}{} }
+
 func Begin(s *Site) Call { return Call{} }
 
 func (c *Call) Wants() bool { return false }
