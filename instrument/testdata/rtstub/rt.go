@@ -166,6 +166,4 @@ func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) boo
 
 func SiteTable(n int, table string, gates ...*bool) []Site { return make([]Site, n) }
 
-func AsWritten(table string) struct{} { return struct{}{} }
-
 func ResolveSites(sites []Site) bool { return true }
