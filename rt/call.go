@@ -49,6 +49,9 @@ type callExt struct {
 	// locked, when the snapshot found a lock held elsewhere (see
 	// locks.go), is the reason of the call's verdict.
 	locked string
+	// segs is the *segments of a snapshotted call, split at the
+	// callbacks it makes (see callbacks.go).
+	segs unsafe.Pointer
 }
 
 // callFlags are what a Call knows about itself beyond its numbers.
@@ -394,6 +397,9 @@ func (c *Call) Snap(roots ...any) {
 		liveSnapshotWords.Add(int64(snap.used))
 	}
 	ext.snap = unsafe.Pointer(snap)
+	if ok {
+		splitCall(c, snap)
+	}
 	switch {
 	case ok:
 	case locks.blocked != "":
@@ -454,6 +460,9 @@ func (c *Call) end(done *int32, errp *error) {
 	if c.ext != nil && c.ext.held != nil {
 		defer unhold(c.ext.held, c.ext.gid)
 	}
+	if c.ext != nil && c.ext.segs != nil {
+		defer unsplitCall(c.ext)
+	}
 	var failure string
 	var err error
 	var end int
@@ -494,8 +503,10 @@ func (c *Call) end(done *int32, errp *error) {
 		// failed atomically. The comparison and the rollback hold the
 		// locks they read under, which are released before the
 		// program's code runs again (v.err's methods, say).
+		finishSegments(c)
 		snap.lockFor(c)
 		v.verdict, v.diff, v.reason, v.masked = compareAndRollBack(snap, campaign.masks[c.site.ID], c.site.scratch())
+		attributeChange(c, &v)
 	}
 	if !v.placed() {
 		v.placeIn(c.seq, v.verdict == "non-atomic" && !v.masked)
