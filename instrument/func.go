@@ -232,6 +232,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 	callSites := fe.rewriteCalls(&local, siteIdx+1)
 	fe.insertProbes(&local, probed)
 	hooks := fe.insertLockHooks(&local)
+	hooks += fe.insertCallbackHooks(&local)
 	if err := fe.rewriteReturns(&local); err != nil {
 		return err
 	}

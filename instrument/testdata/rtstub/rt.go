@@ -61,6 +61,12 @@ func (c *Call) Holding(lock any) {}
 
 func Took(lock any) {}
 
+func CallbackBegin(name string) {}
+
+func CallbackEnd() {}
+
+func AsWritten(table string) struct{} { return struct{}{} }
+
 func Begin(s *Site) Call { return Call{} }
 
 func (c *Call) Wants() bool { return false }
