@@ -727,7 +727,7 @@ pre.src span.errpath { background: #9e9; }
 {{- with .Evidence}}
 <dl>
 <dt>position</dt><dd><code title="{{$s.File}}{{if $s.Line}}:{{$s.Line}}{{end}}">{{$s.ShortPos}}</code></dd>
-<dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code>{{if $s.FoldedVisibility}} (only {{$s.Visibility}}){{end}}</dd>
+<dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code>{{with .Callback}} through a callback (<code>{{.}}</code>){{end}}{{if $s.FoldedVisibility}} (only {{$s.Visibility}}){{end}}</dd>
 <dt>failure</dt><dd>{{$s.How}}</dd>
 {{- if $s.CallSite}}
 <dt>came through</dt><dd>the call at <code title="{{.CallSite}}">{{$s.CallSite}}</code>, whose fault was injected</dd>

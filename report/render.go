@@ -180,6 +180,15 @@ func failureText(e *Evidence) string {
 	return how
 }
 
+// throughCallback says, after a change, that it came through a callback
+// the function's caller passed in, not from the function's own code.
+func throughCallback(e *Evidence) string {
+	if e.Callback == "" {
+		return ""
+	}
+	return " through a callback (" + e.Callback + ")"
+}
+
 func describe(f *Function) string {
 	switch f.Verdict {
 	case Pure, Dependent:
@@ -188,7 +197,7 @@ func describe(f *Function) string {
 		if e.Mask != "" {
 			how += " with " + maskedNames(e.Mask) + " masked"
 		}
-		s := fmt.Sprintf("%s: %s: %s → %s (%d of %d failed calls non-atomic; %s in %s)", f.Verdict, e.Path, e.Before, e.After, f.NonAtomic, f.Failures, how, e.Test)
+		s := fmt.Sprintf("%s: %s: %s → %s%s (%d of %d failed calls non-atomic; %s in %s)", f.Verdict, e.Path, e.Before, e.After, throughCallback(e), f.NonAtomic, f.Failures, how, e.Test)
 		switch {
 		case f.PracticalRule != "":
 			s += "; by the practical rule (" + f.PracticalRule + ")"
