@@ -580,6 +580,9 @@ func TestEvidenceThroughCallback(t *testing.T) {
 	if !strings.Contains(text.String(), says) {
 		t.Errorf("text report lacks %q:\n%s", says, text.String())
 	}
+	if i, j := strings.Index(text.String(), "Own: pure"), strings.Index(text.String(), "Hooked: pure"); i < 0 || j < i {
+		t.Errorf("text report lists Hooked before Own:\n%s", text.String())
+	}
 	if err := WriteJSON(&js, r); err != nil {
 		t.Fatal(err)
 	}
@@ -591,6 +594,9 @@ func TestEvidenceThroughCallback(t *testing.T) {
 	}
 	if want := `through a callback (<code>cfg.Hook</code>)`; !strings.Contains(html.String(), want) {
 		t.Errorf("HTML report lacks %q", want)
+	}
+	if i, j := strings.Index(html.String(), `</span>Own <span`), strings.Index(html.String(), `</span>Hooked <span`); i < 0 || j < i {
+		t.Errorf("HTML report has Hooked's section before Own's")
 	}
 	if err := WriteSARIF(&sarif, r, nil, SARIFOptions{}); err != nil {
 		t.Fatal(err)

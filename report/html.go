@@ -290,9 +290,14 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 		}
 		page.Functions = append(page.Functions, hf)
 	}
-	// Findings: caller-visible first; within a rank, as the table.
+	// Findings: caller-visible first, those shown only through callbacks
+	// last of their visibility; within a rank, as the table.
 	sort.SliceStable(findings, func(i, j int) bool {
-		return visibilityRank(findings[i].Visibility) < visibilityRank(findings[j].Visibility)
+		a, b := findings[i].Function, findings[j].Function
+		if ra, rb := visibilityRank(a.Visibility), visibilityRank(b.Visibility); ra != rb {
+			return ra < rb
+		}
+		return !onlyThroughCallbacks(a) && onlyThroughCallbacks(b)
 	})
 	for i := range findings {
 		findings[i].ID = fmt.Sprintf("f%d", i+1)

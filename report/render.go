@@ -61,6 +61,7 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 		sort.Slice(fns, func(i, j int) bool {
 			return fns[i].Pos < fns[j].Pos || fns[i].Pos == fns[j].Pos && fns[i].Name < fns[j].Name
 		})
+		sort.SliceStable(fns, func(i, j int) bool { return !onlyThroughCallbacks(fns[i]) && onlyThroughCallbacks(fns[j]) })
 		fmt.Fprintf(w, "%s (%d):\n", paint(v, color), len(fns))
 		if v == Atomic {
 			// Functions left as written are many (getters, setters)
@@ -178,6 +179,14 @@ func failureText(e *Evidence) string {
 		how += fmt.Sprintf(", returned as %q", rest)
 	}
 	return how
+}
+
+// onlyThroughCallbacks reports whether a finding's evidence, its
+// strongest, is a change made inside a callback: the function changed
+// nothing itself in any failed call. Such findings come after the others
+// of their verdict and visibility in every format.
+func onlyThroughCallbacks(f *Function) bool {
+	return f.Evidence != nil && f.Evidence.Callback != ""
 }
 
 // throughCallback says, after a change, that it came through a callback
