@@ -397,7 +397,7 @@ func (c *Call) Snap(roots ...any) {
 		liveSnapshotWords.Add(int64(snap.used))
 	}
 	ext.snap = unsafe.Pointer(snap)
-	if ok {
+	if ok && !campaign.sampled {
 		splitCall(c, snap)
 	}
 	switch {

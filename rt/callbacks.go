@@ -31,6 +31,14 @@ import (
 // open: a callback that calls callbacks is one window for the calls
 // around it. Past maxCallbackWindows windows a call is no longer split,
 // and what changes from then on counts as its own.
+//
+// A split call is registered under its goroutine's number, which costs
+// microseconds (see goroutineID), more than a small snapshot: only the
+// runs that snapshot few calls, chosen (a campaign's experiments and
+// natural reruns, ATOMICX_SNAPSHOT_CALLS) or all of them on request
+// (ATOMICX_SNAPSHOTS=all, as reproduce runs), split them. A sampled run,
+// whose snapshots share a time budget, does not: there, changes made
+// through callbacks count as the call's own.
 
 // maxCallbackWindows is how many callback windows of one call are
 // compared and snapshotted again: each costs two comparisons and a

@@ -100,7 +100,7 @@ func TestCallbackSegments(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			logPath := useRun(t, "", [5]string{})
+			logPath := useRun(t, "", [5]string{"", "", "all", "", ""})
 			cbSites[0].calls.Store(0)
 			out := &cbOut{m: map[string]int{}}
 			if err := cbDecode(out, tt.hook, tt.steps); err != errFull {
@@ -131,7 +131,7 @@ func TestCallbackSegments(t *testing.T) {
 // nothing, and a window that a callback left open (it panicked) is
 // forgotten with the calls around it.
 func TestCallbackUnsplit(t *testing.T) {
-	logPath := useRun(t, "", [5]string{})
+	logPath := useRun(t, "", [5]string{"", "", "all", "", ""})
 	CallbackBegin("f")
 	CallbackEnd()
 	CallbackEnd() // more ends than begins: ignored
@@ -157,5 +157,49 @@ func TestCallbackUnsplit(t *testing.T) {
 	events := readEvents(t, logPath)
 	if len(events) != 1 || events[0]["failure"] != "panic" || events[0]["callback"] != "cfg.Hook" {
 		t.Errorf("events = %v, want one verdict of a panic through the callback cfg.Hook", events)
+	}
+}
+
+// BenchmarkSnapshottedCall is a call snapshotted at entry that returns
+// normally: registering it for callbacks costs its goroutine's number.
+func BenchmarkSnapshottedCall(b *testing.B) {
+	useSettings(b, parseSettings(b.TempDir()+"/events.jsonl", ""))
+	campaign, _ = parseCampaignSettings("", "", "all", "", "")
+	benchmarkCalls(b, &costSites[1])
+}
+
+// BenchmarkCallbackUnsplit is a bracketed callback while no call is split.
+func BenchmarkCallbackUnsplit(b *testing.B) {
+	for b.Loop() {
+		CallbackBegin("fn")
+		CallbackEnd()
+	}
+}
+
+// TestWhichRunsSplit: a sampled run, whose snapshots share a time
+// budget, does not pay a goroutine's number to split its calls; a run
+// that snapshots the calls it is told to (a campaign's experiments and
+// natural reruns) does.
+func TestWhichRunsSplit(t *testing.T) {
+	for _, tt := range []struct {
+		name, snapshots, calls string
+		want                   any // the verdict's callback
+	}{
+		{"sampled", "sampled", "", nil},
+		{"targeted", "", "1@" + cbSites[0].ID, "cfg.Hook"},
+		{"before the fault", "before-fault", "1@" + cbSites[0].ID, "cfg.Hook"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			logPath := useRun(t, "", [5]string{"", "", tt.snapshots, tt.calls, ""})
+			cbSites[0].calls.Store(0)
+			cbSites[0].targets.store(nil)
+			out := &cbOut{m: map[string]int{}}
+			cbDecode(out, func(out *cbOut) { out.m["hook"]++ }, "h")
+			resetEventLog()
+			events := readEvents(t, logPath)
+			if len(events) != 1 || events[0]["verdict"] != "non-atomic" || events[0]["callback"] != tt.want {
+				t.Errorf("events = %v, want one non-atomic verdict, callback %v", events, tt.want)
+			}
+		})
 	}
 }
