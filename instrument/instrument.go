@@ -183,6 +183,14 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 		}
 	}()
 	p.results, p.params = signatureVars(parsed, info)
+	p.caseVars = map[*types.Var]bool{}
+	for n, obj := range info.Implicits {
+		if v, ok := obj.(*types.Var); ok {
+			if _, ok := n.(*ast.CaseClause); ok {
+				p.caseVars[v] = true
+			}
+		}
+	}
 	p.decls, p.costs, p.handOvers = map[*types.Func]*ast.FuncDecl{}, map[*ast.FuncDecl]int{}, map[handOver]bool{}
 	p.selectorNames = map[*ast.Ident]bool{}
 	for i, f := range parsed {
@@ -302,6 +310,7 @@ type pkgRewriter struct {
 	}
 	results       map[*types.Var]bool           // the named results of every function, literals' included
 	params        map[*types.Var]bool           // the parameters of every function, literals' included
+	caseVars      map[*types.Var]bool           // the variables of type switches' cases
 	decls         map[*types.Func]*ast.FuncDecl // the functions declared in the files instrumented
 	costs         map[*ast.FuncDecl]int         // estimated inlining costs (see inlineCost)
 	handOvers     map[handOver]bool             // the hand-over helpers the twins use

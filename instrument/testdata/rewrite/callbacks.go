@@ -57,3 +57,36 @@ func (d *Decoder) Set(k string) error {
 	d.config.Visit(k)
 	return errBad
 }
+
+type (
+	HookType func(k string) (int, error)
+	HookKind func(k int) (int, error)
+)
+
+// Exec calls the hook it was given as an interface: the variable of a
+// type switch's case, called in a return statement, is a callback.
+func Exec(raw any, k string) (int, error) {
+	switch f := raw.(type) {
+	case HookType:
+		return f(k)
+	case HookKind:
+		return f(len(k))
+	}
+	return 0, errBad
+}
+
+func unify(raw any) HookType { return raw.(HookType) }
+
+// Unified calls a local variable set from a call: a callback. One set to
+// a function literal, a function or another local variable is not.
+func Unified(raw any, k string) (n int, err error) {
+	unified := unify(raw)
+	n, err = unified(k)
+	lit := func(k string) (int, error) { return 0, nil }
+	n, err = lit(k)
+	named := unify
+	named(raw)
+	alias := unified
+	n, err = alias(k)
+	return unified(k)
+}
