@@ -58,6 +58,7 @@ func (d *Decoder) Set(k string) error {
 	d.config.Visit(k)
 	return errBad
 }
+
 type (
 	HookType func(k string) (int, error)
 	HookKind func(k int) (int, error)
