@@ -222,10 +222,16 @@ func (seg *segments) end() {
 		budget = defaultSnapshotBudget
 	}
 	left := liveSnapshotBudget - liveSnapshotWords.Load()
-	locks := &lockSet{held: seg.held, gid: seg.gid, names: seg.entry.names}
-	snap, ok := takeLockedSnapshot(seg.entry.roots, int(min(int64(budget), left)), locks)
-	locks.release()
-	if !ok || left <= 0 {
+	var snap *snapshot
+	ok := false
+	if left > 0 {
+		locks := &lockSet{held: seg.held, gid: seg.gid, names: seg.entry.names}
+		snap, ok = takeLockedSnapshot(seg.entry.roots, int(min(int64(budget), left)), locks)
+		locks.release()
+	}
+	if !ok {
+		// Over a budget, or a lock held elsewhere: the rest of the call
+		// cannot be told apart from its callbacks.
 		seg.unsplit = true
 		seg.setBaseline(seg.entry)
 		return

@@ -203,3 +203,26 @@ func TestWhichRunsSplit(t *testing.T) {
 		})
 	}
 }
+
+// TestCallbackBaselineOverBudget: when the snapshot that starts the
+// segment after a callback would go over the live snapshots' budget, the
+// call is no longer split, and says so.
+func TestCallbackBaselineOverBudget(t *testing.T) {
+	logPath := useRun(t, "", [5]string{"", "", "all", "", ""})
+	cbSites[0].calls.Store(0)
+	out := &cbOut{m: map[string]int{}}
+	hook := func(out *cbOut) { out.m["hook"]++ }
+	entry, ok := takeSnapshot([]any{out, hook}, 0)
+	if !ok {
+		t.Fatal("no snapshot")
+	}
+	saved := liveSnapshotBudget
+	liveSnapshotBudget = liveSnapshotWords.Load() + int64(entry.used)
+	t.Cleanup(func() { liveSnapshotBudget = saved })
+	cbDecode(out, hook, "h")
+	resetEventLog()
+	events := readEvents(t, logPath)
+	if len(events) != 1 || events[0]["verdict"] != "non-atomic" || events[0]["callback"] != nil || events[0]["callbacks_unsplit"] != true {
+		t.Errorf("events = %v, want one non-atomic verdict, unsplit, without a callback", events)
+	}
+}
