@@ -27,6 +27,10 @@ type edit struct {
 	start, end int
 	text       string
 	seq        int // order among edits at the same offset
+	// rank puts an insertion before (-1) or after (+1) the other
+	// insertions at its offset, whatever their order: the brackets
+	// around a whole rewritten statement (see insertCallbackHooks).
+	rank int
 }
 
 // editList collects the edits of one file and applies them at once, so
@@ -37,6 +41,12 @@ type editList struct {
 
 func (l *editList) insert(off int, text string) {
 	l.edits = append(l.edits, edit{start: off, end: off, text: text, seq: len(l.edits)})
+}
+
+// insertOutside inserts text before every other insertion at off when
+// rank is -1, after every other when it is +1.
+func (l *editList) insertOutside(off int, text string, rank int) {
+	l.edits = append(l.edits, edit{start: off, end: off, text: text, seq: len(l.edits), rank: rank})
 }
 
 func (l *editList) replace(start, end int, text string) {
@@ -91,6 +101,9 @@ func (l *editList) sorted() ([]edit, error) {
 		// whichever was made first.
 		if aIns, bIns := a.start == a.end, b.start == b.end; aIns != bIns {
 			return aIns
+		}
+		if a.rank != b.rank {
+			return a.rank < b.rank
 		}
 		return a.seq < b.seq
 	})

@@ -14,6 +14,7 @@ func TestEditListApply(t *testing.T) {
 	type op struct {
 		start, end int
 		text       string
+		rank       int // insertOutside's
 	}
 	tests := []struct {
 		name    string
@@ -22,25 +23,31 @@ func TestEditListApply(t *testing.T) {
 		overlap bool
 	}{
 		{name: "none", want: src},
-		{name: "insert", ops: []op{{10, 10, " P;"}}, want: "func f() { P; return x }"},
-		{name: "inserts at one offset keep their order", ops: []op{{10, 10, "A"}, {10, 10, "B"}}, want: "func f() {AB return x }"},
-		{name: "replace", ops: []op{{11, 19, "R"}}, want: "func f() { R }"},
-		{name: "insert at the start of a replacement, made before", ops: []op{{11, 11, "I"}, {11, 19, "R"}}, want: "func f() { IR }"},
-		{name: "insert at the start of a replacement, made after", ops: []op{{11, 19, "R"}, {11, 11, "I"}}, want: "func f() { IR }"},
-		{name: "insert at the end of a replacement", ops: []op{{11, 19, "R"}, {19, 19, "I"}}, want: "func f() { RI }"},
-		{name: "adjacent replacements", ops: []op{{11, 17, "A"}, {17, 19, "B"}}, want: "func f() { AB }"},
-		{name: "insert inside a replacement", ops: []op{{11, 19, "R"}, {15, 15, "I"}}, overlap: true},
-		{name: "replacements that cross", ops: []op{{11, 17, "A"}, {16, 19, "B"}}, overlap: true},
-		{name: "replacement inside another", ops: []op{{5, 21, "A"}, {11, 17, "B"}, {18, 19, "C"}}, overlap: true},
-		{name: "two replacements of one range", ops: []op{{11, 19, "A"}, {11, 19, "B"}}, overlap: true},
+		{name: "insert", ops: []op{{10, 10, " P;", 0}}, want: "func f() { P; return x }"},
+		{name: "inserts at one offset keep their order", ops: []op{{10, 10, "A", 0}, {10, 10, "B", 0}}, want: "func f() {AB return x }"},
+		{name: "replace", ops: []op{{11, 19, "R", 0}}, want: "func f() { R }"},
+		{name: "insert at the start of a replacement, made before", ops: []op{{11, 11, "I", 0}, {11, 19, "R", 0}}, want: "func f() { IR }"},
+		{name: "insert at the start of a replacement, made after", ops: []op{{11, 19, "R", 0}, {11, 11, "I", 0}}, want: "func f() { IR }"},
+		{name: "insert at the end of a replacement", ops: []op{{11, 19, "R", 0}, {19, 19, "I", 0}}, want: "func f() { RI }"},
+		{name: "adjacent replacements", ops: []op{{11, 17, "A", 0}, {17, 19, "B", 0}}, want: "func f() { AB }"},
+		{name: "insert inside a replacement", ops: []op{{11, 19, "R", 0}, {15, 15, "I", 0}}, overlap: true},
+		{name: "replacements that cross", ops: []op{{11, 17, "A", 0}, {16, 19, "B", 0}}, overlap: true},
+		{name: "replacement inside another", ops: []op{{5, 21, "A", 0}, {11, 17, "B", 0}, {18, 19, "C", 0}}, overlap: true},
+		{name: "two replacements of one range", ops: []op{{11, 19, "A", 0}, {11, 19, "B", 0}}, overlap: true},
+		{name: "an insertion outside the others goes before them, made after", ops: []op{{11, 11, "A", 0}, {11, 11, "<", -1}}, want: "func f() { <Areturn x }"},
+		{name: "an insertion outside the others goes after them, made before", ops: []op{{19, 19, ">", 1}, {19, 19, "B", 0}}, want: "func f() { return xB> }"},
+		{name: "brackets around a rewrite of a statement", ops: []op{{11, 11, "(", -1}, {19, 19, ")", 1}, {11, 11, "[", 0}, {19, 19, "]", 0}}, want: "func f() { ([return x]) }"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var l editList
 			for _, o := range tt.ops {
-				if o.start == o.end {
+				switch {
+				case o.rank != 0:
+					l.insertOutside(o.start, o.text, o.rank)
+				case o.start == o.end:
 					l.insert(o.start, o.text)
-				} else {
+				default:
 					l.replace(o.start, o.end, o.text)
 				}
 			}

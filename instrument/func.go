@@ -265,6 +265,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		}
 		hooks += len(regions.hooks)
 	}
+	hooks += fe.insertCallbackHooks(&local)
 	if err := fe.rewriteReturns(&local); err != nil {
 		return err
 	}

@@ -195,7 +195,15 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 			err = p.crashed(v)
 		}
 	}()
-	p.results = resultVars(parsed, info)
+	p.results, p.params = signatureVars(parsed, info)
+	p.caseVars = map[*types.Var]bool{}
+	for n, obj := range info.Implicits {
+		if v, ok := obj.(*types.Var); ok {
+			if _, ok := n.(*ast.CaseClause); ok {
+				p.caseVars[v] = true
+			}
+		}
+	}
 	p.decls, p.costs, p.handOvers = map[*types.Func]*ast.FuncDecl{}, map[*ast.FuncDecl]int{}, map[handOver]bool{}
 	p.selectorNames = map[*ast.Ident]bool{}
 	for i, f := range parsed {
@@ -321,6 +329,8 @@ type pkgRewriter struct {
 		pos  token.Position
 	}
 	results       map[*types.Var]bool           // the named results of every function, literals' included
+	params        map[*types.Var]bool           // the parameters of every function, literals' included
+	caseVars      map[*types.Var]bool           // the variables of type switches' cases
 	decls         map[*types.Func]*ast.FuncDecl // the functions declared in the files instrumented
 	costs         map[*ast.FuncDecl]int         // estimated inlining costs (see inlineCost)
 	handOvers     map[handOver]bool             // the hand-over helpers the twins use
@@ -618,25 +628,30 @@ func lineDirective(fset *token.FileSet, tf *token.File, off int) string {
 
 var errNewline = errors.New("a return statement spans lines between its keyword and its first result")
 
-// resultVars returns the named results of the functions and function
-// literals of files.
-func resultVars(files []*ast.File, info *types.Info) map[*types.Var]bool {
-	vars := map[*types.Var]bool{}
+// signatureVars returns the named results and the parameters of the
+// functions and function literals of files.
+func signatureVars(files []*ast.File, info *types.Info) (results, params map[*types.Var]bool) {
+	results, params = map[*types.Var]bool{}, map[*types.Var]bool{}
+	add := func(vars map[*types.Var]bool, fields *ast.FieldList) {
+		if fields == nil {
+			return
+		}
+		for _, field := range fields.List {
+			for _, id := range field.Names {
+				if v, ok := info.Defs[id].(*types.Var); ok {
+					vars[v] = true
+				}
+			}
+		}
+	}
 	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
-			ft, ok := n.(*ast.FuncType)
-			if !ok || ft.Results == nil {
-				return true
-			}
-			for _, field := range ft.Results.List {
-				for _, id := range field.Names {
-					if v, ok := info.Defs[id].(*types.Var); ok {
-						vars[v] = true
-					}
-				}
+			if ft, ok := n.(*ast.FuncType); ok {
+				add(results, ft.Results)
+				add(params, ft.Params)
 			}
 			return true
 		})
 	}
-	return vars
+	return results, params
 }

@@ -91,6 +91,10 @@ type Evidence struct {
 	// statement that ended the failing call, or of the function's frame
 	// when a panic ended it; 0 when the runtime did not say.
 	EndLine int `json:"end_line,omitempty"`
+	// Callback names the function value, passed in by the function's
+	// caller, that made the change while the function changed nothing
+	// itself (d.config.DecodeHook); "" for the function's own change.
+	Callback string `json:"callback,omitempty"`
 
 	first bool // the failed call was non-atomic by itself
 }
@@ -299,6 +303,9 @@ type event struct {
 	Chain      uint64 `json:"chain"`
 	End        int    `json:"end"` // line of the return or panic that ended the call
 	In         string `json:"in"`
+	// Of a non-atomic verdict: the callback that the change came
+	// through, when the call changed nothing itself.
+	Callback string `json:"callback"`
 
 	// Of a fail event: the call came after the ones the profile run
 	// numbers (see campaign's event).
@@ -432,7 +439,8 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 			f.FalseNegatives = compared - f.NonAtomic
 		}
 		if f.maskedEvidence != nil && (f.Evidence == nil ||
-			!f.Evidence.first && visibilityRank(f.maskedEvidence.Changes) <= visibilityRank(f.Evidence.Changes)) {
+			!f.Evidence.first && visibilityRank(f.maskedEvidence.Changes) <= visibilityRank(f.Evidence.Changes) &&
+				(f.Evidence.Callback != "" || f.maskedEvidence.Callback == "")) {
 			// No call was non-atomic by itself in a plain run: the replay
 			// is what shows it (unless it shows a less visible change).
 			f.Evidence = f.maskedEvidence
@@ -529,16 +537,21 @@ func Findings(r *Report) []*Function {
 }
 
 // evidenceRank orders findings of one visibility and verdict by the
-// strength of their evidence (betterEvidence): the function's own change
-// first, then by the failure that showed it (failureRank).
+// strength of their evidence (betterEvidence): a change the function made
+// itself before one that came through a callback only, the function's own
+// change before one made after a callee failed, then by the failure that
+// showed it (failureRank).
 func evidenceRank(f *Function) int {
 	e := f.Evidence
 	if e == nil {
-		return 6
+		return 12
 	}
 	rank := failureRank(e)
 	if !e.first {
 		rank += 3
+	}
+	if e.Callback != "" {
+		rank += 6
 	}
 	return rank
 }
@@ -692,7 +705,7 @@ func newEvidence(e event, rec *campaign.Record) *Evidence {
 	if (rec.Kind == "experiment" || rec.Kind == "recheck") && rec.Site != "" {
 		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
 	}
-	ev.EndLine = e.End
+	ev.EndLine, ev.Callback = e.End, e.Callback
 	ev.CallSite = injectedCallSite(rec)
 	return ev
 }
@@ -809,8 +822,9 @@ func changesOf(e event) string {
 
 // betterEvidence reports whether a is stronger evidence than b, the
 // one a maintainer acts on first: a change a caller sees before a stream
-// position, scratch or a normalization; the function's own change (the
-// first non-atomic call of its chain, or non-atomic by itself in a
+// position, scratch or a normalization; a change the function made
+// itself before one made inside a callback its caller passed in; the
+// first non-atomic call of its chain (or one non-atomic by itself in a
 // replay) before one made after a callee failed non-atomic; a failure
 // the program meets (natural) before an injected fault, and a fault at a
 // call that can fail before one at the entry of a helper of the module;
@@ -820,6 +834,8 @@ func betterEvidence(a, b *Evidence) bool {
 	switch {
 	case a.Changes != b.Changes:
 		return visibilityRank(a.Changes) < visibilityRank(b.Changes)
+	case (a.Callback == "") != (b.Callback == ""):
+		return a.Callback == ""
 	case a.first != b.first:
 		return a.first
 	case failureRank(a) != failureRank(b):

@@ -546,3 +546,84 @@ func TestClassifyFailedProfileRuns(t *testing.T) {
 		t.Errorf("a campaign whose profile runs passed has problems %q", got)
 	}
 }
+
+// TestEvidenceThroughCallback checks that a change made inside a callback
+// the function's caller passed in is weaker evidence than one the
+// function made itself, that a pure finding shown only through callbacks
+// comes after the other pure ones of its visibility, and that every
+// format says which callback.
+func TestEvidenceThroughCallback(t *testing.T) {
+	verdict := func(fn, path, callback string, first bool) json.RawMessage {
+		extra := `,"first":false`
+		if first {
+			extra = `,"first":true,"g":1,"seq":7`
+		}
+		if callback != "" {
+			extra += `,"callback":"` + callback + `"`
+		}
+		return json.RawMessage(`{"event":"verdict","site":"` + fn + `#entry","func":"` + fn + `","pos":"p/f.go:3:6","verdict":"non-atomic","failure":"error","path":"` + path + `","before":"nil","after":"&Struct{…}"` + extra + `}`)
+	}
+	profile := func(test string, evs ...json.RawMessage) *campaign.Record {
+		return &campaign.Record{Kind: "profile", Package: "p", Test: test, Events: evs}
+	}
+	exp := func(site string, evs ...json.RawMessage) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: site, Occurrence: 1, Fault: "error", Fired: true, Status: "fail", Events: evs}
+	}
+	recs := []*campaign.Record{
+		// Decode: a natural failure whose change came through the hook,
+		// and a fault at a helper's entry after which it changed its own
+		// keys: the weakest failure, but its own change.
+		profile("T1", verdict("p.Decode", `input[\"struct\"]`, "d.config.DecodeHook", true)),
+		exp("p.helper#entry", verdict("p.Decode", "d.keys", "", false)),
+		// Hooked: only through its callback, by a natural failure.
+		profile("T2", verdict("p.Hooked", `m[\"k\"]`, "cfg.Hook", true)),
+		// Own: its own change, after a helper's entry fault, the weakest
+		// failure that makes a pure finding.
+		exp("p.helper#entry", verdict("p.Own", "o.n", "", true)),
+	}
+	r := Classify(recs, nil)
+	if e := r.Functions["p.Decode"].Evidence; e.Path != "d.keys" || e.Callback != "" {
+		t.Errorf("Decode's evidence: %s through %q, want its own d.keys", e.Path, e.Callback)
+	}
+	if e := r.Functions["p.Hooked"].Evidence; e.Callback != "cfg.Hook" {
+		t.Errorf("Hooked's evidence: through %q, want cfg.Hook", e.Callback)
+	}
+	var got []string
+	for _, name := range r.Findings {
+		got = append(got, name)
+	}
+	if want := []string{"p.Own", "p.Decode", "p.Hooked"}; !slices.Equal(got, want) {
+		t.Errorf("findings in order %v, want %v", got, want)
+	}
+
+	const says = `m["k"]: nil → &Struct{…} through a callback (cfg.Hook)`
+	var text, js, html, sarif strings.Builder
+	WriteText(&text, r, nil, false)
+	if !strings.Contains(text.String(), says) {
+		t.Errorf("text report lacks %q:\n%s", says, text.String())
+	}
+	if i, j := strings.Index(text.String(), "Own: pure"), strings.Index(text.String(), "Hooked: pure"); i < 0 || j < i {
+		t.Errorf("text report lists Hooked before Own:\n%s", text.String())
+	}
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"callback": "cfg.Hook"`) || strings.Count(js.String(), `"callback"`) != 1 {
+		t.Errorf("JSON report does not mark Hooked's evidence, and only it, with its callback:\n%s", js.String())
+	}
+	if err := WriteHTML(&html, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := `through a callback (<code>cfg.Hook</code>)`; !strings.Contains(html.String(), want) {
+		t.Errorf("HTML report lacks %q", want)
+	}
+	if i, j := strings.Index(html.String(), `</span>Own <span`), strings.Index(html.String(), `</span>Hooked <span`); i < 0 || j < i {
+		t.Errorf("HTML report has Hooked's section before Own's")
+	}
+	if err := WriteSARIF(&sarif, r, nil, SARIFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `m[\"k\"] changed through a callback (cfg.Hook): nil → &Struct{…}.\nThe change was made inside cfg.Hook`; !strings.Contains(sarif.String(), want) {
+		t.Errorf("SARIF report lacks %q:\n%s", want, sarif.String())
+	}
+}

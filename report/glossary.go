@@ -21,6 +21,7 @@ var Glossary = []Term{
 	{"failures", "Failed calls of the function seen in all runs: natural failures and failures that propagated an injected fault."},
 	{"non-atomic", "Failed calls after which the state reachable from the receiver and arguments differed from the state at entry."},
 	{"first in chain", "Failed calls that were the first non-atomic call along a failure's propagation (the chain of calls the failure went up through): the change was the function's own, not a callee's. A function that is ever first is pure."},
+	{"through a callback", "The change was made inside a function value that the function's caller passed in (a parameter, or a field of its configuration) while the function itself changed nothing: the evidence names it, \"through a callback (cfg.Hook)\". Evidence of a change the function made itself is shown first, and findings shown only through callbacks come after the others."},
 	{"injections into", "Experiments whose fault was injected at the function's entry: its callers saw it fail without it running. They test the callers' error handling, not the function itself."},
 	{"false negatives", "For a non-atomic function: its failed calls that compared equal all the same, failures that did not expose its non-atomicity (the false negatives of Fetzer et al.). Many of them mean that only some of its failure paths change state."},
 	{"methods", "Methods of the type that the campaign saw: reached by a test or seen failing."},

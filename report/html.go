@@ -290,9 +290,14 @@ func WriteHTML(w io.Writer, r *Report, src SourceReader) error {
 		}
 		page.Functions = append(page.Functions, hf)
 	}
-	// Findings: caller-visible first; within a rank, as the table.
+	// Findings: caller-visible first, those shown only through callbacks
+	// last of their visibility; within a rank, as the table.
 	sort.SliceStable(findings, func(i, j int) bool {
-		return visibilityRank(findings[i].Visibility) < visibilityRank(findings[j].Visibility)
+		a, b := findings[i].Function, findings[j].Function
+		if ra, rb := visibilityRank(a.Visibility), visibilityRank(b.Visibility); ra != rb {
+			return ra < rb
+		}
+		return !onlyThroughCallbacks(a) && onlyThroughCallbacks(b)
 	})
 	for i := range findings {
 		findings[i].ID = fmt.Sprintf("f%d", i+1)
@@ -727,7 +732,7 @@ pre.src span.errpath { background: #9e9; }
 {{- with .Evidence}}
 <dl>
 <dt>position</dt><dd><code title="{{$s.File}}{{if $s.Line}}:{{$s.Line}}{{end}}">{{$s.ShortPos}}</code></dd>
-<dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code>{{if $s.FoldedVisibility}} (only {{$s.Visibility}}){{end}}</dd>
+<dt>differing path</dt><dd><code>{{.Path}}</code>: <code>{{.Before}}</code> → <code>{{.After}}</code>{{with .Callback}} through a callback (<code>{{.}}</code>){{end}}{{if $s.FoldedVisibility}} (only {{$s.Visibility}}){{end}}</dd>
 <dt>failure</dt><dd>{{$s.How}}</dd>
 {{- if $s.CallSite}}
 <dt>came through</dt><dd>the call at <code title="{{.CallSite}}">{{$s.CallSite}}</code>, whose fault was injected</dd>

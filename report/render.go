@@ -61,6 +61,7 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 		sort.Slice(fns, func(i, j int) bool {
 			return fns[i].Pos < fns[j].Pos || fns[i].Pos == fns[j].Pos && fns[i].Name < fns[j].Name
 		})
+		sort.SliceStable(fns, func(i, j int) bool { return !onlyThroughCallbacks(fns[i]) && onlyThroughCallbacks(fns[j]) })
 		fmt.Fprintf(w, "%s (%d):\n", paint(v, color), len(fns))
 		if v == Atomic {
 			// Functions left as written are many (getters, setters)
@@ -180,6 +181,23 @@ func failureText(e *Evidence) string {
 	return how
 }
 
+// onlyThroughCallbacks reports whether a finding's evidence, its
+// strongest, is a change made inside a callback: the function changed
+// nothing itself in any failed call. Such findings come after the others
+// of their verdict and visibility in every format.
+func onlyThroughCallbacks(f *Function) bool {
+	return f.Evidence != nil && f.Evidence.Callback != ""
+}
+
+// throughCallback says, after a change, that it came through a callback
+// the function's caller passed in, not from the function's own code.
+func throughCallback(e *Evidence) string {
+	if e.Callback == "" {
+		return ""
+	}
+	return " through a callback (" + e.Callback + ")"
+}
+
 func describe(f *Function) string {
 	switch f.Verdict {
 	case Pure, Dependent:
@@ -188,7 +206,7 @@ func describe(f *Function) string {
 		if e.Mask != "" {
 			how += " with " + maskedNames(e.Mask) + " masked"
 		}
-		s := fmt.Sprintf("%s: %s: %s → %s (%d of %d failed calls non-atomic; %s in %s)", f.Verdict, e.Path, e.Before, e.After, f.NonAtomic, f.Failures, how, e.Test)
+		s := fmt.Sprintf("%s: %s: %s → %s%s (%d of %d failed calls non-atomic; %s in %s)", f.Verdict, e.Path, e.Before, e.After, throughCallback(e), f.NonAtomic, f.Failures, how, e.Test)
 		switch {
 		case f.PracticalRule != "":
 			s += "; by the practical rule (" + f.PracticalRule + ")"

@@ -280,7 +280,10 @@ func sarifProvenance(p *Provenance, wallMs int64) ([]sarifInvocation, *sarifRunP
 func sarifMessage(f *Function) string {
 	e := f.Evidence
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s is %s: after a failing call, %s changed: %s → %s.\n", displayName(f), f.Verdict, e.Path, e.Before, e.After)
+	fmt.Fprintf(&b, "%s is %s: after a failing call, %s changed%s: %s → %s.\n", displayName(f), f.Verdict, e.Path, throughCallback(e), e.Before, e.After)
+	if e.Callback != "" {
+		fmt.Fprintf(&b, "The change was made inside %s, a function value its caller passed in; the function changed nothing itself.\n", e.Callback)
+	}
 	switch f.Visibility {
 	case Stream:
 		b.WriteString("Its failed calls changed only the position of streams it reads or writes (consumed input, partial output).\n")

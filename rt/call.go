@@ -52,6 +52,9 @@ type callExt struct {
 	// regions is the call's *lockRegions when it takes its locks mid-body
 	// (see regions.go), or nil.
 	regions unsafe.Pointer
+	// segs is the *segments of a snapshotted call, split at the
+	// callbacks it makes (see callbacks.go).
+	segs unsafe.Pointer
 }
 
 // callFlags are what a Call knows about itself beyond its numbers.
@@ -400,6 +403,9 @@ func (c *Call) Snap(roots ...any) {
 		liveSnapshotWords.Add(int64(snap.used))
 	}
 	ext.snap = unsafe.Pointer(snap)
+	if ok && !campaign.sampled {
+		splitCall(c, snap)
+	}
 	switch {
 	case ok:
 	case locks.blocked != "":
@@ -462,6 +468,9 @@ func (c *Call) end(done *int32, errp *error) {
 	}
 	regions := regionsOf(c)
 	defer regions.discard()
+	if c.ext != nil && c.ext.segs != nil {
+		defer unsplitCall(c.ext)
+	}
 	var failure string
 	var err error
 	var end int
@@ -505,9 +514,11 @@ func (c *Call) end(done *int32, errp *error) {
 		// failed atomically. The comparison and the rollback hold the
 		// locks they read under, which are released before the
 		// program's code runs again (v.err's methods, say).
+		finishSegments(c)
 		snap.lockFor(c)
 		v.verdict, v.diff, v.reason, v.masked = compareAndRollBack(snap, campaign.masks[c.site.ID], c.site.scratch())
 		regions.combine(&v)
+		attributeChange(c, &v)
 	}
 	if !v.placed() {
 		v.placeIn(c.seq, v.verdict == "non-atomic" && !v.masked)

@@ -55,6 +55,12 @@ type verdictEvent struct {
 	// its entry number among all calls (0 when not known).
 	gid, seq uint64
 	end      int // line of the return, or of the panic, that ended the call; 0 if unknown
+	// callback names, for a non-atomic call that changed nothing itself,
+	// the callback its change came through (see callbacks.go); unsplit
+	// says that the call made too many callbacks to be told apart from
+	// them.
+	callback string
+	unsplit  bool
 }
 
 func writeVerdict(v *verdictEvent) {
@@ -66,7 +72,10 @@ func writeVerdict(v *verdictEvent) {
 	}
 	if v.verdict == "non-atomic" {
 		e.str("path", v.diff.Path).str("before", v.diff.Before).str("after", v.diff.After).
-			str("changes", v.diff.Changes.String())
+			str("changes", v.diff.Changes.String()).strIf("callback", v.callback)
+		if v.unsplit {
+			e.boolean("callbacks_unsplit", true)
+		}
 	}
 	if v.err != nil {
 		e.str("error", truncate(errorText(v.err), 200))

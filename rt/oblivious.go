@@ -85,6 +85,9 @@ func swallow(c *Call, done *int32, errp *error) *swallowed {
 			liveSnapshotWords.Add(-int64(snap.used))
 			unwatch(snap.watch)
 		}
+		if c.ext != nil && c.ext.segs != nil {
+			unsplitCall(c.ext)
+		}
 	case snap != nil && campaign.noSnapshots:
 		// A run without snapshots takes one of an atomic
 		// failure-oblivious call only to roll it back: to end, the call

@@ -231,6 +231,25 @@ func TestOblivious(t *testing.T) {
 	}
 }
 
+// TestObliviousWrapOnlyUnsplits: a call that is only wrapped (no event
+// log) but snapshotted to be rolled back, in a run that splits calls at
+// their callbacks, is forgotten when it ends.
+func TestObliviousWrapOnlyUnsplits(t *testing.T) {
+	useSettings(t, parseSettings("", ""))
+	campaign, _ = parseCampaignSettings("", "", "all", "", obSites[0].ID)
+	campaign.oblivious = siteIDs(obSites[0].ID)
+	config.enabled = true
+	obSites[0].calls.Store(0)
+	v := &obVec{data: []int{1, 2, 3}, size: 3}
+	if got := obCall(v, func(v *obVec) (int, error) { return 0, v.Put(-1) }); got.err != nil || got.size != 3 {
+		t.Fatalf("got %+v, want the error swallowed and the call rolled back", got)
+	}
+	if n := segmented.n.Load(); n != 0 {
+		t.Errorf("%d calls left split at callbacks", n)
+		segmented.n.Store(0)
+	}
+}
+
 // TestObliviousWithoutSnapshots: a run without snapshots (as a
 // perturbation campaign's) snapshots the calls of atomic
 // failure-oblivious functions all the same, to roll them back, and logs

@@ -75,6 +75,10 @@ func (h *Regions) TriedRead(lock any, ok bool) bool { return ok }
 
 func (h *Regions) Releasing(lock any) {}
 
+func CallbackBegin(name string) {}
+
+func CallbackEnd() {}
+
 func AsWritten(table string) struct{} { return struct{}{} }
 
 func Begin(s *Site) Call { return Call{} }
