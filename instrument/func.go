@@ -214,7 +214,8 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		snap = fmt.Sprintf("%s.Holding(%s); %s", callName, held, snap)
 	}
 	if regions != nil {
-		snap = fmt.Sprintf("%s = %s.SnapRegions([]any{%s}, %s)", regionsName, callName, strings.Join(regions.own, ", "), strings.Join(roots, ", "))
+		// interface{}, not any: the package's language may predate any.
+		snap = fmt.Sprintf("%s = %s.SnapRegions([]interface{}{%s}, %s)", regionsName, callName, strings.Join(regions.own, ", "), strings.Join(roots, ", "))
 	}
 	enter := fmt.Sprintf("%[1]s := %[2]s.Begin(%[3]s); if %[1]s.Wants() { %[4]s }; ", callName, rtName, siteRef, snap)
 	if regions == nil && boxFreeRoots(roots, rootTypes) {
