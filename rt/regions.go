@@ -157,26 +157,36 @@ func regionsOf(c *Call) *lockRegions {
 	return (*lockRegions)(c.ext.regions)
 }
 
-func (h *Regions) regions() *lockRegions {
-	if h == nil {
-		return nil
-	}
-	return (*lockRegions)(h.r)
-}
-
 // Acquired is called by the instrumented function right after it took
 // lock (a *sync.Mutex or *sync.RWMutex) for writing: a region begins.
 func (h *Regions) Acquired(lock any) {
-	if r := h.regions(); r != nil {
-		r.acquired(lock, false)
+	if h != nil && h.r != nil {
+		regionAcquired(h.r, lock, false)
 	}
 }
 
 // ReadAcquired is Acquired for a read lock.
 func (h *Regions) ReadAcquired(lock any) {
-	if r := h.regions(); r != nil {
-		r.acquired(lock, true)
+	if h != nil && h.r != nil {
+		regionAcquired(h.r, lock, true)
 	}
+}
+
+// regionAcquired and regionReleasing are what Regions' methods do once a
+// call has regions. Regions has no method that names *lockRegions, and
+// these are not inlined: an instrumented package that named it, in a
+// method's signature or an inlined body, would compile reflect's generic
+// shapes again, since its snapshots reach reflect's types (see
+// callSnapshot).
+//
+//go:noinline
+func regionAcquired(r unsafe.Pointer, lock any, read bool) {
+	(*lockRegions)(r).acquired(lock, read)
+}
+
+//go:noinline
+func regionReleasing(r unsafe.Pointer, lock any) {
+	(*lockRegions)(r).releasing(lock)
 }
 
 // Tried is called with the result of lock.TryLock(), which it returns: a
@@ -202,8 +212,8 @@ func (h *Regions) TriedRead(lock any, ok bool) bool {
 // releases lock: the region of that lock that began last ends, and is
 // compared with what it was when it began.
 func (h *Regions) Releasing(lock any) {
-	if r := h.regions(); r != nil {
-		r.releasing(lock)
+	if h != nil && h.r != nil {
+		regionReleasing(h.r, lock)
 	}
 }
 
