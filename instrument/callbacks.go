@@ -110,10 +110,75 @@ func (fe *funcEdits) callbackName(call *ast.CallExpr) (string, bool) {
 		if !ok || !v.IsField() {
 			return "", false // a method, or a package's function or variable
 		}
+		if fe.p.ownFuncFields[v] {
+			return "", false // the package's own code: a state machine's next state, say
+		}
 	default:
 		return "", false
 	}
 	return strings.ReplaceAll(types.ExprString(fun), " ", ""), true
+}
+
+// funcFieldsSetByPackage returns the fields of func type that the
+// package's own code sets to its own functions: to a function literal, or
+// to a function or method of the package, by an assignment or in a
+// composite literal. Such a field holds the package's code, not a
+// caller's (a lexer's lx.state = lexTop, called as lx.state(lx)): its
+// calls are not callbacks. A field only the package's users set (a
+// decoder's config.DecodeHook) is.
+func funcFieldsSetByPackage(parsed []*ast.File, files []File, info *types.Info, pkg *types.Package) map[*types.Var]bool {
+	own := func(e ast.Expr) bool {
+		switch e := ast.Unparen(e).(type) {
+		case *ast.FuncLit:
+			return true
+		case *ast.Ident:
+			fn, ok := info.Uses[e].(*types.Func)
+			return ok && fn.Pkg() == pkg
+		case *ast.SelectorExpr:
+			fn, ok := info.Uses[e.Sel].(*types.Func)
+			return ok && fn.Pkg() == pkg
+		}
+		return false
+	}
+	field := func(e ast.Expr) *types.Var {
+		var id *ast.Ident
+		switch e := ast.Unparen(e).(type) {
+		case *ast.SelectorExpr:
+			id = e.Sel
+		case *ast.Ident:
+			id = e // a composite literal's key
+		default:
+			return nil
+		}
+		if v, ok := info.Uses[id].(*types.Var); ok && v.IsField() {
+			return v
+		}
+		return nil
+	}
+	set := map[*types.Var]bool{}
+	for i, f := range parsed {
+		if skipFile(files[i].Name) {
+			continue
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.AssignStmt:
+				if len(n.Lhs) == len(n.Rhs) {
+					for j, lhs := range n.Lhs {
+						if v := field(lhs); v != nil && own(n.Rhs[j]) {
+							set[v] = true
+						}
+					}
+				}
+			case *ast.KeyValueExpr:
+				if v := field(n.Key); v != nil && own(n.Value) {
+					set[v] = true
+				}
+			}
+			return true
+		})
+	}
+	return set
 }
 
 // passedIn reports whether v, a variable of func type, is a local

@@ -204,6 +204,7 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 			}
 		}
 	}
+	p.ownFuncFields = funcFieldsSetByPackage(parsed, files, info, pkg)
 	p.decls, p.costs, p.handOvers = map[*types.Func]*ast.FuncDecl{}, map[*ast.FuncDecl]int{}, map[handOver]bool{}
 	p.selectorNames = map[*ast.Ident]bool{}
 	for i, f := range parsed {
@@ -331,6 +332,7 @@ type pkgRewriter struct {
 	results       map[*types.Var]bool           // the named results of every function, literals' included
 	params        map[*types.Var]bool           // the parameters of every function, literals' included
 	caseVars      map[*types.Var]bool           // the variables of type switches' cases
+	ownFuncFields map[*types.Var]bool           // fields of func type that the package sets to its own code (see funcFieldsSetByPackage)
 	decls         map[*types.Func]*ast.FuncDecl // the functions declared in the files instrumented
 	costs         map[*ast.FuncDecl]int         // estimated inlining costs (see inlineCost)
 	handOvers     map[handOver]bool             // the hand-over helpers the twins use

@@ -90,3 +90,24 @@ func Unified(raw any, k string) (n int, err error) {
 	n, err = alias(k)
 	return unified(k)
 }
+
+// A lexer keeps its next state in a field that only the package sets, to
+// its own functions: calling it runs the package's code, no callback.
+type stateFn func(*lexer) stateFn
+
+type lexer struct {
+	state stateFn
+	pos   int
+}
+
+func lexTop(lx *lexer) stateFn { lx.pos++; return nil }
+
+func newLexer() *lexer { return &lexer{state: lexTop} }
+
+func (lx *lexer) next() error {
+	lx.state = lx.state(lx)
+	if lx.pos > 10 {
+		return errors.New("too far")
+	}
+	return nil
+}
