@@ -366,18 +366,7 @@ func (p *pkgRewriter) built(e ast.Expr) bool {
 // and conversion functions of fmt, strings, strconv and errors, and
 // Error and String methods.
 func (p *pkgRewriter) changesNothing(fd *ast.FuncDecl) bool {
-	start, end := fd.Pos(), fd.End()
-	own := func(e ast.Expr) bool {
-		id, ok := ast.Unparen(e).(*ast.Ident)
-		if !ok {
-			return false
-		}
-		if id.Name == "_" {
-			return true
-		}
-		v, ok := p.info.ObjectOf(id).(*types.Var)
-		return ok && v.Pos() >= start && v.Pos() < end
-	}
+	own := func(e ast.Expr) bool { return p.declaredIn(e, fd.Pos(), fd.End()) }
 	unchanging := true
 	ast.Inspect(fd.Body, func(n ast.Node) bool {
 		if !unchanging {

@@ -37,19 +37,7 @@ func (fe *funcEdits) leavesNoChange() bool {
 	if fe.recv != nil {
 		start = fe.recv.Pos()
 	}
-	// own reports whether e names a variable that the function declares:
-	// assigning it changes nothing that outlives the call.
-	own := func(e ast.Expr) bool {
-		id, ok := ast.Unparen(e).(*ast.Ident)
-		if !ok {
-			return false
-		}
-		if id.Name == "_" {
-			return true
-		}
-		v, ok := p.info.ObjectOf(id).(*types.Var)
-		return ok && v.Pos() >= start && v.Pos() < fe.body.End()
-	}
+	own := func(e ast.Expr) bool { return p.declaredIn(e, start, fe.body.End()) }
 	// The one change the last statement may make: the operands of its
 	// left side are evaluated, and may panic, before it is made; nothing
 	// runs after it.
@@ -212,4 +200,20 @@ func (p *pkgRewriter) receiverNamed(fd *ast.FuncDecl) *types.Named {
 		named = named.Origin()
 	}
 	return named
+}
+
+// declaredIn reports whether e names a variable declared between start
+// and end (a function's receiver, parameters, results and locals), or is
+// the blank identifier: assigning it changes nothing that outlives a call
+// of that function.
+func (p *pkgRewriter) declaredIn(e ast.Expr, start, end token.Pos) bool {
+	id, ok := ast.Unparen(e).(*ast.Ident)
+	if !ok {
+		return false
+	}
+	if id.Name == "_" {
+		return true
+	}
+	v, ok := p.info.ObjectOf(id).(*types.Var)
+	return ok && v.Pos() >= start && v.Pos() < end
 }

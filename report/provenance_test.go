@@ -91,26 +91,16 @@ func TestProvenanceInEveryFormat(t *testing.T) {
 	if *r.Provenance != want {
 		t.Errorf("provenance %+v, want %+v", *r.Provenance, want)
 	}
-	var text, js, html, sarif bytes.Buffer
-	WriteText(&text, r, nil, false)
-	if err := WriteJSON(&js, r); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHTML(&html, r, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteSARIF(&sarif, r, nil, SARIFOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	text, js, html, sarif := everyFormat(t, r)
 	for _, c := range []struct {
 		format string
 		out    string
 		want   []string
 	}{
-		{"text", text.String(), []string{"atomicx v1.2.3, go1.24.1, module example.com/m: atomicx detect '-tags=x y' -race ./... (in store), 2025-01-02T03:04:05Z, journal .j\n"}},
-		{"json", js.String(), []string{`"provenance": {`, `"atomicx": "v1.2.3"`, `"go": "go1.24.1"`, `"module": "example.com/m"`, `"command": "atomicx detect '-tags=x y' -race ./..."`, `"date": "2025-01-02T03:04:05Z"`, `"journal": ".j"`}},
-		{"html", html.String(), []string{"<title>atomicx report: example.com/m</title>", "atomicx v1.2.3, go1.24.1", "2025-01-02T03:04:05Z", "<code>.j</code>"}},
-		{"sarif", sarif.String(), []string{`"commandLine": "atomicx detect '-tags=x y' -race ./..."`, `"startTimeUtc": "2025-01-02T03:04:05Z"`, `"atomicxVersion": "v1.2.3"`, `"goVersion": "go1.24.1"`, `"module": "example.com/m"`, `"journal": ".j"`}},
+		{"text", text, []string{"atomicx v1.2.3, go1.24.1, module example.com/m: atomicx detect '-tags=x y' -race ./... (in store), 2025-01-02T03:04:05Z, journal .j\n"}},
+		{"json", js, []string{`"provenance": {`, `"atomicx": "v1.2.3"`, `"go": "go1.24.1"`, `"module": "example.com/m"`, `"command": "atomicx detect '-tags=x y' -race ./..."`, `"date": "2025-01-02T03:04:05Z"`, `"journal": ".j"`}},
+		{"html", html, []string{"<title>atomicx report: example.com/m</title>", "atomicx v1.2.3, go1.24.1", "2025-01-02T03:04:05Z", "<code>.j</code>"}},
+		{"sarif", sarif, []string{`"commandLine": "atomicx detect '-tags=x y' -race ./..."`, `"startTimeUtc": "2025-01-02T03:04:05Z"`, `"atomicxVersion": "v1.2.3"`, `"goVersion": "go1.24.1"`, `"module": "example.com/m"`, `"journal": ".j"`}},
 	} {
 		for _, w := range c.want {
 			if !strings.Contains(c.out, w) {
@@ -173,26 +163,33 @@ func TestWallTimeInEveryFormat(t *testing.T) {
 	if r.Summary.WallMs != 15200 || r.Summary.Sessions != 1 {
 		t.Fatalf("wall time %dms over %d sessions, want 15200ms over 1", r.Summary.WallMs, r.Summary.Sessions)
 	}
-	var text, js, html, sarif bytes.Buffer
-	WriteText(&text, r, nil, false)
-	if err := WriteJSON(&js, r); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteHTML(&html, r, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := WriteSARIF(&sarif, r, nil, SARIFOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	text, js, html, sarif := everyFormat(t, r)
 	for _, c := range []struct{ format, out, want string }{
-		{"text", text.String(), "; wall time 15.2s, experiment time"},
-		{"json", js.String(), `"wall_ms": 15200,`},
-		{"html", html.String(), "wall time 15.2s, experiment time"},
-		{"sarif", sarif.String(), `"wallTime": "15.2s",`},
-		{"sarif", sarif.String(), `"wallTimeMs": 15200`},
+		{"text", text, "; wall time 15.2s, experiment time"},
+		{"json", js, `"wall_ms": 15200,`},
+		{"html", html, "wall time 15.2s, experiment time"},
+		{"sarif", sarif, `"wallTime": "15.2s",`},
+		{"sarif", sarif, `"wallTimeMs": 15200`},
 	} {
 		if !strings.Contains(c.out, c.want) {
 			t.Errorf("%s lacks %q:\n%s", c.format, c.want, c.out)
 		}
 	}
+}
+
+// everyFormat writes r in the text, JSON, HTML and SARIF formats.
+func everyFormat(t *testing.T, r *Report) (text, js, html, sarif string) {
+	t.Helper()
+	var tb, jb, hb, sb bytes.Buffer
+	WriteText(&tb, r, nil, false)
+	if err := WriteJSON(&jb, r); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteHTML(&hb, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteSARIF(&sb, r, nil, SARIFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return tb.String(), jb.String(), hb.String(), sb.String()
 }
