@@ -251,25 +251,9 @@ func TestConcCompareRestore(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			names := []string{"v"}
 			roots, mutate := tc.build()
-			s, ok := snapshotGraph(roots, 0, nil)
-			if !ok {
-				t.Fatal("snapshot over budget")
-			}
-			if d, equal := s.compareGraph(roots, names); !equal {
-				t.Fatalf("unchanged graph differs: %+v", d)
-			}
-			want := mutate()
-			d, equal := s.compareGraph(roots, names)
-			switch {
-			case want == nil && !equal:
-				t.Errorf("got difference %+v, want none", d)
-			case want != nil && equal:
-				t.Errorf("got no difference, want %+v", *want)
-			case want != nil && d != *want:
-				t.Errorf("got  %+v\nwant %+v", d, *want)
-			}
+			s := checkMutation(t, roots, names, mutate)
 			s.restore()
-			d, equal = s.compareGraph(roots, names)
+			d, equal := s.compareGraph(roots, names)
 			if tc.kept && equal {
 				t.Errorf("the rollback undid what it cannot undo")
 			} else if !tc.kept && !equal {

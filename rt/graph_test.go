@@ -679,23 +679,7 @@ func TestFirstDiff(t *testing.T) {
 			}
 			roots, mutate := tc.build()
 			// The functions without the panic guard, so that a panic shows.
-			s, ok := snapshotGraph(roots, 0, nil)
-			if !ok {
-				t.Fatal("snapshot over budget")
-			}
-			if d, equal := s.compareGraph(roots, names); !equal {
-				t.Fatalf("unchanged graph differs: %+v", d)
-			}
-			want := mutate()
-			d, equal := s.compareGraph(roots, names)
-			switch {
-			case want == nil && !equal:
-				t.Errorf("got difference %+v, want none", d)
-			case want != nil && equal:
-				t.Errorf("got no difference, want %+v", *want)
-			case want != nil && d != *want:
-				t.Errorf("got  %+v\nwant %+v", d, *want)
-			}
+			checkMutation(t, roots, names, mutate)
 		})
 	}
 }
@@ -1016,4 +1000,29 @@ func TestPlansShared(t *testing.T) {
 	if f := planOf(reflect.TypeFor[node]()).fields[1].plan; f != pl {
 		t.Error("the field next does not share the plan of *node")
 	}
+}
+
+// checkMutation snapshots roots, checks that the unchanged graph compares
+// equal, applies mutate and checks the difference it says it makes (nil:
+// none). It returns the snapshot.
+func checkMutation(t *testing.T, roots []any, names []string, mutate func() *difference) *snapshot {
+	t.Helper()
+	s, ok := snapshotGraph(roots, 0, nil)
+	if !ok {
+		t.Fatal("snapshot over budget")
+	}
+	if d, equal := s.compareGraph(roots, names); !equal {
+		t.Fatalf("unchanged graph differs: %+v", d)
+	}
+	want := mutate()
+	d, equal := s.compareGraph(roots, names)
+	switch {
+	case want == nil && !equal:
+		t.Errorf("got difference %+v, want none", d)
+	case want != nil && equal:
+		t.Errorf("got no difference, want %+v", *want)
+	case want != nil && d != *want:
+		t.Errorf("got  %+v\nwant %+v", d, *want)
+	}
+	return s
 }
