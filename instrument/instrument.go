@@ -58,6 +58,11 @@ type Options struct {
 	// error and a panic through it is recovered. atomic says it is
 	// rolled back first, whether Selects it or not. nil means none is.
 	Oblivious func(name string) (oblivious, atomic bool)
+	// MasksOutsideLocks reports, in a masking build, whether a function
+	// that takes a lock other than by opening with the lock idiom, calls
+	// a function that does, or runs as a goroutine is masked all the
+	// same (the policy's mask_outside_locks). nil means none is.
+	MasksOutsideLocks func(name string) bool
 
 	// Releases are the acquire functions and methods, by their full
 	// names (types.Func.FullName: "os.Open", "(*net.Dialer).Dial"),
@@ -338,6 +343,7 @@ type pkgRewriter struct {
 	handOvers     map[handOver]bool             // the hand-over helpers the twins use
 	selectorNames map[*ast.Ident]bool           // the names after the dot of selectors
 	lockers       map[*types.Func]bool          // functions that take a lock (see locks), once asked
+	goLits        map[*ast.FuncLit]token.Pos    // literals run as goroutines, and where (see goroutineLits), once asked
 	savers        map[string][]fieldCopy        // generated checkpoint code, by type name
 	wholeSaver    bool                          // the generic whole-value checkpoint is used
 	copyKinds     uint8                         // bit k: a per-type checkpoint copies a field of copyKind k

@@ -37,6 +37,7 @@
 //	scratch = ["(*Decoder).buf"]                         # optional: fields whose changes are scratch, not caller-visible
 //	oblivious = ["(*Cache).Refresh"]                     # mask rules only: swallow these functions' failures
 //	oblivious_atomic = ["(*Store).Add"]                  # mask rules only: roll back, then swallow
+//	mask_outside_locks = ["(*Registry).Rename"]          # mask rules only: mask although it locks mid-body
 //	panics = true                                        # optional overrides of [defaults]
 //	globals = true
 //	snapshot_budget = 5000
@@ -67,7 +68,11 @@
 //     failure-oblivious functions (see Match.Oblivious): a failed call
 //     returns a nil error and a panic through it is recovered, after a
 //     rollback for oblivious_atomic ones. This changes what callers see
-//     on purpose; only validated functions belong there.
+//     on purpose; only validated functions belong there. A function that
+//     takes a lock other than by opening with the lock idiom, calls one
+//     that does, or runs as a goroutine is not masked, since its
+//     checkpoint and rollback would run without the lock, unless the
+//     rule's mask_outside_locks names it (see Match.MasksOutsideLocks).
 //
 // The options, in [defaults] or in a [[rule]] (the rule's own value wins):
 //

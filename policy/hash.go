@@ -61,14 +61,18 @@ func (p *Policy) Hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// writeOblivious writes the rule's oblivious lists, each only when set,
-// so that the hash of every other rule stays what it was.
+// writeOblivious writes the rule's oblivious and mask_outside_locks lists,
+// each only when set, so that the hash of every other rule stays what it
+// was.
 func writeOblivious(w io.Writer, r *Rule, fns Funcs) {
 	if r.Oblivious != nil {
 		writeList(w, "oblivious", fns.texts(r.oblivious))
 	}
 	if r.ObliviousAtomic != nil {
 		writeList(w, "oblivious_atomic", fns.texts(r.obliviousAtomic))
+	}
+	if r.MaskOutsideLocks != nil {
+		writeList(w, "mask_outside_locks", fns.texts(r.maskOutsideLocks))
 	}
 }
 
@@ -191,7 +195,7 @@ func (fns Funcs) mayMatch(p *funcPattern) bool {
 func (m Match) NamesFunctions() bool {
 	r := m.Rule
 	return r != nil && m.Mode != Off &&
-		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic) > 0
+		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic)+len(r.maskOutsideLocks) > 0
 }
 
 // NormalizeFuncName is the name of a function as function patterns match

@@ -172,6 +172,7 @@ func (m Match) MissingFunctions(declared []string) []string {
 		{m.Rule.functions, "masked"},
 		{m.Rule.oblivious, "failure-oblivious"},
 		{m.Rule.obliviousAtomic, "atomic failure-oblivious"},
+		{m.Rule.maskOutsideLocks, "masked outside its locks"},
 	} {
 		for i := range list.pats {
 			pat := &list.pats[i]
@@ -207,6 +208,16 @@ func (m Match) Oblivious(funcName string) (oblivious, atomic bool) {
 	name := normalizeFuncName(funcName)
 	atomic = anyMatches(m.Rule.obliviousAtomic, name)
 	return atomic || anyMatches(m.Rule.oblivious, name), atomic
+}
+
+// MasksOutsideLocks reports whether a mask rule masks the function even
+// though it takes a lock other than by opening with the lock idiom, or
+// calls a function that does (see Rule.MaskOutsideLocks).
+func (m Match) MasksOutsideLocks(funcName string) bool {
+	if m.Rule == nil || m.Mode != Mask {
+		return false
+	}
+	return anyMatches(m.Rule.maskOutsideLocks, normalizeFuncName(funcName))
 }
 
 // Ignores reports whether the rule's ignore list names the function: it is

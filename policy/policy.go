@@ -98,6 +98,11 @@ type Rule struct {
 	// masking does, whether the rule masks it or not; an Oblivious one
 	// only when the rule masks it.
 	Oblivious, ObliviousAtomic []string
+	// MaskOutsideLocks lists, in a mask rule, the functions that are
+	// masked although they take a lock other than by opening with the
+	// lock idiom, or call one that does: their checkpoint and rollback run
+	// without that lock. Without it, such functions are not masked.
+	MaskOutsideLocks []string
 	// ProbeAcquires are the acquisitions whose resources a detect build
 	// probes (internal to atomicx vet -confirm: see probeKey).
 	ProbeAcquires []string
@@ -113,6 +118,7 @@ type Rule struct {
 	// oblivious and obliviousAtomic are Oblivious and ObliviousAtomic,
 	// compiled.
 	oblivious, obliviousAtomic []funcPattern
+	maskOutsideLocks           []funcPattern
 	// reported holds FromReport's pure non-atomic functions: by package
 	// path, their normalized names relative to it.
 	reported map[string]map[string]bool

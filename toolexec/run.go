@@ -275,6 +275,7 @@ func (r *runner) compile() (int, error) {
 		ErrorConstructors: match.ErrorConstructor,
 		Mask:              match.Mode == policy.Mask,
 		Oblivious:         match.Oblivious,
+		MasksOutsideLocks: match.MasksOutsideLocks,
 		Releases:          maskReleases(match),
 		Borrows:           errleak.Borrows,
 		ProbeAcquires:     probeAcquires(match),

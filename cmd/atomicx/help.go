@@ -310,6 +310,7 @@ No file means nothing is instrumented.
 	scratch = ["(*Decoder).buf"] # detect: changes to these fields are scratch
 	oblivious = ["(*Cache).Refresh"]    # mask: swallow these functions' failures
 	oblivious_atomic = ["(*Store).Add"] # mask: roll back, then swallow
+	mask_outside_locks = ["(*Registry).rename"] # mask: masked without its lock
 	panics = true               # overrides [defaults]
 
 Package patterns are import paths with ... wildcards; ./ is the module
@@ -331,6 +332,14 @@ whatever half-done change the failure made (unless the rule masks it too);
 an oblivious_atomic one is rolled back to its entry state first (masked
 whatever functions says), so the state stays consistent, but the call's
 effect is lost. List only functions a perturbation campaign validated.
+
+A mask rule does not mask a function whose checkpoint and rollback would
+run without a lock that guards what they read and write: one that takes a
+lock other than by opening with x.Lock(); defer x.Unlock(), calls a
+function of its package that does, reaches a struct of its package that
+holds a lock it does not take, or runs as a goroutine. The build warns of each.
+mask_outside_locks names those to mask all the same, where they run on
+one goroutine or under their caller's lock.
 
 A package that atomicx cannot type-check although the compiler compiles
 it (export data of a newer Go than atomicx was built with) can only be
