@@ -37,6 +37,7 @@
 //	scratch = ["(*Decoder).buf"]                         # optional: fields whose changes are scratch, not caller-visible
 //	oblivious = ["(*Cache).Refresh"]                     # mask rules only: swallow these functions' failures
 //	oblivious_atomic = ["(*Store).Add"]                  # mask rules only: roll back, then swallow
+//	outside_writes = ["(*Log).writeBatch"]               # mask rules only: mask although they write outside memory
 //	panics = true                                        # optional overrides of [defaults]
 //	globals = true
 //	snapshot_budget = 5000
@@ -68,6 +69,10 @@
 //     returns a nil error and a panic through it is recovered, after a
 //     rollback for oblivious_atomic ones. This changes what callers see
 //     on purpose; only validated functions belong there.
+//     A mask build stops when it selects a function that writes outside
+//     memory (a file, a connection, another process: a rollback of memory
+//     cannot undo that) unless the rule's outside_writes lists it (see
+//     Match.MasksOutsideWrites).
 //
 // The options, in [defaults] or in a [[rule]] (the rule's own value wins):
 //
@@ -92,7 +97,7 @@
 // a budget that is not positive and an unknown on_type_check_failure are
 // all errors, reported together, each at the key or value that caused it:
 //
-//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, oblivious, oblivious_atomic, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
+//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, oblivious, oblivious_atomic, outside_writes, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
 //	atomicheck.toml:13:8: unknown mode "detct" (known modes: off, detect, mask); did you mean "detect"?
 //
 // # Package patterns

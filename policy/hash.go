@@ -70,6 +70,11 @@ func writeOblivious(w io.Writer, r *Rule, fns Funcs) {
 	if r.ObliviousAtomic != nil {
 		writeList(w, "oblivious_atomic", fns.texts(r.obliviousAtomic))
 	}
+	if r.OutsideWrites != nil {
+		// A build that it let through must not be found in the cache
+		// once it is gone.
+		writeList(w, outsideWritesKey, fns.texts(r.outsideWrites))
+	}
 }
 
 // funcTexts returns the patterns with type parameters dropped, since
@@ -191,7 +196,7 @@ func (fns Funcs) mayMatch(p *funcPattern) bool {
 func (m Match) NamesFunctions() bool {
 	r := m.Rule
 	return r != nil && m.Mode != Off &&
-		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic) > 0
+		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic)+len(r.outsideWrites) > 0
 }
 
 // NormalizeFuncName is the name of a function as function patterns match

@@ -172,6 +172,7 @@ func (m Match) MissingFunctions(declared []string) []string {
 		{m.Rule.functions, "masked"},
 		{m.Rule.oblivious, "failure-oblivious"},
 		{m.Rule.obliviousAtomic, "atomic failure-oblivious"},
+		{m.Rule.outsideWrites, "masked despite its writes outside memory"},
 	} {
 		for i := range list.pats {
 			pat := &list.pats[i]

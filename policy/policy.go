@@ -98,6 +98,9 @@ type Rule struct {
 	// masking does, whether the rule masks it or not; an Oblivious one
 	// only when the rule masks it.
 	Oblivious, ObliviousAtomic []string
+	// OutsideWrites lists, in a mask rule, the functions that are masked
+	// although they write outside memory (see outside.go).
+	OutsideWrites []string
 	// ProbeAcquires are the acquisitions whose resources a detect build
 	// probes (internal to atomicx vet -confirm: see probeKey).
 	ProbeAcquires []string
@@ -113,6 +116,7 @@ type Rule struct {
 	// oblivious and obliviousAtomic are Oblivious and ObliviousAtomic,
 	// compiled.
 	oblivious, obliviousAtomic []funcPattern
+	outsideWrites              []funcPattern
 	// reported holds FromReport's pure non-atomic functions: by package
 	// path, their normalized names relative to it.
 	reported map[string]map[string]bool
