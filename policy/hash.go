@@ -215,8 +215,8 @@ func (m Match) writeSelection(w io.Writer, fns Funcs) {
 	}
 	if r.reported != nil {
 		names := make([]string, 0, len(r.reported[m.Package]))
-		for n := range r.reported[m.Package] {
-			names = append(names, n)
+		for n, plain := range r.reported[m.Package] {
+			names = append(names, reportedName(n, plain))
 		}
 		writeList(w, "from_report", names)
 	}
