@@ -212,7 +212,9 @@ Sharded campaigns:
 	atomicx policy suggest [journal-or-report] reads a journal (or a report
 	written with -format json) and prints one [[rule]] with mode = "mask"
 	per package, listing its pure non-atomic functions, each under a comment
-	with its evidence; add them to atomicheck.toml:
+	with its evidence (one whose failed calls wrote to a file, a connection
+	or another process before failing is only named in a comment, with the
+	write: a rollback of memory cannot undo it); add them to atomicheck.toml:
 
 		atomicx policy suggest >> atomicheck.toml
 
@@ -310,6 +312,7 @@ No file means nothing is instrumented.
 	scratch = ["(*Decoder).buf"] # detect: changes to these fields are scratch
 	oblivious = ["(*Cache).Refresh"]    # mask: swallow these functions' failures
 	oblivious_atomic = ["(*Store).Add"] # mask: roll back, then swallow
+	outside_writes = ["(*Log).writeBatch"] # mask although it writes outside memory
 	panics = true               # overrides [defaults]
 
 Package patterns are import paths with ... wildcards; ./ is the module
@@ -331,6 +334,14 @@ whatever half-done change the failure made (unless the rule masks it too);
 an oblivious_atomic one is rolled back to its entry state first (masked
 whatever functions says), so the state stays consistent, but the call's
 effect is lost. List only functions a perturbation campaign validated.
+
+A mask build stops at a selected function that writes outside memory (to
+a file, a connection, another process: an *os.File's Write, os.Rename,
+os.Remove, a net.Conn's Write, an exec.Cmd's Run...), itself or through a
+function of its package it calls by name: a rollback of memory cannot undo
+the write, and would leave memory and the file out of step. Calls through
+interfaces, function values and other packages are not followed. Repair
+the function, or list it in outside_writes to mask its memory anyway.
 
 A package that atomicx cannot type-check although the compiler compiles
 it (export data of a newer Go than atomicx was built with) can only be
