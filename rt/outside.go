@@ -47,11 +47,17 @@ var outsideWrites struct {
 // memory, is about to run: f is the *os.File it writes to, when the call
 // is one of its methods, or nil; name is the file or directory the call
 // names, when that is known, or "". It does nothing unless the run
-// compares failed calls.
+// compares failed calls: small enough to be inlined, it costs a write
+// made while atomicx is not driving the program two loads.
 func WroteOutside(s *Site, f *os.File, name string) {
 	if config.logPath == "" || campaign.noSnapshots {
 		return
 	}
+	wroteOutside(s, f, name)
+}
+
+// wroteOutside is WroteOutside in a run that compares failed calls.
+func wroteOutside(s *Site, f *os.File, name string) {
 	if f != nil {
 		name = f.Name()
 	}
