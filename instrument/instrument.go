@@ -147,6 +147,9 @@ type Result struct {
 	// constructors (see errorConstructors), whose entries are not
 	// injection points: a detect build leaves them as written.
 	Constructors []string
+	// OutsideWrites are, in a masking build, the selected functions that
+	// write outside memory (see outside.go), in source order.
+	OutsideWrites []OutsideWrite
 }
 
 // TypeError means the package does not type-check. atomicx then compiles
@@ -249,6 +252,7 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 	res.Functions, res.Skipped, res.Notes, res.Declared = p.functions, p.skipped, p.notes, p.declared
 	res.OmittedCalls = p.omitted
 	res.Constructors = p.constructorsLeft
+	res.OutsideWrites = p.outsideWrites
 	for _, s := range p.sites {
 		if s.call {
 			res.CallPoints++
@@ -353,6 +357,11 @@ type pkgRewriter struct {
 	// (see hoist), and top is a position of its file scope.
 	tail []string
 	top  token.Pos
+	// outsideWrites are the selected functions of a masking build that
+	// write outside memory, and outsideMemo what outsideWriteOf found of
+	// each function it looked at (see outside.go).
+	outsideWrites []OutsideWrite
+	outsideMemo   map[*ast.FuncDecl]*outsideWrite
 }
 
 // file rewrites one file; changed is false when it has nothing to
@@ -398,6 +407,9 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 			continue
 		}
 		p.current.name, p.current.pos = name, pos
+		if p.opts.Mask {
+			p.noteOutsideWrite(fd, name, pos)
+		}
 		if err := p.rewriteFunc(p.declEdits(tf, src, fd, name), &edits); err != nil {
 			return nil, false, err
 		}

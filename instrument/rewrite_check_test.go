@@ -55,13 +55,15 @@ type stubImporter struct {
 	rt  *types.Package
 }
 
-// loadStub type-checks testdata/rtstub as the runtime's import path.
-func loadStub(fset *token.FileSet) (*types.Package, error) {
+// loadStub type-checks testdata/rtstub as the runtime's import path,
+// importing the standard library with std: the rewritten files that it
+// checks must import the same, for its *os.File to be theirs.
+func loadStub(fset *token.FileSet, std types.Importer) (*types.Package, error) {
 	f, err := parser.ParseFile(fset, "testdata/rtstub/rt.go", nil, 0)
 	if err != nil {
 		return nil, err
 	}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	conf := types.Config{Importer: std}
 	return conf.Check(testOptions().RuntimePath, fset, []*ast.File{f}, nil)
 }
 
@@ -77,11 +79,12 @@ func (s stubImporter) Import(path string) (*types.Package, error) {
 // the runtime's API.
 func TestGoldenTypeChecks(t *testing.T) {
 	fset := token.NewFileSet()
-	rt, err := loadStub(fset)
+	std := importer.ForCompiler(fset, "source", nil)
+	rt, err := loadStub(fset, std)
 	if err != nil {
 		t.Fatalf("runtime stub: %v", err)
 	}
-	imp := stubImporter{std: importer.ForCompiler(fset, "source", nil), rt: rt}
+	imp := stubImporter{std: std, rt: rt}
 	for _, golden := range goldenFiles(t) {
 		t.Run(filepath.Base(golden), func(t *testing.T) {
 			if reason := knownBadRewrites[filepath.Base(golden)]; reason != "" {
@@ -257,7 +260,7 @@ func bodyLeaves(fset *token.FileSet, f *ast.File) []string {
 // runtime declares, with the same types.
 func TestRuntimeStub(t *testing.T) {
 	fset := token.NewFileSet()
-	stub, err := loadStub(fset)
+	stub, err := loadStub(fset, importer.ForCompiler(fset, "source", nil))
 	if err != nil {
 		t.Fatalf("runtime stub: %v", err)
 	}

@@ -38,6 +38,7 @@
 //	oblivious = ["(*Cache).Refresh"]                     # mask rules only: swallow these functions' failures
 //	oblivious_atomic = ["(*Store).Add"]                  # mask rules only: roll back, then swallow
 //	mask_outside_locks = ["(*Registry).Rename"]          # mask rules only: mask although it locks mid-body
+//	outside_writes = ["(*Log).writeBatch"]               # mask rules only: mask although they write outside memory
 //	panics = true                                        # optional overrides of [defaults]
 //	globals = true
 //	snapshot_budget = 5000
@@ -73,6 +74,10 @@
 //     that does, or runs as a goroutine is not masked, since its
 //     checkpoint and rollback would run without the lock, unless the
 //     rule's mask_outside_locks names it (see Match.MasksOutsideLocks).
+//     A mask build stops when it selects a function that writes outside
+//     memory (a file, a connection, another process: a rollback of memory
+//     cannot undo that) unless the rule's outside_writes lists it (see
+//     Match.MasksOutsideWrites).
 //
 // The options, in [defaults] or in a [[rule]] (the rule's own value wins):
 //
@@ -97,7 +102,7 @@
 // a budget that is not positive and an unknown on_type_check_failure are
 // all errors, reported together, each at the key or value that caused it:
 //
-//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, oblivious, oblivious_atomic, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
+//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, oblivious, oblivious_atomic, outside_writes, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
 //	atomicheck.toml:13:8: unknown mode "detct" (known modes: off, detect, mask); did you mean "detect"?
 //
 // # Package patterns

@@ -74,6 +74,11 @@ func writeOblivious(w io.Writer, r *Rule, fns Funcs) {
 	if r.MaskOutsideLocks != nil {
 		writeList(w, "mask_outside_locks", fns.texts(r.maskOutsideLocks))
 	}
+	if r.OutsideWrites != nil {
+		// A build that it let through must not be found in the cache
+		// once it is gone.
+		writeList(w, outsideWritesKey, fns.texts(r.outsideWrites))
+	}
 }
 
 // funcTexts returns the patterns with type parameters dropped, since
@@ -195,7 +200,7 @@ func (fns Funcs) mayMatch(p *funcPattern) bool {
 func (m Match) NamesFunctions() bool {
 	r := m.Rule
 	return r != nil && m.Mode != Off &&
-		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic)+len(r.maskOutsideLocks) > 0
+		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic)+len(r.maskOutsideLocks)+len(r.outsideWrites) > 0
 }
 
 // NormalizeFuncName is the name of a function as function patterns match
@@ -214,8 +219,8 @@ func (m Match) writeSelection(w io.Writer, fns Funcs) {
 	}
 	if r.reported != nil {
 		names := make([]string, 0, len(r.reported[m.Package]))
-		for n := range r.reported[m.Package] {
-			names = append(names, n)
+		for n, plain := range r.reported[m.Package] {
+			names = append(names, reportedName(n, plain))
 		}
 		writeList(w, "from_report", names)
 	}

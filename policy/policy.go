@@ -103,6 +103,9 @@ type Rule struct {
 	// lock idiom, or call one that does: their checkpoint and rollback run
 	// without that lock. Without it, such functions are not masked.
 	MaskOutsideLocks []string
+	// OutsideWrites lists, in a mask rule, the functions that are masked
+	// although they write outside memory (see outside.go).
+	OutsideWrites []string
 	// ProbeAcquires are the acquisitions whose resources a detect build
 	// probes (internal to atomicx vet -confirm: see probeKey).
 	ProbeAcquires []string
@@ -119,6 +122,7 @@ type Rule struct {
 	// compiled.
 	oblivious, obliviousAtomic []funcPattern
 	maskOutsideLocks           []funcPattern
+	outsideWrites              []funcPattern
 	// reported holds FromReport's pure non-atomic functions: by package
 	// path, their normalized names relative to it.
 	reported map[string]map[string]bool

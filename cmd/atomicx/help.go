@@ -212,7 +212,9 @@ Sharded campaigns:
 	atomicx policy suggest [journal-or-report] reads a journal (or a report
 	written with -format json) and prints one [[rule]] with mode = "mask"
 	per package, listing its pure non-atomic functions, each under a comment
-	with its evidence; add them to atomicheck.toml:
+	with its evidence (one whose failed calls wrote to a file, a connection
+	or another process before failing is only named in a comment, with the
+	write: a rollback of memory cannot undo it); add them to atomicheck.toml:
 
 		atomicx policy suggest >> atomicheck.toml
 
@@ -311,6 +313,7 @@ No file means nothing is instrumented.
 	oblivious = ["(*Cache).Refresh"]    # mask: swallow these functions' failures
 	oblivious_atomic = ["(*Store).Add"] # mask: roll back, then swallow
 	mask_outside_locks = ["(*Registry).rename"] # mask: masked without its lock
+	outside_writes = ["(*Log).writeBatch"] # mask although it writes outside memory
 	panics = true               # overrides [defaults]
 
 Package patterns are import paths with ... wildcards; ./ is the module
@@ -337,9 +340,17 @@ A mask rule does not mask a function whose checkpoint and rollback would
 run without a lock that guards what they read and write: one that takes a
 lock other than by opening with x.Lock(); defer x.Unlock(), calls a
 function of its package that does, reaches a struct of its package that
-holds a lock it does not take, or runs as a goroutine. The build warns of each.
-mask_outside_locks names those to mask all the same, where they run on
-one goroutine or under their caller's lock.
+holds a lock it does not take, or runs as a goroutine. The build warns of
+each. mask_outside_locks names those to mask all the same, where they run
+on one goroutine or under their caller's lock.
+
+A mask build stops at a selected function that writes outside memory (to
+a file, a connection, another process: an *os.File's Write, os.Rename,
+os.Remove, a net.Conn's Write, an exec.Cmd's Run...), itself or through a
+function of its package it calls by name: a rollback of memory cannot undo
+the write, and would leave memory and the file out of step. Calls through
+interfaces, function values and other packages are not followed. Repair
+the function, or list it in outside_writes to mask its memory anyway.
 
 A package that atomicx cannot type-check although the compiler compiles
 it (export data of a newer Go than atomicx was built with) can only be
