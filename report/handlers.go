@@ -39,7 +39,7 @@ type HandlerFinding struct {
 	Func      string `json:"func"`   // as the runtime names it
 	Pos       string `json:"pos"`    // of the arm: import path/file.go:line:col
 	Region    string `json:"region"` // of the call whose error reaches it
-	Kind      string `json:"kind"`   // propagate, translate, fallback, log-and-continue or panic
+	Kind      string `json:"kind"`   // propagate, accumulate, translate, fallback, log-and-continue, ignore, panic or exit
 	Predicate string `json:"predicate"`
 	// NotInjectable says why no error can be made that the predicate
 	// holds for; the handler then has no runs.

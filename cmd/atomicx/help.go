@@ -147,8 +147,12 @@ Error handlers:
 	source-dependent (one fails); purely resilient (every test that
 	executes the region passes armed, and one has a pink usage) or not
 	purely resilient (one fails); unknown otherwise. Each handler's kind
-	says what its body does with the error: propagate, translate,
-	fallback, log-and-continue or panic. Sharded: atomicx plan -question
+	says where its error goes, followed through the function's
+	assignments: propagate (it, or a value made from it, reaches a
+	return), accumulate (added to a collection of errors returned
+	later), translate (another error is returned), fallback (the arm
+	makes the result otherwise), log-and-continue (logged, it goes no
+	further), ignore, panic or exit. Sharded: atomicx plan -question
 	handlers. A failed run comes with the command that repeats it:
 
 		ATOMICX_INJECT='handler:always:example.com/m.Load#handler:load.go:12:2' \
