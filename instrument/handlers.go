@@ -1255,7 +1255,9 @@ func (fe *funcEdits) armEnds(block *ast.BlockStmt, seed taint) string {
 // errors that held it: an assignment in the arm of a variable other
 // than the error's that mentions that variable on both sides
 // (errs = append(errs, err), merr = errors.Join(merr, err)), or of one
-// of its elements (errs[i] = err).
+// of its elements (errs[i] = err). An error kept in a field of a value
+// the function returns (r.err = err; return r, nil) is no collection:
+// the caller gets it later, and the arm propagates it.
 func (fe *funcEdits) accumulates(block *ast.BlockStmt, held, seed taint) bool {
 	info := fe.p.info
 	fl := fe.flow()
@@ -1273,8 +1275,9 @@ func (fe *funcEdits) accumulates(block *ast.BlockStmt, held, seed taint) bool {
 			if v == nil || seed[v] || !held[v] {
 				continue
 			}
-			if !whole || as.Tok == token.ASSIGN && mentionsAny(info, as.Rhs[i], taint{v: true}) {
-				found = true
+			_, element := ast.Unparen(l).(*ast.IndexExpr)
+			if element || whole && as.Tok == token.ASSIGN && mentionsAny(info, as.Rhs[i], taint{v: true}) {
+				found = true // a field (r.err = err) is no collection: it propagates
 			}
 		}
 		return !found

@@ -641,6 +641,18 @@ func TestHandlerKinds(t *testing.T) {
 		}
 	}
 	return 1, merr`, []string{"accumulate"}},
+		{"kept in a field of a value returned: propagate", `var res struct{ err error }
+	if _, err := os.Open(name); err != nil {
+		res.err = err
+	}
+	return 1, res.err`, []string{"propagate"}},
+		{"set in an element of a slice returned after the loop", `errs := make([]error, 3)
+	for i := range errs {
+		if _, err := os.Open(name); err != nil {
+			errs[i] = err
+		}
+	}
+	return 1, errors.Join(errs...)`, []string{"accumulate"}},
 		{"appended, and the collection returned by the arm: propagate", `var errs []error
 	_, err := os.Open(name)
 	if err != nil {
