@@ -255,6 +255,17 @@ func (fl *errorFlow) root(l ast.Expr) (v *types.Var, whole bool) {
 	}
 }
 
+// isPackageName reports whether e names an imported package (the x of
+// x.Sel).
+func isPackageName(info *types.Info, e ast.Expr) bool {
+	id := identOf(e)
+	if id == nil {
+		return false
+	}
+	_, ok := info.Uses[id].(*types.PkgName)
+	return ok
+}
+
 // outside reports whether a value stored in v (whole: v itself; else
 // one of its elements or fields) is seen outside the function: v is a
 // package-level variable, a variable of an enclosing function, or a
@@ -294,7 +305,7 @@ func (fl *errorFlow) carries(e ast.Expr, t taint, values bool) bool {
 	case *ast.Ident:
 		return t[info.ObjectOf(e)]
 	case *ast.SelectorExpr:
-		if _, pkg := info.Uses[identOf(e.X)].(*types.PkgName); pkg {
+		if isPackageName(info, e.X) {
 			return t[info.Uses[e.Sel]]
 		}
 		return fl.carries(e.X, t, values)
@@ -319,10 +330,8 @@ func (fl *errorFlow) carries(e ast.Expr, t taint, values bool) bool {
 			}
 		}
 	case *ast.CallExpr:
-		if se, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr); ok {
-			if _, method := info.Selections[se]; method && fl.carries(se.X, t, values) {
-				return true // err.Error(), or a method of a value made from the error
-			}
+		if se, ok := ast.Unparen(e.Fun).(*ast.SelectorExpr); ok && !isPackageName(info, se.X) && fl.carries(se.X, t, values) {
+			return true // err.Error(), or a method of a value made from the error
 		}
 		for _, a := range e.Args {
 			if fl.carries(a, t, values) {

@@ -1211,10 +1211,8 @@ func (fe *funcEdits) handlerKind(owner ast.Node, body []ast.Stmt, vs ...types.Ob
 			for _, a := range call.Args {
 				logged = logged || mentionsAny(info, a, held)
 			}
-			if se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
-				if _, method := info.Selections[se]; method {
-					logged = logged || mentionsAny(info, se.X, held)
-				}
+			if se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && !isPackageName(info, se.X) {
+				logged = logged || mentionsAny(info, se.X, held) // err.Error(), a method of a value made from it
 			}
 		}
 		return !logged

@@ -695,6 +695,24 @@ func TestHandlerKinds(t *testing.T) {
 	}
 	m := n * 2
 	return m, nil`, []string{"fallback"}},
+		{"an alternative value, used by the loop's result through a method", `val := name
+	for i := 0; i < 3; i++ {
+		f, err := os.Open(val)
+		if err != nil || f == nil {
+			f, _ = os.Open("")
+			if f == nil {
+				break
+			}
+		}
+		val = val + f.Name()
+	}
+	return len(val), nil`, []string{"fallback"}},
+		{"a message made from the error, logged", `_, err := os.Open(name)
+	if err != nil {
+		msg := "open: " + err.Error()
+		log.Print(msg)
+	}
+	return 1, nil`, []string{"log-and-continue"}},
 		{"os.Exit", `_, err := os.Open(name)
 	if err != nil {
 		os.Exit(2)
