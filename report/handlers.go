@@ -118,9 +118,9 @@ var handlerTerms = []Term{
 	{"source-independent / source-dependent", "every test that had an error reach this arm (white) passes armed / one fails: the handler relies on what the failed call did before failing"},
 	{"purely resilient / not purely resilient", "every test that executes the region passes armed, and one had the call succeed (pink) / one fails armed. A handler that passes the error on is rarely purely resilient: its tests expect the call to succeed, and resilience is the caller's"},
 	{"unknown", "no test gave the verdict its runs: no white usage (source), no armed run (both), or not injectable"},
-	{"widening", "a typed arm (errors.Is, errors.As, err == X, a case) run with its predicate widened to err != nil: kept (every run passes), rejected (a test fails where another arm handled the error without one), not offered (it cannot be, is not source-independent, or a test expects the error to propagate), not validated (a run is missing)"},
+	{"widening", "a typed arm (errors.Is, errors.As, err == X, a case) run with its predicate widened to err != nil. Kept when every run passes; rejected when a test fails where another arm handled the error without one; not offered when it cannot be, is not source-independent, or a test expects the error to propagate; not validated when a run is missing"},
 	{"reproduce", "the command that repeats one armed run of the handler: the first test that failed armed, else the first test; the JSON and HTML reports have one per test"},
-	{"routing", "a panic of the region's call routed to the err != nil arm as an error: kept, rejected, not offered (the call cannot panic, the handler is not source-independent, or a test expects the panic to propagate), not validated"},
+	{"routing", "a panic of the region's call routed to the err != nil arm as an error. Kept, rejected, not validated as for widening; not offered when the call cannot panic, the handler is not source-independent, or a test expects the panic to propagate"},
 }
 
 // HandlerRouting is the status of routing a panic of the region's call
