@@ -74,12 +74,13 @@ func stopsError(kind string) bool {
 	return false
 }
 
-// uncheckedTests are the tests that do not check an error that h passes
-// on: h propagates, accumulates or translates it, the test's profile run
-// saw the handled call succeed (pink, and never white: it did not expect
-// the error), and with h armed, its error injected, the test passed all
-// the same: it never looks at the function's error, or a caller handles
-// it.
+// uncheckedTests are the tests that may not check an error that h
+// passes on: h propagates, accumulates or translates it, the test's
+// profile run saw the handled call succeed (pink, and never white), and
+// with h armed, its error injected, the test passed all the same: it
+// never looks at the function's error, or a caller handles it. Handlers
+// leaves out the tests that had an error reach another handler of the
+// function: they expect its errors.
 func uncheckedTests(h *HandlerFinding) []string {
 	switch h.Kind {
 	case "propagate", "accumulate", "translate":
@@ -287,8 +288,24 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 				h.Routing.Reproduce = "ATOMICX_ROUTE='" + res.ID + "' " + reproduce(ev, r.header)
 			}
 		}
-		h.Unchecked = uncheckedTests(h)
 		r.Handlers = append(r.Handlers, h)
+	}
+	// A test that had an error reach a handler of the function expects
+	// errors from it: an injected one passing is no sign it checks none.
+	sawError := map[string]bool{} // function and test
+	for _, h := range r.Handlers {
+		for _, t := range h.Tests {
+			if containsUsage(t.Usages, "white") || containsUsage(t.Usages, "blue") {
+				sawError[h.Func+" "+t.Package+" "+t.Test] = true
+			}
+		}
+	}
+	for _, h := range r.Handlers {
+		for _, t := range uncheckedTests(h) {
+			if !sawError[h.Func+" "+t] {
+				h.Unchecked = append(h.Unchecked, t)
+			}
+		}
 		r.Summary.count(h)
 	}
 	sort.SliceStable(r.Handlers, func(i, j int) bool { return posKey(r.Handlers[i].Pos) < posKey(r.Handlers[j].Pos) })

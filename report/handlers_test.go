@@ -117,6 +117,13 @@ func TestHandlersReportLeads(t *testing.T) {
 			json.RawMessage(`{"event":"handler","pid":1,"site":"` + nilArm + `","func":"example.com/m.F","pos":"example.com/m/f.go:5:9","region":"example.com/m/f.go:2:9","usage":"pink","handler_kind":"propagate","predicate":"p"}`)}}
 	recs = append(recs, c,
 		&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: "TestC", Site: nilArm, Fault: "handler", Status: campaign.Passed, Fired: true})
+	// TestA had an error reach the Is arm of the same function: passing
+	// with the err != nil arm armed, it is not counted.
+	for _, rec := range recs {
+		if rec.Kind == "profile" && rec.Test == "TestA" {
+			rec.Events = append(rec.Events, json.RawMessage(`{"event":"handler","pid":1,"site":"`+nilArm+`","func":"example.com/m.F","pos":"example.com/m/f.go:5:9","region":"example.com/m/f.go:2:9","usage":"pink","handler_kind":"propagate","predicate":"p"}`))
+		}
+	}
 	r := Handlers(recs, nil)
 	if s := r.Summary; s.Stopping != 1 || s.PassingOn != 1 || s.Unchecked != 1 {
 		t.Errorf("summary %+v", s)
