@@ -147,9 +147,18 @@ Error handlers:
 	source-dependent (one fails); purely resilient (every test that
 	executes the region passes armed, and one has a pink usage) or not
 	purely resilient (one fails); unknown otherwise. Each handler's kind
-	says what its body does with the error: propagate, translate,
-	fallback, log-and-continue or panic. Sharded: atomicx plan -question
-	handlers. A failed run comes with the command that repeats it:
+	says where its error goes, followed through the function's
+	assignments: propagate (it, or a value made from it, reaches a
+	return), accumulate (added to a collection of errors returned
+	later), translate (another error is returned), fallback (the arm
+	makes the result otherwise), log-and-continue (logged, it goes no
+	further), ignore, panic or exit. The text report leads with the
+	handlers that stop the error (fallback, log-and-continue, ignore) and
+	the tests that do not check an error passed on; the handlers that
+	pass it on come after, counted apart: their resilience is the
+	caller's. Sharded: atomicx plan -question handlers. Each handler
+	comes with the command that repeats a failed run (the JSON and HTML
+	reports have one per test):
 
 		ATOMICX_INJECT='handler:always:example.com/m.Load#handler:load.go:12:2' \
 		atomicx go test -count=1 -run '^TestLoad$' example.com/m
