@@ -117,7 +117,10 @@ func (c *checker) releasedBy(call *ssa.CallCommon) []released {
 			}
 		case r.fn != "":
 			if name == r.fn {
-				for _, a := range call.Args {
+				for i, a := range call.Args {
+					if i == 0 && recv != nil && !call.IsInvoke() {
+						continue // a method's receiver: the pool, not what goes back to it
+					}
 					out = append(out, released{value: a, release: spec})
 				}
 			}

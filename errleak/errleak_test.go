@@ -27,7 +27,7 @@ func TestAnalyzer(t *testing.T) {
 		}},
 		"opener":    {Removed: map[string]int{errleak.FilterReturned: 1}},
 		"useopener": {Reported: 1, Removed: map[string]int{}},
-		"pooluse":   {Reported: 1, Removed: map[string]int{}},
+		"pooluse":   {Reported: 2, Removed: map[string]int{}}, // leak, take
 	}
 	for _, r := range results {
 		path := r.Pass.Pkg.Path()
@@ -81,9 +81,13 @@ func TestFindings(t *testing.T) {
 func TestFindingIsClosed(t *testing.T) {
 	results := analysistest.Run(t, analysistest.TestData(), errleak.Analyzer, "pooluse")
 	for _, r := range results {
-		fs := r.Result.(*errleak.Stats).Findings
-		if len(fs) != 1 || fs[0].IsClosed != "Returned" {
-			t.Errorf("findings %+v, want one with IsClosed Returned", fs)
+		got := map[string]string{}
+		for _, f := range r.Result.(*errleak.Stats).Findings {
+			got[f.Func] = f.IsClosed
+		}
+		want := map[string]string{"pooluse.leak": "Returned", "pooluse.take": ""}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("IsClosed by function (-want +got):\n%s", diff)
 		}
 	}
 }

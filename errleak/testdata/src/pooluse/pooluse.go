@@ -23,3 +23,24 @@ func put(p *pool.Pool) error {
 	defer pool.Put(c)
 	return c.Send()
 }
+
+func take(p *pool.Pool) error {
+	c, err := p.Take() // want `taken connection from \(\*pool.Pool\).Take is not released \(\(\*pool.Pool\).Give\) on the path to the return at line 33`
+	if err != nil {
+		return err
+	}
+	if err := c.Send(); err != nil {
+		return err
+	}
+	p.Give(c)
+	return nil
+}
+
+func give(p *pool.Pool) error {
+	c, err := p.Take()
+	if err != nil {
+		return err
+	}
+	defer p.Give(c)
+	return c.Send()
+}
