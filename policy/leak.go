@@ -14,8 +14,8 @@ import (
 // LeakResource is one [[leak.resource]] table: an acquire/release policy
 // that the errleak analysis checks on top of its standard library set.
 type LeakResource struct {
-	Pos     Position // of the [[leak.resource]] header
-	Name    string   // what the resource is, for messages ("pool connection")
+	Pos  Position // of the [[leak.resource]] header
+	Name string   // what the resource is, for messages ("pool connection")
 	// Acquire lists functions and methods, as go/types names them
 	// ("example.com/pool.Get", "(*example.com/pool.Pool).Get"): a name
 	// written as the runtime spells it ("example.com/pool.(*Pool).Get")
