@@ -209,7 +209,10 @@ func (c *checker) sites(fn *ssa.Function) []*site {
 				s.releases = append(s.releases, parseRelease(r))
 			}
 			s.value, s.errVal = resourceValue(call, res.value)
-			s.aliases = aliases(s.value)
+			s.aliases = aliases(strip(s.value)) // Notify's chan<- is the caller's chan
+			if s.value != nil {
+				s.aliases[s.value] = true
+			}
 			s.errAddrs = storedAt(s.errVal)
 			s.escapes = escapes(s)
 			out = append(out, s)
@@ -364,6 +367,25 @@ func aliases(v ssa.Value) map[ssa.Value]bool {
 			continue
 		}
 		set[v] = true
+		if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+			// Loaded from a local variable (ch, captured by a closure,
+			// lives in one): the variable and what else it holds.
+			if a, ok := u.X.(*ssa.Alloc); ok && !set[a] {
+				set[a] = true
+				for _, ar := range *a.Referrers() {
+					switch ar := ar.(type) {
+					case *ssa.UnOp:
+						if ar.Op == token.MUL {
+							work = append(work, ar)
+						}
+					case *ssa.Store:
+						if ar.Addr == a {
+							work = append(work, ar.Val)
+						}
+					}
+				}
+			}
+		}
 		refs := v.Referrers()
 		if refs == nil {
 			continue
@@ -561,6 +583,9 @@ func escapes(s *site) bool {
 // passedOn reports whether call passes v as an argument to a function
 // that is not a release of s, nor one that only borrows it.
 func passedOn(s *site, call *ssa.CallCommon, v ssa.Value) bool {
+	if call == s.call.Common() {
+		return false // the acquire itself: signal.Notify(ch, …) registers ch
+	}
 	if releases(s, call) {
 		return false
 	}

@@ -327,6 +327,8 @@ func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
 			continue
 		}
 		switch {
+		case success && s.res.errorPaths:
+			continue
 		case open[i]&nilBit != 0:
 			w.count(FilterNilCheck, i, int(r.Pos()))
 		case open[i]&borrowBit != 0:
