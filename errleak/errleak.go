@@ -25,7 +25,8 @@ context cancel functions, locks, tickers and timers, started commands,
 signal notifications, compressed readers, and the [[leak.resource]]
 tables of atomicheck.toml) along every path of the function, and reports
 a return reached while the resource is still open, with the branches taken.
-A line with //nolint:errleak or //atomicx:ignore is not reported.`,
+A line with //nolint:errleak or //atomicx:ignore is not reported, nor is
+a function whose declaration line or doc comment has one.`,
 	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
 	Run:        run,
 	FactTypes:  []analysis.Fact{new(ReturnsOpen), new(ReleasesArgs)},
@@ -142,7 +143,7 @@ type checker struct {
 	pass      *analysis.Pass
 	acquires  map[string]*Resource // by types.Func.FullName
 	summaries map[*ssa.Function]*ReturnsOpen
-	ignored   map[string]bool // "file:line" with a suppression comment
+	ignored   *suppressions
 	stats     *Stats
 
 	releaseSpecs []string                       // every Resource.Release entry, once
@@ -714,10 +715,17 @@ var noReturn = map[string]bool{
 	"(*testing.common).SkipNow": true, "(*testing.common).Skip": true, "(*testing.common).Skipf": true,
 }
 
-// suppressedLines finds the lines with //nolint:errleak (or a bare
-// //nolint) or //atomicx:ignore.
-func suppressedLines(pass *analysis.Pass) map[string]bool {
-	lines := make(map[string]bool)
+// suppressions are the places a suppression comment covers: lines with
+// //nolint:errleak (or a bare //nolint) or //atomicx:ignore, and whole
+// function declarations whose doc comment or first line has one, as
+// golangci-lint reads a nolint on a declaration.
+type suppressions struct {
+	lines map[string]bool // "file:line"
+	decls [][2]token.Pos  // [start, end) of suppressed declarations
+}
+
+func suppressedLines(pass *analysis.Pass) *suppressions {
+	sup := &suppressions{lines: make(map[string]bool)}
 	for _, f := range pass.Files {
 		for _, g := range f.Comments {
 			for _, cm := range g.List {
@@ -725,11 +733,36 @@ func suppressedLines(pass *analysis.Pass) map[string]bool {
 					continue
 				}
 				p := pass.Fset.Position(cm.Pos())
-				lines[fmt.Sprintf("%s:%d", p.Filename, p.Line)] = true
+				sup.lines[fmt.Sprintf("%s:%d", p.Filename, p.Line)] = true
 			}
 		}
 	}
-	return lines
+	for _, f := range pass.Files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			p := pass.Fset.Position(fd.Pos())
+			if sup.lines[fmt.Sprintf("%s:%d", p.Filename, p.Line)] || docSuppresses(fd.Doc) {
+				sup.decls = append(sup.decls, [2]token.Pos{fd.Pos(), fd.End()})
+			}
+		}
+	}
+	return sup
+}
+
+// docSuppresses reports whether a doc comment has a suppression line.
+func docSuppresses(doc *ast.CommentGroup) bool {
+	if doc == nil {
+		return false
+	}
+	for _, cm := range doc.List {
+		if suppresses(cm.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 func suppresses(text string) bool {
@@ -757,6 +790,11 @@ func suppresses(text string) bool {
 }
 
 func (c *checker) suppressed(pos token.Pos) bool {
+	for _, d := range c.ignored.decls {
+		if d[0] <= pos && pos < d[1] {
+			return true
+		}
+	}
 	p := c.pass.Fset.Position(pos)
-	return c.ignored[fmt.Sprintf("%s:%d", p.Filename, p.Line)]
+	return c.ignored.lines[fmt.Sprintf("%s:%d", p.Filename, p.Line)]
 }
