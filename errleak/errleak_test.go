@@ -41,6 +41,45 @@ func TestAnalyzer(t *testing.T) {
 	}
 }
 
+// With -panics, a lock held where a function panics is reported; without,
+// the same package reports nothing.
+func TestPanics(t *testing.T) {
+	set := func(v string) {
+		if err := errleak.Analyzer.Flags.Set("panics", v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("true")
+	defer set("false")
+	results := analysistest.Run(t, analysistest.TestData(), errleak.Analyzer, "panics")
+	for _, r := range results {
+		want := errleak.Stats{Reported: 1, Removed: map[string]int{errleak.FilterSuppressed: 1}}
+		if diff := cmp.Diff(want, *r.Result.(*errleak.Stats), cmpopts.IgnoreFields(errleak.Stats{}, "Findings")); diff != "" {
+			t.Errorf("stats (-want +got):\n%s", diff)
+		}
+		for _, f := range r.Result.(*errleak.Stats).Findings {
+			if f.Opening != nil {
+				t.Errorf("%s: a panic path has an opening failure %+v, want none (not confirmable)", f.Func, f.Opening)
+			}
+		}
+	}
+	set("false")
+	var missed errorCount // the fixture's one expectation is not met
+	for _, r := range analysistest.Run(&missed, analysistest.TestData(), errleak.Analyzer, "panics") {
+		if got := r.Result.(*errleak.Stats).Reported; got != 0 {
+			t.Errorf("without -panics: %d reported, want 0", got)
+		}
+	}
+	if missed != 1 {
+		t.Errorf("without -panics: %d unmet expectations, want 1", missed)
+	}
+}
+
+// errorCount counts the errors analysistest reports.
+type errorCount int
+
+func (n *errorCount) Errorf(string, ...any) { *n++ }
+
 // TestFindings checks the findings as data against the fixture's
 // comments: each function's says which call opens its path, or that none
 // does ("not confirmable").

@@ -39,6 +39,10 @@ type Resource struct {
 	// signal channel still registered when a function succeeds is most
 	// often the program's own (main's), kept on purpose until it ends.
 	errorPaths bool
+
+	// lock says that a path that panics with it held is reported too,
+	// with -panics.
+	lock bool
 }
 
 // builtin is the standard library's set.
@@ -74,8 +78,8 @@ var builtin = []Resource{
 		"context.WithCancel", "context.WithTimeout", "context.WithDeadline",
 		"context.WithCancelCause", "context.WithTimeoutCause", "context.WithDeadlineCause",
 	}, Release: []string{"()"}, value: "result1"},
-	{Name: "lock", Acquire: []string{"(*sync.Mutex).Lock", "(*sync.RWMutex).Lock"}, Release: []string{"Unlock"}, value: "recv"},
-	{Name: "read lock", Acquire: []string{"(*sync.RWMutex).RLock"}, Release: []string{"RUnlock"}, value: "recv"},
+	{Name: "lock", Acquire: []string{"(*sync.Mutex).Lock", "(*sync.RWMutex).Lock"}, Release: []string{"Unlock"}, value: "recv", lock: true},
+	{Name: "read lock", Acquire: []string{"(*sync.RWMutex).RLock"}, Release: []string{"RUnlock"}, value: "recv", lock: true},
 	{Name: "ticker", Acquire: []string{"time.NewTicker"}, Release: []string{"Stop"}, collected: true},
 	{Name: "timer", Acquire: []string{"time.NewTimer"}, Release: []string{"Stop"}, collected: true},
 	{Name: "process", Acquire: []string{"(*os/exec.Cmd).Start"}, Release: []string{"Wait"}, value: "recv"},
