@@ -29,7 +29,7 @@ A line with //nolint:errleak or //atomicx:ignore is not reported, nor is
 a function whose declaration line or doc comment has one.`,
 	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
 	Run:        run,
-	FactTypes:  []analysis.Fact{new(ReturnsOpen), new(ReleasesArgs)},
+	FactTypes:  []analysis.Fact{new(ReturnsOpen), new(ReleasesArgs), new(Ownership)},
 	ResultType: reflect.TypeOf(new(Stats)),
 }
 
@@ -86,6 +86,7 @@ func run(pass *analysis.Pass) (any, error) {
 		acquires:     make(map[string]*Resource),
 		summaries:    make(map[*ssa.Function]*ReturnsOpen),
 		argSummaries: make(map[*ssa.Function][]ArgRelease),
+		ownership:    make(map[*ssa.Function][]ParamUse),
 		ignored:      suppressedLines(pass),
 		stats:        &Stats{Removed: make(map[string]int)},
 	}
@@ -115,6 +116,8 @@ func run(pass *analysis.Pass) (any, error) {
 			}
 		}
 	}
+
+	c.exportOwnership()
 
 	// A function of this package that returns an open resource is an
 	// acquire for its callers here as much as in other packages: find
@@ -152,6 +155,7 @@ type checker struct {
 	funcs        []*ssa.Function                // the package's functions
 	fieldRelease map[string]map[*ssa.Function]bool
 	literals     map[*ast.FuncLit]funcname.Literal // the package's, named when first needed
+	ownership    map[*ssa.Function][]ParamUse      // see paramUse; nil while being computed
 }
 
 // A site is one acquiring call in a function, and what the analysis
@@ -546,66 +550,13 @@ func sameRef(v ssa.Value, s *site) bool {
 }
 
 // escapes reports whether s's resource leaves the function's hands:
-// stored, sent, captured, or passed to a function that is not one of its
-// releases. A method called on the resource, or on a field of it, is not
-// an escape.
+// stored, sent, captured, or passed to a function that keeps it. A method
+// called on the resource, or on a field of it, is not an escape, nor is
+// the acquiring call itself or a release.
 func escapes(s *site) bool {
-	for v := range s.aliases {
-		refs := v.Referrers()
-		if refs == nil {
-			continue
-		}
-		for _, r := range *refs {
-			switch r := r.(type) {
-			case *ssa.Store:
-				if a, ok := r.Addr.(*ssa.Alloc); r.Val == v && (!ok || !localOnly(a)) {
-					return true
-				}
-			case *ssa.MakeClosure:
-				if !onlyDeferred(r) {
-					return true
-				}
-			case *ssa.MapUpdate, *ssa.Send, *ssa.Go:
-				return true
-			case *ssa.Call:
-				if passedOn(s, r.Common(), v) {
-					return true
-				}
-			case *ssa.Defer:
-				if passedOn(s, r.Common(), v) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// passedOn reports whether call passes v as an argument to a function
-// that is not a release of s, nor one that only borrows it.
-func passedOn(s *site, call *ssa.CallCommon, v ssa.Value) bool {
-	if call == s.call.Common() {
-		return false // the acquire itself: signal.Notify(ch, …) registers ch
-	}
-	if releases(s, call) {
-		return false
-	}
-	if name, _ := calleeName(call); borrowers[name] {
-		return false
-	}
-	if _, ok := call.Value.(*ssa.Builtin); ok {
-		return false
-	}
-	for i, a := range call.Args {
-		if a != v {
-			continue
-		}
-		if i == 0 && !call.IsInvoke() && call.Signature().Recv() != nil {
-			continue // the receiver of a method
-		}
-		return true
-	}
-	return false
+	return s.c.leaves(s.aliases, func(call *ssa.CallCommon) bool {
+		return call == s.call.Common() || releases(s, call)
+	}, false)
 }
 
 // borrowers are standard library functions that use a reader or writer
