@@ -27,7 +27,7 @@ func TestAnalyzer(t *testing.T) {
 		}},
 		"opener":    {Removed: map[string]int{errleak.FilterReturned: 1}},
 		"useopener": {Reported: 2, Removed: map[string]int{errleak.FilterEscape: 1}}, // leak, borrowedAcross; keptAcross
-		"pooluse":   {Reported: 2, Removed: map[string]int{}}, // leak, take
+		"pooluse":   {Reported: 2, Removed: map[string]int{}},                        // leak, take
 	}
 	for _, r := range results {
 		path := r.Pass.Pkg.Path()

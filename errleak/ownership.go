@@ -49,7 +49,7 @@ var wrappers = map[string]bool{
 	"bufio.NewWriterSize": true, "bufio.NewScanner": true, "bufio.NewReadWriter": true,
 	"io.LimitReader": true, "io.TeeReader": true, "io.NewSectionReader": true,
 	"io.MultiReader": true, "io.MultiWriter": true, "io.NopCloser": true,
-	"io.NewOffsetWriter": true,
+	"io.NewOffsetWriter":      true,
 	"compress/gzip.NewReader": true, "compress/gzip.NewWriter": true, "compress/gzip.NewWriterLevel": true,
 	"compress/zlib.NewReader": true, "compress/zlib.NewReaderDict": true,
 	"compress/zlib.NewWriter": true, "compress/zlib.NewWriterLevel": true,
@@ -64,7 +64,7 @@ var wrappers = map[string]bool{
 	"encoding/base64.NewDecoder": true, "encoding/base64.NewEncoder": true,
 	"encoding/base32.NewDecoder": true, "encoding/base32.NewEncoder": true,
 	"encoding/hex.NewDecoder": true, "encoding/hex.NewEncoder": true,
-	"encoding/pem.Encode": true,
+	"encoding/pem.Encode":     true,
 	"net/textproto.NewReader": true, "net/textproto.NewWriter": true,
 }
 
