@@ -417,6 +417,8 @@ func (c *checker) releasesThrough(s *site, call *ssa.CallCommon) bool {
 			return true // a variable the resource is stored in
 		case s.value != nil && extendKey(refKey(in), ar.Path) == refKey(strip(s.value)):
 			return true
+		case s.homeKeys[extendKey(refKey(in), ar.Path)]:
+			return true // a field of a local object, released by its method
 		}
 	}
 	return false

@@ -171,6 +171,11 @@ type site struct {
 	errAddrs map[ssa.Value]bool // where errVal is stored (a captured err)
 	aliases  map[ssa.Value]bool
 	escapes  bool
+	// homeKeys are the fields of local objects the resource is stored
+	// in (refKey of a load of each), holders those objects (see
+	// homeStores).
+	homeKeys map[string]bool
+	holders  map[ssa.Value]bool
 }
 
 // calleeName is the full name of the function or method c calls, "" for
@@ -546,7 +551,7 @@ func sameRef(v ssa.Value, s *site) bool {
 		return true
 	}
 	k := refKey(v)
-	return k != "" && k == refKey(strip(s.value))
+	return k != "" && (k == refKey(strip(s.value)) || s.homeKeys[k])
 }
 
 // escapes reports whether s's resource leaves the function's hands:
@@ -554,8 +559,12 @@ func sameRef(v ssa.Value, s *site) bool {
 // called on the resource, or on a field of it, is not an escape, nor is
 // the acquiring call itself or a release.
 func escapes(s *site) bool {
-	return s.c.leaves(s.aliases, func(call *ssa.CallCommon) bool {
-		return call == s.call.Common() || releases(s, call)
+	homes := s.c.homeStores(s)
+	return s.c.leaves(s.aliases, func(instr ssa.Instruction) bool {
+		if call, ok := instr.(ssa.CallInstruction); ok {
+			return call.Common() == s.call.Common() || releases(s, call.Common())
+		}
+		return homes[instr]
 	}, false)
 }
 

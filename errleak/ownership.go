@@ -72,14 +72,17 @@ var wrappers = map[string]bool{
 // the function's hands: stored beyond a local variable, sent, captured by
 // a closure that is not only deferred, put in a map, started in a
 // goroutine, returned (when returns is true), or passed to a function
-// that keeps it. Calls that exempt accepts are not looked at.
-func (c *checker) leaves(set map[ssa.Value]bool, exempt func(*ssa.CallCommon) bool, returns bool) bool {
+// that keeps it. Instructions that exempt accepts are not looked at.
+func (c *checker) leaves(set map[ssa.Value]bool, exempt func(ssa.Instruction) bool, returns bool) bool {
 	for v := range set {
 		refs := v.Referrers()
 		if refs == nil {
 			continue
 		}
 		for _, r := range *refs {
+			if exempt != nil && exempt(r) {
+				continue
+			}
 			switch r := r.(type) {
 			case *ssa.Store:
 				if a, ok := r.Addr.(*ssa.Alloc); r.Val == v && (!ok || !localOnly(a)) {
@@ -96,9 +99,6 @@ func (c *checker) leaves(set map[ssa.Value]bool, exempt func(*ssa.CallCommon) bo
 					return true
 				}
 			case ssa.CallInstruction:
-				if exempt != nil && exempt(r.Common()) {
-					continue
-				}
 				if c.passesOn(r, v) {
 					return true
 				}

@@ -338,7 +338,7 @@ func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
 			w.count(FilterBorrowed, i, int(r.Pos()))
 		case s.escapes:
 			w.count(FilterEscape, i, int(r.Pos()))
-		case returnedAt(s, r) >= 0:
+		case returnedAt(s, r) >= 0 || s.returnsHolder(r):
 			w.count(FilterReturned, i, int(r.Pos()))
 		case s.res.collected && w.collects:
 			w.count(FilterCollected, i, int(r.Pos()))
