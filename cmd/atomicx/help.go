@@ -242,11 +242,14 @@ Resources left open on error paths:
 	for each one still open at a return, with the branches that lead
 	there. An acquire whose error result is non-nil acquired nothing: the
 	usual f, err := os.Open(p); if err != nil { return err } is fine. Not
-	reported: paths ending in os.Exit, log.Fatal or a panic; a resource
-	that is nil on the path, stored, sent, captured, passed to another
-	function, or returned (its callers then inherit it); a lock released
-	before it is taken again (the caller's); a line with //nolint:errleak
-	or //atomicx:ignore. -stats prints how many findings
+	reported: paths ending in os.Exit, log.Fatal or a panic (-panics
+	reports the locks held where a function panics); a resource that is
+	nil on the path, stored, sent, captured, passed to a function that
+	keeps it (one that only reads it, such as parse(r io.Reader), or a
+	wrapper such as bufio.NewReader, does not), or returned (its callers
+	then inherit it); a lock released before it is taken again (the
+	caller's); a line with //nolint:errleak or //atomicx:ignore, or a
+	function whose declaration line or doc comment has one. -stats prints how many findings
 	each of these removed. -format sarif writes a SARIF 2.1.0 log with
 	each path as a code flow. -confirm then runs the packages' tests,
 	built for detection, with the failure that opens each path injected
@@ -257,7 +260,9 @@ Resources left open on error paths:
 	sql rows, statements, transactions and connections, locks, contexts,
 	started commands, and resources whose table names is_closed), or
 	openness not checked (and why: a timer cannot be probed without
-	stopping it), reached, other return, reached, crashed,
+	stopping it), confirmed: hangs (the test hit -timeout with the
+	function blocked, as on a lock its error return left held), reached,
+	other return, reached, timed out, reached, crashed,
 	not reached by the tests, or not confirmable (no failed call decides
 	the path); with a reproduce line for the test that showed it. The
 	same analysis runs under go vet:
