@@ -130,9 +130,9 @@ type Result struct {
 	Generated *File
 	// GeneratedInit holds the init function that gives the sites the
 	// package's variables (Options.Globals) and the policy's done values
-	// (Options.DoneValues), or is nil. It is compiled
-	// after the package's files, so that their init functions keep their
-	// numbers (init.0, init.1) in stack frames.
+	// (Options.DoneValues), or is nil. It is compiled after the
+	// package's files, so that their init functions keep their numbers
+	// (init.0, init.1) in stack frames.
 	GeneratedInit *File
 	Functions     []Function
 	Skipped       []Skipped
@@ -304,11 +304,11 @@ type site struct {
 	noSnapshot         string // why calls are never snapshotted, or ""
 	canError           bool
 	ignored            bool
-	ends               []int32 // lines of the statements that end a call normally (see doneAt)
-	frame              string  // the name of the frames of its instrumented body, when not fn (see twin)
-	leaf               bool    // the function calls nothing but builtins (see funcEdits.leaf)
-	gate               string  // the variable that its function tests to hand over to its twin, or "" (see rt.Site.Gate)
-	done               doneErrors
+	ends               []int32    // lines of the statements that end a call normally (see doneAt)
+	frame              string     // the name of the frames of its instrumented body, when not fn (see twin)
+	leaf               bool       // the function calls nothing but builtins (see funcEdits.leaf)
+	gate               string     // the variable that its function tests to hand over to its twin, or "" (see rt.Site.Gate)
+	done               doneErrors // the standard errors that mean done for the function (see funcEdits.doneErrors)
 }
 
 type pkgRewriter struct {
