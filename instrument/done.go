@@ -9,69 +9,29 @@ import (
 	"strings"
 )
 
-// Errors that mean "done", not "failed" (see rt.Site.Fails): the
-// instrumenter tells the runtime which standard errors a function's
-// contract gives that meaning, from its name and signature, and which
+// Errors that mean "done", not "failed" (see rt.Site.Fails): io.EOF from
+// any function, as io documents it, which the runtime knows without
+// help; fs.SkipDir and fs.SkipAll from the functions whose signature
+// says they are walk callbacks, which the instrumenter tells it; and the
 // values the policy declares (Options.DoneValues).
 
 // doneErrors mirrors rt.DoneErrors.
 type doneErrors uint8
 
-const (
-	doneEOF doneErrors = 1 << iota
-	doneSkip
-)
+const doneSkip doneErrors = 1
 
-// readerMethods are the methods of the io reader interfaces whose io.EOF
-// means the input ended, as io documents them, by name, with their
-// parameters and results:
-//
-//   - io.Reader's Read returns io.EOF at the end of the input, possibly
-//     with n > 0 bytes read by the same call;
-//   - io.ReaderAt's ReadAt returns io.EOF, or nil, when the bytes read
-//     reach the end of the input;
-//   - io.ByteReader's ReadByte and io.RuneReader's ReadRune return
-//     io.EOF when there is no more input.
-//
-// Not the others: io.ReaderFrom's ReadFrom reads until io.EOF and
-// returns nil then ("any error except EOF encountered during the read is
-// also returned"), so io.EOF from it is a failure; io.WriterTo's WriteTo,
-// io.Copy and the writers have no end of input to report; io.Seeker's
-// Seek has no EOF. bufio's ReadString and ReadBytes return io.EOF too,
-// but they are not methods of io's interfaces, and a type that declares
-// methods of those names is not held to bufio's contract.
-var readerMethods = map[string]struct{ params, results []types.Type }{
-	"Read":     {[]types.Type{byteSlice}, []types.Type{types.Typ[types.Int], errorType}},
-	"ReadAt":   {[]types.Type{byteSlice, types.Typ[types.Int64]}, []types.Type{types.Typ[types.Int], errorType}},
-	"ReadByte": {nil, []types.Type{types.Typ[types.Byte], errorType}},
-	"ReadRune": {nil, []types.Type{types.Typ[types.Rune], types.Typ[types.Int], errorType}},
-}
-
-var byteSlice = types.NewSlice(types.Typ[types.Byte])
-
-// doneErrors returns the standard errors that mean done for the
-// function: io.EOF for a method of the io reader interfaces (see
-// readerMethods), fs.SkipDir and fs.SkipAll for a function, declared or
+// doneErrors returns the standard errors beyond io.EOF that mean done for
+// the function: fs.SkipDir and fs.SkipAll for a function, declared or
 // literal, of the shape of fs.WalkDirFunc or filepath.WalkFunc, whose
 // caller skips a directory or the rest of the walk on them.
 func (fe *funcEdits) doneErrors() doneErrors {
-	if fe.sig == nil || fe.errResult == "" {
-		return 0
+	if fe.sig != nil && fe.errResult != "" && walkFunc(fe.sig) {
+		return doneSkip
 	}
-	var done doneErrors
-	if fe.decl != nil && fe.sig.Recv() != nil {
-		if m, ok := readerMethods[fe.decl.Name.Name]; ok && !fe.sig.Variadic() &&
-			tupleOf(fe.sig.Params(), m.params...) && tupleOf(fe.sig.Results(), m.results...) {
-			done |= doneEOF
-		}
-	}
-	if walkFunc(fe.sig) {
-		done |= doneSkip
-	}
-	return done
+	return 0
 }
 
-// tupleOf reports whether the tuple's types are ts (byte is uint8).
+// tupleOf reports whether the tuple's types are ts.
 func tupleOf(t *types.Tuple, ts ...types.Type) bool {
 	if t.Len() != len(ts) {
 		return false

@@ -119,21 +119,8 @@ func (p *pkgRewriter) siteTable() []dst.Decl {
 		if s.gate != "" {
 			field("Gate", &dst.UnaryExpr{Op: token.AND, X: dst.NewIdent(s.gate)})
 		}
-		var done dst.Expr
-		for _, d := range []struct {
-			bit  doneErrors
-			name string
-		}{{doneEOF, "DoneEOF"}, {doneSkip, "DoneSkip"}} {
-			switch {
-			case s.done&d.bit == 0:
-			case done == nil:
-				done = rt(d.name)
-			default:
-				done = &dst.BinaryExpr{X: done, Op: token.OR, Y: rt(d.name)}
-			}
-		}
-		if done != nil {
-			field("Done", done)
+		if s.done&doneSkip != 0 {
+			field("Done", rt("DoneSkip"))
 		}
 		entry := &dst.CompositeLit{Elts: fields}
 		entry.Decs.Before, entry.Decs.After = dst.NewLine, dst.NewLine
@@ -197,9 +184,6 @@ func (p *pkgRewriter) siteTableData() ([]string, bool) {
 		}
 		if s.gate != "" {
 			flags = append(flags, 'g')
-		}
-		if s.done&doneEOF != 0 {
-			flags = append(flags, 'r')
 		}
 		if s.done&doneSkip != 0 {
 			flags = append(flags, 'w')

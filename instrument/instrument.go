@@ -83,8 +83,8 @@ type Options struct {
 	// caller-visible, as the runtime reads them ("T.f", see rt.Site).
 	Scratch []string
 	// DoneValues are the errors that mean "done", not "failed", for
-	// every function of the package, beyond those of the standard
-	// library that a function's contract gives (see done.go), as
+	// every function of the package, beyond io.EOF and those of the
+	// standard library that a function's contract gives (see done.go), as
 	// "path.Name" (a rule's success_errors): a call that returns one is
 	// not a failure, neither rolled back nor reported.
 	DoneValues []string
@@ -308,7 +308,7 @@ type site struct {
 	frame              string     // the name of the frames of its instrumented body, when not fn (see twin)
 	leaf               bool       // the function calls nothing but builtins (see funcEdits.leaf)
 	gate               string     // the variable that its function tests to hand over to its twin, or "" (see rt.Site.Gate)
-	done               doneErrors // the standard errors that mean done for the function (see funcEdits.doneErrors)
+	done               doneErrors // the standard errors beyond io.EOF that mean done for the function (see funcEdits.doneErrors)
 }
 
 type pkgRewriter struct {

@@ -16,8 +16,7 @@ func TestSiteTableData(t *testing.T) {
 		{id: "m.F#call:strconv.Atoi#1", fn: "m.F", pos: "m/v.go:11:22", call: true, canError: true},
 		{id: "m.F.func1#entry", fn: "m.F.func1", pos: "m/v.go:3:7", roots: "&x", literal: true, in: "F", noSnapshot: "its roots hold a channel", ends: []int32{4}},
 		{id: "m.G#entry", fn: "m.G", pos: "m/v.go:30:6", canError: true, ignored: true},
-		{id: "m.(*R).Read#entry", fn: "m.(*R).Read", pos: "m/r.go:3:6", canError: true, done: doneEOF},
-		{id: "m.W#entry", fn: "m.W", pos: "m/w.go:3:6", canError: true, done: doneEOF | doneSkip},
+		{id: "m.W#entry", fn: "m.W", pos: "m/w.go:3:6", canError: true, done: doneSkip},
 	}
 	type want struct {
 		kind    rt.SiteKind
@@ -35,12 +34,11 @@ func TestSiteTableData(t *testing.T) {
 			{rt.CallSite, rt.FaultError, "", 0},
 			{rt.EntrySite, rt.FaultPanic, "(*T).buf,U.tmp", 0},
 			{rt.EntrySite, 0, "(*T).buf,U.tmp", 0},
-			{rt.EntrySite, rt.FaultError | rt.FaultPanic, "(*T).buf,U.tmp", rt.DoneEOF},
-			{rt.EntrySite, rt.FaultError | rt.FaultPanic, "(*T).buf,U.tmp", rt.DoneEOF | rt.DoneSkip},
+			{rt.EntrySite, rt.FaultError | rt.FaultPanic, "(*T).buf,U.tmp", rt.DoneSkip},
 		}},
 		{"mask", Options{Mask: true}, []want{
 			{rt.EntrySite, 0, "", 0}, {rt.CallSite, 0, "", 0}, {rt.EntrySite, 0, "", 0}, {rt.EntrySite, 0, "", 0},
-			{rt.EntrySite, 0, "", rt.DoneEOF}, {rt.EntrySite, 0, "", rt.DoneEOF | rt.DoneSkip},
+			{rt.EntrySite, 0, "", rt.DoneSkip},
 		}},
 	}
 	for _, tt := range tests {

@@ -309,7 +309,7 @@ var eeSites = [...]Site{
 	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Grow#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Grow", Pos: "rt/call_test.go:3:1", Roots: "v,n", Kind: EntrySite, Faults: FaultPanic},
 	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Safe#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Safe", Pos: "rt/call_test.go:4:1", Roots: "v", Kind: EntrySite, Faults: FaultError},
 	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Push#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Push", Pos: "rt/call_test.go:5:1", Roots: "v,x", Kind: EntrySite, Faults: FaultError, Ends: []int32{501, 502}},
-	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Read#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Read", Pos: "rt/call_test.go:6:1", Roots: "v,p", Kind: EntrySite, Faults: FaultError, Ends: []int32{601, 602, 603}, Done: DoneEOF},
+	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Read#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Read", Pos: "rt/call_test.go:6:1", Roots: "v,p", Kind: EntrySite, Faults: FaultError, Ends: []int32{601, 602, 603}},
 }
 
 // Alloc adds n to the size before it checks the capacity: not atomic.

@@ -17,7 +17,6 @@ type uncomparable struct{ parts []string }
 func (u uncomparable) Error() string { return fmt.Sprint(u.parts) }
 
 func TestSiteFails(t *testing.T) {
-	reader := &Site{Done: DoneEOF}
 	walker := &Site{Done: DoneSkip}
 	declared := &Site{DoneValues: []error{errStop, uncomparable{}, nil}}
 	plain := &Site{}
@@ -27,24 +26,24 @@ func TestSiteFails(t *testing.T) {
 		err  error
 		want bool
 	}{
-		{"nil", reader, nil, false},
-		{"nil, no done errors", plain, nil, false},
-		{"an error, no done errors", plain, errStop, true},
-		{"io.EOF, no done errors", plain, io.EOF, true},
-		{"io.EOF from a reader", reader, io.EOF, false},
+		{"nil", plain, nil, false},
+		{"nil from a walk function", walker, nil, false},
+		{"an error", plain, errStop, true},
+		// io: functions return EOF only for a graceful end of input.
+		{"io.EOF", plain, io.EOF, false},
+		{"io.EOF from a walk function", walker, io.EOF, false},
+		{"io.EOF, with declared values", declared, io.EOF, false},
 		// io's contract: Read returns EOF itself, callers test it with ==.
-		{"io.EOF wrapped, from a reader", reader, fmt.Errorf("at 3: %w", io.EOF), true},
-		{"io.ErrUnexpectedEOF from a reader", reader, io.ErrUnexpectedEOF, true},
-		{"another error from a reader", reader, errStop, true},
+		{"io.EOF wrapped", plain, fmt.Errorf("at 3: %w", io.EOF), true},
+		{"io.ErrUnexpectedEOF", plain, io.ErrUnexpectedEOF, true},
 		{"fs.SkipDir from a walk function", walker, fs.SkipDir, false},
 		{"filepath.SkipAll from a walk function", walker, filepath.SkipAll, false},
 		{"fs.SkipDir wrapped, from a walk function", walker, fmt.Errorf("x: %w", fs.SkipDir), true},
-		{"io.EOF from a walk function", walker, io.EOF, true},
-		{"fs.SkipDir from a reader", reader, fs.SkipDir, true},
+		{"fs.SkipDir from another function", plain, fs.SkipDir, true},
 		{"a declared value", declared, errStop, false},
 		// Declared values are matched as Go code tests its sentinels.
 		{"a declared value wrapped", declared, fmt.Errorf("at 3: %w", errStop), false},
-		{"an undeclared value", declared, io.EOF, true},
+		{"an undeclared value", declared, io.ErrUnexpectedEOF, true},
 		{"an uncomparable error, against an uncomparable declared value", declared, uncomparable{[]string{"a"}}, true},
 	}
 	for _, tt := range tests {

@@ -10,7 +10,7 @@ func TestSiteTable(t *testing.T) {
 	table := "efg\texample.com/m.(*V).Alloc#entry\texample.com/m.(*V).Alloc\texample.com/m/v.go:16:18\tv,n\t0\t\t19,22\t\t\texample.com/m.(*V)._atx_Alloc\n" +
 		"c\texample.com/m.F#call:strconv.Atoi#1\texample.com/m.F\texample.com/m/v.go:11:22\t\t1000\t\t\t\t\t\n" +
 		"pli\texample.com/m.F.func1#entry\texample.com/m.F.func1\texample.com/m/v.go:3:7\t&x\t5\tits roots hold a channel\t4\t(*T).buf\tF\t\n" +
-		"rw\texample.com/m.G#entry\texample.com/m.G\texample.com/m/v.go:30:6\t\t0\t\t\t\t\t\n" +
+		"w\texample.com/m.G#entry\texample.com/m.G\texample.com/m/v.go:30:6\t\t0\t\t\t\t\t\n" +
 		"fg\texample.com/m.H#entry\texample.com/m.H\texample.com/m/v.go:40:6\t\t0\t\t\t\t\texample.com/m._atx_H\n"
 	var gateAlloc, gateH bool
 	got := SiteTable(5, table, &gateAlloc, &gateH)
@@ -28,7 +28,7 @@ func TestSiteTable(t *testing.T) {
 		{ID: "example.com/m.F#call:strconv.Atoi#1", Func: "example.com/m.F", Pos: "example.com/m/v.go:11:22", Kind: CallSite, Budget: 1000},
 		{ID: "example.com/m.F.func1#entry", Func: "example.com/m.F.func1", Pos: "example.com/m/v.go:3:7", Roots: "&x", NoSnapshot: "its roots hold a channel",
 			Scratch: "(*T).buf", In: "F", Kind: EntrySite, Faults: FaultPanic, Budget: 5, Ends: []int32{4}, Ignored: true, Literal: true},
-		{ID: "example.com/m.G#entry", Func: "example.com/m.G", Pos: "example.com/m/v.go:30:6", Kind: EntrySite, Done: DoneEOF | DoneSkip},
+		{ID: "example.com/m.G#entry", Func: "example.com/m.G", Pos: "example.com/m/v.go:30:6", Kind: EntrySite, Done: DoneSkip},
 		{ID: "example.com/m.H#entry", Func: "example.com/m.H", Pos: "example.com/m/v.go:40:6", Frame: "example.com/m._atx_H", Kind: EntrySite, Leaf: true},
 	}
 	for i, want := range []*bool{&gateAlloc, nil, nil, nil, &gateH} {

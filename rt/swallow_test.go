@@ -16,12 +16,11 @@ type swVec struct {
 	data []int
 }
 
-// The sites take io.EOF for done, as a reader's do.
 var swSites = [...]Site{
-	{ID: "example.com/m.(*swVec).masked#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).masked", Roots: "v,x", Kind: EntrySite, Done: DoneEOF},
-	{ID: "example.com/m.(*swVec).atomic#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).atomic", Roots: "v,x", Kind: EntrySite, Done: DoneEOF},
-	{ID: "example.com/m.(*swVec).unmaskable#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).unmaskable", Roots: "v,x", Kind: EntrySite, Done: DoneEOF},
-	{ID: "example.com/m.(*swVec).plain#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).plain", Roots: "v,x", Kind: EntrySite, Done: DoneEOF},
+	{ID: "example.com/m.(*swVec).masked#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).masked", Roots: "v,x", Kind: EntrySite},
+	{ID: "example.com/m.(*swVec).atomic#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).atomic", Roots: "v,x", Kind: EntrySite},
+	{ID: "example.com/m.(*swVec).unmaskable#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).unmaskable", Roots: "v,x", Kind: EntrySite},
+	{ID: "example.com/m.(*swVec).plain#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).plain", Roots: "v,x", Kind: EntrySite},
 }
 
 // put changes v, then fails on x < 0 with an error, and x > 100 with a

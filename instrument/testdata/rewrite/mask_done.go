@@ -19,7 +19,7 @@ type Stream struct {
 	off  int
 }
 
-// Read is io.Reader's: its io.EOF means done (flag r).
+// Read is io.Reader's: its io.EOF means done, as any function's.
 func (s *Stream) Read(p []byte) (n int, err error) {
 	n = copy(p, s.data[s.off:])
 	s.off += n
@@ -29,7 +29,7 @@ func (s *Stream) Read(p []byte) (n int, err error) {
 	return n, nil
 }
 
-// ReadAt is io.ReaderAt's (flag r).
+// ReadAt is io.ReaderAt's.
 func (s *Stream) ReadAt(p []byte, off int64) (int, error) {
 	n := copy(p, s.data[off:])
 	if n < len(p) {
@@ -38,7 +38,7 @@ func (s *Stream) ReadAt(p []byte, off int64) (int, error) {
 	return n, nil
 }
 
-// ReadByte is io.ByteReader's (flag r).
+// ReadByte is io.ByteReader's.
 func (s *Stream) ReadByte() (byte, error) {
 	if s.off == len(s.data) {
 		return 0, io.EOF
@@ -47,20 +47,20 @@ func (s *Stream) ReadByte() (byte, error) {
 	return s.data[s.off-1], nil
 }
 
-// ReadRune is io.RuneReader's (flag r).
+// ReadRune is io.RuneReader's.
 func (s *Stream) ReadRune() (rune, int, error) {
 	b, err := s.ReadByte()
 	return rune(b), 1, err
 }
 
-// ReadFrom is io.ReaderFrom's, which returns nil at io.EOF: no flag.
+// ReadFrom is io.ReaderFrom's, which returns nil at io.EOF.
 func (s *Stream) ReadFrom(r io.Reader) (int64, error) {
 	b, err := io.ReadAll(r)
 	s.data = append(s.data, b...)
 	return int64(len(b)), err
 }
 
-// Line is not one of io's methods: no flag.
+// Line is not one of io's methods: its io.EOF means done all the same.
 func (s *Stream) Line() ([]byte, error) {
 	if s.off == len(s.data) {
 		return nil, io.EOF
@@ -69,7 +69,7 @@ func (s *Stream) Line() ([]byte, error) {
 	return s.data, nil
 }
 
-// Fill has the name of io.Reader's method but not its results: no flag.
+// Fill has the name of io.Reader's method but not its results.
 type Fill struct{ n int }
 
 func (f *Fill) Read(p []byte) error {

@@ -43,8 +43,7 @@ type Site struct {
 type DoneErrors uint8
 
 const (
-	DoneEOF DoneErrors = 1 << iota
-	DoneSkip
+	DoneSkip DoneErrors = 1 << iota
 )
 
 func (s *Site) Fails(err error) bool { return err != nil }
