@@ -177,18 +177,17 @@
 // where the error means "done": a masking build does not roll such a
 // call back, a failure-oblivious wrapper does not swallow its error, and
 // detection does not count it as a failure. atomicx knows the standard
-// library's: io.EOF from a method of io's reader interfaces (Read,
-// ReadAt, ReadByte, ReadRune: io documents it as the end of the input,
-// which Read may return along with the bytes it read), and fs.SkipDir
-// and fs.SkipAll from a function of the shape of fs.WalkDirFunc or
-// filepath.WalkFunc. Those are matched as their callers match them, by
-// ==: a wrapped io.EOF is a failure. A rule's success_errors adds
-// package-level error variables, written with their package's import
-// path ("example.com/m/iter.Done", "io.EOF" for every function of the
-// rule), matched with errors.Is, for every function of the rule's
-// packages that can name them: the value's own package and the packages
-// that import it. A value that names no variable of the build is
-// reported by Policy.UnusedSuccessErrors.
+// library's: io.EOF from any function (io documents it as a graceful end
+// of input, which Read may return along with the bytes it read), and
+// fs.SkipDir and fs.SkipAll from a function of the shape of
+// fs.WalkDirFunc or filepath.WalkFunc. Those are matched as their
+// callers match them, by ==: a wrapped io.EOF is a failure. A rule's
+// success_errors adds package-level error variables, written with their
+// package's import path ("example.com/m/iter.Done"), matched with
+// errors.Is, for every function of the rule's packages that can name
+// them: the value's own package and the packages that import it. A value
+// that names no variable of the build is reported by
+// Policy.UnusedSuccessErrors.
 //
 // # Scratch paths
 //

@@ -14,16 +14,14 @@ import (
 //	[[rule]]
 //	packages = ["./..."]
 //	mode = "mask"
-//	success_errors = ["example.com/m/iter.Done", "io.EOF"]
+//	success_errors = ["example.com/m/iter.Done", "bufio.ErrFinalToken"]
 //
 // A call of one of the rule's functions that returns one of these values
 // (or an error that wraps one, as errors.Is sees it) succeeded: a masking
 // build does not roll it back, and detection does not count it as a
-// failure. The standard library's own such values need no entry where
-// the function's contract says so: io.EOF from the methods of io's
-// reader interfaces (Read, ReadAt, ReadByte, ReadRune), fs.SkipDir and
-// fs.SkipAll from a function of the shape of fs.WalkDirFunc or
-// filepath.WalkFunc. A value is written with its package's import path,
+// failure. io.EOF needs no entry (it means done from any function), nor
+// do fs.SkipDir and fs.SkipAll from a function of the shape of
+// fs.WalkDirFunc or filepath.WalkFunc. A value is written with its package's import path,
 // and its functions can name it only where the package is theirs or one
 // they import.
 

@@ -325,10 +325,10 @@ declared on an alias (type A = T) is T's: (*T).M. A * is a wildcard,
 except in the literal "(*" of a pointer receiver.
 
 An error that means "done" is no failure: not rolled back, not swallowed,
-not a failed call for detection. atomicx knows io.EOF from Read, ReadAt,
-ReadByte and ReadRune with io's signatures, and fs.SkipDir and fs.SkipAll
-from a function shaped as fs.WalkDirFunc or filepath.WalkFunc, matched
-with ==; success_errors adds package-level error variables, with their
+not a failed call for detection. atomicx knows io.EOF from any function
+(io: "functions should return EOF only to signal a graceful end of
+input"), and fs.SkipDir and fs.SkipAll from a function shaped as
+fs.WalkDirFunc or filepath.WalkFunc, matched with ==; success_errors adds package-level error variables, with their
 package's path, matched with errors.Is, for the rule's functions that
 can name them (their package's, or an imported package's).
 

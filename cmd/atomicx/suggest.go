@@ -124,7 +124,7 @@ const suggestHeader = `# mode = "mask" makes a failing call of each function lis
 # means "done" rather than "failed" (an iterator's end) is no failure once
 # the rule declares it, e.g.
 #   success_errors = ["example.com/m/iter.Done"]
-# (io.EOF from a reader's Read needs no entry).
+# (io.EOF needs no entry).
 `
 
 // suggestPolicy writes the rules that mask the report's pure non-atomic
