@@ -135,6 +135,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		ignored:  ignored,
 		literal:  fe.lit != nil,
 		in:       fe.in,
+		done:     fe.doneErrors(),
 	}
 
 	siteRef := fmt.Sprintf("&%s[%d]", sitesName, siteIdx)

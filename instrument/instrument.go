@@ -87,6 +87,12 @@ type Options struct {
 	// Scratch lists the fields whose changes are scratch, not
 	// caller-visible, as the runtime reads them ("T.f", see rt.Site).
 	Scratch []string
+	// DoneValues are the errors that mean "done", not "failed", for
+	// every function of the package, beyond io.EOF and those of the
+	// standard library that a function's contract gives (see done.go), as
+	// "path.Name" (a rule's success_errors): a call that returns one is
+	// not a failure, neither rolled back nor reported.
+	DoneValues []string
 }
 
 // File is a Go source file of the package.
@@ -128,9 +134,10 @@ type Result struct {
 	// order as it is without atomicx.
 	Generated *File
 	// GeneratedInit holds the init function that gives the sites the
-	// package's variables (Options.Globals), or is nil. It is compiled
-	// after the package's files, so that their init functions keep their
-	// numbers (init.0, init.1) in stack frames.
+	// package's variables (Options.Globals) and the policy's done values
+	// (Options.DoneValues), or is nil. It is compiled after the
+	// package's files, so that their init functions keep their numbers
+	// (init.0, init.1) in stack frames.
 	GeneratedInit *File
 	Functions     []Function
 	Skipped       []Skipped
@@ -306,10 +313,11 @@ type site struct {
 	noSnapshot         string // why calls are never snapshotted, or ""
 	canError           bool
 	ignored            bool
-	ends               []int32 // lines of the statements that end a call normally (see doneAt)
-	frame              string  // the name of the frames of its instrumented body, when not fn (see twin)
-	leaf               bool    // the function calls nothing but builtins (see funcEdits.leaf)
-	gate               string  // the variable that its function tests to hand over to its twin, or "" (see rt.Site.Gate)
+	ends               []int32    // lines of the statements that end a call normally (see doneAt)
+	frame              string     // the name of the frames of its instrumented body, when not fn (see twin)
+	leaf               bool       // the function calls nothing but builtins (see funcEdits.leaf)
+	gate               string     // the variable that its function tests to hand over to its twin, or "" (see rt.Site.Gate)
+	done               doneErrors // the standard errors beyond io.EOF that mean done for the function (see funcEdits.doneErrors)
 }
 
 type pkgRewriter struct {
@@ -579,19 +587,19 @@ func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File, err error
 		return nil, nil, err
 	}
 	sites = &File{Name: "_atomicx_sites.go", Src: src}
-	if p.opts.Globals {
-		var g strings.Builder
-		if p.writeGlobals(&g, files) {
-			f := &genFile{p: p}
-			if err := f.parseDecls(g.String()); err != nil {
-				return nil, nil, err
-			}
-			src, err := f.print()
-			if err != nil {
-				return nil, nil, err
-			}
-			init = &File{Name: "_atomicx_init.go", Src: src}
+	var g strings.Builder
+	inits := p.opts.Globals && p.writeGlobals(&g, files)
+	pkgs := p.writeDoneValues(&g)
+	if inits || len(pkgs) > 0 {
+		f := &genFile{p: p, pkgs: pkgs}
+		if err := f.parseDecls(g.String()); err != nil {
+			return nil, nil, err
 		}
+		src, err := f.print()
+		if err != nil {
+			return nil, nil, err
+		}
+		init = &File{Name: "_atomicx_init.go", Src: src}
 	}
 	return sites, init, nil
 }

@@ -51,7 +51,7 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		if oblivious {
 			// Nothing to roll back: the failure is swallowed as it is.
 			lbrace := fe.off(fe.body.Lbrace) + 1
-			edits.insert(lbrace, fmt.Sprintf(" defer %s.Swallow(%s); ", rtName, fe.errArg())+lineDirective(fe.p.fset, fe.tf, lbrace))
+			edits.insert(lbrace, fmt.Sprintf(" defer %s.Swallow(%s, %s); ", rtName, siteRef, fe.errArg())+lineDirective(fe.p.fset, fe.tf, lbrace))
 			return nil
 		}
 		// edits holds this function's edits only: naming its fields is
@@ -83,9 +83,9 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	// deferred after it have run: they must see the call fail.
 	switch {
 	case atomic:
-		prologue += fmt.Sprintf("var %[1]s %[2]s.Oblivious; defer %[1]s.Swallow(&%[3]s, %[4]s); ", obliviousName, rtName, doneName, fe.errArg())
+		prologue += fmt.Sprintf("var %[1]s %[2]s.Oblivious; defer %[1]s.Swallow(%[5]s, &%[3]s, %[4]s); ", obliviousName, rtName, doneName, fe.errArg(), siteRef)
 	case oblivious:
-		prologue += fmt.Sprintf("defer %s.Swallow(%s); ", rtName, fe.errArg())
+		prologue += fmt.Sprintf("defer %s.Swallow(%s, %s); ", rtName, siteRef, fe.errArg())
 	}
 	if unlock == nil {
 		prologue += wrap

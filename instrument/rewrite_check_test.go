@@ -21,7 +21,8 @@ import (
 var knownBadRewrites = map[string]string{}
 
 // goldenParts splits a golden file into the rewritten source file and the
-// generated file ("" when nothing was instrumented).
+// generated file ("" when nothing was instrumented), which holds the
+// generated init file when there is one.
 func goldenParts(t *testing.T, golden string) (rewritten, generated string) {
 	t.Helper()
 	data, err := os.ReadFile(golden)
@@ -37,6 +38,13 @@ func goldenParts(t *testing.T, golden string) (rewritten, generated string) {
 		t.Fatalf("%s: no -- skipped -- section", golden)
 	}
 	return rewritten, generated
+}
+
+// generatedFiles splits the generated part of a golden file into the
+// site table's file and the init file ("" when there is none).
+func generatedFiles(generated string) (sites, init string) {
+	sites, init, _ = strings.Cut(generated, "-- generated init --\n")
+	return sites, init
 }
 
 func goldenFiles(t *testing.T) []string {
@@ -93,8 +101,12 @@ func TestGoldenTypeChecks(t *testing.T) {
 			rewritten, generated := goldenParts(t, golden)
 			name := "/src/example.com/m/" + strings.TrimSuffix(filepath.Base(golden), ".golden") + ".go"
 			files := []*ast.File{parseOrFatal(t, fset, name, rewritten)}
-			if generated != "" {
-				files = append(files, parseOrFatal(t, fset, "/out/_atomicx_sites.go", generated))
+			sites, init := generatedFiles(generated)
+			if sites != "" {
+				files = append(files, parseOrFatal(t, fset, "/out/_atomicx_sites.go", sites))
+			}
+			if init != "" {
+				files = append(files, parseOrFatal(t, fset, "/out/_atomicx_init.go", init))
 			}
 			var errs []string
 			conf := types.Config{

@@ -54,6 +54,7 @@ func (p *Policy) Hash() string {
 			writeList(h, probeKey, r.ProbeAcquires)
 		}
 		writeOblivious(h, r, nil)
+		writeSuccessErrors(h, r)
 		writeOptions(h, "options", r.Options)
 	}
 	writeLeaks(h, p.Leaks)
@@ -147,6 +148,9 @@ func (m Match) HashIn(fns Funcs) string {
 	}
 	if m.Rule != nil && m.Mode == Mask {
 		writeOblivious(h, m.Rule, fns)
+	}
+	if m.Rule != nil && m.Mode != Off {
+		writeSuccessErrors(h, m.Rule)
 	}
 	writeLeaks(h, m.Leaks())
 	if m.Mode != Off {

@@ -91,6 +91,10 @@ type Rule struct {
 	// Scratch lists the fields whose changes by a failed call are scratch,
 	// not caller-visible, as written (see scratchPath).
 	Scratch []string
+	// SuccessErrors lists, as written, the package-level error values
+	// that mean "done", not "failed", when the rule's functions return
+	// them (see success.go).
+	SuccessErrors []string
 	// Oblivious and ObliviousAtomic list, in a mask rule, the functions
 	// whose failures are swallowed (failure-oblivious functions): a
 	// failed call returns a nil error, and a panic through it is
@@ -118,6 +122,8 @@ type Rule struct {
 	exclude   []funcPattern
 	ignore    []funcPattern
 	scratch   []scratchPath
+	// successErrors is SuccessErrors, parsed.
+	successErrors []successValue
 	// oblivious and obliviousAtomic are Oblivious and ObliviousAtomic,
 	// compiled.
 	oblivious, obliviousAtomic []funcPattern

@@ -283,6 +283,7 @@ func (r *runner) compile() (int, error) {
 		Globals:           match.Options.Globals,
 		SnapshotBudget:    match.Options.SnapshotBudget,
 		Scratch:           match.Scratch(),
+		DoneValues:        match.SuccessErrors(),
 	})
 	var typeErr *instrument.TypeError
 	if errors.As(err, &typeErr) {

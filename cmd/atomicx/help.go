@@ -323,6 +323,7 @@ No file means nothing is instrumented.
 	from_report = "report.json" # mask: also the report's pure non-atomic functions
 	exclude = ["String", "(*Vector).*"]
 	ignore = ["(*Reader).Read"] # non-atomic on purpose: never injected nor reported
+	success_errors = ["example.com/m/iter.Done"] # errors that mean done, not failed
 	scratch = ["(*Decoder).buf"] # detect: changes to these fields are scratch
 	oblivious = ["(*Cache).Refresh"]    # mask: swallow these functions' failures
 	oblivious_atomic = ["(*Store).Add"] # mask: roll back, then swallow
@@ -340,6 +341,14 @@ Function patterns use runtime.Func.Name() form relative to the package:
 F, T.M, (*T).M, (*Stack[...]).Push (also written (*Stack).Push). A method
 declared on an alias (type A = T) is T's: (*T).M. A * is a wildcard,
 except in the literal "(*" of a pointer receiver.
+
+An error that means "done" is no failure: not rolled back, not swallowed,
+not a failed call for detection. atomicx knows io.EOF from any function
+(io: "functions should return EOF only to signal a graceful end of
+input"), and fs.SkipDir and fs.SkipAll from a function shaped as
+fs.WalkDirFunc or filepath.WalkFunc, matched with ==; success_errors adds package-level error variables, with their
+package's path, matched with errors.Is, for the rule's functions that
+can name them (their package's, or an imported package's).
 
 oblivious and oblivious_atomic make functions failure-oblivious in a mask
 rule: a failed call returns a nil error, a panic through it is recovered,

@@ -120,10 +120,14 @@ const suggestHeader = `# mode = "mask" makes a failing call of each function lis
 # atomicx report -format json -o report.json).
 #
 # A function that is non-atomic on purpose should not be masked: an
-# io.Reader's Read that consumes input before it returns io.EOF, say. Move
-# it from functions to the rule's ignore list, e.g.
-#   ignore = ["(*Reader).Read"]
-# and atomicx neither injects faults into it nor reports it.
+# io.Writer's Write that writes part of its input before it reports a short
+# write, say. Move it from functions to the rule's ignore list, e.g.
+#   ignore = ["(*Writer).Write"]
+# and atomicx neither injects faults into it nor reports it. An error that
+# means "done" rather than "failed" (an iterator's end) is no failure once
+# the rule declares it, e.g.
+#   success_errors = ["example.com/m/iter.Done"]
+# (io.EOF needs no entry).
 `
 
 // suggestPolicy writes the rules that mask the report's pure non-atomic

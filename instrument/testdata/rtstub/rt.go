@@ -38,7 +38,17 @@ type Site struct {
 	Frame      string
 	Leaf       bool
 	Gate       *bool
+	Done       DoneErrors
+	DoneValues []error
 }
+
+type DoneErrors uint8
+
+const (
+	DoneSkip DoneErrors = 1 << iota
+)
+
+func (s *Site) Fails(err error) bool { return err != nil }
 
 type Globals struct {
 	Names string
@@ -97,13 +107,13 @@ func Mask(s *Site, roots ...any) *Checkpoint { return nil }
 
 func (c *Checkpoint) Rollback(done *bool, errp *error) {}
 
-func Swallow(errp *error) {}
+func Swallow(s *Site, errp *error) {}
 
 type Oblivious struct{}
 
 func (o *Oblivious) Masked(c *Checkpoint) *Checkpoint { return c }
 
-func (o *Oblivious) Swallow(done *bool, errp *error) {}
+func (o *Oblivious) Swallow(s *Site, done *bool, errp *error) {}
 
 type Releases struct{}
 
