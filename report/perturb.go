@@ -21,40 +21,71 @@ const PerturbSchema = "atomicx.perturb/v1"
 // failing once (one-shot) and every time (always), who handled the
 // failure, and which functions made failure-oblivious would let them.
 type PerturbReport struct {
-	Provenance *Provenance      `json:"provenance,omitempty"`
-	Plan       string           `json:"plan,omitempty"` // the ID of the plan the campaign ran (see campaign.Header)
-	Points     []*PerturbPoint  `json:"points"`         // by class, worst first, then by position
-	Summary    PerturbSummary   `json:"summary"`
-	Problems   []string         `json:"problems,omitempty"`
-	header     *campaign.Header // for reproduce lines
+	Provenance *Provenance `json:"provenance,omitempty"`
+	Plan       string      `json:"plan,omitempty"` // the ID of the plan the campaign ran (see campaign.Header)
+	// OneAtATime says that every run ran on one thread, a test's
+	// parallel subtests one at a time, so that the Nth reach of a point
+	// is the same reach in every run; TestsPerPoint is the bound on the
+	// tests each point ran with (0: every test that reaches it).
+	OneAtATime    bool             `json:"one_at_a_time"`
+	TestsPerPoint int              `json:"tests_per_point"`
+	Points        []*PerturbPoint  `json:"points"` // by class, worst first, then by position
+	Summary       PerturbSummary   `json:"summary"`
+	Problems      []string         `json:"problems,omitempty"`
+	header        *campaign.Header // for reproduce lines
 }
 
 // PerturbPoint is one failure point and what its runs showed.
 type PerturbPoint struct {
-	Site         string              `json:"site"`  // the site ID
-	Func         string              `json:"func"`  // the function it is in, or of (an entry)
-	Pos          string              `json:"pos"`   // import path/file.go:line:col
-	Kind         string              `json:"kind"`  // "entry" (callers see the function fail) or "call" (a call site)
-	Fault        string              `json:"fault"` // error or panic
-	Package      string              `json:"package"`
-	Test         string              `json:"test"`         // the test that ran it ("exec": the program workload)
-	Class        string              `json:"class"`        // fragile, sensitive, immunized, not injected, not run
-	Inconsistent bool                `json:"inconsistent"` // the one-shot run failed and the always run passed
-	OneShot      string              `json:"one_shot"`     // the one-shot run's outcome (pass, fail, crash, timeout)
-	Always       string              `json:"always"`       // the always run's
-	Handler      string              `json:"handler"`      // the function that handled the one-shot failure; "" when no instrumented caller did
-	Distance     int                 `json:"distance"`     // functions that passed it on before
-	Improvement  string              `json:"improvement"`  // the best validated effect: "fragile → immunized", ""
-	Reproduce    string              `json:"reproduce"`    // the one-shot run again
-	ReproAlways  string              `json:"reproduce_always"`
-	Candidates   []*PerturbCandidate `json:"candidates,omitempty"`
+	Site  string `json:"site"`  // the site ID
+	Func  string `json:"func"`  // the function it is in, or of (an entry)
+	Pos   string `json:"pos"`   // import path/file.go:line:col
+	Kind  string `json:"kind"`  // "entry" (callers see the function fail) or "call" (a call site)
+	Fault string `json:"fault"` // error or panic
+	// Class is the worst of its tests' classes: fragile if one test
+	// fails the one-shot run, immunized only if every test passes both.
+	// Package, Test, OneShot, Always, Handler and Distance are those of
+	// the test that gave it.
+	Class        string `json:"class"` // fragile, sensitive, immunized, not injected, not run
+	Package      string `json:"package"`
+	Test         string `json:"test"`         // the test that gave the class ("exec": the program workload)
+	Inconsistent bool   `json:"inconsistent"` // a test's one-shot run failed and its always run passed
+	OneShot      string `json:"one_shot"`     // the one-shot run's outcome (pass, fail, crash, timeout)
+	Always       string `json:"always"`       // the always run's
+	Handler      string `json:"handler"`      // the function that handled the one-shot failure; "" when no instrumented caller did
+	Distance     int    `json:"distance"`     // functions that passed it on before
+	// Tests are every test the point ran with; Reached counts the tests
+	// that reached it in their profile runs (more than len(Tests) when
+	// the campaign bounded the tests per point).
+	Tests       []*PerturbTest      `json:"tests"`
+	Reached     int                 `json:"tests_reached"`
+	Improvement string              `json:"improvement"` // the best validated effect: "fragile → immunized", ""
+	Reproduce   string              `json:"reproduce"`   // the one-shot run again
+	ReproAlways string              `json:"reproduce_always"`
+	Candidates  []*PerturbCandidate `json:"candidates,omitempty"`
+}
+
+// PerturbTest is what one test's runs of a point showed.
+type PerturbTest struct {
+	Package      string `json:"package"`
+	Test         string `json:"test"`
+	Class        string `json:"class"`
+	Inconsistent bool   `json:"inconsistent"`
+	OneShot      string `json:"one_shot"`
+	Always       string `json:"always"`
+	Handler      string `json:"handler"`
+	Distance     int    `json:"distance"`
 }
 
 // PerturbCandidate is a failure-oblivious candidate of a point: a
-// function that passed the failure on, and what wrapping it did.
+// function that passed the failure on, and what wrapping it did in
+// every test the point ran with.
 type PerturbCandidate struct {
 	Func string `json:"func"`
 	Site string `json:"site"` // entry site ID, as ATOMICX_OBLIVIOUS takes it
+	// OnlyAlways says that it passed on only the always run's failure:
+	// the one-shot failure was handled before it.
+	OnlyAlways bool `json:"only_always"`
 	// Plain and Atomic are the point's class with the function made
 	// failure-oblivious, and atomic failure-oblivious ("" not run).
 	Plain  string `json:"plain"`
@@ -103,7 +134,7 @@ func Perturbation(recs []*campaign.Record, problems []campaign.Problem) *Perturb
 	r := &PerturbReport{Provenance: provenanceOf(h), header: h,
 		Summary: PerturbSummary{ByClass: map[string]int{}, ByFault: map[string]int{}, Improved: map[string]int{}}}
 	if h != nil {
-		r.Plan = h.Plan
+		r.Plan, r.OneAtATime, r.TestsPerPoint = h.Plan, h.OneAtATime, h.TestsPerPoint
 	}
 	for _, p := range problems {
 		r.Problems = append(r.Problems, p.String())
@@ -142,9 +173,13 @@ func Perturbation(recs []*campaign.Record, problems []campaign.Problem) *Perturb
 func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
 	out := &PerturbPoint{Site: p.Site, Func: p.Func, Pos: p.Pos, Kind: "entry", Fault: p.Fault, Package: p.Package, Test: p.Test,
 		Class: p.Class, Inconsistent: p.Inconsistent, Handler: p.Handler, Distance: p.Distance,
-		OneShot: status(p.OneShot), Always: status(p.Always)}
+		OneShot: status(p.OneShot), Always: status(p.Always), Reached: p.Reached}
 	if strings.Contains(p.Site, "#call:") {
 		out.Kind = "call"
+	}
+	for _, t := range p.Tests {
+		out.Tests = append(out.Tests, &PerturbTest{Package: t.Package, Test: t.Test, Class: t.Class, Inconsistent: t.Inconsistent,
+			OneShot: status(t.OneShot), Always: status(t.Always), Handler: t.Monitor.Handler, Distance: t.Monitor.Distance})
 	}
 	out.Reproduce = r.reproduce(p.OneShot)
 	out.ReproAlways = r.reproduce(p.Always)
@@ -157,7 +192,7 @@ func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
 	}
 	best := -1
 	for _, c := range p.Candidates {
-		pc := &PerturbCandidate{Func: c.Func, Site: c.Site, Plain: c.Plain.Class, Atomic: c.Atomic.Class,
+		pc := &PerturbCandidate{Func: c.Func, Site: c.Site, OnlyAlways: c.OnlyAlways, Plain: c.Plain.Class, Atomic: c.Atomic.Class,
 			Swallowed: c.Plain.Swallowed + c.Atomic.Swallowed, NotRolledBack: c.Atomic.NotRolledBack, Reproduce: r.reproduce(c.Atomic.OneShot)}
 		s.Candidates++
 		switch {
@@ -219,6 +254,9 @@ func (r *PerturbReport) reproduce(rec *campaign.Record) string {
 		}
 	}
 	words = append(words, "ATOMICX_LOG=$PWD/events.jsonl")
+	if r.OneAtATime {
+		words = append(words, "GOMAXPROCS=1")
+	}
 	if rec.Exec != "" {
 		return strings.Join(append(words, "ATOMICX_BINARY="+shellQuote(rec.Binary), shellQuote(rec.Exec)), " ")
 	}
@@ -228,6 +266,9 @@ func (r *PerturbReport) reproduce(rec *campaign.Record) string {
 		atomicx, buildArgs = h.Atomicx, h.BuildArgs
 	}
 	words = append(words, shellQuote(atomicx), "go", "test", "-count=1")
+	if r.OneAtATime {
+		words = append(words, "-parallel=1")
+	}
 	for _, a := range buildArgs {
 		words = append(words, shellQuote(a))
 	}
@@ -269,6 +310,11 @@ func WritePerturbText(w io.Writer, r *PerturbReport, locate Locator) {
 		fmt.Fprintf(w, "%s (%d):\n", class, len(pts))
 		for _, p := range pts {
 			fmt.Fprintf(w, "%s: %s: %s\n", locate(p.Pos), pointName(p), pointText(p))
+			if len(p.Tests) > 1 {
+				for _, t := range p.Tests {
+					fmt.Fprintf(w, "\t%s\n", testText(t))
+				}
+			}
 			for _, c := range p.Candidates {
 				fmt.Fprintf(w, "\tcandidate %s: %s\n", shortName(c.Func), candidateText(p, c))
 			}
@@ -295,10 +341,29 @@ func pointName(p *PerturbPoint) string {
 	return shortName(p.Func)
 }
 
-// pointText says what the runs of a point showed.
+// pointText says what the runs of a point showed: those of its one
+// test, or the class its tests give it, each test's runs following on
+// lines of their own (testText).
 func pointText(p *PerturbPoint) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s", p.Fault, map[string]string{"entry": "at entry", "call": "of the call"}[p.Kind])
+	if len(p.Tests) > 1 {
+		fmt.Fprintf(&b, "; %s in %d tests", p.Class, len(p.Tests))
+		if p.Reached > len(p.Tests) {
+			fmt.Fprintf(&b, " of the %d that reach it", p.Reached)
+		}
+		switch p.Class {
+		case campaign.Fragile, campaign.Sensitive:
+			fmt.Fprintf(&b, " (%s)", p.Test)
+		}
+		if p.Improvement != "" {
+			fmt.Fprintf(&b, "; %s with a failure-oblivious candidate", p.Improvement)
+		}
+		return b.String()
+	}
+	if p.Reached > len(p.Tests) {
+		fmt.Fprintf(&b, "; 1 test of the %d that reach it", p.Reached)
+	}
 	switch p.Class {
 	case campaign.PointNotInjected:
 		fmt.Fprintf(&b, "; %s did not reach it again", p.Test)
@@ -323,7 +388,36 @@ func pointText(p *PerturbPoint) string {
 	return b.String()
 }
 
+// testText says what one test's runs of a point showed.
+func testText(t *PerturbTest) string {
+	switch t.Class {
+	case campaign.PointNotInjected:
+		return t.Test + ": did not reach it again"
+	case campaign.PointNotRun:
+		return t.Test + ": runs missing"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s, %s once, %s always", t.Test, t.Class, t.OneShot, t.Always)
+	if t.Handler != "" {
+		fmt.Fprintf(&b, "; handled by %s", shortName(t.Handler))
+	} else {
+		b.WriteString("; handled outside the instrumented code")
+	}
+	fmt.Fprintf(&b, " at distance %d", t.Distance)
+	if t.Inconsistent {
+		b.WriteString(" (inconsistent: fails once, survives always)")
+	}
+	return b.String()
+}
+
 func candidateText(p *PerturbPoint, c *PerturbCandidate) string {
+	if c.OnlyAlways {
+		return "(passed on the lasting failure only) " + candidateEffect(p, c)
+	}
+	return candidateEffect(p, c)
+}
+
+func candidateEffect(p *PerturbPoint, c *PerturbCandidate) string {
 	switch c.Works {
 	case "not run":
 		return "validation runs missing"
@@ -357,6 +451,18 @@ func writePerturbSummary(w io.Writer, r *PerturbReport) {
 	}
 	fmt.Fprintf(w, "campaign: %d profile runs, %d point runs, %d validation runs; %s, run time %s (summed)\n",
 		s.ProfileRuns, s.PointRuns, s.Validations, wall, durationText(s.RunMs))
+	fmt.Fprintf(w, "%s\n", testsPerPointText(r.TestsPerPoint))
+	if r.OneAtATime {
+		fmt.Fprintln(w, "every run ran on one thread, a test's parallel subtests one at a time (GOMAXPROCS=1, -test.parallel=1): the first reach of a point is the same reach in every run")
+	}
+}
+
+// testsPerPointText says which tests the points ran with.
+func testsPerPointText(bound int) string {
+	if bound > 0 {
+		return fmt.Sprintf("each point ran with at most %d of the tests that reach it (-tests-per-point %d), those that reach the fewest points first; a class is the worst of those tests'", bound, bound)
+	}
+	return "each point ran with every test that reaches it; a class is the worst of their classes"
 }
 
 // perturbHTML is parsed on first use (see handlersPage).
@@ -375,11 +481,12 @@ var perturbHTML = sync.OnceValue(func() *template.Template {
 fragile → immunized {{index .R.Summary.Improved "fragile → immunized"}}, sensitive → immunized {{index .R.Summary.Improved "sensitive → immunized"}}.
 Candidates: {{.R.Summary.Candidates}}, working plain {{.R.Summary.WorkPlain}}, only atomic {{.R.Summary.WorkOnlyAtomic}}.
 Faults: error {{index .R.Summary.ByFault "error"}}, panic {{index .R.Summary.ByFault "panic"}} (where no error can be injected).</p>
-<p>{{.R.Summary.ProfileRuns}} profile runs, {{.R.Summary.PointRuns}} point runs, {{.R.Summary.Validations}} validation runs.</p>
+<p>{{.R.Summary.ProfileRuns}} profile runs, {{.R.Summary.PointRuns}} point runs, {{.R.Summary.Validations}} validation runs; {{.TestsText}}.
+{{if .R.OneAtATime}}Every run ran on one thread, a test's parallel subtests one at a time (GOMAXPROCS=1, -test.parallel=1).{{end}}</p>
 <h2>Points</h2>
 <table><tr><th>position</th><th>point</th><th>class</th><th>test</th><th>one-shot</th><th>always</th><th>handler</th><th>distance</th><th>candidates</th></tr>
 {{range .Points}}<tr class="{{.P.Class}}"><td>{{.Pos}}</td><td><code>{{.P.Func}}</code> ({{.P.Kind}}, {{.P.Fault}})</td><td>{{.P.Class}}{{if .P.Inconsistent}} (inconsistent){{end}}</td>
-<td>{{.P.Test}}</td><td>{{.P.OneShot}}</td><td>{{.P.Always}}</td><td>{{if .P.Handler}}<code>{{.P.Handler}}</code>{{else}}outside the instrumented code{{end}}</td><td>{{.P.Distance}}</td>
+<td>{{range .P.Tests}}{{.Test}}: {{.Class}}<br>{{end}}{{if gt .P.Reached (len .P.Tests)}}({{len .P.Tests}} of {{.P.Reached}} tests){{end}}</td><td>{{.P.OneShot}}</td><td>{{.P.Always}}</td><td>{{if .P.Handler}}<code>{{.P.Handler}}</code>{{else}}outside the instrumented code{{end}}</td><td>{{.P.Distance}}</td>
 <td>{{range .P.Candidates}}<code>{{.Func}}</code>: plain {{.Plain}}, atomic {{.Atomic}} ({{.Works}})<br>{{end}}{{if .P.Improvement}}<b>{{.P.Improvement}}</b>{{end}}</td></tr>
 {{end}}</table>
 </body></html>
@@ -396,11 +503,12 @@ func WritePerturbHTML(w io.Writer, r *PerturbReport, locate Locator) error {
 		Pos string
 	}
 	data := struct {
-		R       *PerturbReport
-		Classes []string
-		Counts  []int
-		Points  []row
-	}{R: r, Classes: perturbClasses}
+		R         *PerturbReport
+		Classes   []string
+		Counts    []int
+		Points    []row
+		TestsText string
+	}{R: r, Classes: perturbClasses, TestsText: testsPerPointText(r.TestsPerPoint)}
 	for _, c := range perturbClasses {
 		data.Counts = append(data.Counts, r.Summary.ByClass[c])
 	}
