@@ -2,6 +2,7 @@ package campaign
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -270,6 +271,50 @@ type Candidate struct {
 	// Plain and Atomic are the point's runs with the function made
 	// failure-oblivious, and atomic failure-oblivious, in every test.
 	Plain, Atomic Validation
+	// Hazards say why making the function failure-oblivious may do
+	// harm that the tests do not show (see hazardsOf); none when nothing
+	// is known against it.
+	Hazards []string
+}
+
+// HazardousSwallows is how many failures a wrapper may swallow in one
+// validating run before the candidate is marked hazardous: a function
+// that fails that often and is told to go on (a read in a loop
+// returning no data) is not surviving a failure but ignoring one that
+// lasts.
+const HazardousSwallows = 1000
+
+// hazardousNames are the functions whose failures mean that data the
+// program believes written or durable is not: swallowing such a
+// failure, in the function or in a call of it, loses the data silently.
+var hazardousNames = map[string]bool{"Sync": true, "Close": true, "Flush": true, "Write": true, "WriteString": true,
+	"WriteAt": true, "WriteTo": true, "WriteFile": true}
+
+// hazardsOf says why candidate c of point p may do harm that its
+// validation does not show: it swallowed too many failures in one run,
+// or it, or the point's call, writes or syncs.
+func hazardsOf(p *PerturbPoint, c *Candidate) []string {
+	var out []string
+	if n := max(c.Plain.MaxSwallowed, c.Atomic.MaxSwallowed); n >= HazardousSwallows {
+		out = append(out, fmt.Sprintf("swallowed %d failures in one run", n))
+	}
+	if name := lastName(c.Func); hazardousNames[name] {
+		out = append(out, "swallows failures of "+name+": what it should write or make durable may be lost")
+	}
+	callee := p.Func
+	if _, rest, ok := strings.Cut(p.Site, "#call:"); ok {
+		callee, _, _ = strings.Cut(rest, "#")
+	}
+	if name := lastName(callee); hazardousNames[name] && name != lastName(c.Func) {
+		out = append(out, "swallows a failed "+name+": what it should write or make durable may be lost")
+	}
+	return out
+}
+
+// lastName is the last element of a function's name: "Sync" of
+// "os.(*File).Sync" and of "f.Sync".
+func lastName(fn string) string {
+	return fn[strings.LastIndex(fn, ".")+1:]
 }
 
 // Validation is a point's runs with a candidate wrapped, in every test
@@ -280,11 +325,15 @@ type Validation struct {
 	OneShot, Always *Record
 	Class           string
 	Inconsistent    bool
-	// Swallowed counts the failures the wrapper swallowed in the runs;
-	// NotRolledBack the atomic wrapper's failed calls that could not be
-	// rolled back (not snapshotted, or over budget), whose failures went
-	// on.
-	Swallowed, NotRolledBack int
+	// Swallowed counts the failures the wrapper swallowed in the runs,
+	// MaxSwallowed in the run that swallowed the most; NotRolledBack the
+	// atomic wrapper's failed calls that could not be rolled back (not
+	// snapshotted, or over budget), whose failures went on.
+	Swallowed, MaxSwallowed, NotRolledBack int
+	// Unchecked says that a test passed its always run with the wrapper
+	// swallowing failures: every reach of the point failed, and the test
+	// did not notice what those calls did not produce.
+	Unchecked bool
 }
 
 // countWrapped counts what the wrapper did in the runs.
@@ -293,17 +342,23 @@ func (v *Validation) countWrapped(runs ...*Record) {
 		if r == nil {
 			continue
 		}
+		n := 0
 		for _, raw := range r.Events {
 			var e event
 			if json.Unmarshal(raw, &e) != nil || e.Event != "oblivious" {
 				continue
 			}
 			if e.Swallowed {
-				v.Swallowed++
+				n++
 			}
 			if e.Atomic && !e.RolledBack {
 				v.NotRolledBack++
 			}
+		}
+		v.Swallowed += n
+		v.MaxSwallowed = max(v.MaxSwallowed, n)
+		if r.Always && r.Status == Passed && n > 0 {
+			v.Unchecked = true
 		}
 	}
 }
@@ -413,6 +468,7 @@ func PerturbPointsOf(recs []*Record) []*PerturbPoint {
 					c.Plain = v
 				}
 			}
+			c.Hazards = hazardsOf(p, c)
 		}
 	}
 	return points

@@ -406,3 +406,54 @@ func TestPerturbPointOverTests(t *testing.T) {
 		}
 	}
 }
+
+// TestCandidateHazards: a candidate is hazardous when it swallowed
+// thousands of failures in one run, or when it or the point's call writes
+// or syncs; a test that passes its always run with failures swallowed
+// did not check what they should have produced.
+func TestCandidateHazards(t *testing.T) {
+	swallows := func(n int, always bool, status string) *Record {
+		r := &Record{Always: always, Status: status}
+		for range n {
+			r.Events = append(r.Events, json.RawMessage(`{"event":"oblivious","site":"m.F#entry","swallowed":true}`))
+		}
+		return r
+	}
+	tests := []struct {
+		name, site, candidate string
+		runs                  []*Record
+		hazards               []string
+		unchecked             bool
+	}{
+		{"a few swallowed, the always run failed", "m.Parse#call:strconv.Atoi#1", "m.Decode",
+			[]*Record{swallows(1, false, Passed), swallows(3, true, Failed)}, nil, false},
+		{"the always run passed with failures swallowed", "m.Parse#call:strconv.Atoi#1", "m.Decode",
+			[]*Record{swallows(1, false, Passed), swallows(3, true, Passed)}, nil, true},
+		{"the always run passed, nothing swallowed", "m.Parse#call:strconv.Atoi#1", "m.Decode",
+			[]*Record{swallows(0, false, Passed), swallows(0, true, Passed)}, nil, false},
+		{"thousands swallowed", "m.(*WAL).next#call:r.Read#1", "m.(*WAL).Read",
+			[]*Record{swallows(1, false, Passed), swallows(HazardousSwallows, true, Passed)},
+			[]string{"swallowed 1000 failures in one run"}, true},
+		{"a Close that swallows a failed Sync", "m.(*WAL).Close#call:f.Sync#1", "m.(*WAL).Close",
+			[]*Record{swallows(1, false, Passed), swallows(1, true, Passed)},
+			[]string{"swallows failures of Close: what it should write or make durable may be lost",
+				"swallows a failed Sync: what it should write or make durable may be lost"}, true},
+		{"a failed write at entry", "m.(*Buf).Write#entry", "m.Save",
+			[]*Record{swallows(1, false, Passed), swallows(1, true, Failed)},
+			[]string{"swallows a failed Write: what it should write or make durable may be lost"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v Validation
+			v.countWrapped(tt.runs...)
+			p := &PerturbPoint{Site: tt.site, Func: siteFunc(tt.site)}
+			c := &Candidate{Func: tt.candidate, Plain: v}
+			if got := hazardsOf(p, c); !slices.Equal(got, tt.hazards) {
+				t.Errorf("hazards = %q, want %q", got, tt.hazards)
+			}
+			if v.Unchecked != tt.unchecked {
+				t.Errorf("unchecked = %v, want %v", v.Unchecked, tt.unchecked)
+			}
+		})
+	}
+}

@@ -94,11 +94,21 @@ type PerturbCandidate struct {
 	// atomic too, or not: see Atomic), "only atomic", "none", or "not
 	// run".
 	Works string `json:"works"`
-	// Swallowed counts the failures the wrappers swallowed in the four
-	// runs, NotRolledBack the atomic wrapper's that it could not roll back.
-	Swallowed     int    `json:"swallowed"`
-	NotRolledBack int    `json:"not_rolled_back"`
-	Reproduce     string `json:"reproduce"` // the one-shot run with the atomic wrapper
+	// Swallowed counts the failures the wrappers swallowed in the
+	// validating runs, MaxSwallowed in the run that swallowed the most;
+	// NotRolledBack the atomic wrapper's that it could not roll back.
+	Swallowed     int `json:"swallowed"`
+	MaxSwallowed  int `json:"max_swallowed"`
+	NotRolledBack int `json:"not_rolled_back"`
+	// Unchecked: a test passed with every reach of the point failing and
+	// the wrapper swallowing the failures; it does not check what those
+	// calls should have produced.
+	Unchecked bool `json:"data_unchecked"`
+	// Hazards say why the wrapper may do harm the tests do not show (a
+	// flood of swallowed failures, a failed write, sync or close); a
+	// hazardous candidate's improvement is counted apart.
+	Hazards   []string `json:"hazards,omitempty"`
+	Reproduce string   `json:"reproduce"` // the one-shot run with the atomic wrapper
 }
 
 // PerturbSummary counts the points by class and the improvements, as
@@ -111,8 +121,12 @@ type PerturbSummary struct {
 	// Improved counts the points by their best validated improvement
 	// ("fragile → sensitive", "fragile → immunized", "sensitive →
 	// immunized").
-	Improved   map[string]int `json:"improved"`
-	Candidates int            `json:"candidates"`
+	Improved map[string]int `json:"improved"`
+	// ImprovedHazardous counts the points that only hazardous candidates
+	// improve, by that improvement.
+	ImprovedHazardous map[string]int `json:"improved_hazardous"`
+	Candidates        int            `json:"candidates"`
+	Hazardous         int            `json:"hazardous"` // candidates with hazards
 	// WorkPlain and WorkOnlyAtomic count the candidates whose plain
 	// wrapper improves their point, and those only the atomic one does.
 	WorkPlain      int   `json:"work_plain"`
@@ -132,7 +146,7 @@ var perturbClasses = []string{campaign.Fragile, campaign.Sensitive, campaign.Imm
 func Perturbation(recs []*campaign.Record, problems []campaign.Problem) *PerturbReport {
 	h := campaign.HeaderOf(recs)
 	r := &PerturbReport{Provenance: provenanceOf(h), header: h,
-		Summary: PerturbSummary{ByClass: map[string]int{}, ByFault: map[string]int{}, Improved: map[string]int{}}}
+		Summary: PerturbSummary{ByClass: map[string]int{}, ByFault: map[string]int{}, Improved: map[string]int{}, ImprovedHazardous: map[string]int{}}}
 	if h != nil {
 		r.Plan, r.OneAtATime, r.TestsPerPoint = h.Plan, h.OneAtATime, h.TestsPerPoint
 	}
@@ -190,11 +204,16 @@ func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
 	if p.Inconsistent {
 		s.Inconsistent++
 	}
-	best := -1
+	best, bestHazardous := -1, -1
 	for _, c := range p.Candidates {
 		pc := &PerturbCandidate{Func: c.Func, Site: c.Site, OnlyAlways: c.OnlyAlways, Plain: c.Plain.Class, Atomic: c.Atomic.Class,
-			Swallowed: c.Plain.Swallowed + c.Atomic.Swallowed, NotRolledBack: c.Atomic.NotRolledBack, Reproduce: r.reproduce(c.Atomic.OneShot)}
+			Swallowed: c.Plain.Swallowed + c.Atomic.Swallowed, MaxSwallowed: max(c.Plain.MaxSwallowed, c.Atomic.MaxSwallowed),
+			NotRolledBack: c.Atomic.NotRolledBack, Unchecked: c.Plain.Unchecked || c.Atomic.Unchecked, Hazards: c.Hazards,
+			Reproduce: r.reproduce(c.Atomic.OneShot)}
 		s.Candidates++
+		if len(c.Hazards) > 0 {
+			s.Hazardous++
+		}
 		switch {
 		case c.Plain.Works(p.Class):
 			pc.Works = "plain"
@@ -208,18 +227,32 @@ func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
 			pc.Works = "none"
 		}
 		for _, v := range []campaign.Validation{c.Plain, c.Atomic} {
-			if v.Works(p.Class) && classIndex(v.Class) > best {
-				best = classIndex(v.Class)
+			switch {
+			case !v.Works(p.Class):
+			case len(c.Hazards) > 0:
+				bestHazardous = max(bestHazardous, classIndex(v.Class))
+			default:
+				best = max(best, classIndex(v.Class))
 			}
 		}
 		out.Candidates = append(out.Candidates, pc)
 	}
-	if best >= 0 {
+	switch {
+	case best >= 0:
 		out.Improvement = p.Class + " → " + perturbClasses[best]
 		s.Improved[out.Improvement]++
+	case bestHazardous >= 0:
+		// Never an improvement without its mark.
+		improvement := p.Class + " → " + perturbClasses[bestHazardous]
+		out.Improvement = improvement + " " + hazardousMark
+		s.ImprovedHazardous[improvement]++
 	}
 	return out
 }
+
+// hazardousMark follows an improvement that only hazardous candidates
+// make.
+const hazardousMark = "(hazardous candidate only)"
 
 func classIndex(c string) int {
 	for i, k := range perturbClasses[:3] {
@@ -411,10 +444,22 @@ func testText(t *PerturbTest) string {
 }
 
 func candidateText(p *PerturbPoint, c *PerturbCandidate) string {
+	var b strings.Builder
 	if c.OnlyAlways {
-		return "(passed on the lasting failure only) " + candidateEffect(p, c)
+		b.WriteString("(passed on the lasting failure only) ")
 	}
-	return candidateEffect(p, c)
+	b.WriteString(candidateEffect(p, c))
+	if c.Works == "not run" {
+		return b.String()
+	}
+	fmt.Fprintf(&b, "; swallowed %d failures (at most %d in one run)", c.Swallowed, c.MaxSwallowed)
+	if c.Unchecked {
+		b.WriteString("; a test passed with every reach failing: it does not check what the calls should have produced")
+	}
+	if len(c.Hazards) > 0 {
+		fmt.Fprintf(&b, "; HAZARDOUS: %s", strings.Join(c.Hazards, "; "))
+	}
+	return b.String()
 }
 
 func candidateEffect(p *PerturbPoint, c *PerturbCandidate) string {
@@ -441,7 +486,14 @@ func writePerturbSummary(w io.Writer, r *PerturbReport) {
 	fmt.Fprintf(w, "faults: error %d, panic %d (where no error can be injected)\n", s.ByFault["error"], s.ByFault["panic"])
 	fmt.Fprintf(w, "improved by a failure-oblivious candidate: fragile → sensitive %d, fragile → immunized %d, sensitive → immunized %d\n",
 		s.Improved["fragile → sensitive"], s.Improved["fragile → immunized"], s.Improved["sensitive → immunized"])
-	fmt.Fprintf(w, "candidates: %d, working plain %d, only atomic %d\n", s.Candidates, s.WorkPlain, s.WorkOnlyAtomic)
+	if n := s.ImprovedHazardous; len(n) > 0 {
+		fmt.Fprintf(w, "improved only by a hazardous candidate, not counted above: fragile → sensitive %d, fragile → immunized %d, sensitive → immunized %d\n",
+			n["fragile → sensitive"], n["fragile → immunized"], n["sensitive → immunized"])
+	}
+	fmt.Fprintf(w, "candidates: %d, working plain %d, only atomic %d; hazardous %d\n", s.Candidates, s.WorkPlain, s.WorkOnlyAtomic, s.Hazardous)
+	if s.Candidates > 0 {
+		fmt.Fprintln(w, "a test that passes proves only what it checks: a candidate that makes the tests pass swallows failures, and what the failed calls should have written or produced may be lost where no test looks")
+	}
 	wall := "wall time not recorded"
 	switch {
 	case s.Sessions == 1:
@@ -479,7 +531,8 @@ var perturbHTML = sync.OnceValue(func() *template.Template {
 <tr><td>{{.R.Summary.Points}}</td>{{range .Counts}}<td>{{.}}</td>{{end}}<td>{{.R.Summary.Inconsistent}}</td></tr></table>
 <p>Improved by a failure-oblivious candidate: fragile → sensitive {{index .R.Summary.Improved "fragile → sensitive"}},
 fragile → immunized {{index .R.Summary.Improved "fragile → immunized"}}, sensitive → immunized {{index .R.Summary.Improved "sensitive → immunized"}}.
-Candidates: {{.R.Summary.Candidates}}, working plain {{.R.Summary.WorkPlain}}, only atomic {{.R.Summary.WorkOnlyAtomic}}.
+Candidates: {{.R.Summary.Candidates}}, working plain {{.R.Summary.WorkPlain}}, only atomic {{.R.Summary.WorkOnlyAtomic}}, hazardous {{.R.Summary.Hazardous}}.
+A test that passes proves only what it checks: a candidate that makes the tests pass swallows failures, and what the failed calls should have written or produced may be lost where no test looks.
 Faults: error {{index .R.Summary.ByFault "error"}}, panic {{index .R.Summary.ByFault "panic"}} (where no error can be injected).</p>
 <p>{{.R.Summary.ProfileRuns}} profile runs, {{.R.Summary.PointRuns}} point runs, {{.R.Summary.Validations}} validation runs; {{.TestsText}}.
 {{if .R.OneAtATime}}Every run ran on one thread, a test's parallel subtests one at a time (GOMAXPROCS=1, -test.parallel=1).{{end}}</p>
@@ -487,7 +540,7 @@ Faults: error {{index .R.Summary.ByFault "error"}}, panic {{index .R.Summary.ByF
 <table><tr><th>position</th><th>point</th><th>class</th><th>test</th><th>one-shot</th><th>always</th><th>handler</th><th>distance</th><th>candidates</th></tr>
 {{range .Points}}<tr class="{{.P.Class}}"><td>{{.Pos}}</td><td><code>{{.P.Func}}</code> ({{.P.Kind}}, {{.P.Fault}})</td><td>{{.P.Class}}{{if .P.Inconsistent}} (inconsistent){{end}}</td>
 <td>{{range .P.Tests}}{{.Test}}: {{.Class}}<br>{{end}}{{if gt .P.Reached (len .P.Tests)}}({{len .P.Tests}} of {{.P.Reached}} tests){{end}}</td><td>{{.P.OneShot}}</td><td>{{.P.Always}}</td><td>{{if .P.Handler}}<code>{{.P.Handler}}</code>{{else}}outside the instrumented code{{end}}</td><td>{{.P.Distance}}</td>
-<td>{{range .P.Candidates}}<code>{{.Func}}</code>: plain {{.Plain}}, atomic {{.Atomic}} ({{.Works}})<br>{{end}}{{if .P.Improvement}}<b>{{.P.Improvement}}</b>{{end}}</td></tr>
+<td>{{range .P.Candidates}}<code>{{.Func}}</code>: plain {{.Plain}}, atomic {{.Atomic}} ({{.Works}}), swallowed {{.Swallowed}}{{if .Unchecked}}, data unchecked{{end}}{{range .Hazards}}<br><b>hazardous</b>: {{.}}{{end}}<br>{{end}}{{if .P.Improvement}}<b>{{.P.Improvement}}</b>{{end}}</td></tr>
 {{end}}</table>
 </body></html>
 `))
