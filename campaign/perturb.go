@@ -3,6 +3,7 @@ package campaign
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -244,6 +245,11 @@ type PointTest struct {
 	// Monitor is where the one-shot failure stopped; AlwaysMonitor where
 	// the always run's first failure did.
 	Monitor, AlwaysMonitor Monitor
+	// OtherPath says that the one-shot run reached the point through
+	// other functions than the profile run did: the workload does not run
+	// the same way every time (a map's order, the clock, its own
+	// goroutines), and the reach failed may not be the one profiled.
+	OtherPath bool
 	// validations by candidate site and atomic, then always
 	validations map[string][2][2]*Record
 }
@@ -437,6 +443,7 @@ func PerturbPointsOf(recs []*Record) []*PerturbPoint {
 			t.Always = byKey[t.alwaysRun().Key()]
 			t.Class, t.Inconsistent = classify(t.OneShot, t.Always)
 			if t.Class != PointNotInjected && t.Class != PointNotRun {
+				t.OtherPath = otherPath(t.OneShot)
 				t.Monitor = Monitored(t.OneShot)
 				if t.Always != nil {
 					t.AlwaysMonitor = Monitored(t.Always)
@@ -636,6 +643,32 @@ func Monitored(r *Record) Monitor {
 		m.Passed = append(m.Passed, site)
 	}
 	return m
+}
+
+// otherPath reports whether a one-shot run reached its point through
+// other functions than its profile run (Record.Stack): the functions of
+// the calls in progress that its inject event lists, call numbers aside.
+// A run of an older runtime, which lists none, is taken at its word.
+func otherPath(r *Record) bool {
+	for _, raw := range r.Events {
+		var e event
+		if json.Unmarshal(raw, &e) != nil || e.Event != "inject" {
+			continue
+		}
+		return e.G != 0 && !slices.Equal(stackSites(e.Stack), stackSites(r.Stack))
+	}
+	return false
+}
+
+// stackSites are the functions of the calls in progress "N@SITE;...".
+func stackSites(stack string) []string {
+	var sites []string
+	for _, frame := range strings.Split(stack, ";") {
+		if _, site, ok := strings.Cut(frame, "@"); ok {
+			sites = append(sites, site)
+		}
+	}
+	return sites
 }
 
 // anyFailed reports whether one of the calls nums ("3", "1-4,7" as the

@@ -457,3 +457,25 @@ func TestCandidateHazards(t *testing.T) {
 		})
 	}
 }
+
+// TestOtherPath: a one-shot run that reached its point through other
+// functions than its profile run did is told apart; other call numbers
+// on the same path, or a run that lists no stack, are not.
+func TestOtherPath(t *testing.T) {
+	tests := []struct {
+		name, profile, inject string
+		want                  bool
+	}{
+		{"same path", "3@m.A#entry;1@m.B#entry", `{"event":"inject","g":1,"stack":"3@m.A#entry;1@m.B#entry"}`, false},
+		{"same path, other numbers", "3@m.A#entry;1@m.B#entry", `{"event":"inject","g":1,"stack":"7@m.A#entry;2@m.B#entry"}`, false},
+		{"another caller", "3@m.A#entry;1@m.B#entry", `{"event":"inject","g":1,"stack":"3@m.A#entry;1@m.C#entry"}`, true},
+		{"nothing instrumented on the run's stack", "3@m.A#entry", `{"event":"inject","g":1}`, true},
+		{"an older runtime", "3@m.A#entry", `{"event":"inject"}`, false},
+	}
+	for _, tt := range tests {
+		r := &Record{Stack: tt.profile, Events: eventLines(t, tt.inject)}
+		if got := otherPath(r); got != tt.want {
+			t.Errorf("%s: otherPath = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}

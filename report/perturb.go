@@ -57,8 +57,13 @@ type PerturbPoint struct {
 	// Tests are every test the point ran with; Reached counts the tests
 	// that reached it in their profile runs (more than len(Tests) when
 	// the campaign bounded the tests per point).
-	Tests       []*PerturbTest      `json:"tests"`
-	Reached     int                 `json:"tests_reached"`
+	Tests   []*PerturbTest `json:"tests"`
+	Reached int            `json:"tests_reached"`
+	// OtherPath: a test's one-shot run reached the point through other
+	// functions than its profile run: the workload does not run the same
+	// way every time, and the class may change from one campaign to the
+	// next.
+	OtherPath   bool                `json:"other_path"`
 	Improvement string              `json:"improvement"` // the best validated effect: "fragile → immunized", ""
 	Reproduce   string              `json:"reproduce"`   // the one-shot run again
 	ReproAlways string              `json:"reproduce_always"`
@@ -75,6 +80,9 @@ type PerturbTest struct {
 	Always       string `json:"always"`
 	Handler      string `json:"handler"`
 	Distance     int    `json:"distance"`
+	// OtherPath: the one-shot run reached the point through other
+	// functions than the profile run (see campaign.PointTest).
+	OtherPath bool `json:"other_path"`
 }
 
 // PerturbCandidate is a failure-oblivious candidate of a point: a
@@ -118,6 +126,7 @@ type PerturbSummary struct {
 	ByClass      map[string]int `json:"by_class"`
 	ByFault      map[string]int `json:"by_fault"` // points per fault injected there: error, or panic where no error can be
 	Inconsistent int            `json:"inconsistent"`
+	OtherPath    int            `json:"other_path"` // points a test reached by another path than in its profile run
 	// Improved counts the points by their best validated improvement
 	// ("fragile → sensitive", "fragile → immunized", "sensitive →
 	// immunized").
@@ -193,7 +202,9 @@ func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
 	}
 	for _, t := range p.Tests {
 		out.Tests = append(out.Tests, &PerturbTest{Package: t.Package, Test: t.Test, Class: t.Class, Inconsistent: t.Inconsistent,
-			OneShot: status(t.OneShot), Always: status(t.Always), Handler: t.Monitor.Handler, Distance: t.Monitor.Distance})
+			OneShot: status(t.OneShot), Always: status(t.Always), Handler: t.Monitor.Handler, Distance: t.Monitor.Distance,
+			OtherPath: t.OtherPath})
+		out.OtherPath = out.OtherPath || t.OtherPath
 	}
 	out.Reproduce = r.reproduce(p.OneShot)
 	out.ReproAlways = r.reproduce(p.Always)
@@ -203,6 +214,9 @@ func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
 	s.ByFault[p.Fault]++
 	if p.Inconsistent {
 		s.Inconsistent++
+	}
+	if out.OtherPath {
+		s.OtherPath++
 	}
 	best, bestHazardous := -1, -1
 	for _, c := range p.Candidates {
@@ -415,11 +429,16 @@ func pointText(p *PerturbPoint) string {
 	if p.Inconsistent {
 		b.WriteString(" (inconsistent: fails once, survives always)")
 	}
+	if p.OtherPath {
+		b.WriteString(otherPathText)
+	}
 	if p.Improvement != "" {
 		fmt.Fprintf(&b, "; %s with a failure-oblivious candidate", p.Improvement)
 	}
 	return b.String()
 }
+
+const otherPathText = " (reached by another path than in its profile run)"
 
 // testText says what one test's runs of a point showed.
 func testText(t *PerturbTest) string {
@@ -439,6 +458,9 @@ func testText(t *PerturbTest) string {
 	fmt.Fprintf(&b, " at distance %d", t.Distance)
 	if t.Inconsistent {
 		b.WriteString(" (inconsistent: fails once, survives always)")
+	}
+	if t.OtherPath {
+		b.WriteString(otherPathText)
 	}
 	return b.String()
 }
@@ -483,6 +505,9 @@ func writePerturbSummary(w io.Writer, r *PerturbReport) {
 		fmt.Fprintf(w, ", %s %d", c, s.ByClass[c])
 	}
 	fmt.Fprintf(w, "; %d inconsistent\n", s.Inconsistent)
+	if s.OtherPath > 0 {
+		fmt.Fprintf(w, "%d points reached by another path than in their profile runs: the workload does not run the same way every time (a map's order, the clock, its own goroutines), and their classes may change from one campaign to the next\n", s.OtherPath)
+	}
 	fmt.Fprintf(w, "faults: error %d, panic %d (where no error can be injected)\n", s.ByFault["error"], s.ByFault["panic"])
 	fmt.Fprintf(w, "improved by a failure-oblivious candidate: fragile → sensitive %d, fragile → immunized %d, sensitive → immunized %d\n",
 		s.Improved["fragile → sensitive"], s.Improved["fragile → immunized"], s.Improved["sensitive → immunized"])

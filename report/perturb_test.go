@@ -202,7 +202,8 @@ func TestPerturbationTests(t *testing.T) {
 	const site, caller = "m/s.load#entry", "m/s.Open#entry"
 	reach := json.RawMessage(`{"event":"reach","site":"` + site + `","pos":"m/s/s.go:10:6","occurrence":1,"faults":1}`)
 	run := func(test, status string, always bool, events ...string) *campaign.Record {
-		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: test, Site: site, Fault: "error", Occurrence: 1, Status: status, Fired: true}
+		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: test, Site: site, Fault: "error", Occurrence: 1, Status: status, Fired: true,
+			Stack: "1@" + caller}
 		if always {
 			r.Occurrence, r.Always = 0, true
 		}
@@ -218,18 +219,22 @@ func TestPerturbationTests(t *testing.T) {
 	for _, test := range []string{"TestA", "TestB", "TestC"} {
 		recs = append(recs, &campaign.Record{Kind: "profile", Package: "m/s", Test: test, Status: campaign.Passed, Events: []json.RawMessage{reach}})
 	}
+	// TestA's one-shot run reached the point from another caller than
+	// its profile run did.
+	otherInject := `{"event":"inject","site":"` + site + `","pos":"m/s/s.go:10:6","chain":1,"g":1,"stack":"1@m/s.Other#entry"}`
 	recs = append(recs,
-		run("TestA", campaign.Passed, false, inject), run("TestA", campaign.Passed, true, inject),
+		run("TestA", campaign.Passed, false, otherInject), run("TestA", campaign.Passed, true, inject),
 		run("TestB", campaign.Failed, false, inject, `{"event":"fail","site":"`+caller+`","call":1,"g":1}`), run("TestB", campaign.Failed, true, inject))
 	var text bytes.Buffer
 	WritePerturbText(&text, Perturbation(recs, nil), nil)
 	for _, want := range []string{
 		"m/s/s.go:10:6: load: error at entry; fragile in 2 tests of the 3 that reach it (TestB)\n" +
-			"\tTestA: immunized, pass once, pass always; handled by Open at distance 0\n" +
+			"\tTestA: immunized, pass once, pass always; handled by Other at distance 0 (reached by another path than in its profile run)\n" +
 			"\tTestB: fragile, fail once, fail always; handled outside the instrumented code at distance 1\n" +
 			"\tcandidate Open: validation runs missing\n" +
 			"\treproduce: ATOMICX_INJECT='error:1:m/s.load#entry' ATOMICX_LOG=$PWD/events.jsonl GOMAXPROCS=1 atomicx go test -count=1 -parallel=1 -run '^TestB$' m/s\n",
 		"each point ran with at most 2 of the tests that reach it (-tests-per-point 2)",
+		"\n1 points reached by another path than in their profile runs: ",
 		"every run ran on one thread, a test's parallel subtests one at a time (GOMAXPROCS=1, -test.parallel=1)",
 	} {
 		if !strings.Contains(text.String(), want) {
