@@ -403,8 +403,8 @@ func PerturbPointsOf(recs []*Record) []*PerturbPoint {
 		if r.Kind == "profile" {
 			for _, e := range reaches(r) {
 				posOf[e.Site] = e.Pos
-				if e.Occurrence == 1 {
-					reached[e.Site]++
+				if e.Occurrence == 1 && r.Status == Passed {
+					reached[e.Site]++ // a test whose profile run failed runs no point
 				}
 			}
 		}

@@ -331,6 +331,8 @@ func TestPerturbPointOverTests(t *testing.T) {
 		{Kind: "profile", Package: "m", Test: "TestA", Status: Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
 		{Kind: "profile", Package: "m", Test: "TestB", Status: Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
 		{Kind: "profile", Package: "m", Test: "TestC", Status: Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
+		// A test whose profile run failed runs no point: not counted.
+		{Kind: "profile", Package: "m", Test: "TestD", Status: Failed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
 		// TestA survives both runs: the one-shot failure is handled by
 		// m.Retry, the always failure goes through it to the test.
 		oneShot("TestA", Passed, inject(1, "2@m.Retry#entry;1@m.Top#entry")),
