@@ -304,6 +304,9 @@ func hazardsOf(p *PerturbPoint, c *Candidate) []string {
 	if n := max(c.Plain.MaxSwallowed, c.Atomic.MaxSwallowed); n >= HazardousSwallows {
 		out = append(out, fmt.Sprintf("swallowed %d failures in one run", n))
 	}
+	if c.Plain.SwallowedUntilHung || c.Atomic.SwallowedUntilHung {
+		out = append(out, "swallowed failures until a run hit the time limit")
+	}
 	if name := lastName(c.Func); hazardousNames[name] {
 		out = append(out, "swallows failures of "+name+": what it should write or make durable may be lost")
 	}
@@ -331,11 +334,15 @@ type Validation struct {
 	OneShot, Always *Record
 	Class           string
 	Inconsistent    bool
-	// Swallowed counts the failures the wrapper swallowed in the runs,
-	// MaxSwallowed in the run that swallowed the most; NotRolledBack the
-	// atomic wrapper's failed calls that could not be rolled back (not
-	// snapshotted, or over budget), whose failures went on.
+	// Swallowed counts the failures the wrapper swallowed in the runs
+	// that ended by themselves, MaxSwallowed in the one that swallowed
+	// the most; NotRolledBack the atomic wrapper's failed calls that
+	// could not be rolled back (not snapshotted, or over budget), whose
+	// failures went on. A run that hit the time limit swallowing failures
+	// sets SwallowedUntilHung instead: how many it swallowed depends on
+	// the machine's speed, and a report must not.
 	Swallowed, MaxSwallowed, NotRolledBack int
+	SwallowedUntilHung                     bool
 	// Unchecked says that a test passed its always run with the wrapper
 	// swallowing failures: every reach of the point failed, and the test
 	// did not notice what those calls did not produce.
@@ -360,6 +367,10 @@ func (v *Validation) countWrapped(runs ...*Record) {
 			if e.Atomic && !e.RolledBack {
 				v.NotRolledBack++
 			}
+		}
+		if r.Status == Hung {
+			v.SwallowedUntilHung = v.SwallowedUntilHung || n > 0
+			continue
 		}
 		v.Swallowed += n
 		v.MaxSwallowed = max(v.MaxSwallowed, n)

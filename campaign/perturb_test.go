@@ -440,6 +440,9 @@ func TestCandidateHazards(t *testing.T) {
 			[]*Record{swallows(1, false, Passed), swallows(1, true, Passed)},
 			[]string{"swallows failures of Close: what it should write or make durable may be lost",
 				"swallows a failed Sync: what it should write or make durable may be lost"}, true},
+		{"a run that hung swallowing failures: not counted, but hazardous", "m.Parse#call:strconv.Atoi#1", "m.Decode",
+			[]*Record{swallows(1, false, Passed), swallows(40, true, Hung)},
+			[]string{"swallowed failures until a run hit the time limit"}, false},
 		{"a failed write at entry", "m.(*Buf).Write#entry", "m.Save",
 			[]*Record{swallows(1, false, Passed), swallows(1, true, Failed)},
 			[]string{"swallows a failed Write: what it should write or make durable may be lost"}, false},
@@ -452,6 +455,9 @@ func TestCandidateHazards(t *testing.T) {
 			c := &Candidate{Func: tt.candidate, Plain: v}
 			if got := hazardsOf(p, c); !slices.Equal(got, tt.hazards) {
 				t.Errorf("hazards = %q, want %q", got, tt.hazards)
+			}
+			if tt.runs[1].Status == Hung && (v.Swallowed != 1 || v.MaxSwallowed != 1) {
+				t.Errorf("swallowed %d, at most %d in one run; want the run that ended by itself only: 1, 1", v.Swallowed, v.MaxSwallowed)
 			}
 			if v.Unchecked != tt.unchecked {
 				t.Errorf("unchecked = %v, want %v", v.Unchecked, tt.unchecked)

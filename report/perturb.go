@@ -103,11 +103,15 @@ type PerturbCandidate struct {
 	// run".
 	Works string `json:"works"`
 	// Swallowed counts the failures the wrappers swallowed in the
-	// validating runs, MaxSwallowed in the run that swallowed the most;
+	// validating runs that ended by themselves, MaxSwallowed in the run
+	// that swallowed the most (SwallowedUntilHung: a run swallowed
+	// failures until it hit the time limit, and is not counted);
 	// NotRolledBack the atomic wrapper's that it could not roll back.
 	Swallowed     int `json:"swallowed"`
 	MaxSwallowed  int `json:"max_swallowed"`
 	NotRolledBack int `json:"not_rolled_back"`
+	// SwallowedUntilHung: see Swallowed.
+	SwallowedUntilHung bool `json:"swallowed_until_hung"`
 	// Unchecked: a test passed with every reach of the point failing and
 	// the wrapper swallowing the failures; it does not check what those
 	// calls should have produced.
@@ -222,7 +226,7 @@ func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
 	for _, c := range p.Candidates {
 		pc := &PerturbCandidate{Func: c.Func, Site: c.Site, OnlyAlways: c.OnlyAlways, Plain: c.Plain.Class, Atomic: c.Atomic.Class,
 			Swallowed: c.Plain.Swallowed + c.Atomic.Swallowed, MaxSwallowed: max(c.Plain.MaxSwallowed, c.Atomic.MaxSwallowed),
-			NotRolledBack: c.Atomic.NotRolledBack, Unchecked: c.Plain.Unchecked || c.Atomic.Unchecked, Hazards: c.Hazards,
+			NotRolledBack: c.Atomic.NotRolledBack, SwallowedUntilHung: c.Plain.SwallowedUntilHung || c.Atomic.SwallowedUntilHung, Unchecked: c.Plain.Unchecked || c.Atomic.Unchecked, Hazards: c.Hazards,
 			Reproduce: r.reproduce(c.Atomic.OneShot)}
 		s.Candidates++
 		if len(c.Hazards) > 0 {
@@ -475,6 +479,9 @@ func candidateText(p *PerturbPoint, c *PerturbCandidate) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "; swallowed %d failures (at most %d in one run)", c.Swallowed, c.MaxSwallowed)
+	if c.SwallowedUntilHung {
+		b.WriteString(" and more in runs that hit the time limit")
+	}
 	if c.Unchecked {
 		b.WriteString("; a test passed with every reach failing: it does not check what the calls should have produced")
 	}
