@@ -883,6 +883,17 @@ func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test st
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
 	ownGroup(cmd)
+	if c.cfg.Exec == "" {
+		// A test binary stopped at the time limit first dumps its
+		// goroutines: where it hung is an answer (a deadlock in the
+		// function vet -confirm runs), and WaitDelay bounds the dump.
+		cmd.Cancel = func() error {
+			if ctx.Err() == nil && quitForStacks(cmd) == nil {
+				return nil
+			}
+			return killGroup(cmd)
+		}
+	}
 	var out tailBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	var whole *os.File
@@ -921,6 +932,7 @@ func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test st
 		return
 	case rctx.Err() == context.DeadlineExceeded:
 		rec.Status = Hung
+		rec.Stacks = out.goroutines()
 	case hasEvent(rec.Events, "absorbed"):
 		rec.Status = Absorbed
 	default:
@@ -932,6 +944,7 @@ func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test st
 	}
 	if rec.Status == Crashed {
 		rec.Died = out.death()
+		rec.Stacks = out.goroutines() // all goroutines asleep: a deadlock
 	}
 }
 
@@ -1098,6 +1111,7 @@ type tailBuffer struct {
 	failed bool
 	line   []byte // the line being written, its first 512 bytes
 	died   string
+	stacks stackScan // a goroutine dump, which the tail may have lost
 }
 
 // deathLines start the lines on which the Go runtime reports why a
@@ -1118,6 +1132,7 @@ func (t *tailBuffer) Write(p []byte) (int, error) {
 		t.failed = bytes.Contains(append(t.buf[from:len(t.buf):len(t.buf)], p...), testFailureLine)
 	}
 	t.buf = append(t.buf, p...)
+	t.stacks.write(p)
 	if len(t.buf) > 4096 {
 		t.buf = t.buf[len(t.buf)-4096:]
 	}
@@ -1159,6 +1174,13 @@ func DeathLine(output string) string {
 }
 
 // death is the first line that reported a panic or a fatal error, or "".
+// goroutines is the goroutine dump the output held, if any.
+func (t *tailBuffer) goroutines() []GoroutineStack {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.stacks.stacks
+}
+
 func (t *tailBuffer) death() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()

@@ -106,6 +106,16 @@ const (
 	// not tell (LeakConfirmation.Why says why), or the resource was not
 	// registered (see instrument's probedAcquisitions).
 	LeakConfirmedUnchecked = "confirmed, openness not checked"
+	// LeakConfirmedHangs: the failure was injected, and the run hit its
+	// time limit (or the runtime found every goroutine asleep) with the
+	// function, or a closure of it such as a deferred one, on a blocked
+	// goroutine's stack: the path is taken and never returns, as when an
+	// error return leaves a lock held that a deferred call takes again.
+	// LeakConfirmation.Why says what it waited for.
+	LeakConfirmedHangs = "confirmed: hangs"
+	// LeakHung: the failure was injected, and the run hit its time limit
+	// elsewhere than in the function.
+	LeakHung = "reached, timed out"
 	// LeakOtherReturn: the failure was injected, and the function
 	// returned elsewhere, or without failing.
 	LeakOtherReturn = "reached, other return"
@@ -149,8 +159,8 @@ func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
 		}
 	}
 	sort.Slice(profiles, func(i, j int) bool { return profiles[i].Key() < profiles[j].Key() })
-	rank := map[string]int{LeakNotReached: 0, LeakNotInjected: 1, LeakOtherReturn: 2, LeakCrashed: 3,
-		LeakConfirmedUnchecked: 4, LeakConfirmedClosed: 5, LeakConfirmedOpen: 6}
+	rank := map[string]int{LeakNotReached: 0, LeakNotInjected: 1, LeakOtherReturn: 2, LeakHung: 3, LeakCrashed: 4,
+		LeakConfirmedUnchecked: 5, LeakConfirmedClosed: 6, LeakConfirmedOpen: 7, LeakConfirmedHangs: 8}
 	out := make([]LeakConfirmation, len(targets))
 	for i, t := range targets {
 		best := LeakConfirmation{Target: t, Answer: LeakNotReached}
@@ -197,8 +207,20 @@ func returnedAt(e *Record, t LeakTarget) (answer, why string, end int) {
 			return LeakOtherReturn, "", v.End
 		}
 	}
-	if e.Status == Crashed {
+	if e.Status == Hung || e.Status == Crashed {
+		if state, ok := stuckIn(e.Stacks, t.Func); ok && injected {
+			why := "it waits for " + state + " and never returns"
+			if lockWait(state) {
+				why = "the lock is never released"
+			}
+			return LeakConfirmedHangs, why, 0
+		}
+	}
+	switch e.Status {
+	case Crashed:
 		return LeakCrashed, "", 0
+	case Hung:
+		return LeakHung, "", 0
 	}
 	return LeakOtherReturn, "", 0
 }

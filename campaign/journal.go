@@ -44,6 +44,10 @@ type Record struct {
 	Output     string            `json:"output,omitempty"` // the end of the output of a run that went wrong
 	Died       string            `json:"died,omitempty"`   // a crash's first "panic: " or "fatal error: " line, which Output may have lost
 	Events     []json.RawMessage `json:"events,omitempty"`
+	// Stacks are the goroutines of a test binary stopped at its time
+	// limit ("timeout"), from the dump it wrote when asked to quit, or
+	// of one the runtime stopped as deadlocked ("crash").
+	Stacks []GoroutineStack `json:"stacks,omitempty"`
 
 	// Began is when the run started and Session when the detect command
 	// that ran it started, both in Unix milliseconds: the report's wall

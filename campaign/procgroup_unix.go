@@ -25,3 +25,12 @@ func killGroup(cmd *exec.Cmd) error {
 	}
 	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
+
+// quitForStacks asks the process started (not its group) to quit as Go
+// programs do on SIGQUIT: dumping every goroutine's stack, then exiting.
+func quitForStacks(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	return cmd.Process.Signal(syscall.SIGQUIT)
+}

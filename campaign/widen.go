@@ -26,9 +26,9 @@ import (
 //     NotWidenable says why), it is not source-independent, or a widened
 //     run failed in a test whose profile run had an error that the arm
 //     did not take (blue) taken by another arm of the region that
-//     propagates, translates or panics: the error left the function as an
-//     error and the test expects it to propagate; widening would swallow
-//     it;
+//     passes it on, translates it, panics or exits: the error left the
+//     function as an error and the test expects it to propagate;
+//     widening would swallow it;
 //   - not validated: a widened run is missing (the campaign was
 //     interrupted, or runs as shards: a shard has the verdict runs of some
 //     tests only, and widening needs them all).
@@ -139,12 +139,12 @@ func validate(res *HandlerResult, offered, notOffered string, c change) *Widenin
 }
 
 // errorLeftRegion reports whether, in t's profile run, another arm of
-// res's region that returns an error or panics (propagate, translate,
-// panic) took an error: the error went on as an error. An error that no
+// res's region that passes the error on, returns another or ends the
+// run (see leavesAsError) took an error: the error went on as an error. An error that no
 // arm took may have been dropped: it does not count.
 func errorLeftRegion(res *HandlerResult, arms []*HandlerResult, t *HandlerTest) bool {
 	for _, o := range arms {
-		if o == res || o.Kind != "propagate" && o.Kind != "translate" && o.Kind != "panic" {
+		if o == res || !leavesAsError(o.Kind) {
 			continue
 		}
 		for _, ot := range o.Tests {
@@ -152,6 +152,17 @@ func errorLeftRegion(res *HandlerResult, arms []*HandlerResult, t *HandlerTest) 
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// leavesAsError reports whether a handler of this kind lets the error
+// go on as an error: it propagates it (at once, or accumulated with
+// others and returned later), translates it, panics or ends the program.
+func leavesAsError(kind string) bool {
+	switch kind {
+	case "propagate", "accumulate", "translate", "panic", "exit":
+		return true
 	}
 	return false
 }

@@ -117,7 +117,10 @@ func (c *checker) releasedBy(call *ssa.CallCommon) []released {
 			}
 		case r.fn != "":
 			if name == r.fn {
-				for _, a := range call.Args {
+				for i, a := range call.Args {
+					if i == 0 && recv != nil && !call.IsInvoke() {
+						continue // a method's receiver: the pool, not what goes back to it
+					}
 					out = append(out, released{value: a, release: spec})
 				}
 			}
@@ -414,6 +417,8 @@ func (c *checker) releasesThrough(s *site, call *ssa.CallCommon) bool {
 			return true // a variable the resource is stored in
 		case s.value != nil && extendKey(refKey(in), ar.Path) == refKey(strip(s.value)):
 			return true
+		case s.homeKeys[extendKey(refKey(in), ar.Path)]:
+			return true // a field of a local object, released by its method
 		}
 	}
 	return false

@@ -15,10 +15,16 @@
 // which edge is which), a release or a deferred release discharges it, and
 // a return reached with an obligation open is reported, with the branches
 // taken on the way. Paths that end in os.Exit, log.Fatal or a panic are
-// not reported. A resource that escapes (stored, sent, captured, passed
-// to a function that is neither a known release nor one of the standard
-// library's borrowers such as io.ReadAll), that is nil-checked on the
-// path, or that is returned to the caller is not reported either; a
+// not reported (with -panics, a lock held where a function panics is). A
+// resource that escapes (stored, sent, captured, passed to a function
+// that keeps it), that is nil-checked on the path, or that is returned to
+// the caller is not reported either. A function that only borrows a
+// parameter (reads it, calls its methods, hands it to borrowers) gets the
+// fact [Ownership], and passing a resource to it, to one of the standard
+// library's borrowers such as io.ReadAll, or to a wrapper that does not
+// take it over such as bufio.NewReader (while the wrapper stays in the
+// function), is no escape. A resource stored in a field of an object the
+// function made stays in its hands while the object does. A
 // function that returns an open resource gets a fact, [ReturnsOpen], so
 // that its callers inherit the obligation. A function that releases, on
 // every path, something its caller hands it (a parameter, a field of its

@@ -25,10 +25,11 @@ context cancel functions, locks, tickers and timers, started commands,
 signal notifications, compressed readers, and the [[leak.resource]]
 tables of atomicheck.toml) along every path of the function, and reports
 a return reached while the resource is still open, with the branches taken.
-A line with //nolint:errleak or //atomicx:ignore is not reported.`,
+A line with //nolint:errleak or //atomicx:ignore is not reported, nor is
+a function whose declaration line or doc comment has one.`,
 	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
 	Run:        run,
-	FactTypes:  []analysis.Fact{new(ReturnsOpen), new(ReleasesArgs)},
+	FactTypes:  []analysis.Fact{new(ReturnsOpen), new(ReleasesArgs), new(Ownership)},
 	ResultType: reflect.TypeOf(new(Stats)),
 }
 
@@ -85,6 +86,7 @@ func run(pass *analysis.Pass) (any, error) {
 		acquires:     make(map[string]*Resource),
 		summaries:    make(map[*ssa.Function]*ReturnsOpen),
 		argSummaries: make(map[*ssa.Function][]ArgRelease),
+		ownership:    make(map[*ssa.Function][]ParamUse),
 		ignored:      suppressedLines(pass),
 		stats:        &Stats{Removed: make(map[string]int)},
 	}
@@ -115,6 +117,8 @@ func run(pass *analysis.Pass) (any, error) {
 		}
 	}
 
+	c.exportOwnership()
+
 	// A function of this package that returns an open resource is an
 	// acquire for its callers here as much as in other packages: find
 	// them first, to a fixed point (bounded: chains are short).
@@ -142,7 +146,7 @@ type checker struct {
 	pass      *analysis.Pass
 	acquires  map[string]*Resource // by types.Func.FullName
 	summaries map[*ssa.Function]*ReturnsOpen
-	ignored   map[string]bool // "file:line" with a suppression comment
+	ignored   *suppressions
 	stats     *Stats
 
 	releaseSpecs []string                       // every Resource.Release entry, once
@@ -151,6 +155,7 @@ type checker struct {
 	funcs        []*ssa.Function                // the package's functions
 	fieldRelease map[string]map[*ssa.Function]bool
 	literals     map[*ast.FuncLit]funcname.Literal // the package's, named when first needed
+	ownership    map[*ssa.Function][]ParamUse      // see paramUse; nil while being computed
 }
 
 // A site is one acquiring call in a function, and what the analysis
@@ -166,6 +171,11 @@ type site struct {
 	errAddrs map[ssa.Value]bool // where errVal is stored (a captured err)
 	aliases  map[ssa.Value]bool
 	escapes  bool
+	// homeKeys are the fields of local objects the resource is stored
+	// in (refKey of a load of each), holders those objects (see
+	// homeStores).
+	homeKeys map[string]bool
+	holders  map[ssa.Value]bool
 }
 
 // calleeName is the full name of the function or method c calls, "" for
@@ -209,7 +219,10 @@ func (c *checker) sites(fn *ssa.Function) []*site {
 				s.releases = append(s.releases, parseRelease(r))
 			}
 			s.value, s.errVal = resourceValue(call, res.value)
-			s.aliases = aliases(s.value)
+			s.aliases = aliases(strip(s.value)) // Notify's chan<- is the caller's chan
+			if s.value != nil {
+				s.aliases[s.value] = true
+			}
 			s.errAddrs = storedAt(s.errVal)
 			s.escapes = escapes(s)
 			out = append(out, s)
@@ -364,6 +377,25 @@ func aliases(v ssa.Value) map[ssa.Value]bool {
 			continue
 		}
 		set[v] = true
+		if u, ok := v.(*ssa.UnOp); ok && u.Op == token.MUL {
+			// Loaded from a local variable (ch, captured by a closure,
+			// lives in one): the variable and what else it holds.
+			if a, ok := u.X.(*ssa.Alloc); ok && !set[a] {
+				set[a] = true
+				for _, ar := range *a.Referrers() {
+					switch ar := ar.(type) {
+					case *ssa.UnOp:
+						if ar.Op == token.MUL {
+							work = append(work, ar)
+						}
+					case *ssa.Store:
+						if ar.Addr == a {
+							work = append(work, ar.Val)
+						}
+					}
+				}
+			}
+		}
 		refs := v.Referrers()
 		if refs == nil {
 			continue
@@ -519,67 +551,21 @@ func sameRef(v ssa.Value, s *site) bool {
 		return true
 	}
 	k := refKey(v)
-	return k != "" && k == refKey(strip(s.value))
+	return k != "" && (k == refKey(strip(s.value)) || s.homeKeys[k])
 }
 
 // escapes reports whether s's resource leaves the function's hands:
-// stored, sent, captured, or passed to a function that is not one of its
-// releases. A method called on the resource, or on a field of it, is not
-// an escape.
+// stored, sent, captured, or passed to a function that keeps it. A method
+// called on the resource, or on a field of it, is not an escape, nor is
+// the acquiring call itself or a release.
 func escapes(s *site) bool {
-	for v := range s.aliases {
-		refs := v.Referrers()
-		if refs == nil {
-			continue
+	homes := s.c.homeStores(s)
+	return s.c.leaves(s.aliases, func(instr ssa.Instruction) bool {
+		if call, ok := instr.(ssa.CallInstruction); ok {
+			return call.Common() == s.call.Common() || releases(s, call.Common())
 		}
-		for _, r := range *refs {
-			switch r := r.(type) {
-			case *ssa.Store:
-				if a, ok := r.Addr.(*ssa.Alloc); r.Val == v && (!ok || !localOnly(a)) {
-					return true
-				}
-			case *ssa.MakeClosure:
-				if !onlyDeferred(r) {
-					return true
-				}
-			case *ssa.MapUpdate, *ssa.Send, *ssa.Go:
-				return true
-			case *ssa.Call:
-				if passedOn(s, r.Common(), v) {
-					return true
-				}
-			case *ssa.Defer:
-				if passedOn(s, r.Common(), v) {
-					return true
-				}
-			}
-		}
-	}
-	return false
-}
-
-// passedOn reports whether call passes v as an argument to a function
-// that is not a release of s, nor one that only borrows it.
-func passedOn(s *site, call *ssa.CallCommon, v ssa.Value) bool {
-	if releases(s, call) {
-		return false
-	}
-	if name, _ := calleeName(call); borrowers[name] {
-		return false
-	}
-	if _, ok := call.Value.(*ssa.Builtin); ok {
-		return false
-	}
-	for i, a := range call.Args {
-		if a != v {
-			continue
-		}
-		if i == 0 && !call.IsInvoke() && call.Signature().Recv() != nil {
-			continue // the receiver of a method
-		}
-		return true
-	}
-	return false
+		return homes[instr]
+	}, false)
 }
 
 // borrowers are standard library functions that use a reader or writer
@@ -689,10 +675,17 @@ var noReturn = map[string]bool{
 	"(*testing.common).SkipNow": true, "(*testing.common).Skip": true, "(*testing.common).Skipf": true,
 }
 
-// suppressedLines finds the lines with //nolint:errleak (or a bare
-// //nolint) or //atomicx:ignore.
-func suppressedLines(pass *analysis.Pass) map[string]bool {
-	lines := make(map[string]bool)
+// suppressions are the places a suppression comment covers: lines with
+// //nolint:errleak (or a bare //nolint) or //atomicx:ignore, and whole
+// function declarations whose doc comment or first line has one, as
+// golangci-lint reads a nolint on a declaration.
+type suppressions struct {
+	lines map[string]bool // "file:line"
+	decls [][2]token.Pos  // [start, end) of suppressed declarations
+}
+
+func suppressedLines(pass *analysis.Pass) *suppressions {
+	sup := &suppressions{lines: make(map[string]bool)}
 	for _, f := range pass.Files {
 		for _, g := range f.Comments {
 			for _, cm := range g.List {
@@ -700,11 +693,36 @@ func suppressedLines(pass *analysis.Pass) map[string]bool {
 					continue
 				}
 				p := pass.Fset.Position(cm.Pos())
-				lines[fmt.Sprintf("%s:%d", p.Filename, p.Line)] = true
+				sup.lines[fmt.Sprintf("%s:%d", p.Filename, p.Line)] = true
 			}
 		}
 	}
-	return lines
+	for _, f := range pass.Files {
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok {
+				continue
+			}
+			p := pass.Fset.Position(fd.Pos())
+			if sup.lines[fmt.Sprintf("%s:%d", p.Filename, p.Line)] || docSuppresses(fd.Doc) {
+				sup.decls = append(sup.decls, [2]token.Pos{fd.Pos(), fd.End()})
+			}
+		}
+	}
+	return sup
+}
+
+// docSuppresses reports whether a doc comment has a suppression line.
+func docSuppresses(doc *ast.CommentGroup) bool {
+	if doc == nil {
+		return false
+	}
+	for _, cm := range doc.List {
+		if suppresses(cm.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 func suppresses(text string) bool {
@@ -732,6 +750,11 @@ func suppresses(text string) bool {
 }
 
 func (c *checker) suppressed(pos token.Pos) bool {
+	for _, d := range c.ignored.decls {
+		if d[0] <= pos && pos < d[1] {
+			return true
+		}
+	}
 	p := c.pass.Fset.Position(pos)
-	return c.ignored[fmt.Sprintf("%s:%d", p.Filename, p.Line)]
+	return c.ignored.lines[fmt.Sprintf("%s:%d", p.Filename, p.Line)]
 }

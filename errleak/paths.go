@@ -167,6 +167,9 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 				}
 			}
 		case *ssa.Panic:
+			if reportPanics {
+				w.panicked(open, in.path, since, instr)
+			}
 			return
 		case *ssa.Return:
 			w.ret(open, in.path, since, instr)
@@ -327,13 +330,15 @@ func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
 			continue
 		}
 		switch {
+		case success && s.res.errorPaths:
+			continue
 		case open[i]&nilBit != 0:
 			w.count(FilterNilCheck, i, int(r.Pos()))
 		case open[i]&borrowBit != 0:
 			w.count(FilterBorrowed, i, int(r.Pos()))
 		case s.escapes:
 			w.count(FilterEscape, i, int(r.Pos()))
-		case returnedAt(s, r) >= 0:
+		case returnedAt(s, r) >= 0 || s.returnsHolder(r):
 			w.count(FilterReturned, i, int(r.Pos()))
 		case s.res.collected && w.collects:
 			w.count(FilterCollected, i, int(r.Pos()))
@@ -348,10 +353,31 @@ func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
 	}
 }
 
-func (w *walk) report(s *site, path []step, r *ssa.Return) {
+// panicked reports the locks held where a path panics (with -panics):
+// a caller that recovers goes on with the lock taken, and the next Lock
+// blocks forever.
+func (w *walk) panicked(open []byte, path []step, since []int, p *ssa.Panic) {
+	for i, s := range w.sites {
+		if !s.res.lock || open[i]&countMask == 0 || open[i]&(deferBit|nilBit|borrowBit) != 0 || w.reported[i] {
+			continue
+		}
+		if w.c.suppressed(s.call.Pos()) {
+			w.count(FilterSuppressed, i, int(p.Pos()))
+			continue
+		}
+		w.reported[i] = true
+		w.report(s, path[since[i]:], p)
+	}
+}
+
+// report reports s open at end, a return or (with -panics) a panic.
+func (w *walk) report(s *site, path []step, end ssa.Instruction) {
 	fset := w.c.pass.Fset
-	where := "at the end of the function"
-	retPos := r.Pos()
+	what, where := "return", "at the end of the function"
+	if _, ok := end.(*ssa.Panic); ok {
+		what = "panic"
+	}
+	retPos := end.Pos()
 	if retPos.IsValid() {
 		where = fmt.Sprintf("at line %d", fset.Position(retPos).Line)
 	} else if syn := w.fn.Syntax(); syn != nil {
@@ -369,15 +395,18 @@ func (w *walk) report(s *site, path []step, r *ssa.Return) {
 		related = append(related, analysis.RelatedInformation{Pos: st.pos, Message: "condition " + taken})
 	}
 	if retPos.IsValid() {
-		related = append(related, analysis.RelatedInformation{Pos: retPos, Message: fmt.Sprintf("returns with the %s open", s.res.Name)})
+		related = append(related, analysis.RelatedInformation{Pos: retPos, Message: fmt.Sprintf("%ss with the %s open", what, s.res.Name)})
 	}
-	msg := fmt.Sprintf("%s from %s is not released (%s) on the path to the return %s", s.res.Name, shortName(s.callee), strings.Join(s.res.Release, " or "), where)
+	msg := fmt.Sprintf("%s from %s is not released (%s) on the path to the %s %s", s.res.Name, shortName(s.callee), strings.Join(s.res.Release, " or "), what, where)
 	if len(branches) > 0 {
 		msg += "; branches at lines " + strings.Join(branches, ", ")
 	}
 	w.c.stats.Reported++
 	w.c.pass.Report(analysis.Diagnostic{Pos: s.call.Pos(), Message: msg, Related: related})
-	f := Finding{Pos: s.call.Pos(), Func: w.c.runtimeName(w.fn), Return: retPos, Opening: openingFailure(path), IsClosed: s.res.IsClosed}
+	f := Finding{Pos: s.call.Pos(), Func: w.c.runtimeName(w.fn), Return: retPos, IsClosed: s.res.IsClosed}
+	if what == "return" {
+		f.Opening = openingFailure(path) // a panic path is not confirmed: the runtime probes at returns
+	}
 	if retPos.IsValid() {
 		f.ReturnLine = fset.Position(retPos).Line
 	}

@@ -12,8 +12,17 @@ import (
 // the one found from the package's directory ("off" for none).
 var policyFile string
 
+// reportPanics is the -panics flag: report locks held on a path that
+// panics.
+var reportPanics bool
+
 func init() {
 	Analyzer.Flags.StringVar(&policyFile, "policy", "", "atomicheck.toml with [[leak.resource]] tables (default: the one that applies to the package's directory; off: none)")
+	// Off by default: most panics end the program, which releases
+	// everything, and code panics on a broken invariant with its lock
+	// held on purpose; the lock matters only where a caller recovers and
+	// goes on, which the analysis cannot see.
+	Analyzer.Flags.BoolVar(&reportPanics, "panics", false, "also report locks still held on a path that ends in a panic (a caller that recovers then deadlocks on the next Lock); off by default because most panics end the program")
 }
 
 // resourcesFor returns the resources that apply to the package of pass:

@@ -34,6 +34,15 @@ type Resource struct {
 	// collected says that the resource holds nothing once unreferenced,
 	// in code of Go 1.23 or later: timers and tickers.
 	collected bool
+
+	// errorPaths says that only returns of an error are checked: a
+	// signal channel still registered when a function succeeds is most
+	// often the program's own (main's), kept on purpose until it ends.
+	errorPaths bool
+
+	// lock says that a path that panics with it held is reported too,
+	// with -panics.
+	lock bool
 }
 
 // builtin is the standard library's set.
@@ -69,12 +78,12 @@ var builtin = []Resource{
 		"context.WithCancel", "context.WithTimeout", "context.WithDeadline",
 		"context.WithCancelCause", "context.WithTimeoutCause", "context.WithDeadlineCause",
 	}, Release: []string{"()"}, value: "result1"},
-	{Name: "lock", Acquire: []string{"(*sync.Mutex).Lock", "(*sync.RWMutex).Lock"}, Release: []string{"Unlock"}, value: "recv"},
-	{Name: "read lock", Acquire: []string{"(*sync.RWMutex).RLock"}, Release: []string{"RUnlock"}, value: "recv"},
+	{Name: "lock", Acquire: []string{"(*sync.Mutex).Lock", "(*sync.RWMutex).Lock"}, Release: []string{"Unlock"}, value: "recv", lock: true},
+	{Name: "read lock", Acquire: []string{"(*sync.RWMutex).RLock"}, Release: []string{"RUnlock"}, value: "recv", lock: true},
 	{Name: "ticker", Acquire: []string{"time.NewTicker"}, Release: []string{"Stop"}, collected: true},
 	{Name: "timer", Acquire: []string{"time.NewTimer"}, Release: []string{"Stop"}, collected: true},
 	{Name: "process", Acquire: []string{"(*os/exec.Cmd).Start"}, Release: []string{"Wait"}, value: "recv"},
-	{Name: "signal notification", Acquire: []string{"os/signal.Notify"}, Release: []string{"os/signal.Stop"}, value: "arg0"},
+	{Name: "signal notification", Acquire: []string{"os/signal.Notify"}, Release: []string{"os/signal.Stop"}, value: "arg0", errorPaths: true},
 	{Name: "compressed reader", Acquire: []string{"compress/gzip.NewReader", "compress/zlib.NewReader", "compress/zlib.NewReaderDict"}, Release: []string{"Close"}},
 }
 

@@ -204,6 +204,19 @@ func (cr *callRewriter) point(call *ast.CallExpr, callee string) string {
 	return fmt.Sprintf("%s.Inject(&%s[%d])", rtName, sitesName, idx)
 }
 
+// wrote is the statement that tells the runtime that the call, the
+// injection point registered last, writes outside memory, when it does
+// (see outside.go): it runs where the fault was not injected, just
+// before the call, on the call's line, where a nil receiver on the way to
+// the file panics as the call would.
+func (cr *callRewriter) wrote(call *ast.CallExpr) string {
+	w := cr.fe.wroteOutside(call, cr.first+len(cr.sites)-1)
+	if w == "" {
+		return ""
+	}
+	return cr.directive(call.Pos()) + w
+}
+
 func (cr *callRewriter) directive(pos token.Pos) string {
 	return lineDirective(cr.fe.p.fset, cr.fe.tf, cr.fe.off(pos))
 }
@@ -219,7 +232,7 @@ func (cr *callRewriter) exprStmt(s *ast.ExprStmt) {
 		return
 	}
 	inject := cr.point(call, callee)
-	cr.edits.insert(cr.fe.off(s.Pos()), "if "+inject+" == nil { "+cr.directive(s.Pos()))
+	cr.edits.insert(cr.fe.off(s.Pos()), "if "+inject+" == nil { "+cr.wrote(call)+cr.directive(s.Pos()))
 	cr.edits.insert(cr.fe.off(s.End()), " }"+cr.directive(s.End()))
 }
 
@@ -289,15 +302,16 @@ func (cr *callRewriter) assign(s *ast.AssignStmt, start, end token.Pos, prefix, 
 			return false
 		}
 	}
-	inject := "nil"
+	inject, wrote := "nil", ""
 	if point {
 		inject = cr.point(call, callee)
+		wrote = cr.wrote(call)
 	}
 	if r != nil {
 		inject = r.guard(fe, inject)
 		r.rewritten = true
 	}
-	cr.edits.insert(fe.off(start), fmt.Sprintf("%s%sif _atx_e := %s; _atx_e != nil { %s} else { %s", prefix, decls.String(), inject, zeros.String(), cr.directive(s.Pos())))
+	cr.edits.insert(fe.off(start), fmt.Sprintf("%s%sif _atx_e := %s; _atx_e != nil { %s} else { %s%s", prefix, decls.String(), inject, zeros.String(), wrote, cr.directive(s.Pos())))
 	if s.Tok == token.DEFINE {
 		cr.edits.replace(fe.off(s.TokPos), fe.off(s.TokPos)+2, "= ")
 	}
@@ -396,7 +410,7 @@ func (cr *callRewriter) returnStmt(s *ast.ReturnStmt) {
 		ret = fmt.Sprintf("%s = %s; %s; return", strings.Join(fe.results, ", "), strings.Join(values, ", "), fe.doneAt(s.Pos()))
 	}
 	inject := cr.point(call, callee)
-	cr.edits.insert(fe.off(s.Pos()), fmt.Sprintf("if _atx_e := %s; _atx_e != nil { %s }; %s", inject, ret, cr.directive(s.Pos())))
+	cr.edits.insert(fe.off(s.Pos()), fmt.Sprintf("if _atx_e := %s; _atx_e != nil { %s }; %s%s", inject, ret, cr.wrote(call), cr.directive(s.Pos())))
 }
 
 // mentions reports whether name occurs in text as a whole identifier

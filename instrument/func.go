@@ -57,6 +57,9 @@ type funcEdits struct {
 	// ends are the lines of the statements that end a call normally, in
 	// the order of the indexes that the rewritten code stores in done.
 	ends []int32
+	// errFlow is the body's control-flow graph, for the kinds of its
+	// handlers (see flow).
+	errFlow *errorFlow
 }
 
 func (fe *funcEdits) off(pos token.Pos) int { return fe.tf.Offset(pos) }
@@ -132,6 +135,7 @@ func (fe *funcEdits) rewrite(edits *editList) error {
 		ignored:  ignored,
 		literal:  fe.lit != nil,
 		in:       fe.in,
+		done:     fe.doneErrors(),
 	}
 
 	siteRef := fmt.Sprintf("&%s[%d]", sitesName, siteIdx)

@@ -119,6 +119,9 @@ func (p *pkgRewriter) siteTable() []dst.Decl {
 		if s.gate != "" {
 			field("Gate", &dst.UnaryExpr{Op: token.AND, X: dst.NewIdent(s.gate)})
 		}
+		if s.done&doneSkip != 0 {
+			field("Done", rt("DoneSkip"))
+		}
 		entry := &dst.CompositeLit{Elts: fields}
 		entry.Decs.Before, entry.Decs.After = dst.NewLine, dst.NewLine
 		elts[i] = entry
@@ -182,6 +185,9 @@ func (p *pkgRewriter) siteTableData() ([]string, bool) {
 		if s.gate != "" {
 			flags = append(flags, 'g')
 		}
+		if s.done&doneSkip != 0 {
+			flags = append(flags, 'w')
+		}
 		if len(flags) == 0 {
 			flags = append(flags, '-')
 		}
@@ -210,20 +216,27 @@ type genFile struct {
 	p     *pkgRewriter
 	decls []dst.Decl
 	// types are the types that placeholders _atx_T<n> in parsed code
-	// stand for (see parseDecls).
+	// stand for, and pkgs the import paths of the packages that
+	// selectors _atx_P<n>.X name (see parseDecls).
 	types []types.Type
+	pkgs  []string
 }
 
-// placeholder matches the identifiers that stand for a type of types.
-var placeholder = regexp.MustCompile(`^_atx_T([0-9]+)$`)
+// placeholder matches the identifiers that stand for a type of types,
+// pkgPlaceholder those that stand for a package of pkgs.
+var (
+	placeholder    = regexp.MustCompile(`^_atx_T([0-9]+)$`)
+	pkgPlaceholder = regexp.MustCompile(`^_atx_P([0-9]+)$`)
+)
 
 // add appends declarations to the file.
 func (f *genFile) add(decls ...dst.Decl) { f.decls = append(f.decls, decls...) }
 
 // parseDecls parses declarations written as Go text and appends them. In
-// the text, rtName.X names X of the runtime and _atx_T<n> the type
-// f.types[n]: both become identifiers that carry their package's path,
-// so that the restorer imports what they name.
+// the text, rtName.X names X of the runtime, _atx_P<n>.X names X of the
+// package f.pkgs[n] (the package's own, or one it imports) and _atx_T<n>
+// the type f.types[n]: all become identifiers that carry their
+// package's path, so that the restorer imports what they name.
 func (f *genFile) parseDecls(src string) error {
 	if strings.TrimSpace(src) == "" {
 		return nil
@@ -237,8 +250,19 @@ func (f *genFile) parseDecls(src string) error {
 	dstutil.Apply(file, func(c *dstutil.Cursor) bool {
 		switch n := c.Node().(type) {
 		case *dst.SelectorExpr:
-			if x, ok := n.X.(*dst.Ident); ok && x.Name == rtName && x.Path == "" {
-				c.Replace(&dst.Ident{Name: n.Sel.Name, Path: rtPath, Decs: dst.IdentDecorations{NodeDecs: n.Decs.NodeDecs}})
+			x, ok := n.X.(*dst.Ident)
+			if !ok || x.Path != "" {
+				break
+			}
+			path := ""
+			if x.Name == rtName {
+				path = rtPath
+			} else if m := pkgPlaceholder.FindStringSubmatch(x.Name); m != nil {
+				i, _ := strconv.Atoi(m[1])
+				path = f.pkgs[i]
+			}
+			if path != "" {
+				c.Replace(&dst.Ident{Name: n.Sel.Name, Path: path, Decs: dst.IdentDecorations{NodeDecs: n.Decs.NodeDecs}})
 				return false
 			}
 		case *dst.Ident:

@@ -447,11 +447,11 @@ func (w *graphWriter) write() {
 	w.printf("\n// _atx_graphs holds the checkpoints between calls, emptied: a call\n// reuses the logs and visited sets of an earlier one.\nvar _atx_graphs %s.Pool[_atx_graph]\n", rtName)
 	w.printf(`
 // _atx_restoreGraph is deferred by a masked function: it rolls the graph
-// back when the call failed (an error returned, or a panic or
-// runtime.Goexit going through), and puts the emptied checkpoint
-// back in the pool.
+// back when the call failed (an error returned that does not mean done,
+// or a panic or runtime.Goexit going through), and puts the emptied
+// checkpoint back in the pool.
 func _atx_restoreGraph(errp *error, done *bool, site *%s.Site, k *_atx_graph) {
-	if errp != nil && *errp != nil || !*done && %s.Unwinding(site.Func) {
+	if errp != nil && site.Fails(*errp) || !*done && %s.Unwinding(site.Func) {
 		k.rollback()
 	}
 	k.reset()

@@ -38,13 +38,16 @@ import (
 // (see hoist.go): it costs no allocation, runs only when an arm is armed,
 // and leaves the names of the user's literals as they are.
 
-// The kinds of handlers, by what the arm's body does with the error.
+// The kinds of handlers, by where the arm's error goes (see handlerKind).
 const (
-	kindPropagate = "propagate"        // returns the error, wrapped or not
-	kindTranslate = "translate"        // returns another error
-	kindFallback  = "fallback"         // assigns a value, or returns without an error, and goes on
-	kindLog       = "log-and-continue" // only calls (logs) or does nothing, and goes on
-	kindPanic     = "panic"            // panics, or ends the program
+	kindPropagate  = "propagate"        // the error, or a value made from it, reaches a return
+	kindAccumulate = "accumulate"       // added to a collection of errors that a return returns, and the function goes on
+	kindTranslate  = "translate"        // returns another error
+	kindFallback   = "fallback"         // makes the function's result otherwise: returns without an error, or sets a value it returns
+	kindLog        = "log-and-continue" // hands the error to a call (a log) and goes on: the error goes no further
+	kindIgnore     = "ignore"           // neither uses the error nor makes a result (an empty arm, continue)
+	kindPanic      = "panic"            // panics, or calls a function of the package that always panics
+	kindExit       = "exit"             // ends the program or the test: os.Exit, log.Fatal, t.Fatal
 )
 
 // handlersName is the package-level array of rt.Handler.
@@ -193,13 +196,15 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 	r := &region{stmt: as, errVar: errID.Name, first: len(fe.p.handlers)}
 	fn := funcname.Join(fe.p.opts.ImportPath, fe.name)
 	regionPos := fe.p.sitePos(fe.p.fset.Position(call.Lparen))
-	add := func(at token.Pos, a arm, predicate string, body []ast.Stmt) {
+	add := func(owner ast.Node, a arm, predicate string, body []ast.Stmt) {
+		at := owner.Pos()
 		errVars := []types.Object{errVar}
 		if a.clause != nil {
 			if v := fe.p.info.Implicits[a.clause]; v != nil {
 				errVars = append(errVars, v) // e of switch e := err.(type)
 			}
 		}
+		errVars = append(errVars, fe.asTargets(a.cond, errVar)...)
 		r.arms = append(r.arms, a)
 		widened, notWidenable := fe.widening(a, errID.Name, body)
 		pos := fe.p.fset.Position(at)
@@ -208,7 +213,7 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			fn:        fn,
 			pos:       fe.p.sitePos(pos),
 			region:    regionPos,
-			kind:      fe.handlerKind(&ast.BlockStmt{List: body}, errVars...),
+			kind:      fe.handlerKind(owner, body, errVars...),
 			predicate: predicate,
 			why:       a.why,
 
@@ -294,7 +299,7 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 				break
 			}
 			a := arm{cond: s.Cond, part: part, fault: fault, why: why}
-			add(s.Pos(), a, fe.text(s.Cond), s.Body.List)
+			add(s, a, fe.text(s.Cond), s.Body.List)
 			nested(a, s.Body.List)
 			s, _ = s.Else.(*ast.IfStmt)
 		}
@@ -311,7 +316,7 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 				continue
 			}
 			a := arm{cond: cc.List[0], part: part, fault: fault, why: why}
-			add(cc.Pos(), a, fe.text(cc.List[0]), cc.Body)
+			add(cc, a, fe.text(cc.List[0]), cc.Body)
 			nested(a, cc.Body)
 		}
 	}
@@ -339,7 +344,7 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			switch {
 			case cc.List == nil && nilCase:
 				a := arm{clause: cc, tagged: sw, fault: fmt.Sprintf("%s.HandlerError(&%s[%d])", rtName, handlersName, len(fe.p.handlers))}
-				add(cc.Pos(), a, "default", cc.Body)
+				add(cc, a, "default", cc.Body)
 				nested(a, cc.Body)
 			case len(cc.List) >= 1 && plainValues(fe.p.info, cc.List):
 				// case io.EOF, io.ErrUnexpectedEOF: one arm, whose fault
@@ -349,7 +354,7 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 				if a.why = fe.localName(x); a.why != "" {
 					a.fault = ""
 				}
-				add(cc.Pos(), a, "case "+fe.listText(cc.List), cc.Body)
+				add(cc, a, "case "+fe.listText(cc.List), cc.Body)
 			}
 		}
 	}
@@ -374,7 +379,7 @@ func (fe *funcEdits) regionOf(as *ast.AssignStmt, check ast.Stmt) *region {
 			// type.
 			tv := fe.p.info.Types[cc.List[0]]
 			fault, why := fe.typeCaseFault(tv.Type, cc.Pos(), fmt.Sprintf("&%s[%d]", handlersName, len(fe.p.handlers)))
-			add(cc.Pos(), arm{clause: cc, typed: ts, fault: fault, why: why}, "case "+fe.listText(cc.List), cc.Body)
+			add(cc, arm{clause: cc, typed: ts, fault: fault, why: why}, "case "+fe.listText(cc.List), cc.Body)
 		}
 	}
 	switch check := check.(type) {
@@ -692,10 +697,7 @@ func (fe *funcEdits) recoverRegion(d *ast.DeferStmt) *region {
 			}
 		}
 		r.arms = []arm{a}
-		kind := fe.handlerKind(body, vars...)
-		if kind == kindFallback && fe.setsErrorResult(body) {
-			kind = kindTranslate // the panic becomes the function's error
-		}
+		kind := fe.recoverKind(body, vars...)
 		fe.p.handlers = append(fe.p.handlers, handler{
 			id:        fn + "#handler:" + path.Base(pos.Filename) + ":" + strconv.Itoa(pos.Line) + ":" + strconv.Itoa(pos.Column),
 			fn:        fn,
@@ -1068,203 +1070,297 @@ func (fe *funcEdits) constructed(t types.Type, pos token.Pos, h string) (fault, 
 	return rtName + ".HandlerAs(" + h + ", " + value + ")", "", true
 }
 
-// handlerKind classifies an arm's body by what it does with the error
-// held in vs (the variable checked, and a type switch's typed variable):
-// the strongest of what any of its statements does, in the order panic,
-// propagate, translate, fallback, log-and-continue.
-func (fe *funcEdits) handlerKind(body *ast.BlockStmt, vs ...types.Object) string {
+// handlerKind classifies an arm by where its error goes (see
+// errorflow.go): owner is the if statement or case clause whose body is
+// the arm's, vs the variables that hold the error at its start (the
+// variable checked, a type switch's typed variable, an errors.As
+// target). The first that holds, in this order:
+//
+//   - exit, panic: a statement of the arm ends the program, or panics
+//     (the strongest wins: exit);
+//   - propagate: the error, or a value made from it, reaches a return of
+//     the function, a channel or a place the caller sees;
+//     accumulate when the arm goes on after adding it to a collection
+//     of errors (errs = append(errs, err), merr = errors.Join(merr, err))
+//     and only that collection reaches a return;
+//   - translate: the arm returns another error, or assigns another error
+//     to a variable that reaches a return;
+//   - fallback: the arm returns without an error, or assigns a value
+//     that reaches a return or a place the caller sees;
+//   - log-and-continue: the arm calls something (a log, with the error
+//     or a message) or hands the error to a call, and the error goes no
+//     further;
+//   - ignore: the arm does none of that (an empty arm, continue).
+//
+// A value reaches a return when it does on some path: an arm that
+// falls back on one path and lets the error reach the return on another
+// propagates.
+func (fe *funcEdits) handlerKind(owner ast.Node, body []ast.Stmt, vs ...types.Object) string {
 	info := fe.p.info
-	v := vs[0]
-	mentions := func(e ast.Expr) bool {
-		found := false
-		ast.Inspect(e, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok {
-				for _, v := range vs {
-					found = found || info.ObjectOf(id) == v
-				}
-			}
-			return !found
-		})
-		return found
+	block := &ast.BlockStmt{List: body}
+	if len(body) > 0 {
+		block.Lbrace, block.Rbrace = body[0].Pos(), body[len(body)-1].End()
 	}
-	rank := map[string]int{kindLog: 0, kindFallback: 1, kindTranslate: 2, kindPropagate: 3, kindPanic: 4}
-	kind := kindLog
+	seed := taint{}
+	for _, v := range vs {
+		seed[v] = true
+	}
+	if k := fe.armEnds(block, seed); k != "" {
+		return k
+	}
+	fl := fe.flow()
+	entry := fl.entry[owner]
+	var flowed reach
+	if entry != nil {
+		flowed = fl.follow(entry, 0, seed, false, block)
+	}
+	if flowed.passedOn() {
+		if !flowed.inArm && fe.accumulates(block, flowed.held, seed) {
+			return kindAccumulate
+		}
+		return kindPropagate
+	}
+	// What the arm makes instead: a return, or a value that reaches one.
+	kind := ""
 	see := func(k string) {
-		if rank[k] > rank[kind] {
+		if kind == "" || k == kindTranslate {
 			kind = k
 		}
 	}
-	ast.Inspect(body, func(n ast.Node) bool {
+	produces := func(n ast.Node, l ast.Expr) bool {
+		v, whole := fl.root(l)
+		if v == nil {
+			return false
+		}
+		if fl.outside(v, whole) {
+			return true
+		}
+		at, ok := fl.at[n]
+		if !ok {
+			return false
+		}
+		r := fl.follow(at.b, at.i+1, taint{v: true}, true, nil)
+		return r.passedOn()
+	}
+	anotherError := func(l, rhs ast.Expr) bool {
+		t := info.TypeOf(l)
+		return t != nil && types.Identical(t, errorType) && !isNilExpr(info, rhs)
+	}
+	ast.Inspect(block, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ReturnStmt:
+			switch {
+			case len(n.Results) > 0:
+				last := n.Results[len(n.Results)-1]
+				if tv, ok := info.Types[last]; ok && !tv.IsNil() && (types.Identical(tv.Type, errorType) || types.Implements(tv.Type, errorType.Underlying().(*types.Interface))) {
+					see(kindTranslate)
+				} else {
+					see(kindFallback) // returns without an error
+				}
+			case fe.sig != nil && fe.sig.Results().Len() > 0:
+				see(kindFallback) // the named results, as they are
+			}
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if !produces(n, l) {
+					continue
+				}
+				if len(n.Lhs) == len(n.Rhs) && anotherError(l, n.Rhs[i]) {
+					see(kindTranslate)
+				} else {
+					see(kindFallback) // a value, nil for the error, or another call's error (a retry)
+				}
+			}
+		case *ast.IncDecStmt:
+			if produces(n, n.X) {
+				see(kindFallback)
+			}
+		case *ast.ValueSpec:
+			for i, name := range n.Names {
+				if produces(n, name) {
+					if len(n.Values) == len(n.Names) && anotherError(name, n.Values[i]) {
+						see(kindTranslate)
+					} else {
+						see(kindFallback)
+					}
+				}
+			}
+		}
+		return true
+	})
+	if kind != "" {
+		return kind
+	}
+	// A call of its own (a log, a message), or the error handed to a
+	// call: any variable that held the error in the arm.
+	held := flowed.held
+	if held == nil {
+		held = seed
+	}
+	logged := false
+	ast.Inspect(block, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false
+		case *ast.ExprStmt:
+			_, logged = ast.Unparen(n.X).(*ast.CallExpr)
+		case *ast.CallExpr:
+			call := n
+			for _, a := range call.Args {
+				logged = logged || mentionsAny(info, a, held)
+			}
+			if se, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && !isPackageName(info, se.X) {
+				logged = logged || mentionsAny(info, se.X, held) // err.Error(), a method of a value made from it
+			}
+		}
+		return !logged
+	})
+	if logged {
+		return kindLog
+	}
+	return kindIgnore
+}
+
+// armEnds says whether a statement of the arm (not of a function
+// literal in it) ends the program (kindExit) or panics (kindPanic): a
+// call that never returns, or one of a function of the package that
+// panics or exits when a parameter is not nil, given the error.
+func (fe *funcEdits) armEnds(block *ast.BlockStmt, seed taint) string {
+	kind := ""
+	ast.Inspect(block, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.CallExpr:
-			if endsProgram(info, n) {
-				see(kindPanic)
-			}
-		case *ast.ReturnStmt:
-			switch {
-			case len(n.Results) == 0:
-				// A bare return gives the named results: the error, when
-				// it is the one checked.
-				if fe.errResult == v.Name() {
-					see(kindPropagate)
-				} else {
-					see(kindFallback)
-				}
-			case mentions(n.Results[len(n.Results)-1]):
-				see(kindPropagate)
-			default:
-				last := n.Results[len(n.Results)-1]
-				if tv, ok := info.Types[last]; ok && (tv.IsNil() || !types.Identical(tv.Type, errorType) && !types.Implements(tv.Type, errorType.Underlying().(*types.Interface))) {
-					see(kindFallback) // returns without an error
-				} else {
-					see(kindTranslate)
+			k := fe.p.endsKind(n)
+			if fn, ok := calleeObject(fe.p.info, n.Fun).(*types.Func); ok && k == "" && fn.Pkg() == fe.p.pkg {
+				if i, gk := fe.p.guardedEnds(fn); i >= 0 && i < len(n.Args) && mentionsAny(fe.p.info, n.Args[i], seed) {
+					k = gk
 				}
 			}
-		case *ast.AssignStmt:
-			if k := fe.errorAssignKind(n, mentions, v); k != "" {
-				see(k)
-			} else if len(n.Lhs) != 1 || !mentions(n.Lhs[0]) || n.Tok == token.DEFINE {
-				see(kindFallback)
+			if k == kindExit || k == kindPanic && kind == "" {
+				kind = k
 			}
-		case *ast.IncDecStmt:
-			see(kindFallback)
 		}
 		return true
 	})
 	return kind
 }
 
-// errorAssignKind classifies an assignment, in an arm's body, to a
-// variable of type error declared outside the arm (the error checked, or
-// another, such as the function's error result) whose value is returned
-// after the assignment: it changes the error the function returns. It is
-// a translate when the new value is another error (err = io.ErrUnexpectedEOF),
-// a propagate when it wraps the error checked (err = fmt.Errorf("…: %w",
-// err)), a fallback when it is nil (the function goes on without the
-// error) or the error of another call (a retry, or an alternative: x,
-// err = g()). "" for any other assignment. v is the error checked, for an
-// error region; the rule does not apply to a recover handler's value.
-func (fe *funcEdits) errorAssignKind(as *ast.AssignStmt, mentions func(ast.Expr) bool, v types.Object) string {
+// accumulates reports whether the arm adds the error to a collection of
+// errors that held it: an assignment in the arm of a variable other
+// than the error's that mentions that variable on both sides
+// (errs = append(errs, err), merr = errors.Join(merr, err)), or of one
+// of its elements (errs[i] = err). An error kept in a field of a value
+// the function returns (r.err = err; return r, nil) is no collection:
+// the caller gets it later, and the arm propagates it.
+func (fe *funcEdits) accumulates(block *ast.BlockStmt, held, seed taint) bool {
 	info := fe.p.info
-	if as.Tok != token.ASSIGN || !types.Identical(v.Type(), errorType) {
-		return ""
-	}
-	kind := ""
-	for i, l := range as.Lhs {
-		id, ok := ast.Unparen(l).(*ast.Ident)
-		if !ok {
-			continue
+	fl := fe.flow()
+	found := false
+	ast.Inspect(block, func(n ast.Node) bool {
+		if _, ok := n.(*ast.FuncLit); ok {
+			return false
 		}
-		w, ok := info.Uses[id].(*types.Var)
-		if !ok || !types.Identical(w.Type(), errorType) || !fe.returnedAfter(w, as.End()) {
-			continue
+		as, ok := n.(*ast.AssignStmt)
+		if !ok || len(as.Lhs) != len(as.Rhs) {
+			return !found
 		}
-		k := kindFallback
-		switch {
-		case len(as.Lhs) != len(as.Rhs):
-			// x, err = g(): the error of another call.
-		case mentions(as.Rhs[i]):
-			k = kindPropagate
-		case info.Types[as.Rhs[i]].IsNil():
-		default:
-			k = kindTranslate
+		for i, l := range as.Lhs {
+			v, whole := fl.root(l)
+			if v == nil || seed[v] || !held[v] {
+				continue
+			}
+			_, element := ast.Unparen(l).(*ast.IndexExpr)
+			if element || whole && as.Tok == token.ASSIGN && mentionsAny(info, as.Rhs[i], taint{v: true}) {
+				found = true // a field (r.err = err) is no collection: it propagates
+			}
 		}
-		if kind == "" || k == kindPropagate || k == kindTranslate && kind == kindFallback {
-			kind = k
-		}
-	}
-	return kind
+		return !found
+	})
+	return found
 }
 
-// returnedAfter reports whether the function returns the value that w,
-// a variable of type error, holds at pos: a return statement after pos
-// (in the text) whose error result mentions w, or a bare return when w is
-// the named error result, with no assignment of another value to w
-// between them. A return in a loop before pos is not seen: the rule reads
-// the text, not the flow.
-func (fe *funcEdits) returnedAfter(w *types.Var, pos token.Pos) bool {
-	info := fe.p.info
-	is := func(e ast.Expr) bool {
-		found := false
-		ast.Inspect(e, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && info.Uses[id] == w {
-				found = true
-			}
-			return !found
-		})
-		return found
+// asTargets returns the targets of errors.As(v, &t) in cond: each
+// holds the error when the arm runs.
+func (fe *funcEdits) asTargets(cond ast.Expr, v types.Object) []types.Object {
+	var ts []types.Object
+	if cond == nil {
+		return nil
 	}
-	var kills []token.Pos // assignments of another value to w after pos
-	var returns []token.Pos
-	ast.Inspect(fe.body, func(n ast.Node) bool {
+	ast.Inspect(cond, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 2 {
+			return true
+		}
+		fn, ok := calleeObject(fe.p.info, call.Fun).(*types.Func)
+		if !ok || fn.Pkg() == nil || fn.Pkg().Path() != "errors" || fn.Name() != "As" || !mentionsAny(fe.p.info, call.Args[0], taint{v: true}) {
+			return true
+		}
+		if u, ok := ast.Unparen(call.Args[1]).(*ast.UnaryExpr); ok && u.Op == token.AND {
+			if id := identOf(u.X); id != nil {
+				if t := fe.p.info.ObjectOf(id); t != nil {
+					ts = append(ts, t)
+				}
+			}
+		}
+		return true
+	})
+	return ts
+}
+
+// mentionsAny reports whether e names one of the variables of t.
+func mentionsAny(info *types.Info, e ast.Expr, t taint) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		if id, ok := n.(*ast.Ident); ok && t[info.ObjectOf(id)] {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// recoverKind classifies a recover handler's body: exit or panic when
+// it ends the program or panics again; translate when it sets the
+// function's error result (the panic becomes the function's error);
+// fallback when it sets another variable or returns (the function
+// returns normally); log-and-continue when it hands the recovered value
+// to a call; ignore otherwise.
+func (fe *funcEdits) recoverKind(body *ast.BlockStmt, vs ...types.Object) string {
+	seed := taint{}
+	for _, v := range vs {
+		seed[v] = true
+	}
+	if k := fe.armEnds(body, seed); k != "" {
+		return k
+	}
+	if fe.setsErrorResult(body) {
+		return kindTranslate
+	}
+	kind := kindIgnore
+	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.FuncLit:
 			return false
 		case *ast.AssignStmt:
-			if n.Pos() <= pos {
-				return true
+			if n.Tok == token.ASSIGN {
+				kind = kindFallback
 			}
-			for i, l := range n.Lhs {
-				if id, ok := ast.Unparen(l).(*ast.Ident); !ok || info.ObjectOf(id) != w {
-					continue
+		case *ast.ReturnStmt, *ast.IncDecStmt:
+			kind = kindFallback
+		case *ast.CallExpr:
+			for _, a := range n.Args {
+				if kind == kindIgnore && mentionsAny(fe.p.info, a, seed) {
+					kind = kindLog
 				}
-				if len(n.Lhs) != len(n.Rhs) || !is(n.Rhs[i]) {
-					kills = append(kills, n.Pos())
-				}
-			}
-		case *ast.ReturnStmt:
-			if n.Pos() <= pos {
-				return true
-			}
-			if len(n.Results) == 0 && fe.isErrorResult(w) || len(n.Results) > 0 && is(n.Results[len(n.Results)-1]) {
-				returns = append(returns, n.Pos())
 			}
 		}
 		return true
 	})
-	for _, r := range returns {
-		killed := false
-		for _, k := range kills {
-			killed = killed || k < r
-		}
-		if !killed {
-			return true
-		}
-	}
-	return false
-}
-
-// isErrorResult reports whether w is the function's named error result.
-func (fe *funcEdits) isErrorResult(w *types.Var) bool {
-	if fe.sig == nil || fe.sig.Results().Len() == 0 {
-		return false
-	}
-	return fe.sig.Results().At(fe.sig.Results().Len()-1) == w
-}
-
-// endsProgram reports calls that do not return: panic, log.Fatal and
-// log.Panic and their variants, os.Exit, and a test's t.Fatal.
-func endsProgram(info *types.Info, call *ast.CallExpr) bool {
-	if id, ok := ast.Unparen(call.Fun).(*ast.Ident); ok && id.Name == "panic" {
-		_, builtin := info.Uses[id].(*types.Builtin)
-		return builtin
-	}
-	fn, ok := calleeObject(info, call.Fun).(*types.Func)
-	if !ok || fn.Pkg() == nil {
-		return false
-	}
-	name := fn.Name()
-	switch fn.Pkg().Path() {
-	case "log":
-		return strings.HasPrefix(name, "Fatal") || strings.HasPrefix(name, "Panic")
-	case "os":
-		return name == "Exit"
-	case "testing":
-		return strings.HasPrefix(name, "Fatal") || name == "FailNow" || strings.HasPrefix(name, "Skip")
-	}
-	return false
+	return kind
 }
 
 // regionGuard is the expression that asks the runtime, at the start of

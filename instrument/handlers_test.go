@@ -53,11 +53,11 @@ func TestHandlerShapes(t *testing.T) {
 		panic(err)
 	}
 	return 1, nil`, []arm{{"panic", "err != nil", ""}}},
-		{"log.Fatal is a panic", `_, err := os.Open(name)
+		{"log.Fatal is an exit", `_, err := os.Open(name)
 	if err != nil {
 		log.Fatal(err)
 	}
-	return 1, nil`, []arm{{"panic", "err != nil", ""}}},
+	return 1, nil`, []arm{{"exit", "err != nil", ""}}},
 		{"nil on the left", `_, err := os.Open(name)
 	if nil != err {
 		return 0, err
@@ -251,7 +251,7 @@ func TestHandlerShapes(t *testing.T) {
 	return 1, nil`, []arm{
 			{"fallback", "errors.Is(err, fs.ErrNotExist)", ""},
 			{"propagate", "err != nil", ""},
-			{"log-and-continue", "err == io.EOF", ""},
+			{"propagate", "err == io.EOF", ""}, // logs, and the error reaches the return after it
 		}},
 		{"nested twice", `_, err := os.Open(name)
 	if err != nil {
@@ -262,7 +262,7 @@ func TestHandlerShapes(t *testing.T) {
 		}
 		return 0, err
 	}
-	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"fallback", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
+	return 1, nil`, []arm{{"propagate", "err != nil", ""}, {"propagate", "err != nil", ""}, {"fallback", "err == io.EOF", ""}}},
 		{"not nested in a typed arm", `_, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		if err == io.EOF {
@@ -316,7 +316,7 @@ func TestHandlerShapes(t *testing.T) {
 		err = ErrSentinel
 	}
 	_, err = os.Open(name + "~")
-	return 0, err`, []arm{{"log-and-continue", "err != nil", ""}}},
+	return 0, err`, []arm{{"ignore", "err != nil", ""}}},
 		{"nested checks stop at the error's address", `_, err := os.Open(name)
 	if err != nil {
 		errs := []*error{&err}
@@ -365,7 +365,7 @@ func TestHandlerShapes(t *testing.T) {
 	}
 	return 1, nil`, []arm{
 			{"propagate", "err != nil", ""},
-			{"log-and-continue", "errors.Is(err, fs.ErrNotExist)", ""},
+			{"propagate", "errors.Is(err, fs.ErrNotExist)", ""},
 			{"fallback", "err == io.EOF", ""},
 			{"fallback", "case io.ErrUnexpectedEOF", ""},
 			{"fallback", "err == ErrSentinel", ""},
@@ -448,7 +448,7 @@ func TestHandlerShapes(t *testing.T) {
 	case io.EOF:
 		log.Print("eof")
 	}
-	return 1, err`, []arm{{"log-and-continue", "case io.EOF", ""}}},
+	return 1, err`, []arm{{"propagate", "case io.EOF", ""}}},
 		{"switch without tag, the error alone assigned in its header", `switch err := os.Remove(name); {
 	case err != nil:
 		return 0, err
@@ -491,7 +491,7 @@ func TestHandlerShapes(t *testing.T) {
 	return 1, nil`, []arm{
 			{"propagate", "err != nil", ""},
 			{"fallback", "case io.EOF", ""},
-			{"fallback", "default", ""},
+			{"propagate", "default", ""}, // falls back on one path, the error reaches the return on the other
 			{"fallback", "errors.Is(err, fs.ErrNotExist)", ""},
 		}},
 		{"the chain ends at a condition that is no arm", `_, err := os.Open(name)
@@ -578,6 +578,175 @@ func TestHandlerShapes(t *testing.T) {
 					!strings.Contains(g.notInjectable, w.notInjectable) {
 					t.Errorf("arm %d: %+v, want %+v", i, g, w)
 				}
+			}
+		})
+	}
+}
+
+// TestHandlerKinds checks that a handler's kind follows where its error
+// goes, whatever the arm's text looks like.
+func TestHandlerKinds(t *testing.T) {
+	tests := []struct {
+		name string
+		body string // of func F(name string) (int, error)
+		want []string
+	}{
+		{"wrapped in place, returned after code that assigns the error on another path", `var err error
+	decoded := false
+	if name != "" {
+		if _, err = os.Open(name); err != nil {
+			err = newDecodeError(name, err)
+		}
+		decoded = true
+	}
+	if !decoded {
+		_, err = os.Stat(name)
+	}
+	return 1, err`, []string{"propagate"}},
+		{"made into another variable by a call, returned after the arm", `var rerr error
+	_, err := os.Open(name)
+	if err != nil {
+		rerr = newDecodeError(name, err)
+	}
+	return 1, rerr`, []string{"propagate"}},
+		{"in a struct literal's field", `_, err := os.Open(name)
+	if err != nil {
+		return 0, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return 1, nil`, []string{"propagate"}},
+		{"the errors.As target returned", `var pe *fs.PathError
+	_, err := os.Open(name)
+	if errors.As(err, &pe) {
+		return 0, pe
+	}
+	return 1, nil`, []string{"propagate"}},
+		{"stored where the caller sees it", `_, err := os.Open(name)
+	if err != nil {
+		lastErr = err
+	}
+	return 1, nil`, []string{"propagate"}},
+		{"appended to a slice that errors.Join returns after the loop", `var errs []error
+	for _, n := range []string{name, name + "~"} {
+		_, err := os.Open(n)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+	}
+	return 1, errors.Join(errs...)`, []string{"accumulate"}},
+		{"joined into an error returned after the loop", `var merr error
+	for i := 0; i < 3; i++ {
+		if _, err := os.Open(name); err != nil {
+			merr = errors.Join(merr, err)
+		}
+	}
+	return 1, merr`, []string{"accumulate"}},
+		{"kept in a field of a value returned: propagate", `var res struct{ err error }
+	if _, err := os.Open(name); err != nil {
+		res.err = err
+	}
+	return 1, res.err`, []string{"propagate"}},
+		{"set in an element of a slice returned after the loop", `errs := make([]error, 3)
+	for i := range errs {
+		if _, err := os.Open(name); err != nil {
+			errs[i] = err
+		}
+	}
+	return 1, errors.Join(errs...)`, []string{"accumulate"}},
+		{"appended, and the collection returned by the arm: propagate", `var errs []error
+	_, err := os.Open(name)
+	if err != nil {
+		errs = append(errs, err)
+		return 0, errors.Join(errs...)
+	}
+	return 1, nil`, []string{"propagate"}},
+		{"an err := in the arm shadows the error, which the return after it returns", `_, err := os.Open(name)
+	if err != nil {
+		_, err := os.Stat(name)
+		log.Print(err)
+	}
+	return 1, err`, []string{"propagate"}},
+		{"an err := in the arm that wraps the error", `_, err := os.Open(name)
+	if err != nil {
+		err := fmt.Errorf("open: %w", err)
+		return 0, err
+	}
+	return 1, nil`, []string{"propagate"}},
+		{"logged, and going nowhere", `_, err := os.Open(name)
+	if err != nil {
+		log.Printf("open %s: %v", name, err)
+	}
+	return 1, nil`, []string{"log-and-continue"}},
+		{"skipped in a loop: ignore", `for i := 0; i < 3; i++ {
+		_, err := os.Open(name)
+		if err != nil {
+			continue
+		}
+	}
+	return 1, nil`, []string{"ignore"}},
+		{"an empty arm", `_, err := os.Open(name)
+	if err != nil {
+	}
+	return 1, nil`, []string{"ignore"}},
+		{"a default value that reaches the return through another variable", `n := 0
+	_, err := os.Open(name)
+	if err != nil {
+		n = -1
+	}
+	m := n * 2
+	return m, nil`, []string{"fallback"}},
+		{"an alternative value, used by the loop's result through a method", `val := name
+	for i := 0; i < 3; i++ {
+		f, err := os.Open(val)
+		if err != nil || f == nil {
+			f, _ = os.Open("")
+			if f == nil {
+				break
+			}
+		}
+		val = val + f.Name()
+	}
+	return len(val), nil`, []string{"fallback"}},
+		{"a message made from the error, logged", `_, err := os.Open(name)
+	if err != nil {
+		msg := "open: " + err.Error()
+		log.Print(msg)
+	}
+	return 1, nil`, []string{"log-and-continue"}},
+		{"os.Exit", `_, err := os.Open(name)
+	if err != nil {
+		os.Exit(2)
+	}
+	return 1, nil`, []string{"exit"}},
+		{"a function of the package that always exits", `_, err := os.Open(name)
+	if err != nil {
+		fatal("open: %v", err)
+	}
+	return 1, nil`, []string{"exit"}},
+		{"a function of the package that always panics", `_, err := os.Open(name)
+	if err != nil {
+		panicErr(err)
+	}
+	return 1, nil`, []string{"panic"}},
+		{"a function of the package that panics when given an error", `_, err := os.Open(name)
+	if err != nil {
+		must(err)
+	}
+	return 1, nil`, []string{"panic"}},
+		{"that function given another value", `_, err := os.Open(name)
+	if err != nil {
+		must(nil)
+	}
+	return 1, nil`, []string{"log-and-continue"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, m := range handlerEntries(t, tt.body) {
+				got = append(got, m[3])
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") {
+				t.Errorf("kinds %v, want %v", got, tt.want)
 			}
 		})
 	}
@@ -807,6 +976,23 @@ func (valueError) Error() string { return "value" }
 var _, _, _, _, _, _ = errors.New, fmt.Errorf, io.EOF, fs.ErrNotExist, log.Print, os.Open
 
 func load(name string) ([]byte, error) { return os.ReadFile(name) }
+
+var lastErr error
+
+func newDecodeError(name string, err error) error { return &fs.PathError{Op: "decode", Path: name, Err: err} }
+
+func panicErr(err error) { panic(err) }
+
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
+}
+
+func fatal(format string, args ...any) {
+	log.Printf(format, args...)
+	os.Exit(1)
+}
 
 func F(name string) ` + sig + ` {
 	` + body + `

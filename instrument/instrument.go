@@ -58,6 +58,11 @@ type Options struct {
 	// error and a panic through it is recovered. atomic says it is
 	// rolled back first, whether Selects it or not. nil means none is.
 	Oblivious func(name string) (oblivious, atomic bool)
+	// MasksOutsideLocks reports, in a masking build, whether a function
+	// that takes a lock other than by opening with the lock idiom, calls
+	// a function that does, or runs as a goroutine is masked all the
+	// same (the policy's mask_outside_locks). nil means none is.
+	MasksOutsideLocks func(name string) bool
 
 	// Releases are the acquire functions and methods, by their full
 	// names (types.Func.FullName: "os.Open", "(*net.Dialer).Dial"),
@@ -82,6 +87,12 @@ type Options struct {
 	// Scratch lists the fields whose changes are scratch, not
 	// caller-visible, as the runtime reads them ("T.f", see rt.Site).
 	Scratch []string
+	// DoneValues are the errors that mean "done", not "failed", for
+	// every function of the package, beyond io.EOF and those of the
+	// standard library that a function's contract gives (see done.go), as
+	// "path.Name" (a rule's success_errors): a call that returns one is
+	// not a failure, neither rolled back nor reported.
+	DoneValues []string
 }
 
 // File is a Go source file of the package.
@@ -123,9 +134,10 @@ type Result struct {
 	// order as it is without atomicx.
 	Generated *File
 	// GeneratedInit holds the init function that gives the sites the
-	// package's variables (Options.Globals), or is nil. It is compiled
-	// after the package's files, so that their init functions keep their
-	// numbers (init.0, init.1) in stack frames.
+	// package's variables (Options.Globals) and the policy's done values
+	// (Options.DoneValues), or is nil. It is compiled after the
+	// package's files, so that their init functions keep their numbers
+	// (init.0, init.1) in stack frames.
 	GeneratedInit *File
 	Functions     []Function
 	Skipped       []Skipped
@@ -142,6 +154,9 @@ type Result struct {
 	// constructors (see errorConstructors), whose entries are not
 	// injection points: a detect build leaves them as written.
 	Constructors []string
+	// OutsideWrites are, in a masking build, the selected functions that
+	// write outside memory (see outside.go), in source order.
+	OutsideWrites []OutsideWrite
 }
 
 // TypeError means the package does not type-check. atomicx then compiles
@@ -244,6 +259,7 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 	res.Functions, res.Skipped, res.Notes, res.Declared = p.functions, p.skipped, p.notes, p.declared
 	res.OmittedCalls = p.omitted
 	res.Constructors = p.constructorsLeft
+	res.OutsideWrites = p.outsideWrites
 	for _, s := range p.sites {
 		if s.call {
 			res.CallPoints++
@@ -297,10 +313,11 @@ type site struct {
 	noSnapshot         string // why calls are never snapshotted, or ""
 	canError           bool
 	ignored            bool
-	ends               []int32 // lines of the statements that end a call normally (see doneAt)
-	frame              string  // the name of the frames of its instrumented body, when not fn (see twin)
-	leaf               bool    // the function calls nothing but builtins (see funcEdits.leaf)
-	gate               string  // the variable that its function tests to hand over to its twin, or "" (see rt.Site.Gate)
+	ends               []int32    // lines of the statements that end a call normally (see doneAt)
+	frame              string     // the name of the frames of its instrumented body, when not fn (see twin)
+	leaf               bool       // the function calls nothing but builtins (see funcEdits.leaf)
+	gate               string     // the variable that its function tests to hand over to its twin, or "" (see rt.Site.Gate)
+	done               doneErrors // the standard errors beyond io.EOF that mean done for the function (see funcEdits.doneErrors)
 }
 
 type pkgRewriter struct {
@@ -338,6 +355,8 @@ type pkgRewriter struct {
 	handOvers     map[handOver]bool             // the hand-over helpers the twins use
 	selectorNames map[*ast.Ident]bool           // the names after the dot of selectors
 	lockers       map[*types.Func]bool          // functions that take a lock (see locks), once asked
+	goLits        map[*ast.FuncLit]token.Pos    // literals run as goroutines, and where (see goroutineLits), once asked
+	ends          map[*types.Func]string        // functions that always panic or exit (see funcEnds), once asked
 	savers        map[string][]fieldCopy        // generated checkpoint code, by type name
 	wholeSaver    bool                          // the generic whole-value checkpoint is used
 	copyKinds     uint8                         // bit k: a per-type checkpoint copies a field of copyKind k
@@ -347,6 +366,11 @@ type pkgRewriter struct {
 	// (see hoist), and top is a position of its file scope.
 	tail []string
 	top  token.Pos
+	// outsideWrites are the selected functions of a masking build that
+	// write outside memory, and outsideMemo what outsideWriteOf found of
+	// each function it looked at (see outside.go).
+	outsideWrites []OutsideWrite
+	outsideMemo   map[*ast.FuncDecl]*outsideWrite
 }
 
 // file rewrites one file; changed is false when it has nothing to
@@ -392,6 +416,9 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 			continue
 		}
 		p.current.name, p.current.pos = name, pos
+		if p.opts.Mask {
+			p.noteOutsideWrite(fd, name, pos)
+		}
 		if err := p.rewriteFunc(p.declEdits(tf, src, fd, name), &edits); err != nil {
 			return nil, false, err
 		}
@@ -560,19 +587,19 @@ func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File, err error
 		return nil, nil, err
 	}
 	sites = &File{Name: "_atomicx_sites.go", Src: src}
-	if p.opts.Globals {
-		var g strings.Builder
-		if p.writeGlobals(&g, files) {
-			f := &genFile{p: p}
-			if err := f.parseDecls(g.String()); err != nil {
-				return nil, nil, err
-			}
-			src, err := f.print()
-			if err != nil {
-				return nil, nil, err
-			}
-			init = &File{Name: "_atomicx_init.go", Src: src}
+	var g strings.Builder
+	inits := p.opts.Globals && p.writeGlobals(&g, files)
+	pkgs := p.writeDoneValues(&g)
+	if inits || len(pkgs) > 0 {
+		f := &genFile{p: p, pkgs: pkgs}
+		if err := f.parseDecls(g.String()); err != nil {
+			return nil, nil, err
 		}
+		src, err := f.print()
+		if err != nil {
+			return nil, nil, err
+		}
+		init = &File{Name: "_atomicx_init.go", Src: src}
 	}
 	return sites, init, nil
 }

@@ -50,10 +50,25 @@ func TestRewriteGolden(t *testing.T) {
 					return atomic || strings.Contains(name, "Plain") || strings.Contains(name, "Ob"), atomic
 				}
 			}
+			if opts.Mask {
+				// Masked although they lock otherwise, so that the
+				// checkpoints of structs that hold locks are generated;
+				// in mask_locks.go, by name: *Anyway only.
+				opts.MasksOutsideLocks = func(string) bool { return true }
+				if strings.HasPrefix(filepath.Base(in), "mask_locks") {
+					opts.MasksOutsideLocks = func(name string) bool { return strings.Contains(name, "Anyway") }
+				}
+			}
 			// nopanics_*.go: a policy that injects no panics.
 			opts.Panics = !strings.HasPrefix(filepath.Base(in), "nopanics_")
 			if v := langSuffix.FindStringSubmatch(in); v != nil {
 				opts.GoVersion = "go1." + v[1] // mask_go120.go is at go1.20
+			}
+			if strings.HasPrefix(filepath.Base(in), "mask_done") {
+				// The policy's success_errors: the package's own values,
+				// one of a package it imports, and two it cannot name.
+				opts.DoneValues = []string{"example.com/m.ErrStop", "example.com/m.errQuiet", "io.ErrShortBuffer",
+					"example.com/other.ErrDone", "io.errWhence"}
 			}
 			if strings.HasPrefix(filepath.Base(in), "probe_") {
 				opts.ProbeAcquires = probedLines(string(src), "example.com/m/"+filepath.Base(in))
@@ -67,6 +82,10 @@ func TestRewriteGolden(t *testing.T) {
 			got.WriteString("\n-- generated --\n")
 			if res.Generated != nil {
 				got.Write(res.Generated.Src)
+			}
+			if res.GeneratedInit != nil {
+				got.WriteString("-- generated init --\n")
+				got.Write(res.GeneratedInit.Src)
 			}
 			got.WriteString("-- skipped --\n")
 			for _, s := range res.Skipped {

@@ -25,9 +25,14 @@ import (
 //
 // the checkpoint goes right after the deferred unlock instead: taken with
 // the lock held, rolled back before the lock is released, so that a
-// rollback cannot undo another goroutine's update. A function that locks
-// elsewhere gets a note: its rollback runs outside the lock. A function
-// that opens with a read lock is not masked (errReadLock).
+// rollback cannot undo another goroutine's update. A function that opens
+// with a read lock is not masked (errReadLock). Nor, unless the policy
+// says to (Options.MasksOutsideLocks), is one that takes a lock
+// otherwise, calls a function that does, or runs as a goroutine (see
+// outsideLocks): its checkpoint would read, and its rollback write, what
+// other goroutines write under locks the call does not hold then. A
+// rollback of a function that locks mid-body cannot be moved under its
+// lock: the call may release the lock before it fails.
 //
 // A function with nothing to checkpoint (no roots, or roots that are
 // plain values, the callee's own copies) is masked as it is: edits is
@@ -46,7 +51,7 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		if oblivious {
 			// Nothing to roll back: the failure is swallowed as it is.
 			lbrace := fe.off(fe.body.Lbrace) + 1
-			edits.insert(lbrace, fmt.Sprintf(" defer %s.Swallow(%s); ", rtName, fe.errArg())+lineDirective(fe.p.fset, fe.tf, lbrace))
+			edits.insert(lbrace, fmt.Sprintf(" defer %s.Swallow(%s, %s); ", rtName, siteRef, fe.errArg())+lineDirective(fe.p.fset, fe.tf, lbrace))
 			return nil
 		}
 		// edits holds this function's edits only: naming its fields is
@@ -57,6 +62,12 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	unlock := lockIdiom(fe.body, fe.src, fe.tf)
 	if unlock != nil && readUnlock(unlock) {
 		return errReadLock
+	}
+	if pos, why := fe.outsideLocks(unlock); why != "" {
+		if fe.p.opts.MasksOutsideLocks == nil || !fe.p.opts.MasksOutsideLocks(fe.name) {
+			return fmt.Errorf("%s (mask_outside_locks masks it anyway)", why)
+		}
+		fe.note(pos, why+"; masked as the policy's mask_outside_locks says")
 	}
 	if fe.errResult == "" {
 		fe.note(fe.namePos, "returns no error: only a panic or runtime.Goexit rolls it back")
@@ -72,17 +83,12 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	// deferred after it have run: they must see the call fail.
 	switch {
 	case atomic:
-		prologue += fmt.Sprintf("var %[1]s %[2]s.Oblivious; defer %[1]s.Swallow(&%[3]s, %[4]s); ", obliviousName, rtName, doneName, fe.errArg())
+		prologue += fmt.Sprintf("var %[1]s %[2]s.Oblivious; defer %[1]s.Swallow(%[5]s, &%[3]s, %[4]s); ", obliviousName, rtName, doneName, fe.errArg(), siteRef)
 	case oblivious:
-		prologue += fmt.Sprintf("defer %s.Swallow(%s); ", rtName, fe.errArg())
+		prologue += fmt.Sprintf("defer %s.Swallow(%s, %s); ", rtName, siteRef, fe.errArg())
 	}
 	if unlock == nil {
 		prologue += wrap
-		if lock := fe.lockElsewhere(); lock.IsValid() {
-			fe.note(lock, "takes a lock other than by opening with x.Lock(); defer x.Unlock(): its rollback runs after the lock is released and may undo another goroutine's update")
-		} else if call, callee := fe.lockingCallee(); call.IsValid() {
-			fe.note(call, "calls "+callee+", which takes a lock: its checkpoint and rollback run without that lock, and race with other goroutines that take it")
-		}
 	}
 	fe.insertPrologue(edits, prologue)
 	if unlock != nil {
@@ -267,20 +273,157 @@ func selectorCall(call *ast.CallExpr) (ast.Expr, string) {
 	return sel.X, sel.Sel.Name
 }
 
-// lockElsewhere returns the position of a call x.Lock() or x.RLock() in
-// the function's own body (not in function literals), or NoPos.
-func (fe *funcEdits) lockElsewhere() token.Pos {
-	call := fe.firstOwnCall(takesLock)
+// lockElsewhere returns the position of a call that takes a lock (see
+// takesLock) in the function's own body (not in function literals), other
+// than idiom, the lock idiom's, or NoPos.
+func (fe *funcEdits) lockElsewhere(idiom *ast.CallExpr) token.Pos {
+	call := fe.firstOwnCall(func(call *ast.CallExpr) bool { return call != idiom && takesLock(call) })
 	if call == nil {
 		return token.NoPos
 	}
 	return call.Pos()
 }
 
-// takesLock reports whether call is x.Lock() or x.RLock().
+// takesLock reports whether call is x.Lock(), x.RLock(), x.TryLock() or
+// x.TryRLock().
 func takesLock(call *ast.CallExpr) bool {
 	_, name := selectorCall(call)
-	return name == "Lock" || name == "RLock"
+	return name == "Lock" || name == "RLock" || name == "TryLock" || name == "TryRLock"
+}
+
+// outsideLocks returns why, and where, a masked call of the function
+// would read or write what other goroutines write under a lock the call
+// does not hold then; "" when it would not. unlock is the deferred unlock
+// of the lock idiom the function opens with, or nil: that lock is held
+// from the checkpoint to the rollback.
+func (fe *funcEdits) outsideLocks(unlock *ast.DeferStmt) (token.Pos, string) {
+	line := func(pos token.Pos) string { return fmt.Sprint(fe.p.fset.Position(pos).Line) }
+	var idiom *ast.CallExpr
+	if unlock != nil {
+		idiom = ast.Unparen(fe.body.List[0].(*ast.ExprStmt).X).(*ast.CallExpr)
+	}
+	if fe.lit != nil {
+		if at, ok := fe.p.goroutineLits()[fe.lit]; ok {
+			return at, "runs as a goroutine (started at line " + line(at) + "): its checkpoint would read, and its rollback write, what it captures while the goroutine that started it goes on using it"
+		}
+	}
+	if lock := fe.lockElsewhere(idiom); lock.IsValid() {
+		return lock, "takes a lock at line " + line(lock) + " other than by opening with x.Lock(); defer x.Unlock(): its checkpoint would be taken, and its rollback written, without that lock, while other goroutines write what it guards"
+	}
+	if call, callee := fe.lockingCallee(); call.IsValid() {
+		return call, "calls " + callee + " at line " + line(call) + ", which takes a lock: its checkpoint would be taken, and its rollback written, without that lock, while other goroutines write what it guards"
+	}
+	if unlock == nil {
+		// A function that takes no lock may still reach what one guards:
+		// it may run while its caller holds that lock, or race with the
+		// goroutines that take it. The build cannot tell which.
+		types := fe.rootTypes()
+		for i, root := range fe.roots {
+			if types == nil {
+				break
+			}
+			if owner, lock := guardedStruct(fe.p.pkg, types[i], map[gotypes.Type]bool{}); owner != "" {
+				return fe.namePos, "reaches " + owner + " through " + displayName(root, "an argument") + ", whose fields its lock " + lock + " guards, without taking that lock: its checkpoint would read, and its rollback write, what other goroutines write under it"
+			}
+		}
+	}
+	return token.NoPos, ""
+}
+
+// guardedStruct returns the first struct type of package pkg that t
+// reaches (through pointers, slices, arrays, maps and fields) that holds a
+// sync.Mutex or sync.RWMutex, inline, embedded or by pointer, and that
+// lock's field; or "" when t reaches none. The named types of other
+// packages are not entered: the package's own locks are the ones its
+// callers take around its functions, and a lock inside another package's
+// value (an *os.File's) guards what that package's own code touches.
+func guardedStruct(pkg *gotypes.Package, t gotypes.Type, seen map[gotypes.Type]bool) (owner, lock string) {
+	if seen[t] {
+		return "", ""
+	}
+	seen[t] = true
+	if n, ok := gotypes.Unalias(t).(*gotypes.Named); ok && n.Obj().Pkg() != pkg {
+		// An atomic.Pointer[T] leads to a T all the same.
+		if n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync/atomic" {
+			for i := range n.TypeArgs().Len() {
+				if owner, lock = guardedStruct(pkg, gotypes.NewPointer(n.TypeArgs().At(i)), seen); owner != "" {
+					return owner, lock
+				}
+			}
+		}
+		return "", ""
+	}
+	switch u := t.Underlying().(type) {
+	case *gotypes.Pointer:
+		return guardedStruct(pkg, u.Elem(), seen)
+	case *gotypes.Slice:
+		return guardedStruct(pkg, u.Elem(), seen)
+	case *gotypes.Array:
+		return guardedStruct(pkg, u.Elem(), seen)
+	case *gotypes.Map:
+		if owner, lock = guardedStruct(pkg, u.Key(), seen); owner != "" {
+			return owner, lock
+		}
+		return guardedStruct(pkg, u.Elem(), seen)
+	case *gotypes.Struct:
+		for i := range u.NumFields() {
+			f := u.Field(i)
+			ft := f.Type()
+			if p, ok := ft.Underlying().(*gotypes.Pointer); ok {
+				ft = p.Elem()
+			}
+			if isMutex(ft) {
+				name := gotypes.TypeString(t, func(p *gotypes.Package) string { return p.Name() })
+				return name, f.Name()
+			}
+		}
+		for i := range u.NumFields() {
+			if owner, lock = guardedStruct(pkg, u.Field(i).Type(), seen); owner != "" {
+				return owner, lock
+			}
+		}
+	}
+	return "", ""
+}
+
+// isMutex reports whether t is sync.Mutex or sync.RWMutex.
+func isMutex(t gotypes.Type) bool {
+	n, ok := gotypes.Unalias(t).(*gotypes.Named)
+	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" && (n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex")
+}
+
+// goroutineLits returns the function literals that the package's
+// functions run as goroutines, and where: go func() { … }(), and
+// literals passed to a method named Go (errgroup.Group.Go,
+// sync.WaitGroup.Go).
+func (p *pkgRewriter) goroutineLits() map[*ast.FuncLit]token.Pos {
+	if p.goLits != nil {
+		return p.goLits
+	}
+	p.goLits = map[*ast.FuncLit]token.Pos{}
+	for _, fd := range p.decls {
+		if fd.Body == nil {
+			continue
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.GoStmt:
+				if lit, ok := ast.Unparen(n.Call.Fun).(*ast.FuncLit); ok {
+					p.goLits[lit] = n.Pos()
+				}
+			case *ast.CallExpr:
+				if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok && sel.Sel.Name == "Go" {
+					for _, a := range n.Args {
+						if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok {
+							p.goLits[lit] = n.Pos()
+						}
+					}
+				}
+			}
+			return true
+		})
+	}
+	return p.goLits
 }
 
 // lockingCallee returns the first call in the function's own body (not in

@@ -526,11 +526,12 @@ var copyCode = map[copyKind]struct{ save, restore string }{
 
 // rollbackGuard opens a generated restore: it is deferred by the masked
 // function, and restores only when the call failed (errp, its error
-// result, nil when it has none; done, whether it passed a return). A
+// result, nil when it has none, holds an error that does not mean done:
+// see rt.Site.Fails; done, whether it passed a return). A
 // deferred call of a generated function, rather than of a function
 // literal, leaves the numbering of the user's literals, and so their
 // names in stack traces, as they are in a build without atomicx.
-const rollbackGuard = "\tif !(errp != nil && *errp != nil || !*done && " + rtName + ".Unwinding(site.Func)) {\n\t\treturn\n\t}\n"
+const rollbackGuard = "\tif !(errp != nil && site.Fails(*errp) || !*done && " + rtName + ".Unwinding(site.Func)) {\n\t\treturn\n\t}\n"
 
 // writeSavers writes the generated checkpoint code: the generic whole-value
 // copy and the per-type field copies. A per-type save returns two values

@@ -21,7 +21,8 @@ import (
 var knownBadRewrites = map[string]string{}
 
 // goldenParts splits a golden file into the rewritten source file and the
-// generated file ("" when nothing was instrumented).
+// generated file ("" when nothing was instrumented), which holds the
+// generated init file when there is one.
 func goldenParts(t *testing.T, golden string) (rewritten, generated string) {
 	t.Helper()
 	data, err := os.ReadFile(golden)
@@ -37,6 +38,13 @@ func goldenParts(t *testing.T, golden string) (rewritten, generated string) {
 		t.Fatalf("%s: no -- skipped -- section", golden)
 	}
 	return rewritten, generated
+}
+
+// generatedFiles splits the generated part of a golden file into the
+// site table's file and the init file ("" when there is none).
+func generatedFiles(generated string) (sites, init string) {
+	sites, init, _ = strings.Cut(generated, "-- generated init --\n")
+	return sites, init
 }
 
 func goldenFiles(t *testing.T) []string {
@@ -55,13 +63,15 @@ type stubImporter struct {
 	rt  *types.Package
 }
 
-// loadStub type-checks testdata/rtstub as the runtime's import path.
-func loadStub(fset *token.FileSet) (*types.Package, error) {
+// loadStub type-checks testdata/rtstub as the runtime's import path,
+// importing the standard library with std: the rewritten files that it
+// checks must import the same, for its *os.File to be theirs.
+func loadStub(fset *token.FileSet, std types.Importer) (*types.Package, error) {
 	f, err := parser.ParseFile(fset, "testdata/rtstub/rt.go", nil, 0)
 	if err != nil {
 		return nil, err
 	}
-	conf := types.Config{Importer: importer.ForCompiler(fset, "source", nil)}
+	conf := types.Config{Importer: std}
 	return conf.Check(testOptions().RuntimePath, fset, []*ast.File{f}, nil)
 }
 
@@ -77,11 +87,12 @@ func (s stubImporter) Import(path string) (*types.Package, error) {
 // the runtime's API.
 func TestGoldenTypeChecks(t *testing.T) {
 	fset := token.NewFileSet()
-	rt, err := loadStub(fset)
+	std := importer.ForCompiler(fset, "source", nil)
+	rt, err := loadStub(fset, std)
 	if err != nil {
 		t.Fatalf("runtime stub: %v", err)
 	}
-	imp := stubImporter{std: importer.ForCompiler(fset, "source", nil), rt: rt}
+	imp := stubImporter{std: std, rt: rt}
 	for _, golden := range goldenFiles(t) {
 		t.Run(filepath.Base(golden), func(t *testing.T) {
 			if reason := knownBadRewrites[filepath.Base(golden)]; reason != "" {
@@ -90,8 +101,12 @@ func TestGoldenTypeChecks(t *testing.T) {
 			rewritten, generated := goldenParts(t, golden)
 			name := "/src/example.com/m/" + strings.TrimSuffix(filepath.Base(golden), ".golden") + ".go"
 			files := []*ast.File{parseOrFatal(t, fset, name, rewritten)}
-			if generated != "" {
-				files = append(files, parseOrFatal(t, fset, "/out/_atomicx_sites.go", generated))
+			sites, init := generatedFiles(generated)
+			if sites != "" {
+				files = append(files, parseOrFatal(t, fset, "/out/_atomicx_sites.go", sites))
+			}
+			if init != "" {
+				files = append(files, parseOrFatal(t, fset, "/out/_atomicx_init.go", init))
 			}
 			var errs []string
 			conf := types.Config{
@@ -257,7 +272,7 @@ func bodyLeaves(fset *token.FileSet, f *ast.File) []string {
 // runtime declares, with the same types.
 func TestRuntimeStub(t *testing.T) {
 	fset := token.NewFileSet()
-	stub, err := loadStub(fset)
+	stub, err := loadStub(fset, importer.ForCompiler(fset, "source", nil))
 	if err != nil {
 		t.Fatalf("runtime stub: %v", err)
 	}

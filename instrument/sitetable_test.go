@@ -16,11 +16,13 @@ func TestSiteTableData(t *testing.T) {
 		{id: "m.F#call:strconv.Atoi#1", fn: "m.F", pos: "m/v.go:11:22", call: true, canError: true},
 		{id: "m.F.func1#entry", fn: "m.F.func1", pos: "m/v.go:3:7", roots: "&x", literal: true, in: "F", noSnapshot: "its roots hold a channel", ends: []int32{4}},
 		{id: "m.G#entry", fn: "m.G", pos: "m/v.go:30:6", canError: true, ignored: true},
+		{id: "m.W#entry", fn: "m.W", pos: "m/w.go:3:6", canError: true, done: doneSkip},
 	}
 	type want struct {
 		kind    rt.SiteKind
 		faults  rt.Faults
 		scratch string
+		done    rt.DoneErrors
 	}
 	tests := []struct {
 		name string
@@ -28,13 +30,15 @@ func TestSiteTableData(t *testing.T) {
 		want []want
 	}{
 		{"detect", Options{Panics: true, SnapshotBudget: 500, Scratch: []string{"(*T).buf", "U.tmp"}}, []want{
-			{rt.EntrySite, rt.FaultError | rt.FaultPanic, "(*T).buf,U.tmp"},
-			{rt.CallSite, rt.FaultError, ""},
-			{rt.EntrySite, rt.FaultPanic, "(*T).buf,U.tmp"},
-			{rt.EntrySite, 0, "(*T).buf,U.tmp"},
+			{rt.EntrySite, rt.FaultError | rt.FaultPanic, "(*T).buf,U.tmp", 0},
+			{rt.CallSite, rt.FaultError, "", 0},
+			{rt.EntrySite, rt.FaultPanic, "(*T).buf,U.tmp", 0},
+			{rt.EntrySite, 0, "(*T).buf,U.tmp", 0},
+			{rt.EntrySite, rt.FaultError | rt.FaultPanic, "(*T).buf,U.tmp", rt.DoneSkip},
 		}},
 		{"mask", Options{Mask: true}, []want{
-			{rt.EntrySite, 0, ""}, {rt.CallSite, 0, ""}, {rt.EntrySite, 0, ""}, {rt.EntrySite, 0, ""},
+			{rt.EntrySite, 0, "", 0}, {rt.CallSite, 0, "", 0}, {rt.EntrySite, 0, "", 0}, {rt.EntrySite, 0, "", 0},
+			{rt.EntrySite, 0, "", rt.DoneSkip},
 		}},
 	}
 	for _, tt := range tests {
@@ -50,7 +54,7 @@ func TestSiteTableData(t *testing.T) {
 				if g.ID != s.id || g.Func != s.fn || g.Pos != s.pos || g.Roots != s.roots || g.In != s.in || g.Frame != s.frame ||
 					g.NoSnapshot != s.noSnapshot || g.Literal != s.literal || g.Leaf != s.leaf || g.Ignored != s.ignored ||
 					g.Budget != tt.opts.SnapshotBudget || !slices.Equal(g.Ends, s.ends) ||
-					g.Kind != w.kind || g.Faults != w.faults || g.Scratch != w.scratch {
+					g.Kind != w.kind || g.Faults != w.faults || g.Scratch != w.scratch || g.Done != w.done {
 					t.Errorf("site %d reads back as %+v, from %+v", i, g, s)
 				}
 			}

@@ -34,9 +34,12 @@
 //	from_report = "report.json"                          # mask rules only: also the report's pure non-atomic functions
 //	exclude = ["String", "(*Vector).*"]                  # optional
 //	ignore = ["(*Reader).Read"]                          # optional: intended non-atomic; never injected nor reported
+//	success_errors = ["example.com/m/iter.Done"]         # detect and mask rules: errors that mean done, not failed
 //	scratch = ["(*Decoder).buf"]                         # optional: fields whose changes are scratch, not caller-visible
 //	oblivious = ["(*Cache).Refresh"]                     # mask rules only: swallow these functions' failures
 //	oblivious_atomic = ["(*Store).Add"]                  # mask rules only: roll back, then swallow
+//	mask_outside_locks = ["(*Registry).Rename"]          # mask rules only: mask although it locks mid-body
+//	outside_writes = ["(*Log).writeBatch"]               # mask rules only: mask although they write outside memory
 //	panics = true                                        # optional overrides of [defaults]
 //	globals = true
 //	snapshot_budget = 5000
@@ -67,7 +70,15 @@
 //     failure-oblivious functions (see Match.Oblivious): a failed call
 //     returns a nil error and a panic through it is recovered, after a
 //     rollback for oblivious_atomic ones. This changes what callers see
-//     on purpose; only validated functions belong there.
+//     on purpose; only validated functions belong there. A function that
+//     takes a lock other than by opening with the lock idiom, calls one
+//     that does, or runs as a goroutine is not masked, since its
+//     checkpoint and rollback would run without the lock, unless the
+//     rule's mask_outside_locks names it (see Match.MasksOutsideLocks).
+//     A mask build stops when it selects a function that writes outside
+//     memory (a file, a connection, another process: a rollback of memory
+//     cannot undo that) unless the rule's outside_writes lists it (see
+//     Match.MasksOutsideWrites).
 //
 // The options, in [defaults] or in a [[rule]] (the rule's own value wins):
 //
@@ -92,7 +103,7 @@
 // a budget that is not positive and an unknown on_type_check_failure are
 // all errors, reported together, each at the key or value that caused it:
 //
-//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, scratch, oblivious, oblivious_atomic, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
+//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, success_errors, scratch, oblivious, oblivious_atomic, mask_outside_locks, outside_writes, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
 //	atomicheck.toml:13:8: unknown mode "detct" (known modes: off, detect, mask); did you mean "detect"?
 //
 // # Package patterns
@@ -169,6 +180,24 @@
 // ignore is one that is meant not to be failure atomic (a Read that
 // returns the bytes it read along with its error): no fault is injected
 // into it and no verdict about it is reported.
+//
+// # Errors that mean done
+//
+// A failure is a call that ends with a non-nil error or a panic, except
+// where the error means "done": a masking build does not roll such a
+// call back, a failure-oblivious wrapper does not swallow its error, and
+// detection does not count it as a failure. atomicx knows the standard
+// library's: io.EOF from any function (io documents it as a graceful end
+// of input, which Read may return along with the bytes it read), and
+// fs.SkipDir and fs.SkipAll from a function of the shape of
+// fs.WalkDirFunc or filepath.WalkFunc. Those are matched as their
+// callers match them, by ==: a wrapped io.EOF is a failure. A rule's
+// success_errors adds package-level error variables, written with their
+// package's import path ("example.com/m/iter.Done"), matched with
+// errors.Is, for every function of the rule's packages that can name
+// them: the value's own package and the packages that import it. A value
+// that names no variable of the build is reported by
+// Policy.UnusedSuccessErrors.
 //
 // # Scratch paths
 //

@@ -54,6 +54,7 @@ func (p *Policy) Hash() string {
 			writeList(h, probeKey, r.ProbeAcquires)
 		}
 		writeOblivious(h, r, nil)
+		writeSuccessErrors(h, r)
 		writeOptions(h, "options", r.Options)
 	}
 	writeLeaks(h, p.Leaks)
@@ -61,14 +62,23 @@ func (p *Policy) Hash() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// writeOblivious writes the rule's oblivious lists, each only when set,
-// so that the hash of every other rule stays what it was.
+// writeOblivious writes the rule's oblivious and mask_outside_locks lists,
+// each only when set, so that the hash of every other rule stays what it
+// was.
 func writeOblivious(w io.Writer, r *Rule, fns Funcs) {
 	if r.Oblivious != nil {
 		writeList(w, "oblivious", fns.texts(r.oblivious))
 	}
 	if r.ObliviousAtomic != nil {
 		writeList(w, "oblivious_atomic", fns.texts(r.obliviousAtomic))
+	}
+	if r.MaskOutsideLocks != nil {
+		writeList(w, "mask_outside_locks", fns.texts(r.maskOutsideLocks))
+	}
+	if r.OutsideWrites != nil {
+		// A build that it let through must not be found in the cache
+		// once it is gone.
+		writeList(w, outsideWritesKey, fns.texts(r.outsideWrites))
 	}
 }
 
@@ -139,6 +149,9 @@ func (m Match) HashIn(fns Funcs) string {
 	if m.Rule != nil && m.Mode == Mask {
 		writeOblivious(h, m.Rule, fns)
 	}
+	if m.Rule != nil && m.Mode != Off {
+		writeSuccessErrors(h, m.Rule)
+	}
 	writeLeaks(h, m.Leaks())
 	if m.Mode != Off {
 		writeDeclared(h, m.declared)
@@ -191,7 +204,7 @@ func (fns Funcs) mayMatch(p *funcPattern) bool {
 func (m Match) NamesFunctions() bool {
 	r := m.Rule
 	return r != nil && m.Mode != Off &&
-		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic) > 0
+		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic)+len(r.maskOutsideLocks)+len(r.outsideWrites) > 0
 }
 
 // NormalizeFuncName is the name of a function as function patterns match
@@ -210,8 +223,8 @@ func (m Match) writeSelection(w io.Writer, fns Funcs) {
 	}
 	if r.reported != nil {
 		names := make([]string, 0, len(r.reported[m.Package]))
-		for n := range r.reported[m.Package] {
-			names = append(names, n)
+		for n, plain := range r.reported[m.Package] {
+			names = append(names, reportedName(n, plain))
 		}
 		writeList(w, "from_report", names)
 	}

@@ -5,16 +5,26 @@ import (
 	"io"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // LeakResource is one [[leak.resource]] table: an acquire/release policy
 // that the errleak analysis checks on top of its standard library set.
 type LeakResource struct {
-	Pos     Position // of the [[leak.resource]] header
-	Name    string   // what the resource is, for messages ("pool connection")
-	Acquire []string // functions and methods, as go/types names them: "example.com/pool.Get", "(*example.com/pool.Pool).Get"
-	Release []string // "Close", "Field.Close", "example.com/pool.Put" or "()"
+	Pos  Position // of the [[leak.resource]] header
+	Name string   // what the resource is, for messages ("pool connection")
+	// Acquire lists functions and methods, as go/types names them
+	// ("example.com/pool.Get", "(*example.com/pool.Pool).Get"): a name
+	// written as the runtime spells it ("example.com/pool.(*Pool).Get")
+	// is read into that form.
+	Acquire []string
+	// Release lists "Close", "Field.Close", "()", or a function or method
+	// the resource is passed to as an argument ("example.com/pool.Put",
+	// "(*example.com/pool.Pool).Put"), in either spelling as Acquire.
+	Release []string
 	// OnRollback lets a failing masked call release the resource it
 	// acquired and kept (on_rollback = true). It is for releases that
 	// are safe to repeat: the function, or a helper it calls, may have
@@ -35,13 +45,15 @@ var (
 	// program starts: every tool run of a build starts atomicx, and
 	// compiling them costs more than the rest of its start.
 
-	// acquireName is a function ("path/pkg.F") or a method
-	// ("(*path/pkg.T).M", "(path/pkg.T).M").
-	acquireName = lazyRegexp(`^(\(\*?[^()*\s]+\.[\pL_][\pL\pN_]*\)|[^()*\s]+)\.[\pL_][\pL\pN_]*$`)
-	// releaseName is "()", a method, a method of a field, or a function.
+	// acquireName is a function ("path/pkg.F") or a method, in the
+	// go/types spelling ("(*path/pkg.T).M", "(path/pkg.T).M") or the
+	// runtime's ("path/pkg.(*T).M", "path/pkg.T.M").
+	acquireName = lazyRegexp(`^(\(\*?[^()*\s]+\.[\pL_][\pL\pN_]*\)|[^()*\s]+\.\(\*[\pL_][\pL\pN_]*\)|[^()*\s]+)\.[\pL_][\pL\pN_]*$`)
+	// releaseName is "()", a method, a method of a field, or a function
+	// or method the resource is passed to, as acquireName.
 	// methodName is a method's name.
 	methodName  = lazyRegexp(`^[\pL_][\pL\pN_]*$`)
-	releaseName = lazyRegexp(`^(\(\)|[\pL_][\pL\pN_]*|[\pL_][\pL\pN_]*\.[\pL_][\pL\pN_]*|[^()*\s]+\.[\pL_][\pL\pN_]*)$`)
+	releaseName = lazyRegexp(`^(\(\)|[\pL_][\pL\pN_]*|[\pL_][\pL\pN_]*\.[\pL_][\pL\pN_]*|(\(\*?[^()*\s]+\.[\pL_][\pL\pN_]*\)|[^()*\s]+\.\(\*[\pL_][\pL\pN_]*\)|[^()*\s]+)\.[\pL_][\pL\pN_]*)$`)
 )
 
 // lazyRegexp returns a function that compiles expr the first time it is
@@ -97,8 +109,8 @@ func (ps *parser) leakResource(t map[string]any, at tomlPath) {
 	} else {
 		r.Name = s
 	}
-	r.Acquire = ps.leakNames(t, at, "acquire", acquireName(), `"path/pkg.Func" or "(*path/pkg.Type).Method"`)
-	r.Release = ps.leakNames(t, at, "release", releaseName(), `"Method", "Field.Method", "path/pkg.Func" or "()"`)
+	r.Acquire = ps.leakNames(t, at, "acquire", acquireName(), `"path/pkg.Func", "(*path/pkg.Type).Method" or "path/pkg.(*Type).Method"`)
+	r.Release = ps.leakNames(t, at, "release", releaseName(), `"Method", "Field.Method", "()", "path/pkg.Func" or "(*path/pkg.Type).Method" (called with the resource as an argument)`)
 	if v, ok := t["on_rollback"]; ok {
 		if b, ok := v.(bool); ok {
 			r.OnRollback = b
@@ -141,9 +153,63 @@ func (ps *parser) leakNames(t map[string]any, at tomlPath, key string, re *regex
 			ps.errorf(ps.src.elemPos(at.child(key), i), "%s: %q is not a name of the form %s", key, s, forms)
 			continue
 		}
-		names = append(names, s)
+		names = append(names, TypesFuncName(s))
 	}
 	return names
+}
+
+// TypesFuncName writes a function or method named as the runtime names it
+// ("example.com/p.(*Pool).Get", "example.com/p.Pool.Get",
+// "gopkg.in/yaml%2ev3.(*Decoder).Decode") as go/types does
+// ("(*example.com/p.Pool).Get", "(example.com/p.Pool).Get",
+// "(*gopkg.in/yaml.v3.Decoder).Decode"); any other name is returned as it
+// is. A runtime name of a method with a value receiver, "path/pkg.T.M",
+// is told from a function only when the last element of the package path
+// has no dot of its own (or escapes it as %2e, as the runtime does): a
+// name such as "gopkg.in/ini.v1.Load", whose middle part is a version, is
+// a function; write "(gopkg.in/ini.v1.File).Save" for such a package's
+// methods.
+func TypesFuncName(name string) string {
+	if strings.HasPrefix(name, "(") {
+		return name
+	}
+	slash := strings.LastIndex(name, "/")
+	if i := strings.Index(name, ".("); i > slash {
+		pkg, rest := name[:i], name[i+1:] // rest: "(*T).M"
+		end := strings.Index(rest, ")")
+		if end < 0 || !strings.HasPrefix(rest, "(*") {
+			return name
+		}
+		return "(*" + unescapePath(pkg) + "." + rest[2:end] + rest[end:]
+	}
+	parts := strings.Split(name[slash+1:], ".")
+	if len(parts) != 3 || parts[0] == "" || isVersion(parts[1]) {
+		return name
+	}
+	pkg := name[:slash+1] + parts[0]
+	return "(" + unescapePath(pkg) + "." + parts[1] + ")." + parts[2]
+}
+
+// isVersion reports whether s is a major version suffix ("v1", "v2").
+func isVersion(s string) bool {
+	if len(s) < 2 || s[0] != 'v' {
+		return false
+	}
+	for _, c := range s[1:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// unescapePath undoes the runtime's %xx escapes of a package path.
+func unescapePath(prefix string) string {
+	path, err := funcname.PathOf(prefix)
+	if err != nil {
+		return prefix
+	}
+	return path
 }
 
 // Leaks returns, for a package masked, the [[leak.resource]] tables:

@@ -38,6 +38,47 @@ release = ["()", "Span.End"]
 	}
 }
 
+// Both spellings of a function name the same function, and a release
+// may be a method the resource is passed to.
+func TestParseLeakSpellings(t *testing.T) {
+	src := `
+[[leak.resource]]
+name = "pool connection"
+acquire = ["example.com/pool.(*Pool).Get", "example.com/pool.Pool.Take", "(*example.com/pool.Pool).Get", "example.com/pool.Get"]
+release = ["example.com/pool.(*Pool).Put", "(*example.com/pool.Pool).Put", "(example.com/pool.Ring).Put", "gopkg.in/pool%2ev1.(*Pool).Put"]
+`
+	p, err := Parse("p.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []LeakResource{{Pos: Position{File: "p.toml", Line: 2, Col: 1}, Name: "pool connection",
+		Acquire: []string{"(*example.com/pool.Pool).Get", "(example.com/pool.Pool).Take", "(*example.com/pool.Pool).Get", "example.com/pool.Get"},
+		Release: []string{"(*example.com/pool.Pool).Put", "(*example.com/pool.Pool).Put", "(example.com/pool.Ring).Put", "(*gopkg.in/pool.v1.Pool).Put"},
+	}}
+	if diff := cmp.Diff(want, p.Leaks); diff != "" {
+		t.Errorf("leaks (-want +got):\n%s", diff)
+	}
+}
+
+func TestTypesFuncName(t *testing.T) {
+	tests := map[string]string{
+		"example.com/p.(*Pool).Get":            "(*example.com/p.Pool).Get",
+		"example.com/p.Pool.Get":               "(example.com/p.Pool).Get",
+		"(*example.com/p.Pool).Get":            "(*example.com/p.Pool).Get",
+		"(example.com/p.Pool).Get":             "(example.com/p.Pool).Get",
+		"example.com/p.Get":                    "example.com/p.Get",
+		"os.Open":                              "os.Open",
+		"os.(*File).Close":                     "(*os.File).Close",
+		"gopkg.in/yaml%2ev3.(*Decoder).Decode": "(*gopkg.in/yaml.v3.Decoder).Decode",
+		"gopkg.in/ini.v1.Load":                 "gopkg.in/ini.v1.Load", // a dotted last element: read as a function
+	}
+	for in, want := range tests {
+		if got := TypesFuncName(in); got != want {
+			t.Errorf("TypesFuncName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestParseLeakErrors(t *testing.T) {
 	tests := []struct {
 		name, src string
@@ -103,11 +144,11 @@ release = []
 `, []string{
 			`p.toml:3:8: name must be a non-empty string, not an integer`,
 			`p.toml:4:11: acquire must be an array of strings, e.g. acquire = ["..."], not a string`,
-			`p.toml:5:21: release: "(Close" is not a name of the form "Method", "Field.Method", "path/pkg.Func" or "()"`,
+			`p.toml:5:21: release: "(Close" is not a name of the form "Method", "Field.Method", "()", "path/pkg.Func" or "(*path/pkg.Type).Method" (called with the resource as an argument)`,
 			`p.toml:5:31: release must hold only strings, not an integer`,
 			`p.toml:7:1: [[leak.resource]] has no name: add name = "..." saying what the resource is`,
-			`p.toml:8:12: acquire: "pool.Get(" is not a name of the form "path/pkg.Func" or "(*path/pkg.Type).Method"`,
-			`p.toml:9:11: release is empty: list at least one name of the form "Method", "Field.Method", "path/pkg.Func" or "()"`,
+			`p.toml:8:12: acquire: "pool.Get(" is not a name of the form "path/pkg.Func", "(*path/pkg.Type).Method" or "path/pkg.(*Type).Method"`,
+			`p.toml:9:11: release is empty: list at least one name of the form "Method", "Field.Method", "()", "path/pkg.Func" or "(*path/pkg.Type).Method" (called with the resource as an argument)`,
 		}},
 	}
 	for _, tt := range tests {

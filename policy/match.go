@@ -109,14 +109,17 @@ func moreSpecific(a, b *pkgPattern) bool {
 // excludes its literals, and functions = ["Outer.func1"] selects that
 // literal alone. A rule's from_report selects a literal only when the
 // report names the literal itself: the report gives literals verdicts of
-// their own.
+// their own. Nor does it select a function that the report says wrote
+// outside memory before failing, unless outside_writes lists it: masking
+// it would leave memory and the file out of step.
 func (m Match) Selects(funcName string) bool {
 	if m.Rule == nil || m.Mode == Off {
 		return false
 	}
 	names := matchNames(funcName)
 	r := m.Rule
-	listed := r.reported[m.Package][names[0]]
+	plain, reported := r.reported[m.Package][names[0]]
+	listed := plain || reported && anyMatches(r.outsideWrites, names[0])
 	for _, name := range names {
 		listed = listed || len(r.functions) > 0 && anyMatches(r.functions, name)
 	}
@@ -172,6 +175,8 @@ func (m Match) MissingFunctions(declared []string) []string {
 		{m.Rule.functions, "masked"},
 		{m.Rule.oblivious, "failure-oblivious"},
 		{m.Rule.obliviousAtomic, "atomic failure-oblivious"},
+		{m.Rule.maskOutsideLocks, "masked outside its locks"},
+		{m.Rule.outsideWrites, "masked despite its writes outside memory"},
 	} {
 		for i := range list.pats {
 			pat := &list.pats[i]
@@ -207,6 +212,16 @@ func (m Match) Oblivious(funcName string) (oblivious, atomic bool) {
 	name := normalizeFuncName(funcName)
 	atomic = anyMatches(m.Rule.obliviousAtomic, name)
 	return atomic || anyMatches(m.Rule.oblivious, name), atomic
+}
+
+// MasksOutsideLocks reports whether a mask rule masks the function even
+// though it takes a lock other than by opening with the lock idiom, or
+// calls a function that does (see Rule.MaskOutsideLocks).
+func (m Match) MasksOutsideLocks(funcName string) bool {
+	if m.Rule == nil || m.Mode != Mask {
+		return false
+	}
+	return anyMatches(m.Rule.maskOutsideLocks, normalizeFuncName(funcName))
 }
 
 // Ignores reports whether the rule's ignore list names the function: it is

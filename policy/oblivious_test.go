@@ -92,3 +92,31 @@ oblivious_atomic = ["(*Store).Add"]
 		t.Errorf("Unused =\n%q\nwant\n%q", got, want)
 	}
 }
+
+func TestMaskOutsideLocks(t *testing.T) {
+	p := parseOblivious(t, `mask_outside_locks = ["(*Reg).Rename", "Put*", "(*Reg).Renam"]
+`)
+	m := p.ForPackage("example.com/a", false)
+	for name, want := range map[string]bool{
+		"(*Reg).Rename":       true,
+		"PutAll":              true,
+		"(*Reg[...]).Rename":  true,
+		"(*Reg).Rename.func1": false,
+		"(*Reg).Move":         false,
+	} {
+		if got := m.MasksOutsideLocks(name); got != want {
+			t.Errorf("MasksOutsideLocks(%q) = %t, want %t", name, got, want)
+		}
+	}
+	if p.ForPackage("example.com/b", false).MasksOutsideLocks("(*Reg).Rename") {
+		t.Error("a package without a rule masks outside its locks")
+	}
+	got := m.MissingFunctions([]string{"(*Reg).Rename", "PutAll"})
+	want := []string{`testdata/hash/x.toml:4:48: function "(*Reg).Renam" is not declared in package example.com/a, so it is not masked outside its locks; did you mean "(*Reg).Rename"?`}
+	if !slices.Equal(got, want) {
+		t.Errorf("MissingFunctions =\n%q\nwant\n%q", got, want)
+	}
+	if plain := parseOblivious(t, ""); plain.Hash() == p.Hash() || plain.ForPackage("example.com/a", false).Hash() == m.Hash() {
+		t.Error("mask_outside_locks leaves the policy's hash as it was")
+	}
+}

@@ -16,7 +16,7 @@ import (
 var (
 	topKeys    = []string{"version", "defaults", "rule", "leak", neverFailKey, errorConstructorsKey}
 	optionKeys = []string{"panics", "globals", "snapshot_budget", "on_type_check_failure"}
-	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", "scratch", "oblivious", "oblivious_atomic", "panics", "globals", "snapshot_budget", "on_type_check_failure"}
+	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", successErrorsKey, "scratch", "oblivious", "oblivious_atomic", "mask_outside_locks", outsideWritesKey, "panics", "globals", "snapshot_budget", "on_type_check_failure"}
 )
 
 // schemaVersion is the only version this package reads.
@@ -290,7 +290,10 @@ func (ps *parser) rule(t map[string]any, at tomlPath) {
 		}
 	}
 
+	ps.successErrors(t, at, &r)
 	ps.oblivious(t, at, &r)
+	ps.maskOutsideLocks(t, at, &r)
+	ps.outsideWrites(t, at, &r)
 	ps.probeAcquires(t, at, &r)
 
 	r.Options = ps.options(t, at, ps.policy.defaults)
@@ -317,6 +320,21 @@ func (ps *parser) oblivious(t map[string]any, at tomlPath, r *Rule) {
 		} else {
 			r.ObliviousAtomic, r.obliviousAtomic = list, pats
 		}
+	}
+}
+
+// maskOutsideLocks reads a mask rule's mask_outside_locks list.
+func (ps *parser) maskOutsideLocks(t map[string]any, at tomlPath, r *Rule) {
+	const k = "mask_outside_locks"
+	v, ok := t[k]
+	if !ok {
+		return
+	}
+	if _, hasMode := t["mode"]; hasMode && r.Mode != Mask {
+		ps.errorf(ps.src.keyPos(at.child(k)), "%s has no effect in a rule with mode = %q: it says which functions masking builds mask although they take locks; remove it, or move it to the package's mask rule", k, r.Mode)
+	}
+	if list, ok := ps.stringList(v, at.child(k)); ok {
+		r.MaskOutsideLocks, r.maskOutsideLocks = list, ps.funcPatterns(list, at.child(k))
 	}
 }
 

@@ -91,6 +91,10 @@ type Rule struct {
 	// Scratch lists the fields whose changes by a failed call are scratch,
 	// not caller-visible, as written (see scratchPath).
 	Scratch []string
+	// SuccessErrors lists, as written, the package-level error values
+	// that mean "done", not "failed", when the rule's functions return
+	// them (see success.go).
+	SuccessErrors []string
 	// Oblivious and ObliviousAtomic list, in a mask rule, the functions
 	// whose failures are swallowed (failure-oblivious functions): a
 	// failed call returns a nil error, and a panic through it is
@@ -98,6 +102,14 @@ type Rule struct {
 	// masking does, whether the rule masks it or not; an Oblivious one
 	// only when the rule masks it.
 	Oblivious, ObliviousAtomic []string
+	// MaskOutsideLocks lists, in a mask rule, the functions that are
+	// masked although they take a lock other than by opening with the
+	// lock idiom, or call one that does: their checkpoint and rollback run
+	// without that lock. Without it, such functions are not masked.
+	MaskOutsideLocks []string
+	// OutsideWrites lists, in a mask rule, the functions that are masked
+	// although they write outside memory (see outside.go).
+	OutsideWrites []string
 	// ProbeAcquires are the acquisitions whose resources a detect build
 	// probes (internal to atomicx vet -confirm: see probeKey).
 	ProbeAcquires []string
@@ -110,9 +122,13 @@ type Rule struct {
 	exclude   []funcPattern
 	ignore    []funcPattern
 	scratch   []scratchPath
+	// successErrors is SuccessErrors, parsed.
+	successErrors []successValue
 	// oblivious and obliviousAtomic are Oblivious and ObliviousAtomic,
 	// compiled.
 	oblivious, obliviousAtomic []funcPattern
+	maskOutsideLocks           []funcPattern
+	outsideWrites              []funcPattern
 	// reported holds FromReport's pure non-atomic functions: by package
 	// path, their normalized names relative to it.
 	reported map[string]map[string]bool

@@ -53,7 +53,8 @@ func (ps *parser) fromReport(r *Rule, v any, at tomlPath) {
 	var doc struct {
 		Schema    string `json:"schema"`
 		Functions map[string]struct {
-			Verdict string `json:"verdict"`
+			Verdict      string          `json:"verdict"`
+			WroteOutside json.RawMessage `json:"wrote_outside"`
 		} `json:"functions"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil || doc.Schema != reportSchema {
@@ -70,7 +71,10 @@ func (ps *parser) fromReport(r *Rule, v any, at tomlPath) {
 		if r.reported[pkg] == nil {
 			r.reported[pkg] = map[string]bool{}
 		}
-		r.reported[pkg][normalizeFuncName(rel)] = true
+		// A function that wrote outside memory before failing is
+		// masked only where outside_writes lists it, as policy suggest
+		// proposes (see Match.Selects).
+		r.reported[pkg][normalizeFuncName(rel)] = f.WroteOutside == nil
 	}
 }
 
@@ -91,10 +95,20 @@ func splitFuncName(fn string) (pkg, rel string) {
 func (r *Rule) reportedNames() []string {
 	var names []string
 	for pkg, fns := range r.reported {
-		for fn := range fns {
-			names = append(names, pkg+"."+fn)
+		for fn, plain := range fns {
+			names = append(names, reportedName(pkg+"."+fn, plain))
 		}
 	}
 	sort.Strings(names)
 	return names
+}
+
+// reportedName is a reported function's name as the hashes write it: a
+// function that wrote outside memory is told apart, since outside_writes
+// decides whether the rule selects it.
+func reportedName(name string, plain bool) string {
+	if plain {
+		return name
+	}
+	return name + " (wrote outside memory)"
 }

@@ -14,6 +14,7 @@ const testReport = `{
     "example.com/m/store.(*Store).Add": {"verdict": "dependent non-atomic"},
     "example.com/m/store.(*Stack[...]).Push": {"verdict": "pure non-atomic"},
     "example.com/m/store.Parse": {"verdict": "atomic"},
+    "example.com/m/store.(*Log).writeBatch": {"verdict": "pure non-atomic", "wrote_outside": {"call": "(*os.File).Write", "pos": "example.com/m/store/log.go:9:20"}},
     "example.com/m/other.Fix": {"verdict": "pure non-atomic"},
     "gopkg.in/ini%2ev1.(*File).Reload": {"verdict": "pure non-atomic"}
   }
@@ -47,6 +48,7 @@ from_report = "report.json"
 		"Fix":                   false, // another package's
 		"(*Store).Unrelated":    false,
 		"(*Store).add.func1":    false,
+		"(*Log).writeBatch":     false, // wrote outside memory
 		"example.com/m/store.F": false,
 	} {
 		if got := store.Selects(name); got != want {
@@ -68,6 +70,14 @@ from_report = "report.json"
 	withExclude := pol(`exclude = ["(*Store).add"]` + "\n")
 	if withExclude.ForPackage("example.com/m/store", false).Selects("(*Store).add") {
 		t.Error("exclude does not apply to the report's functions")
+	}
+
+	withOutside := pol(`outside_writes = ["(*Log).writeBatch"]` + "\n")
+	if !withOutside.ForPackage("example.com/m/store", false).Selects("(*Log).writeBatch") {
+		t.Error("outside_writes does not select the report's function that wrote outside memory")
+	}
+	if withOutside.ForPackage("example.com/m/store", false).Hash() == store.Hash() {
+		t.Error("the hash did not change with outside_writes")
 	}
 
 	h := p.Hash()

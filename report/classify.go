@@ -99,6 +99,13 @@ type Evidence struct {
 	first bool // the failed call was non-atomic by itself
 }
 
+// OutsideWrite is a call that wrote outside memory inside a failed call.
+type OutsideWrite struct {
+	Call string `json:"call"`           // the callee: "(*os.File).Write", "os.Rename"
+	File string `json:"file,omitempty"` // the file it wrote to, when known
+	Pos  string `json:"pos"`            // of the call: import path/file.go:line:col
+}
+
 // Function is what the campaign learnt about one function.
 type Function struct {
 	Name    string `json:"-"`   // runtime.Func.Name() form
@@ -172,6 +179,15 @@ type Function struct {
 	// ("(*Store).Put") or package-level variables ("save"). Name stays
 	// the runtime's ("example.com/m.init.func1").
 	In string `json:"in,omitempty"`
+
+	// WroteOutside is, when failed calls of the function (or of its
+	// callees, inside them) wrote outside memory before failing — to a
+	// file, a connection, another process — the first such write of the
+	// first of them: a rollback of memory cannot undo it, so masking the
+	// function would put its memory and the file out of step.
+	// WroteOutsideCalls counts those failed calls.
+	WroteOutside      *OutsideWrite `json:"wrote_outside,omitempty"`
+	WroteOutsideCalls int           `json:"wrote_outside_calls,omitempty"`
 
 	maskedEvidence *Evidence       // the first replay that found it pure
 	inside         map[string]bool // non-atomic functions that failed inside its non-atomic calls
@@ -306,6 +322,11 @@ type event struct {
 	// Of a non-atomic verdict: the callback that the change came
 	// through, when the call changed nothing itself.
 	Callback string `json:"callback"`
+	// Of a verdict: the first write outside memory made inside the call,
+	// its file when known, and its position.
+	Wrote   string `json:"wrote"`
+	WroteTo string `json:"wrote_to"`
+	WroteAt string `json:"wrote_at"`
 
 	// Of a fail event: the call came after the ones the profile run
 	// numbers (see campaign's event).
@@ -775,6 +796,13 @@ func (r *Report) function(name, pos string) *Function {
 // call was non-atomic by itself.
 func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record, pure bool) {
 	f.Failures++
+	if e.Wrote != "" {
+		f.WroteOutsideCalls++
+		w := &OutsideWrite{Call: e.Wrote, File: e.WroteTo, Pos: e.WroteAt}
+		if f.WroteOutside == nil || outsideWriteBefore(w, f.WroteOutside) {
+			f.WroteOutside = w
+		}
+	}
 	if e.Injected {
 		f.InjectedFailures++
 	} else {
@@ -808,6 +836,20 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record, pure boo
 			f.Evidence = ev
 		}
 	}
+}
+
+// outsideWriteBefore orders the writes outside memory that a function's
+// failed calls made, so that the report names the same one whatever the
+// order in which parallel runs were journaled: by position, then callee,
+// then file.
+func outsideWriteBefore(a, b *OutsideWrite) bool {
+	if a.Pos != b.Pos {
+		return a.Pos < b.Pos
+	}
+	if a.Call != b.Call {
+		return a.Call < b.Call
+	}
+	return a.File < b.File
 }
 
 // changesOf is what a non-atomic verdict event changed; events of a

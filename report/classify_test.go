@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"html/template"
 	"reflect"
 	"slices"
 	"strings"
@@ -624,6 +625,74 @@ func TestEvidenceThroughCallback(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := `m[\"k\"] changed through a callback (cfg.Hook): nil → &Struct{…}.\nThe change was made inside cfg.Hook`; !strings.Contains(sarif.String(), want) {
+		t.Errorf("SARIF report lacks %q:\n%s", want, sarif.String())
+	}
+}
+
+// TestWroteOutside checks that a function whose failed calls wrote
+// outside memory says so, with the first write by position whatever the
+// journal's order, in every format.
+func TestWroteOutside(t *testing.T) {
+	verdict := func(fn, wrote, to, at string) json.RawMessage {
+		extra := ""
+		if wrote != "" {
+			extra = `,"wrote":"` + wrote + `","wrote_to":"` + to + `","wrote_at":"` + at + `"`
+		}
+		return json.RawMessage(`{"event":"verdict","site":"` + fn + `#entry","func":"` + fn + `","pos":"p/wal.go:3:6","verdict":"non-atomic","failure":"error","path":"l.lastIndex","before":"143","after":"144","first":true,"g":1,"seq":7` + extra + `}`)
+	}
+	exp := func(evs ...json.RawMessage) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.(*Log).writeBatch#call:(*os.File).Sync#1", Occurrence: 1, Fault: "error", Fired: true, Status: "fail", Events: evs}
+	}
+	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}} {
+		evs := []json.RawMessage{
+			verdict("p.(*Log).writeBatch", "(*os.File).Write", "/tmp/wal/0001", "p/wal.go:20:14"),
+			verdict("p.(*Log).writeBatch", "", "", ""),
+			verdict("p.(*Log).writeBatch", "os.Rename", "/tmp/wal/0001.tmp", "p/wal.go:12:11"),
+		}
+		var recs []*campaign.Record
+		for _, i := range order {
+			recs = append(recs, exp(evs[i]))
+		}
+		r := Classify(recs, nil)
+		f := r.Functions["p.(*Log).writeBatch"]
+		want := &OutsideWrite{Call: "os.Rename", File: "/tmp/wal/0001.tmp", Pos: "p/wal.go:12:11"}
+		if f.WroteOutside == nil || *f.WroteOutside != *want || f.WroteOutsideCalls != 2 {
+			t.Fatalf("journal order %v: wrote %+v in %d calls, want %+v in 2", order, f.WroteOutside, f.WroteOutsideCalls, want)
+		}
+	}
+	plain := Classify([]*campaign.Record{exp(verdict("p.(*Log).Plain", "", "", ""))}, nil)
+	if f := plain.Functions["p.(*Log).Plain"]; f.WroteOutside != nil || f.WroteOutsideCalls != 0 {
+		t.Errorf("a function that wrote nothing: wrote %+v in %d calls", f.WroteOutside, f.WroteOutsideCalls)
+	}
+
+	r := Classify([]*campaign.Record{exp(verdict("p.(*Log).writeBatch", "(*os.File).Write", "/tmp/wal/0001", "p/wal.go:20:14"))}, nil)
+	const says = "wrote to /tmp/wal/0001 before failing: a rollback of memory cannot undo it ((*os.File).Write at "
+	var text, js, html, sarif strings.Builder
+	WriteText(&text, r, nil, false)
+	if !strings.Contains(text.String(), "\t"+says+"p/wal.go:20:14; 1 failed call)\n") {
+		t.Errorf("text report lacks %q:\n%s", says, text.String())
+	}
+	if err := WriteJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	if want := `"wrote_outside": {
+        "call": "(*os.File).Write",
+        "file": "/tmp/wal/0001",
+        "pos": "p/wal.go:20:14"
+      },
+      "wrote_outside_calls": 1`; !strings.Contains(js.String(), want) {
+		t.Errorf("JSON report lacks %s:\n%s", want, js.String())
+	}
+	if err := WriteHTML(&html, r, nil); err != nil {
+		t.Fatal(err)
+	}
+	if want := "<dt>outside memory</dt><dd>" + template.HTMLEscapeString(says); !strings.Contains(html.String(), want) {
+		t.Errorf("HTML report lacks %q", want)
+	}
+	if err := WriteSARIF(&sarif, r, nil, SARIFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `It ` + says + `p/wal.go:20:14; 1 failed call).\n`; !strings.Contains(sarif.String(), want) {
 		t.Errorf("SARIF report lacks %q:\n%s", want, sarif.String())
 	}
 }

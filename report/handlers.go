@@ -39,7 +39,7 @@ type HandlerFinding struct {
 	Func      string `json:"func"`   // as the runtime names it
 	Pos       string `json:"pos"`    // of the arm: import path/file.go:line:col
 	Region    string `json:"region"` // of the call whose error reaches it
-	Kind      string `json:"kind"`   // propagate, translate, fallback, log-and-continue or panic
+	Kind      string `json:"kind"`   // propagate, accumulate, translate, fallback, log-and-continue, ignore, panic or exit
 	Predicate string `json:"predicate"`
 	// NotInjectable says why no error can be made that the predicate
 	// holds for; the handler then has no runs.
@@ -56,6 +56,72 @@ type HandlerFinding struct {
 	// Routing is the validation of routing a panic of the region's call
 	// to an err != nil arm; nil for other arms.
 	Routing *HandlerRouting `json:"routing,omitempty"`
+	// Unchecked are the tests ("package Test") that do not check the
+	// error this handler passes on (see uncheckedTests).
+	Unchecked []string `json:"unchecked_tests,omitempty"`
+}
+
+// stopsError reports whether a handler of this kind stops the error
+// where it is: it falls back, logs or ignores it, so whether the
+// program is right afterwards is the handler's doing. The other kinds
+// pass the error on (propagate, accumulate, translate) or end the run
+// (panic, exit): what becomes of it is the caller's.
+func stopsError(kind string) bool {
+	switch kind {
+	case "fallback", "log-and-continue", "ignore":
+		return true
+	}
+	return false
+}
+
+// uncheckedTests are the tests that may not check an error that h
+// passes on: h propagates, accumulates or translates it, the test's
+// profile run saw the handled call succeed (pink, and never white), and
+// with h armed, its error injected, the test passed all the same: it
+// never looks at the function's error, or a caller handles it. Handlers
+// leaves out the tests that had an error reach another handler of the
+// function: they expect its errors.
+func uncheckedTests(h *HandlerFinding) []string {
+	switch h.Kind {
+	case "propagate", "accumulate", "translate":
+	default:
+		return nil
+	}
+	var tests []string
+	for _, t := range h.Tests {
+		if t.Outcome == campaign.Passed && t.Injected && containsUsage(t.Usages, "pink") && !containsUsage(t.Usages, "white") {
+			tests = append(tests, t.Package+" "+t.Test)
+		}
+	}
+	return tests
+}
+
+// HandlerKinds says what each kind of handler does with its error, for
+// the reports' legends (the instrumentation decides the kind, see the
+// README).
+var HandlerKinds = []Term{
+	{"propagate", "the error, or a value made from it (wrapped, in a struct, handed to a call whose result is returned), reaches a return of the function, or a place the caller sees"},
+	{"accumulate", "the error is added to a collection of errors (errs = append(errs, err)) that a return returns later, and the function goes on"},
+	{"translate", "the handler returns another error"},
+	{"fallback", "the handler makes the function's result by other means: returns without an error, or sets a value that is returned"},
+	{"log-and-continue", "the handler logs (or calls something else) and goes on; the error goes no further"},
+	{"ignore", "the handler does nothing with the error (an empty arm, continue); it goes no further"},
+	{"panic", "the handler panics (also through a function of the package that always panics)"},
+	{"exit", "the handler ends the program or the test (os.Exit, log.Fatal, t.Fatal)"},
+}
+
+// handlerTerms are the other words of the handlers report, explained in
+// its legend.
+var handlerTerms = []Term{
+	{"region", "the call whose error the handler's arm checks; armed, every execution of it is skipped and yields an error the arm's predicate holds for"},
+	{"pink / white / blue", "what a test's profile run (nothing armed) saw at the handler: pink, the call returned no error; white, an error came and this arm took it; blue, an error came and another arm took it; executed, the region ran but neither"},
+	{"armed", "what the test did with the handler armed: pass, fail, crash, timeout; (region not reached) when the run did not execute the region again"},
+	{"source-independent / source-dependent", "every test that had an error reach this arm (white) passes armed / one fails: the handler relies on what the failed call did before failing"},
+	{"purely resilient / not purely resilient", "every test that executes the region passes armed, and one had the call succeed (pink) / one fails armed. A handler that passes the error on is rarely purely resilient: its tests expect the call to succeed, and resilience is the caller's"},
+	{"unknown", "no test gave the verdict its runs: no white usage (source), no armed run (both), or not injectable"},
+	{"widening", "a typed arm (errors.Is, errors.As, err == X, a case) run with its predicate widened to err != nil. Kept when every run passes; rejected when a test fails where another arm handled the error without one; not offered when it cannot be, is not source-independent, or a test expects the error to propagate; not validated when a run is missing"},
+	{"reproduce", "the command that repeats one armed run of the handler: the first test that failed armed, else the first test; the JSON and HTML reports have one per test"},
+	{"routing", "a panic of the region's call routed to the err != nil arm as an error. Kept, rejected, not validated as for widening; not offered when the call cannot panic, the handler is not source-independent, or a test expects the panic to propagate"},
 }
 
 // HandlerRouting is the status of routing a panic of the region's call
@@ -145,6 +211,13 @@ type HandlersSummary struct {
 	Routable    int `json:"routable"`
 	RoutingKept int `json:"routing_kept"`
 	RouteRuns   int `json:"route_runs"` // with a region's panic routed or not
+	// Stopping: executed handlers that stop the error (fallback,
+	// log-and-continue, ignore: see stopsError); PassingOn: the others,
+	// whose resilience is the caller's; Unchecked: the tests, summed over
+	// the handlers, that do not check an error passed on.
+	Stopping  int `json:"stopping"`
+	PassingOn int `json:"passing_on"`
+	Unchecked int `json:"unchecked_tests"`
 }
 
 // Handlers builds the report of a handlers campaign's records.
@@ -216,6 +289,23 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 			}
 		}
 		r.Handlers = append(r.Handlers, h)
+	}
+	// A test that had an error reach a handler of the function expects
+	// errors from it: an injected one passing is no sign it checks none.
+	sawError := map[string]bool{} // function and test
+	for _, h := range r.Handlers {
+		for _, t := range h.Tests {
+			if containsUsage(t.Usages, "white") || containsUsage(t.Usages, "blue") {
+				sawError[h.Func+" "+t.Package+" "+t.Test] = true
+			}
+		}
+	}
+	for _, h := range r.Handlers {
+		for _, t := range uncheckedTests(h) {
+			if !sawError[h.Func+" "+t] {
+				h.Unchecked = append(h.Unchecked, t)
+			}
+		}
 		r.Summary.count(h)
 	}
 	sort.SliceStable(r.Handlers, func(i, j int) bool { return posKey(r.Handlers[i].Pos) < posKey(r.Handlers[j].Pos) })
@@ -250,6 +340,12 @@ func (s *HandlersSummary) count(h *HandlerFinding) {
 		return
 	}
 	s.Executed++
+	if stopsError(h.Kind) {
+		s.Stopping++
+	} else {
+		s.PassingOn++
+	}
+	s.Unchecked += len(h.Unchecked)
 	if h.NotInjectable != "" {
 		s.NotInjectable++
 	}
@@ -306,6 +402,9 @@ func (s HandlersSummary) rows() [][2]string {
 		{"widening kept", n(s.WideningKept)},
 		{"routable (err != nil arms)", n(s.Routable)},
 		{"routing kept", n(s.RoutingKept)},
+		{"stopping the error", n(s.Stopping)},
+		{"passing the error on", n(s.PassingOn)},
+		{"tests not checking it", n(s.Unchecked)},
 	}
 }
 
@@ -321,9 +420,13 @@ func (s HandlersSummary) runsText() string {
 	return fmt.Sprintf("%d profile runs, %d runs with a handler armed%s, %s (wall time)", s.ProfileRuns, s.Runs, widened, durationText(s.WallMs))
 }
 
-// WriteHandlersText writes the report for a terminal: the summary table,
-// then each executed handler with its verdicts and its row of tests.
-// locate maps import-path positions to file paths.
+// WriteHandlersText writes the report for a terminal: the summary
+// table, then what a maintainer can act on (the handlers that stop the
+// error, the tests that do not check an error passed on), then the
+// handlers that pass it on, and a legend of the words used. Each handler
+// has its row of tests and one reproduce command (the JSON and HTML
+// reports have one per test). locate maps import-path positions to file
+// paths.
 func WriteHandlersText(w io.Writer, r *HandlersReport, locate Locator) {
 	if locate == nil {
 		locate = func(pos string) string { return pos }
@@ -336,47 +439,37 @@ func WriteHandlersText(w io.Writer, r *HandlersReport, locate Locator) {
 	for _, row := range r.Summary.rows() {
 		fmt.Fprintf(w, "  %-26s %s\n", row[0], row[1])
 	}
+	var stopping, passing, unchecked []*HandlerFinding
 	for _, h := range r.Handlers {
-		if len(h.Tests) == 0 {
-			continue
+		switch {
+		case len(h.Tests) == 0:
+		case stopsError(h.Kind):
+			stopping = append(stopping, h)
+		default:
+			passing = append(passing, h)
 		}
-		fmt.Fprintf(w, "\n%s: %s: %s handler of %s: %s; %s\n", locate(h.Pos), h.Func, h.Kind, h.Predicate, h.Source, h.Resilience)
-		if h.NotInjectable != "" {
-			fmt.Fprintf(w, "\tnot injectable: %s\n", h.NotInjectable)
+		if len(h.Unchecked) > 0 {
+			unchecked = append(unchecked, h)
 		}
-		for _, t := range h.Tests {
-			outcome := t.Outcome
-			if outcome == "" {
-				outcome = "not run"
-			} else if !t.Injected {
-				outcome += " (region not reached)"
-			}
-			widened := ""
-			if t.Widened != "" {
-				widened = "; widened: " + t.Widened
-			}
-			if t.Routed != "" {
-				widened += "; routed: " + t.Routed
-			}
-			if t.Unrouted != "" {
-				widened += "; not routed: " + t.Unrouted
-			}
-			fmt.Fprintf(w, "\t%s %s: %s; armed: %s%s\n", t.Package, t.Test, usagesText(t.Usages), outcome, widened)
-			if t.Reproduce != "" && t.Outcome != campaign.Passed {
-				fmt.Fprintf(w, "\t\treproduce: %s\n", t.Reproduce)
-			}
+	}
+	used := map[string]bool{}
+	if len(stopping) > 0 {
+		fmt.Fprintf(w, "\nHandlers that stop the error (%d): they fall back, log or ignore it, so whether the program is right afterwards is theirs to ensure.\n", len(stopping))
+		for _, h := range stopping {
+			writeHandlerText(w, h, locate, used)
 		}
-		if wd := h.Widening; wd != nil {
-			fmt.Fprintf(w, "\twidening to %s: %s\n", widenedText(wd), wideningText(wd))
-			if wd.Reproduce != "" {
-				fmt.Fprintf(w, "\t\treproduce: %s\n", wd.Reproduce)
-			}
+	}
+	if len(unchecked) > 0 {
+		fmt.Fprintf(w, "\nTests that do not check an error passed on (%d): the handler passed an injected error on, the test had seen the call succeed (pink) and passed all the same: it does not look at the error, or a caller handles it.\n", r.Summary.Unchecked)
+		for _, h := range unchecked {
+			fmt.Fprintf(w, "%s: %s: %s handler of %s: %s\n", locate(h.Pos), h.Func, h.Kind, h.Predicate, strings.Join(h.Unchecked, ", "))
+			used[h.Kind] = true
 		}
-		if rt := h.Routing; rt != nil {
-			fmt.Fprintf(w, "\trouting a panic of %s to the arm: %s\n", routedText(rt), wideningText(&HandlerWidening{Status: rt.Status, Why: rt.Why}))
-			if rt.Reproduce != "" {
-				fmt.Fprintf(w, "\t\treproduce: %s\n", rt.Reproduce)
-			}
+	}
+	if len(passing) > 0 {
+		fmt.Fprintf(w, "\nHandlers that pass the error on (%d): they propagate, accumulate or translate it, or end the run; resilience is the caller's, and a test that fails armed expected the call to succeed.\n", len(passing))
+		for _, h := range passing {
+			writeHandlerText(w, h, locate, used)
 		}
 	}
 	if t := r.Together; t != nil {
@@ -387,6 +480,81 @@ func WriteHandlersText(w io.Writer, r *HandlersReport, locate Locator) {
 	}
 	for _, p := range r.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
+	}
+	if len(stopping)+len(passing) > 0 {
+		fmt.Fprintf(w, "\nWords used above:\n")
+		for _, k := range HandlerKinds {
+			if used[k.Name] {
+				fmt.Fprintf(w, "  %s: %s\n", k.Name, k.Text)
+			}
+		}
+		for _, t := range handlerTerms {
+			switch t.Name {
+			case "widening", "routing", "reproduce":
+				if !used[t.Name] {
+					continue
+				}
+			}
+			fmt.Fprintf(w, "  %s: %s\n", t.Name, t.Text)
+		}
+	}
+}
+
+// writeHandlerText writes one handler: its line, its row of tests, one
+// reproduce command (the first failed run's, else the first run's), its
+// widening and routing. used collects the kinds and words it shows.
+func writeHandlerText(w io.Writer, h *HandlerFinding, locate Locator, used map[string]bool) {
+	used[h.Kind] = true
+	fmt.Fprintf(w, "\n%s: %s: %s handler of %s: %s; %s\n", locate(h.Pos), h.Func, h.Kind, h.Predicate, h.Source, h.Resilience)
+	if h.NotInjectable != "" {
+		fmt.Fprintf(w, "\tnot injectable: %s\n", h.NotInjectable)
+	}
+	repro, failed := "", false
+	for _, t := range h.Tests {
+		outcome := t.Outcome
+		if outcome == "" {
+			outcome = "not run"
+		} else if !t.Injected {
+			outcome += " (region not reached)"
+		}
+		widened := ""
+		if t.Widened != "" {
+			widened = "; widened: " + t.Widened
+		}
+		if t.Routed != "" {
+			widened += "; routed: " + t.Routed
+		}
+		if t.Unrouted != "" {
+			widened += "; not routed: " + t.Unrouted
+		}
+		fmt.Fprintf(w, "\t%s %s: %s; armed: %s%s\n", t.Package, t.Test, usagesText(t.Usages), outcome, widened)
+		switch {
+		case t.Reproduce == "":
+		case t.Outcome != "" && t.Outcome != campaign.Passed:
+			if !failed {
+				repro, failed = t.Reproduce, true
+			}
+		case repro == "":
+			repro = t.Reproduce
+		}
+	}
+	if repro != "" {
+		used["reproduce"] = true
+		fmt.Fprintf(w, "\t\treproduce: %s\n", repro)
+	}
+	if wd := h.Widening; wd != nil {
+		used["widening"] = true
+		fmt.Fprintf(w, "\twidening to %s: %s\n", widenedText(wd), wideningText(wd))
+		if wd.Reproduce != "" {
+			fmt.Fprintf(w, "\t\treproduce: %s\n", wd.Reproduce)
+		}
+	}
+	if rt := h.Routing; rt != nil {
+		used["routing"] = true
+		fmt.Fprintf(w, "\trouting a panic of %s to the arm: %s\n", routedText(rt), wideningText(&HandlerWidening{Status: rt.Status, Why: rt.Why}))
+		if rt.Reproduce != "" {
+			fmt.Fprintf(w, "\t\treproduce: %s\n", rt.Reproduce)
+		}
 	}
 }
 
@@ -573,7 +741,7 @@ func containsUsage(usages []string, u string) bool {
 // handlersPage is parsed on first use: every tool run of a build starts
 // atomicx, which has no page to write then.
 var handlersPage = sync.OnceValue(func() *template.Template {
-	return template.Must(template.New("handlers").Parse(`<!DOCTYPE html>
+	return template.Must(template.New("handlers").Funcs(template.FuncMap{"kindText": kindText}).Parse(`<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>atomicx handlers</title>
 <style>
 body { font-family: sans-serif; margin: 2em; }
@@ -589,9 +757,14 @@ code { font-size: 0.95em; }
 <table><tr><th>handlers</th><th>count</th></tr>
 {{range .Rows}}<tr><td>{{index . 0}}</td><td>{{index . 1}}</td></tr>
 {{end}}</table>
+<p>Handlers that stop the error (fallback, log-and-continue, ignore) are the maintainer's to check: whether the program is right afterwards is theirs to ensure. The others pass it on or end the run: their resilience is the caller's.</p>
+{{if .Summary.Unchecked}}<h2 id="unchecked">Tests that do not check an error passed on</h2>
+<p>The handler passed an injected error on, the test had seen the call succeed (pink) and passed all the same: it does not look at the error, or a caller handles it.</p>
+<ul>{{range .Handlers}}{{if .Unchecked}}<li><a href="#{{.ID}}"><code>{{.Pos}}</code></a> {{.Func}}, {{.Kind}} handler of <code>{{.Predicate}}</code>: {{range $i, $t := .Unchecked}}{{if $i}}, {{end}}{{$t}}{{end}}</li>
+{{end}}{{end}}</ul>{{end}}
 {{range $h := .Handlers}}{{if .Tests}}
 <h2 id="{{.ID}}"><code>{{.Pos}}</code> {{.Func}}</h2>
-<p>{{.Kind}} handler of <code>{{.Predicate}}</code>: <b>{{.Source}}</b>, <b>{{.Resilience}}</b>.{{if .NotInjectable}} Not injectable: {{.NotInjectable}}.{{end}}</p>
+<p><span title="{{kindText .Kind}}">{{.Kind}}</span> handler of <code>{{.Predicate}}</code>: <b>{{.Source}}</b>, <b>{{.Resilience}}</b>.{{if .NotInjectable}} Not injectable: {{.NotInjectable}}.{{end}}</p>
 <table><tr><th>test</th><th>usages</th><th>armed</th><th>reproduce</th>{{if .Widening}}<th>widened</th>{{end}}</tr>
 {{range .Tests}}<tr><td>{{.Package}} {{.Test}}</td><td>{{range .Usages}}<span class="{{.}}">{{.}}</span> {{end}}</td>
 <td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}</td><td>{{if .Reproduce}}<code>{{.Reproduce}}</code>{{end}}</td>{{if $h.Widening}}<td class="{{if eq .Widened "pass"}}pass{{else if .Widened}}fail{{end}}">{{if .Widened}}{{.Widened}}{{else}}not run{{end}}</td>{{end}}</tr>
@@ -610,6 +783,10 @@ code { font-size: 0.95em; }
 {{range .Tests}}<tr><td>{{.Package}} {{.Test}}</td><td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}</td></tr>
 {{end}}</table>{{end}}
 {{range .Problems}}<p>problem: {{.}}</p>{{end}}
+<h2 id="legend">Words</h2>
+<dl>{{range .Kinds}}<dt>{{.Name}}</dt><dd>{{.Text}}</dd>
+{{end}}{{range .Terms}}<dt>{{.Name}}</dt><dd>{{.Text}}</dd>
+{{end}}</dl>
 </body></html>
 `))
 })
@@ -618,7 +795,18 @@ code { font-size: 0.95em; }
 func WriteHandlersHTML(w io.Writer, r *HandlersReport) error {
 	return handlersPage().Execute(w, struct {
 		*HandlersReport
-		Rows [][2]string
-		Runs string
-	}{r, r.Summary.rows(), r.Summary.runsText()})
+		Rows         [][2]string
+		Runs         string
+		Kinds, Terms []Term
+	}{r, r.Summary.rows(), r.Summary.runsText(), HandlerKinds, handlerTerms})
+}
+
+// kindText is what a kind of handler does with its error.
+func kindText(kind string) string {
+	for _, k := range HandlerKinds {
+		if k.Name == kind {
+			return k.Text
+		}
+	}
+	return ""
 }

@@ -39,7 +39,7 @@ func handlerRecords() []*campaign.Record {
 
 func TestHandlersReport(t *testing.T) {
 	r := Handlers(handlerRecords(), nil)
-	want := HandlersSummary{Handlers: 2, Executed: 2, PurelyResilient: 1, NotPurely: 1, SourceIndependent: 1, ProfileRuns: 2, Runs: 4}
+	want := HandlersSummary{Handlers: 2, Executed: 2, PurelyResilient: 1, NotPurely: 1, SourceIndependent: 1, ProfileRuns: 2, Runs: 4, Stopping: 2}
 	if r.Summary != want {
 		t.Errorf("summary %+v, want %+v", r.Summary, want)
 	}
@@ -93,6 +93,86 @@ func TestHandlersReport(t *testing.T) {
 		if !strings.Contains(html.String(), s) {
 			t.Errorf("HTML report lacks %q", s)
 		}
+	}
+}
+
+// TestHandlersReportLeads: the text report leads with the handlers that
+// stop the error, then the tests that do not check an error passed on,
+// then the handlers that pass it on, each with one reproduce command,
+// and explains the words it shows.
+func TestHandlersReportLeads(t *testing.T) {
+	const isArm, nilArm = "example.com/m.F#handler:f.go:3:2", "example.com/m.F#handler:f.go:5:9"
+	recs := handlerRecords()
+	for _, r := range recs {
+		for i, e := range r.Events {
+			if strings.Contains(string(e), `"site":"`+nilArm+`"`) {
+				r.Events[i] = json.RawMessage(strings.Replace(string(e), `"handler_kind":"fallback"`, `"handler_kind":"propagate"`, 1))
+			}
+		}
+	}
+	// A third test, whose call succeeded, passes with the err != nil arm
+	// armed: it does not check the error passed on; TestB failed armed.
+	c := &campaign.Record{Kind: "profile", Package: "example.com/m", Test: "TestC", Status: campaign.Passed,
+		Events: []json.RawMessage{json.RawMessage(`{"event":"handler","pid":1,"site":"` + nilArm + `","func":"example.com/m.F","pos":"example.com/m/f.go:5:9","region":"example.com/m/f.go:2:9","usage":"executed","handler_kind":"propagate","predicate":"p"}`),
+			json.RawMessage(`{"event":"handler","pid":1,"site":"` + nilArm + `","func":"example.com/m.F","pos":"example.com/m/f.go:5:9","region":"example.com/m/f.go:2:9","usage":"pink","handler_kind":"propagate","predicate":"p"}`)}}
+	recs = append(recs, c,
+		&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: "TestC", Site: nilArm, Fault: "handler", Status: campaign.Passed, Fired: true})
+	// TestA had an error reach the Is arm of the same function: passing
+	// with the err != nil arm armed, it is not counted.
+	for _, rec := range recs {
+		if rec.Kind == "profile" && rec.Test == "TestA" {
+			rec.Events = append(rec.Events, json.RawMessage(`{"event":"handler","pid":1,"site":"`+nilArm+`","func":"example.com/m.F","pos":"example.com/m/f.go:5:9","region":"example.com/m/f.go:2:9","usage":"pink","handler_kind":"propagate","predicate":"p"}`))
+		}
+	}
+	r := Handlers(recs, nil)
+	if s := r.Summary; s.Stopping != 1 || s.PassingOn != 1 || s.Unchecked != 1 {
+		t.Errorf("summary %+v", s)
+	}
+	if u := r.Handlers[1].Unchecked; len(u) != 1 || u[0] != "example.com/m TestC" {
+		t.Errorf("unchecked tests of the err != nil arm: %v", u)
+	}
+	var text bytes.Buffer
+	WriteHandlersText(&text, r, nil)
+	out := text.String()
+	order := []string{
+		"  stopping the error         1\n  passing the error on       1\n  tests not checking it      1\n",
+		"Handlers that stop the error (1): ",
+		"example.com/m/f.go:3:2: example.com/m.F: fallback handler of p",
+		"Tests that do not check an error passed on (1): ",
+		"example.com/m/f.go:5:9: example.com/m.F: propagate handler of p: example.com/m TestC\n",
+		"Handlers that pass the error on (1): ",
+		"example.com/m/f.go:5:9: example.com/m.F: propagate handler of p: unknown; not purely resilient\n",
+		"-run '^TestB$'",
+		"Words used above:\n",
+		"  propagate: ", "  fallback: ", "  pink / white / blue: ", "  reproduce: ",
+	}
+	at := 0
+	for _, s := range order {
+		i := strings.Index(out[at:], s)
+		if i < 0 {
+			t.Fatalf("text report lacks %q after offset %d:\n%s", s, at, out)
+		}
+		at += i + len(s)
+	}
+	if n := strings.Count(out, "\t\treproduce: "); n != 2 {
+		t.Errorf("%d reproduce commands, want one per handler:\n%s", n, out)
+	}
+	for _, s := range []string{"  translate: ", "  widening: ", "  routing: "} {
+		if strings.Contains(out, s) {
+			t.Errorf("the legend explains %q, which the report does not show", s)
+		}
+	}
+	var html bytes.Buffer
+	if err := WriteHandlersHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`<h2 id="unchecked">`, "example.com/m TestC</li>", `<span title="the error, or a value made from it`, "<dt>ignore</dt>", "<dt>routing</dt>"} {
+		if !strings.Contains(html.String(), s) {
+			t.Errorf("HTML report lacks %q", s)
+		}
+	}
+	if n := strings.Count(html.String(), "<code>ATOMICX_POLICY=") + strings.Count(html.String(), "<code>ATOMICX_INJECT="); n != 5 {
+		t.Errorf("HTML has %d reproduce commands, want one per run (5)", n)
 	}
 }
 

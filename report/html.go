@@ -238,6 +238,9 @@ type (
 		EndLine          int       // line of the return or panic that ended the failing call
 		Panicked         bool      // a panic ended it
 		DependsOn        []htmlRef // the non-atomic callees it depends on
+		// WroteOutsideText says that failed calls wrote outside memory
+		// before failing (see wroteOutsideText), or is "".
+		WroteOutsideText string
 	}
 	htmlRef struct {
 		ID, Package, Short string // ID "" when the function has no section
@@ -417,6 +420,9 @@ func newSection(hf htmlFunction, src SourceReader, base string) htmlSection {
 	ev := hf.Evidence
 	s := htmlSection{htmlFunction: hf, How: failureText(ev), IsPure: hf.Verdict == Pure,
 		EndLine: ev.EndLine, Panicked: ev.Failure == "panic"}
+	if hf.WroteOutside != nil {
+		s.WroteOutsideText = wroteOutsideText(hf.Function, func(pos string) string { return shortPos(pos, base) })
+	}
 	file, line, _ := splitPos(hf.Pos)
 	s.File, s.Line = file, line
 	callLine := 0
@@ -739,6 +745,9 @@ pre.src span.errpath { background: #9e9; }
 {{- end}}
 {{- if $s.EndLine}}
 <dt>ended</dt><dd>{{if $s.Panicked}}panicking through line {{$s.EndLine}}{{else}}by the return at line {{$s.EndLine}}{{end}}</dd>
+{{- end}}
+{{- with $s.WroteOutsideText}}
+<dt>outside memory</dt><dd>{{.}}</dd>
 {{- end}}
 {{- if $s.DependsOn}}
 <dt>depends on</dt><dd>{{range $i, $d := $s.DependsOn}}{{if $i}}, {{end}}{{if $d.ID}}<a href="#{{$d.ID}}">{{$d.Short}}</a>{{else}}{{$d.Short}}{{end}}{{end}}</dd>

@@ -98,6 +98,9 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 				continue
 			}
 			fmt.Fprintf(w, "%s: %s: %s\n", locate(f.Pos), displayName(f), describe(f))
+			if f.WroteOutside != nil {
+				fmt.Fprintf(w, "\t%s\n", wroteOutsideText(f, locate))
+			}
 			if f.Evidence != nil && f.Verdict == Pure {
 				writeReproduce(w, f.Evidence)
 			}
@@ -196,6 +199,22 @@ func throughCallback(e *Evidence) string {
 		return ""
 	}
 	return " through a callback (" + e.Callback + ")"
+}
+
+// wroteOutsideText says that failed calls of f wrote outside memory
+// before failing, which a rollback of memory cannot undo: the words of
+// every format.
+func wroteOutsideText(f *Function, locate Locator) string {
+	w := f.WroteOutside
+	to := "outside memory"
+	if w.File != "" {
+		to = "to " + w.File
+	}
+	calls := "1 failed call"
+	if f.WroteOutsideCalls != 1 {
+		calls = fmt.Sprintf("%d failed calls", f.WroteOutsideCalls)
+	}
+	return fmt.Sprintf("wrote %s before failing: a rollback of memory cannot undo it (%s at %s; %s)", to, w.Call, locate(w.Pos), calls)
 }
 
 func describe(f *Function) string {

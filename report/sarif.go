@@ -284,6 +284,9 @@ func sarifMessage(f *Function) string {
 	if e.Callback != "" {
 		fmt.Fprintf(&b, "The change was made inside %s, a function value its caller passed in; the function changed nothing itself.\n", e.Callback)
 	}
+	if f.WroteOutside != nil {
+		fmt.Fprintf(&b, "It %s.\n", wroteOutsideText(f, func(pos string) string { return pos }))
+	}
 	switch f.Visibility {
 	case Stream:
 		b.WriteString("Its failed calls changed only the position of streams it reads or writes (consumed input, partial output).\n")

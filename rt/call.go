@@ -484,14 +484,14 @@ func (c *Call) end(done *int32, errp *error) {
 	}
 	switch {
 	case failure != "":
-	case errp != nil && *errp != nil:
+	case c.site.failed(errp):
 		failure, err = "error", *errp
 		if i := int(*done) - 1; i >= 0 && i < len(c.site.Ends) {
 			end = int(c.site.Ends[i])
 		}
 	default:
 		c.checkAbsorbed()
-		return // a normal return: nothing to compare
+		return // a normal return, or one of an error that means done: nothing to compare
 	}
 	// The regions still open end now, compared before the comparison at
 	// exit, which skips what they guard.

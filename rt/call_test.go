@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -308,6 +309,7 @@ var eeSites = [...]Site{
 	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Grow#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Grow", Pos: "rt/call_test.go:3:1", Roots: "v,n", Kind: EntrySite, Faults: FaultPanic},
 	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Safe#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Safe", Pos: "rt/call_test.go:4:1", Roots: "v", Kind: EntrySite, Faults: FaultError},
 	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Push#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Push", Pos: "rt/call_test.go:5:1", Roots: "v,x", Kind: EntrySite, Faults: FaultError, Ends: []int32{501, 502}},
+	{ID: "github.com/atomicx/atomicx/rt.(*eeVec).Read#entry", Func: "github.com/atomicx/atomicx/rt.(*eeVec).Read", Pos: "rt/call_test.go:6:1", Roots: "v,p", Kind: EntrySite, Faults: FaultError, Ends: []int32{601, 602, 603}},
 }
 
 // Alloc adds n to the size before it checks the capacity: not atomic.
@@ -378,6 +380,39 @@ func (v *eeVec) Safe() {
 	defer func() { recover() }()
 	v.size++
 	panic("recovered")
+}
+
+// Read is an io.Reader over the data from size on: it returns what it
+// read with io.EOF at the end of the data, and fails on a nil p after it
+// has moved on.
+func (v *eeVec) Read(p []byte) (_atx_r0 int, _atx_r1 error) {
+	var _atx_done int32
+	if Enabled() {
+		if e := Inject(&eeSites[5]); e != nil {
+			_atx_r1 = e
+			return
+		}
+		defer Enter(&eeSites[5], v, p).Exit(&_atx_done, &_atx_r1)
+	}
+	n := 0
+	for ; n < len(p) && v.size < len(v.data); n++ {
+		p[n] = byte(v.data[v.size])
+		v.size++
+	}
+	if p == nil {
+		v.size++
+		_atx_r1 = errFull
+		_atx_done = 1
+		return
+	}
+	if v.size >= len(v.data) {
+		_atx_r0, _atx_r1 = n, io.EOF
+		_atx_done = 2
+		return
+	}
+	_atx_r0 = n
+	_atx_done = 3
+	return
 }
 
 // Push calls Alloc after it has changed the receiver.
@@ -457,6 +492,43 @@ func TestEnterExitVerdicts(t *testing.T) {
 				"path": "v.size", "before": "5", "after": "13",
 				"injected": false, "first": true, "end": 101.0,
 			}},
+		},
+		{
+			name: "a reader's io.EOF with n > 0 is done: no event",
+			size: 3,
+			run: func(v *eeVec) {
+				if n, err := v.Read(make([]byte, 4)); n != 2 || err != io.EOF {
+					panic(fmt.Sprintf("Read: %d, %v", n, err))
+				}
+			},
+		},
+		{
+			name:      "a reader's io.EOF in a profile run: no fail event",
+			profile:   "1",
+			snapshots: "none",
+			size:      3,
+			run:       func(v *eeVec) { v.Read(make([]byte, 4)) },
+			want:      []map[string]any{{"event": "reach", "site": eeSites[5].ID, "occurrence": 1.0}},
+		},
+		{
+			name: "a reader's other error is a failure",
+			size: 3,
+			run:  func(v *eeVec) { v.Read(nil) },
+			want: []map[string]any{{
+				"event": "verdict", "site": eeSites[5].ID, "verdict": "non-atomic", "failure": "error", "error": "full",
+				"path": "v.size", "before": "3", "after": "4", "end": 601.0,
+			}},
+		},
+		{
+			name:  "a masked reader's io.EOF is not rolled back",
+			masks: eeSites[5].ID,
+			size:  3,
+			run: func(v *eeVec) {
+				v.Read(make([]byte, 4))
+				if v.size != 5 {
+					panic("Read was rolled back")
+				}
+			},
 		},
 		{
 			name: "fail before any change: atomic",

@@ -27,7 +27,7 @@ type Handler struct {
 	Func      string // the function, as runtime.Func.Name() names it
 	Pos       string // of the arm: "example.com/m/f.go:12:2"
 	Region    string // position of the region's call, as Pos
-	Kind      string // propagate, translate, fallback, log-and-continue or panic
+	Kind      string // propagate, accumulate, translate, fallback, log-and-continue, ignore, panic or exit
 	Predicate string // the arm's condition, as written
 	// NotInjectable, when set, says why no fault can be made that the
 	// predicate holds for: the handler is never armed.

@@ -340,6 +340,9 @@ type callWatch struct {
 	taken []takenLock
 	set   map[unsafe.Pointer]struct{} // taken's index, when they are many
 	held  unsafe.Pointer
+	// also are the locks of the call's open lock regions, watched as held
+	// is (see lockSet.also).
+	also []unsafe.Pointer
 	// gid is the call's goroutine, 0 when it was not known: most calls
 	// end with no other goroutine having taken their locks, and they need
 	// not pay for it (see contended). writers are then the goroutines
@@ -361,7 +364,7 @@ type lockWriter struct {
 
 // name returns the name of the lock at p if the watch has it.
 func (w *callWatch) name(p unsafe.Pointer) (string, bool) {
-	if p == w.held {
+	if p == w.held || slices.Contains(w.also, p) {
 		return "", true
 	}
 	if w.set != nil {
@@ -431,10 +434,10 @@ func took(lock any) {
 // lock is watched too: a call that waits on a sync.Cond releases it, and
 // other goroutines may then write what it guards.
 func (ls *lockSet) watch() *callWatch {
-	if len(ls.taken) == 0 && ls.held == nil {
+	if len(ls.taken) == 0 && ls.held == nil && len(ls.also) == 0 {
 		return nil
 	}
-	w := &callWatch{taken: slices.Clone(ls.taken), set: ls.takenSet, held: ls.held, gid: ls.gid}
+	w := &callWatch{taken: slices.Clone(ls.taken), set: ls.takenSet, held: ls.held, also: slices.Clone(ls.also), gid: ls.gid}
 	watched.mu.Lock()
 	watched.active = append(watched.active, w)
 	watched.n.Add(1)

@@ -90,6 +90,11 @@ func writeVerdict(v *verdictEvent) {
 	if v.end > 0 {
 		e.num("end", uint64(v.end))
 	}
+	if v.seq != 0 {
+		if w, ok := outsideWriteSince(v.gid, v.seq); ok {
+			e.str("wrote", w.callee()).strIf("wrote_to", w.to).str("wrote_at", w.site.Pos)
+		}
+	}
 	writeLine(e.end())
 }
 

@@ -16,7 +16,8 @@ import (
 // Checkpoint is the object graph of one call of a masked function, as it
 // was at entry.
 type Checkpoint struct {
-	fn string
+	site *Site
+	fn   string
 	// snap is the *snapshot: not that type, which reaches reflect's (see
 	// callSnapshot), as every masked package names Checkpoint.
 	snap unsafe.Pointer
@@ -38,22 +39,23 @@ func Mask(s *Site, roots ...any) *Checkpoint {
 	if s.Literal {
 		fn = callerName(3)
 	}
-	return &Checkpoint{fn: fn, snap: unsafe.Pointer(snap)}
+	return &Checkpoint{site: s, fn: fn, snap: unsafe.Pointer(snap)}
 }
 
 // Rollback runs when the masked call ends, deferred before the function's
 // own deferred calls so that it runs after them (and, for the lock idiom,
 // deferred after the unlock so that it runs before it). done says whether
 // the function passed a return statement; errp points at its error result
-// (nil when it has none). On failure — an error returned, or a panic or
-// runtime.Goexit going through — the graph gets its entry contents back.
+// (nil when it has none). On failure — an error returned that does not
+// mean done (see Site.Fails), or a panic or runtime.Goexit going
+// through — the graph gets its entry contents back.
 // A panic is neither recovered nor re-raised: its value and stack are the
 // original ones.
 func (c *Checkpoint) Rollback(done *bool, errp *error) {
 	if c == nil {
 		return
 	}
-	if errp != nil && *errp != nil || !*done && Unwinding(c.fn) {
+	if c.site.failed(errp) || !*done && Unwinding(c.fn) {
 		(*snapshot)(c.snap).restore()
 	}
 }

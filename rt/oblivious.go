@@ -75,7 +75,7 @@ func swallow(c *Call, done *int32, errp *error) *swallowed {
 		// a deferred function recovered a panic.
 		failure = unwindingBy(c.frameName())
 	}
-	if failure == "" && errp != nil && *errp != nil {
+	if failure == "" && c.site.failed(errp) {
 		failure = "error"
 	}
 	snap := callSnapshot(c)

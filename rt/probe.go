@@ -89,7 +89,7 @@ func (p *Probes) AtExit(s *Site, done *int32, errp *error) {
 	}
 	held := p.held
 	p.held = nil
-	if errp == nil || *errp == nil || *done == 0 {
+	if !s.failed(errp) || *done == 0 {
 		return
 	}
 	var end uint64

@@ -3,6 +3,7 @@ package rt
 import (
 	"reflect"
 	"slices"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -299,8 +300,13 @@ func (r *lockRegions) releasing(lock any) {
 
 // close ends the open region i, compared before its lock is released.
 func (r *lockRegions) close(i int) {
-	reg := r.open[i]
 	defer r.drop(i)
+	r.compare(r.open[i])
+}
+
+// compare compares the open region reg with what it was when it began,
+// while its lock is still held.
+func (r *lockRegions) compare(reg lockRegion) {
 	if reg.read {
 		return
 	}
@@ -338,25 +344,50 @@ func (r *lockRegions) close(i int) {
 // finish ends the regions still open when the failed call ends. A region
 // released by a deferred unlock was compared already (the rewrite defers
 // Releasing after the unlock, so it runs first): one still open ended by
-// a path that did not pass the function's own unlock (a callee released
-// the lock, say, or a panic went through). Its lock may be free now, or
-// another goroutine's: it is not read.
+// a path that did not pass the function's own unlock. Either a panic
+// went through, or the function returns with the lock held for its
+// caller to release, and the lock is still held by the call: it is
+// compared now. Or a callee released it: the lock is free, or another
+// goroutine's, and it is not read. Which of the two it is, the lock says:
+// a lock that is still locked, and that no instrumented code of another
+// goroutine took since the region began (the region's watch), is the
+// call's. Only code outside the instrumented packages that took the lock
+// after a callee released it could deceive this, and such code cannot
+// name the unexported lock fields that are the rule.
 func (r *lockRegions) finish() {
 	if r == nil {
 		return
 	}
 	for len(r.open) > 0 {
 		i := len(r.open) - 1
-		if reg := r.open[i]; !reg.read && r.reason == "" && !r.changed {
+		reg := r.open[i]
+		switch {
+		case reg.read || r.changed:
+		case reg.snap != nil && stillLocked(reg.lock):
+			if lock, ok := contended(reg.snap.watch); ok {
+				if r.reason == "" {
+					r.reason = contendedReason(lock)
+				}
+				break
+			}
+			r.compare(reg)
+		case r.reason == "":
 			r.reason = ReasonRegionOpen
 		}
 		r.drop(i)
 	}
 }
 
+// stillLocked reports whether the lock at p, a sync.Mutex or the writer's
+// mutex that opens a sync.RWMutex, is locked: the first word of both is
+// the mutex's state, whose lowest bit says so in every Go release.
+func stillLocked(p unsafe.Pointer) bool {
+	return atomic.LoadInt32((*int32)(p))&1 != 0
+}
+
 // ReasonRegionOpen is the reason of the verdict of a call that ended with
-// a lock region open.
-const ReasonRegionOpen = "the call ended without passing the unlock of a lock it took (a callee released it, or a panic went through): what the lock guards was not read at the end"
+// a lock region open whose lock was released elsewhere.
+const ReasonRegionOpen = "the call ended without passing the unlock of a lock it took, which a callee released: what the lock guards was not read at the end"
 
 // discard ends the regions still open when the call ends without a
 // failure: nothing to compare.

@@ -33,9 +33,12 @@ var rgSites = [...]Site{
 	{ID: "rt.moveShard#entry", Func: "rt.moveShard", Roots: "s", Kind: EntrySite, Faults: FaultError},
 	{ID: "rt.(*rgCache).Try#entry", Func: "rt.(*rgCache).Try", Roots: "c,k", Kind: EntrySite, Faults: FaultError},
 	{ID: "rt.(*rgCache).Handed#entry", Func: "rt.(*rgCache).Handed", Roots: "c,k", Kind: EntrySite, Faults: FaultError},
+	{ID: "rt.(*rgCache).Panics#entry", Func: "rt.(*rgCache).Panics", Roots: "c,k", Kind: EntrySite, Faults: FaultError},
+	{ID: "rt.(*rgCache).Leaves#entry", Func: "rt.(*rgCache).Leaves", Roots: "c,k", Kind: EntrySite, Faults: FaultError},
 }
 
-// rgDuring, when set, runs in Add before it takes its lock.
+// rgDuring, when set, runs in Add before it takes its lock, and in Handed
+// after its lock was released.
 var rgDuring func()
 
 // Add checks before it changes anything: atomic.
@@ -221,6 +224,43 @@ func (c *rgCache) Handed(k string) (_atx_r0 error) {
 	_atx_lk.Acquired(&c.lock)
 	c.items[k] = 5
 	c.lock.Unlock()
+	if rgDuring != nil {
+		rgDuring()
+	}
+	_atx_r0, _atx_done = errRgFull, 1
+	return
+}
+
+// Panics changes the items and panics with its lock held, as a failing
+// callee makes a function that does not defer its unlock: the region is
+// compared with the lock still held.
+func (c *rgCache) Panics(k string) (_atx_r0 error) {
+	var _atx_done int32
+	var _atx_lk *Regions
+	_atx_c := Begin(&rgSites[8])
+	if _atx_c.Wants() {
+		_atx_lk = _atx_c.SnapRegions([]any{c, "lock"}, c, k)
+	}
+	defer _atx_c.Exit(&_atx_done, &_atx_r0)
+	c.lock.Lock()
+	_atx_lk.Acquired(&c.lock)
+	c.items[k] = 6
+	panic(errRgFull)
+}
+
+// Leaves changes the items and fails with its lock held, for its caller
+// to release.
+func (c *rgCache) Leaves(k string) (_atx_r0 error) {
+	var _atx_done int32
+	var _atx_lk *Regions
+	_atx_c := Begin(&rgSites[9])
+	if _atx_c.Wants() {
+		_atx_lk = _atx_c.SnapRegions([]any{c, "lock"}, c, k)
+	}
+	defer _atx_c.Exit(&_atx_done, &_atx_r0)
+	c.lock.Lock()
+	_atx_lk.Acquired(&c.lock)
+	c.items[k] = 7
 	_atx_r0, _atx_done = errRgFull, 1
 	return
 }
@@ -267,6 +307,41 @@ func TestLockRegions(t *testing.T) {
 			<-done
 		}, [][2]string{{"atomic", ""}}},
 		{"released by a callee", func(c *rgCache, _ []*rgShard) { c.Handed("h") }, [][2]string{{"unknown", ReasonRegionOpen}}},
+		{"released by a callee, then taken elsewhere", func(c *rgCache, _ []*rgShard) {
+			// The lock is locked again when Handed fails, by another
+			// goroutine: the region is not read.
+			held := make(chan struct{})
+			release := make(chan struct{})
+			done := make(chan struct{})
+			rgDuring = func() {
+				go func() {
+					c.lock.Lock()
+					Took(&c.lock)
+					close(held)
+					<-release
+					c.lock.Unlock()
+					close(done)
+				}()
+				<-held
+			}
+			defer func() { rgDuring = nil }()
+			c.Handed("h")
+			close(release)
+			<-done
+		}, [][2]string{{"unknown", contendedReason("")}}},
+		{"panics with the lock held", func(c *rgCache, _ []*rgShard) {
+			defer func() {
+				if recover() == nil {
+					t.Error("Panics did not panic")
+				}
+				c.lock.Unlock()
+			}()
+			c.Panics("p")
+		}, [][2]string{{"non-atomic", "c.items[\"p\"]"}}},
+		{"fails with the lock held for the caller", func(c *rgCache, _ []*rgShard) {
+			c.Leaves("l")
+			c.lock.Unlock()
+		}, [][2]string{{"non-atomic", "c.items[\"l\"]"}}},
 		{"locked elsewhere at entry", func(c *rgCache, _ []*rgShard) {
 			// Another goroutine holds the lock when Add begins: the
 			// snapshot at entry does not read what it guards, and the
@@ -348,6 +423,15 @@ func TestRegionsConcurrent(t *testing.T) {
 				c.Out(&out)
 				setAll(shards)
 				moveShard(shards[i%3])
+				c.Leaves(k)
+				c.lock.Unlock()
+				func() {
+					defer func() {
+						recover()
+						c.lock.Unlock()
+					}()
+					c.Panics(k)
+				}()
 			}
 		}()
 	}

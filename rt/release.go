@@ -57,7 +57,7 @@ func (r *Releases) OnFailure(s *Site, done *bool, errp *error) {
 	}
 	held := r.held
 	r.held = nil
-	if !(errp != nil && *errp != nil || !*done && Unwinding(s.Func)) {
+	if !(s.failed(errp) || !*done && Unwinding(s.Func)) {
 		return
 	}
 	// One walk of the restored graph answers for every resource: the

@@ -54,6 +54,13 @@ type Site struct {
 	// (a struct type's name without package or type arguments, a field):
 	// a difference inside one is scratch, not caller-visible.
 	Scratch string
+	// Done says which errors of the standard library, beyond io.EOF,
+	// the function's contract defines as "done", not "failed" (see
+	// Fails); DoneValues
+	// are those the policy declares (a rule's success_errors), set by
+	// the package's init function.
+	Done       DoneErrors
+	DoneValues []error
 
 	scratchSet atomicPtr // *scratchSet: Scratch, parsed
 	// Literal marks the entry of a function literal. Its Func is the name

@@ -15,9 +15,9 @@ import (
 //
 // flags is "-" or letters: c (a call site, else the entry of a function),
 // e (FaultError), p (FaultPanic), i (Ignored), l (Literal), f (Leaf),
-// g (gated: the site's Gate is the next of gates). Ends is a
-// comma-separated list of lines. A table that does not read is a bug of
-// the instrumenter: SiteTable panics, when the package is initialized.
+// g (gated: the site's Gate is the next of gates), w (DoneSkip). Ends
+// is a comma-separated list of lines. A table that does not read is a bug
+// of the instrumenter: SiteTable panics, when the package is initialized.
 func SiteTable(n int, table string, gates ...*bool) []Site {
 	sites := make([]Site, n)
 	for i := range sites {
@@ -83,6 +83,8 @@ func (s *Site) read(line string) (gated bool, problem string) {
 				s.Leaf = true
 			case 'g':
 				gated = true
+			case 'w':
+				s.Done |= DoneSkip
 			default:
 				return false, "flag " + strconv.QuoteRune(c)
 			}

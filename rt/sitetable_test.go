@@ -10,7 +10,7 @@ func TestSiteTable(t *testing.T) {
 	table := "efg\texample.com/m.(*V).Alloc#entry\texample.com/m.(*V).Alloc\texample.com/m/v.go:16:18\tv,n\t0\t\t19,22\t\t\texample.com/m.(*V)._atx_Alloc\n" +
 		"c\texample.com/m.F#call:strconv.Atoi#1\texample.com/m.F\texample.com/m/v.go:11:22\t\t1000\t\t\t\t\t\n" +
 		"pli\texample.com/m.F.func1#entry\texample.com/m.F.func1\texample.com/m/v.go:3:7\t&x\t5\tits roots hold a channel\t4\t(*T).buf\tF\t\n" +
-		"-\texample.com/m.G#entry\texample.com/m.G\texample.com/m/v.go:30:6\t\t0\t\t\t\t\t\n" +
+		"w\texample.com/m.G#entry\texample.com/m.G\texample.com/m/v.go:30:6\t\t0\t\t\t\t\t\n" +
 		"fg\texample.com/m.H#entry\texample.com/m.H\texample.com/m/v.go:40:6\t\t0\t\t\t\t\texample.com/m._atx_H\n"
 	var gateAlloc, gateH bool
 	got := SiteTable(5, table, &gateAlloc, &gateH)
@@ -21,13 +21,14 @@ func TestSiteTable(t *testing.T) {
 		Budget                                               int
 		Ends                                                 []int32
 		Ignored, Literal, Leaf                               bool
+		Done                                                 DoneErrors
 	}{
 		{ID: "example.com/m.(*V).Alloc#entry", Func: "example.com/m.(*V).Alloc", Pos: "example.com/m/v.go:16:18", Roots: "v,n", Frame: "example.com/m.(*V)._atx_Alloc",
 			Kind: EntrySite, Faults: FaultError, Ends: []int32{19, 22}, Leaf: true},
 		{ID: "example.com/m.F#call:strconv.Atoi#1", Func: "example.com/m.F", Pos: "example.com/m/v.go:11:22", Kind: CallSite, Budget: 1000},
 		{ID: "example.com/m.F.func1#entry", Func: "example.com/m.F.func1", Pos: "example.com/m/v.go:3:7", Roots: "&x", NoSnapshot: "its roots hold a channel",
 			Scratch: "(*T).buf", In: "F", Kind: EntrySite, Faults: FaultPanic, Budget: 5, Ends: []int32{4}, Ignored: true, Literal: true},
-		{ID: "example.com/m.G#entry", Func: "example.com/m.G", Pos: "example.com/m/v.go:30:6", Kind: EntrySite},
+		{ID: "example.com/m.G#entry", Func: "example.com/m.G", Pos: "example.com/m/v.go:30:6", Kind: EntrySite, Done: DoneSkip},
 		{ID: "example.com/m.H#entry", Func: "example.com/m.H", Pos: "example.com/m/v.go:40:6", Frame: "example.com/m._atx_H", Kind: EntrySite, Leaf: true},
 	}
 	for i, want := range []*bool{&gateAlloc, nil, nil, nil, &gateH} {
@@ -42,7 +43,7 @@ func TestSiteTable(t *testing.T) {
 		s := &got[i]
 		g := w
 		g.ID, g.Func, g.Pos, g.Roots, g.NoSnapshot, g.Scratch, g.In, g.Frame = s.ID, s.Func, s.Pos, s.Roots, s.NoSnapshot, s.Scratch, s.In, s.Frame
-		g.Kind, g.Faults, g.Budget, g.Ends, g.Ignored, g.Literal, g.Leaf = s.Kind, s.Faults, s.Budget, s.Ends, s.Ignored, s.Literal, s.Leaf
+		g.Kind, g.Faults, g.Budget, g.Ends, g.Ignored, g.Literal, g.Leaf, g.Done = s.Kind, s.Faults, s.Budget, s.Ends, s.Ignored, s.Literal, s.Leaf, s.Done
 		if !reflect.DeepEqual(g, w) {
 			t.Errorf("site %d:\n got %+v\nwant %+v", i, g, w)
 		}

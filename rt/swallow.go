@@ -4,20 +4,22 @@ package rt
 // and oblivious_atomic lists): the rewritten function defers, before
 // anything else so that it runs last, one of
 //
-//	defer rt.Swallow(&err)                             // oblivious
-//	var ob rt.Oblivious; defer ob.Swallow(&done, &err) // oblivious_atomic
+//	defer rt.Swallow(site, &err)                             // oblivious
+//	var ob rt.Oblivious; defer ob.Swallow(site, &done, &err) // oblivious_atomic
 //
 // Like the rest of masking, nothing here reads the environment or writes
 // anywhere.
 
-// Swallow ends a call of a failure-oblivious function: a panic going
-// through it is recovered, and its error result (errp, nil when it has
-// none) is set to nil; the other results stay as the function left them.
-// A runtime.Goexit goes on. It must be the deferred function itself:
-// recover stops a panic only when the deferred function calls it.
-func Swallow(errp *error) {
+// Swallow ends a call of a failure-oblivious function of site s: a panic
+// going through it is recovered, and its error result (errp, nil when it
+// has none) is set to nil unless it means done (see Site.Fails): a
+// reader's io.EOF is what its caller waits for. The other results stay
+// as the function left them. A runtime.Goexit goes on. It must be the
+// deferred function itself: recover stops a panic only when the deferred
+// function calls it.
+func Swallow(s *Site, errp *error) {
 	recover()
-	if errp != nil {
+	if s.failed(errp) {
 		*errp = nil
 	}
 }
@@ -39,14 +41,14 @@ func (o *Oblivious) Masked(c *Checkpoint) *Checkpoint {
 // Swallow is Swallow for an atomic failure-oblivious call, deferred
 // before its rollbacks so that it runs after them. done says whether the
 // function passed a return statement: a panic raised by one of its
-// deferred calls after it returned without error is not rolled back (see
-// Rollback), so it is not swallowed either.
-func (o *Oblivious) Swallow(done *bool, errp *error) {
-	if o.unmasked || *done && (errp == nil || *errp == nil) {
+// deferred calls after it returned without failing is not rolled back
+// (see Rollback), so it is not swallowed either.
+func (o *Oblivious) Swallow(s *Site, done *bool, errp *error) {
+	if o.unmasked || *done && !s.failed(errp) {
 		return
 	}
 	recover()
-	if errp != nil {
+	if s.failed(errp) {
 		*errp = nil
 	}
 }

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"errors"
+	"io"
 	"runtime"
 	"testing"
 )
@@ -19,14 +20,17 @@ var swSites = [...]Site{
 	{ID: "example.com/m.(*swVec).masked#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).masked", Roots: "v,x", Kind: EntrySite},
 	{ID: "example.com/m.(*swVec).atomic#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).atomic", Roots: "v,x", Kind: EntrySite},
 	{ID: "example.com/m.(*swVec).unmaskable#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).unmaskable", Roots: "v,x", Kind: EntrySite},
+	{ID: "example.com/m.(*swVec).plain#entry", Func: "github.com/atomicx/atomicx/rt.(*swVec).plain", Roots: "v,x", Kind: EntrySite},
 }
 
 // put changes v, then fails on x < 0 with an error, and x > 100 with a
-// panic; x == 0 ends the goroutine.
+// panic; x == 0 ends the goroutine; x == 50 returns io.EOF, done.
 func (v *swVec) put(x int) (n int, err error) {
 	v.size++
 	v.data = append(v.data, x)
 	switch {
+	case x == 50:
+		return v.size, io.EOF
 	case x < 0:
 		return v.size, errNegative
 	case x > 100:
@@ -39,7 +43,7 @@ func (v *swVec) put(x int) (n int, err error) {
 
 //go:noinline
 func (v *swVec) plain(x int) (n int, err error) {
-	defer Swallow(&err)
+	defer Swallow(&swSites[3], &err)
 	n, err = v.put(x)
 	return n, err
 }
@@ -57,7 +61,7 @@ func (v *swVec) masked(x int) (n int, err error) {
 func (v *swVec) atomic(x int) (n int, err error) {
 	var done bool
 	var ob Oblivious
-	defer ob.Swallow(&done, &err)
+	defer ob.Swallow(&swSites[1], &done, &err)
 	defer ob.Masked(Mask(&swSites[1], v)).Rollback(&done, &err)
 	n, err = v.put(x)
 	done = true
@@ -71,7 +75,7 @@ func (v *swVec) atomic(x int) (n int, err error) {
 func (v *swVec) late(x int) (n int, err error) {
 	var done bool
 	var ob Oblivious
-	defer ob.Swallow(&done, &err)
+	defer ob.Swallow(&swSites[1], &done, &err)
 	defer ob.Masked(Mask(&swSites[1], v)).Rollback(&done, &err)
 	defer func() {
 		if x == 7 {
@@ -89,7 +93,7 @@ func (v *swVec) late(x int) (n int, err error) {
 func (v *swVec) unmaskable(x int) (n int, err error) {
 	var done bool
 	var ob Oblivious
-	defer ob.Swallow(&done, &err)
+	defer ob.Swallow(&swSites[2], &done, &err)
 	defer ob.Masked(nil).Rollback(&done, &err)
 	n, err = v.put(x)
 	done = true
@@ -113,11 +117,14 @@ func TestSwallow(t *testing.T) {
 		{"plain: error swallowed, state left", (*swVec).plain, -1, outcome{n: 2, size: 2, data: 2}},
 		{"plain: panic recovered, results as they were", (*swVec).plain, 200, outcome{size: 2, data: 2}},
 		{"plain: success", (*swVec).plain, 5, outcome{n: 2, size: 2, data: 2}},
+		{"plain: done kept", (*swVec).plain, 50, outcome{n: 2, err: io.EOF, size: 2, data: 2}},
 		{"masked: rolled back, error kept", (*swVec).masked, -1, outcome{n: 2, err: errNegative, size: 1, data: 1}},
 		{"masked: rolled back, panic kept", (*swVec).masked, 200, outcome{panicked: "too large", size: 1, data: 1}},
+		{"masked: done, not rolled back", (*swVec).masked, 50, outcome{n: 2, err: io.EOF, size: 2, data: 2}},
 		{"atomic: rolled back, error swallowed", (*swVec).atomic, -1, outcome{n: 2, size: 1, data: 1}},
 		{"atomic: rolled back, panic recovered", (*swVec).atomic, 200, outcome{size: 1, data: 1}},
 		{"atomic: success kept", (*swVec).atomic, 5, outcome{n: 2, size: 2, data: 2}},
+		{"atomic: done kept, not rolled back", (*swVec).atomic, 50, outcome{n: 2, err: io.EOF, size: 2, data: 2}},
 		{"atomic: a deferred call's panic after the return kept", (*swVec).late, 7, outcome{panicked: "late", size: 2, data: 1}},
 		{"atomic without checkpoint: error kept", (*swVec).unmaskable, -1, outcome{n: 2, err: errNegative, size: 2, data: 2}},
 		{"atomic without checkpoint: panic kept", (*swVec).unmaskable, 200, outcome{panicked: "too large", size: 2, data: 2}},

@@ -275,6 +275,7 @@ func (r *runner) compile() (int, error) {
 		ErrorConstructors: match.ErrorConstructor,
 		Mask:              match.Mode == policy.Mask,
 		Oblivious:         match.Oblivious,
+		MasksOutsideLocks: match.MasksOutsideLocks,
 		Releases:          maskReleases(match),
 		Borrows:           errleak.Borrows,
 		ProbeAcquires:     probeAcquires(match),
@@ -282,6 +283,7 @@ func (r *runner) compile() (int, error) {
 		Globals:           match.Options.Globals,
 		SnapshotBudget:    match.Options.SnapshotBudget,
 		Scratch:           match.Scratch(),
+		DoneValues:        match.SuccessErrors(),
 	})
 	var typeErr *instrument.TypeError
 	if errors.As(err, &typeErr) {
@@ -296,6 +298,9 @@ func (r *runner) compile() (int, error) {
 	}
 	if match.Mode == policy.Mask {
 		if errs := match.MissingFunctions(res.Declared); len(errs) > 0 {
+			return 2, errors.New(strings.Join(errs, "\n"))
+		}
+		if errs := outsideWriteErrors(match, res.OutsideWrites); len(errs) > 0 {
 			return 2, errors.New(strings.Join(errs, "\n"))
 		}
 		r.reportMasking(res)
@@ -452,6 +457,35 @@ func (r *runner) reportMasking(res *instrument.Result) {
 	for _, n := range res.Notes {
 		fmt.Fprintf(r.cfg.Stderr, "%s: atomicx: warning: %s\n", n.Pos, n.Message)
 	}
+}
+
+// outsideWriteErrors returns, for each function that a mask rule selects
+// and that writes outside memory without the rule's outside_writes
+// listing it, a "file:line:col: message" that says where it writes, why
+// it is not masked, and what to do.
+func outsideWriteErrors(match policy.Match, writes []instrument.OutsideWrite) []string {
+	var errs []string
+	for _, w := range writes {
+		if match.MasksOutsideWrites(w.Name) {
+			continue
+		}
+		errs = append(errs, fmt.Sprintf("%s: %s", w.Pos, outsideWriteMessage(w, match.OutsideWritesHint(w.Name))))
+	}
+	return errs
+}
+
+// outsideWriteMessage says why a function that writes outside memory is
+// not masked, and what to do; hint says how to mask it anyway.
+func outsideWriteMessage(w instrument.OutsideWrite, hint string) string {
+	through := ""
+	if len(w.Via) > 0 {
+		through = " through " + strings.Join(w.Via, ", ")
+	}
+	return fmt.Sprintf("%s is selected for masking, but it writes outside memory: %s at %s:%d:%d%s; "+
+		"a rollback of memory cannot undo that, and would leave memory and the file out of step\n"+
+		"\trepair it so that it writes last or undoes its writes on failure, or exclude it from the rule; "+
+		"to mask its memory anyway, write %s",
+		w.Name, w.Call, filepath.Base(w.CallPos.Filename), w.CallPos.Line, w.CallPos.Column, through, hint)
 }
 
 // noteOmitted starts the build's note that says which calls of

@@ -153,9 +153,18 @@ Error handlers:
 	source-dependent (one fails); purely resilient (every test that
 	executes the region passes armed, and one has a pink usage) or not
 	purely resilient (one fails); unknown otherwise. Each handler's kind
-	says what its body does with the error: propagate, translate,
-	fallback, log-and-continue or panic. Sharded: atomicx plan -question
-	handlers. A failed run comes with the command that repeats it:
+	says where its error goes, followed through the function's
+	assignments: propagate (it, or a value made from it, reaches a
+	return), accumulate (added to a collection of errors returned
+	later), translate (another error is returned), fallback (the arm
+	makes the result otherwise), log-and-continue (logged, it goes no
+	further), ignore, panic or exit. The text report leads with the
+	handlers that stop the error (fallback, log-and-continue, ignore) and
+	the tests that do not check an error passed on; the handlers that
+	pass it on come after, counted apart: their resilience is the
+	caller's. Sharded: atomicx plan -question handlers. Each handler
+	comes with the command that repeats a failed run (the JSON and HTML
+	reports have one per test):
 
 		ATOMICX_INJECT='handler:always:example.com/m.Load#handler:load.go:12:2' \
 		atomicx go test -count=1 -run '^TestLoad$' example.com/m
@@ -218,7 +227,9 @@ Sharded campaigns:
 	atomicx policy suggest [journal-or-report] reads a journal (or a report
 	written with -format json) and prints one [[rule]] with mode = "mask"
 	per package, listing its pure non-atomic functions, each under a comment
-	with its evidence; add them to atomicheck.toml:
+	with its evidence (one whose failed calls wrote to a file, a connection
+	or another process before failing is only named in a comment, with the
+	write: a rollback of memory cannot undo it); add them to atomicheck.toml:
 
 		atomicx policy suggest >> atomicheck.toml
 
@@ -237,11 +248,14 @@ Resources left open on error paths:
 	for each one still open at a return, with the branches that lead
 	there. An acquire whose error result is non-nil acquired nothing: the
 	usual f, err := os.Open(p); if err != nil { return err } is fine. Not
-	reported: paths ending in os.Exit, log.Fatal or a panic; a resource
-	that is nil on the path, stored, sent, captured, passed to another
-	function, or returned (its callers then inherit it); a lock released
-	before it is taken again (the caller's); a line with //nolint:errleak
-	or //atomicx:ignore. -stats prints how many findings
+	reported: paths ending in os.Exit, log.Fatal or a panic (-panics
+	reports the locks held where a function panics); a resource that is
+	nil on the path, stored, sent, captured, passed to a function that
+	keeps it (one that only reads it, such as parse(r io.Reader), or a
+	wrapper such as bufio.NewReader, does not), or returned (its callers
+	then inherit it); a lock released before it is taken again (the
+	caller's); a line with //nolint:errleak or //atomicx:ignore, or a
+	function whose declaration line or doc comment has one. -stats prints how many findings
 	each of these removed. -format sarif writes a SARIF 2.1.0 log with
 	each path as a code flow. -confirm then runs the packages' tests,
 	built for detection, with the failure that opens each path injected
@@ -252,7 +266,9 @@ Resources left open on error paths:
 	sql rows, statements, transactions and connections, locks, contexts,
 	started commands, and resources whose table names is_closed), or
 	openness not checked (and why: a timer cannot be probed without
-	stopping it), reached, other return, reached, crashed,
+	stopping it), confirmed: hangs (the test hit -timeout with the
+	function blocked, as on a lock its error return left held), reached,
+	other return, reached, timed out, reached, crashed,
 	not reached by the tests, or not confirmable (no failed call decides
 	the path); with a reproduce line for the test that showed it. The
 	same analysis runs under go vet:
@@ -313,9 +329,12 @@ No file means nothing is instrumented.
 	from_report = "report.json" # mask: also the report's pure non-atomic functions
 	exclude = ["String", "(*Vector).*"]
 	ignore = ["(*Reader).Read"] # non-atomic on purpose: never injected nor reported
+	success_errors = ["example.com/m/iter.Done"] # errors that mean done, not failed
 	scratch = ["(*Decoder).buf"] # detect: changes to these fields are scratch
 	oblivious = ["(*Cache).Refresh"]    # mask: swallow these functions' failures
 	oblivious_atomic = ["(*Store).Add"] # mask: roll back, then swallow
+	mask_outside_locks = ["(*Registry).rename"] # mask: masked without its lock
+	outside_writes = ["(*Log).writeBatch"] # mask although it writes outside memory
 	panics = true               # overrides [defaults]
 
 Package patterns are import paths with ... wildcards; ./ is the module
@@ -329,6 +348,14 @@ F, T.M, (*T).M, (*Stack[...]).Push (also written (*Stack).Push). A method
 declared on an alias (type A = T) is T's: (*T).M. A * is a wildcard,
 except in the literal "(*" of a pointer receiver.
 
+An error that means "done" is no failure: not rolled back, not swallowed,
+not a failed call for detection. atomicx knows io.EOF from any function
+(io: "functions should return EOF only to signal a graceful end of
+input"), and fs.SkipDir and fs.SkipAll from a function shaped as
+fs.WalkDirFunc or filepath.WalkFunc, matched with ==; success_errors adds package-level error variables, with their
+package's path, matched with errors.Is, for the rule's functions that
+can name them (their package's, or an imported package's).
+
 oblivious and oblivious_atomic make functions failure-oblivious in a mask
 rule: a failed call returns a nil error, a panic through it is recovered,
 and the other results stay as the function left them. This deliberately
@@ -337,6 +364,22 @@ whatever half-done change the failure made (unless the rule masks it too);
 an oblivious_atomic one is rolled back to its entry state first (masked
 whatever functions says), so the state stays consistent, but the call's
 effect is lost. List only functions a perturbation campaign validated.
+
+A mask rule does not mask a function whose checkpoint and rollback would
+run without a lock that guards what they read and write: one that takes a
+lock other than by opening with x.Lock(); defer x.Unlock(), calls a
+function of its package that does, reaches a struct of its package that
+holds a lock it does not take, or runs as a goroutine. The build warns of
+each. mask_outside_locks names those to mask all the same, where they run
+on one goroutine or under their caller's lock.
+
+A mask build stops at a selected function that writes outside memory (to
+a file, a connection, another process: an *os.File's Write, os.Rename,
+os.Remove, a net.Conn's Write, an exec.Cmd's Run...), itself or through a
+function of its package it calls by name: a rollback of memory cannot undo
+the write, and would leave memory and the file out of step. Calls through
+interfaces, function values and other packages are not followed. Repair
+the function, or list it in outside_writes to mask its memory anyway.
 
 A package that atomicx cannot type-check although the compiler compiles
 it (export data of a newer Go than atomicx was built with) can only be

@@ -108,6 +108,15 @@ func policyCheck(patterns []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	// The packages that success_errors name, for their variables.
+	vars := map[string][]string{}
+	for _, path := range pol.SuccessErrorPackages() {
+		for _, p := range pkgs {
+			if p.ImportPath == path {
+				vars[path] = packageVars(p)
+			}
+		}
+	}
 	code := 0
 	for _, w := range pol.Unused(funcs) {
 		fmt.Fprintf(stderr, "%s\n", w)
@@ -121,7 +130,37 @@ func policyCheck(patterns []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "%s\n", w)
 		code = 1
 	}
+	for _, w := range pol.UnusedSuccessErrors(vars) {
+		fmt.Fprintf(stderr, "%s\n", w)
+		code = 1
+	}
 	return code
+}
+
+// packageVars returns the names of a package's package-level variables.
+func packageVars(p listedPackage) []string {
+	var names []string
+	fset := token.NewFileSet()
+	for _, f := range append(append([]string(nil), p.GoFiles...), p.CgoFiles...) {
+		af, err := parser.ParseFile(fset, filepath.Join(p.Dir, f), nil, parser.SkipObjectResolution)
+		if err != nil {
+			continue
+		}
+		for _, d := range af.Decls {
+			gd, ok := d.(*ast.GenDecl)
+			if !ok || gd.Tok != token.VAR {
+				continue
+			}
+			for _, spec := range gd.Specs {
+				for _, id := range spec.(*ast.ValueSpec).Names {
+					if id.Name != "_" {
+						names = append(names, id.Name)
+					}
+				}
+			}
+		}
+	}
+	return names
 }
 
 // packageStructs returns the struct types a package declares, with the

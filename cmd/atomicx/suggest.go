@@ -26,6 +26,9 @@ Prints the atomicheck.toml rules that mask the pure non-atomic functions a
 campaign found: one [[rule]] with mode = "mask" per package, its functions
 each under a comment with the evidence. Dependent non-atomic functions are
 only named in comments: they become atomic once their callees are masked.
+A pure function that wrote to a file, a connection or another process
+before failing is only named in a comment too, with the write: a rollback
+of memory cannot undo it.
 A field that is the first difference of most of a type's non-atomic
 methods is proposed, in a comment, as a scratch path for the detect rule.
 
@@ -117,18 +120,24 @@ const suggestHeader = `# mode = "mask" makes a failing call of each function lis
 # atomicx report -format json -o report.json).
 #
 # A function that is non-atomic on purpose should not be masked: an
-# io.Reader's Read that consumes input before it returns io.EOF, say. Move
-# it from functions to the rule's ignore list, e.g.
-#   ignore = ["(*Reader).Read"]
-# and atomicx neither injects faults into it nor reports it.
+# io.Writer's Write that writes part of its input before it reports a short
+# write, say. Move it from functions to the rule's ignore list, e.g.
+#   ignore = ["(*Writer).Write"]
+# and atomicx neither injects faults into it nor reports it. An error that
+# means "done" rather than "failed" (an iterator's end) is no failure once
+# the rule declares it, e.g.
+#   success_errors = ["example.com/m/iter.Done"]
+# (io.EOF needs no entry).
 `
 
 // suggestPolicy writes the rules that mask the report's pure non-atomic
 // functions, one per package, as TOML that policy.Parse reads.
 func suggestPolicy(rep *report.Report, src string) string {
-	type pkgFuncs struct{ pure, dependent []*report.Function }
+	// outside are the pure ones that wrote outside memory before failing:
+	// not proposed (see outsideComment).
+	type pkgFuncs struct{ pure, outside, dependent []*report.Function }
 	byPkg := map[string]*pkgFuncs{}
-	npure, npkgs := 0, 0
+	npure, npkgs, noutside := 0, 0, 0
 	for _, f := range rep.Functions {
 		if f.Verdict != report.Pure && f.Verdict != report.Dependent {
 			continue
@@ -139,23 +148,39 @@ func suggestPolicy(rep *report.Report, src string) string {
 			p = &pkgFuncs{}
 			byPkg[pkg] = p
 		}
-		if f.Verdict == report.Pure {
+		switch {
+		case f.Verdict == report.Pure && f.WroteOutside != nil:
+			p.outside = append(p.outside, f)
+			noutside++
+		case f.Verdict == report.Pure:
 			if len(p.pure) == 0 {
 				npkgs++
 			}
 			p.pure = append(p.pure, f)
 			npure++
-		} else {
+		default:
 			p.dependent = append(p.dependent, f)
 		}
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Written by 'atomicx policy suggest %s'.\n", tomlComment(src))
-	if npure == 0 {
+	switch {
+	case npure == 0 && noutside == 0:
 		b.WriteString("# The campaign found no pure non-atomic function: there is nothing to mask.\n")
-	} else {
-		fmt.Fprintf(&b, "# It found %s in %s.\n#\n", plural(npure, "pure non-atomic function"), plural(npkgs, "package"))
+	case npure == 0:
+		fmt.Fprintf(&b, "# It found %s, which wrote outside memory before failing: there is nothing to mask.\n", plural(noutside, "pure non-atomic function"))
+		b.WriteString(outsideHeader)
+	default:
+		fmt.Fprintf(&b, "# It found %s in %s", plural(npure, "pure non-atomic function"), plural(npkgs, "package"))
+		if noutside > 0 {
+			fmt.Fprintf(&b, ", and %d more that wrote outside memory before failing", noutside)
+		}
+		b.WriteString(".\n#\n")
 		b.WriteString(suggestHeader)
+		if noutside > 0 {
+			b.WriteString("#\n")
+			b.WriteString(outsideHeader)
+		}
 	}
 	scratch := scratchCandidates(rep)
 	for _, pkg := range slices.Sorted(maps.Keys(byPkg)) {
@@ -164,6 +189,7 @@ func suggestPolicy(rep *report.Report, src string) string {
 			sort.Slice(fns, func(i, j int) bool { return relName(fns[i].Name) < relName(fns[j].Name) })
 		}
 		byName(p.pure)
+		byName(p.outside)
 		byName(p.dependent)
 		b.WriteString("\n")
 		if len(p.pure) > 0 {
@@ -173,18 +199,47 @@ func suggestPolicy(rep *report.Report, src string) string {
 			}
 			b.WriteString("]\n")
 		} else {
-			fmt.Fprintf(&b, "# %s: no pure non-atomic function, no rule.\n", tomlComment(pkg))
+			what := "no pure non-atomic function"
+			if len(p.outside) > 0 {
+				what += " to mask"
+			}
+			fmt.Fprintf(&b, "# %s: %s, no rule.\n", tomlComment(pkg), what)
+		}
+		if len(p.pure) > 0 {
+			b.WriteString("ignore = [] # functions non-atomic on purpose (see above)\n")
+		}
+		for _, f := range p.outside {
+			fmt.Fprintf(&b, "%s", outsideComment(f))
 		}
 		for _, f := range p.dependent {
 			fmt.Fprintf(&b, "# dependent: atomic once its callees are masked; not masked: %s\n#   %s\n",
 				tomlComment(relName(f.Name)), evidenceComment(f))
 		}
-		if len(p.pure) > 0 {
-			b.WriteString("ignore = [] # functions non-atomic on purpose (see above)\n")
-		}
 		writeScratchCandidates(&b, pkg, scratch[pkg])
 	}
 	return b.String()
+}
+
+const outsideHeader = `# A function that wrote to a file, a connection or another process before it
+# failed is not proposed: a rollback of its memory cannot undo the write, and
+# masked, it would leave memory and the file out of step (a log's index rolled
+# back while its entry stays on disk). Repair it instead: write last, once
+# nothing can fail, or undo the write on failure (truncate the file back).
+# A mask build refuses it unless the rule lists it in outside_writes.
+`
+
+// outsideComment lists a pure function that wrote outside memory before
+// failing: why it is not proposed, its evidence, and what to do.
+func outsideComment(f *report.Function) string {
+	name := relName(f.Name)
+	w := f.WroteOutside
+	to := "outside memory"
+	if w.File != "" {
+		to = "to " + w.File
+	}
+	return tomlComment(fmt.Sprintf("# not masked: %s wrote %s before failing: a rollback of memory cannot undo it (%s at %s; %s)", name, to, w.Call, w.Pos, plural(f.WroteOutsideCalls, "failed call"))) + "\n" +
+		"#   " + evidenceComment(f) + "\n" +
+		"#   repair it (write last, or undo the write on failure); to mask its memory anyway, list it in functions and in outside_writes = [" + tomlComment(tomlString(name)) + "]\n"
 }
 
 // funcPackage is the import path of a function's package: the directory

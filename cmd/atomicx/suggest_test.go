@@ -167,3 +167,38 @@ func TestReportToFile(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicySuggestOutsideWrites checks that a pure function whose
+// failed calls wrote outside memory is not proposed, but listed with the
+// write, its evidence and the repair.
+func TestPolicySuggestOutsideWrites(t *testing.T) {
+	const journal = `{"v":3,"kind":"experiment","pkg":"example.com/wal","test":"TestRetry","site":"example.com/wal.(*Log).writeBatch#call:(*os.File).Sync#1","occurrence":1,"fault":"error","status":"fail","fired":true,"ms":4,"events":[` +
+		`{"event":"verdict","func":"example.com/wal.(*Log).writeBatch","pos":"example.com/wal/wal.go:30:16","verdict":"non-atomic","failure":"error","path":"l.lastIndex","before":"143","after":"144","injected":true,"chain":7,"first":true,"wrote":"(*os.File).Write","wrote_to":"/tmp/w/00001","wrote_at":"example.com/wal/wal.go:34:21"},` +
+		`{"event":"verdict","func":"example.com/wal.(*Log).setName","pos":"example.com/wal/wal.go:50:16","verdict":"non-atomic","failure":"error","path":"l.name","before":"a","after":"b","injected":true,"chain":8,"first":true},` +
+		`{"event":"verdict","func":"example.com/wal/other.Put","pos":"example.com/wal/other/other.go:5:6","verdict":"non-atomic","failure":"error","path":"m.n","before":"0","after":"1","injected":true,"chain":9,"first":true,"wrote":"os.Rename","wrote_at":"example.com/wal/other/other.go:7:11"}]}
+`
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "journal.jsonl"), []byte(journal), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := runSuggest(t, dir)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rules := parseSuggestion(t, out)
+	if len(rules) != 1 || !slices.Equal(rules[0].Functions, []string{"(*Log).setName"}) {
+		t.Fatalf("rules %+v, want one that masks (*Log).setName only:\n%s", rules, out)
+	}
+	for _, want := range []string{
+		"# It found 1 pure non-atomic function in 1 package, and 2 more that wrote outside memory before failing.\n",
+		"# not masked: (*Log).writeBatch wrote to /tmp/w/00001 before failing: a rollback of memory cannot undo it ((*os.File).Write at example.com/wal/wal.go:34:21; 1 failed call)\n" +
+			"#   l.lastIndex: 143 → 144 (injected error:1:example.com/wal.(*Log).writeBatch#call:(*os.File).Sync#1 in TestRetry; 1 of 1 failed calls)\n" +
+			"#   repair it (write last, or undo the write on failure); to mask its memory anyway, list it in functions and in outside_writes = [\"(*Log).writeBatch\"]\n",
+		"# example.com/wal/other: no pure non-atomic function to mask, no rule.\n# not masked: Put wrote outside memory before failing",
+		"Repair it instead: write last",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("suggestion lacks %q:\n%s", want, out)
+		}
+	}
+}

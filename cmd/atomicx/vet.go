@@ -29,6 +29,7 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 	stats := fs.Bool("stats", false, "print, on standard error, how many findings each filter removed")
 	policyPath := fs.String("policy", "", "atomicheck.toml to read [[leak.resource]] tables from (default: the one found from each package's directory; off: none)")
 	tests := fs.Bool("tests", true, "analyze the packages' test files too")
+	panics := fs.Bool("panics", false, "also report locks still held on a path that ends in a panic (off by default: most panics end the program; the lock matters where a caller recovers)")
 	format := fs.String("format", "text", "output format: text (file:line:col lines) or sarif (SARIF 2.1.0 with code flows)")
 	out := fs.String("o", "", "write the findings to this file instead of standard output")
 	confirm := fs.Bool("confirm", false, "run the packages' tests with the failure that opens each finding's path injected, and say which findings a test takes to the reported return")
@@ -37,7 +38,7 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 	run := fs.String("run", "", "with -confirm: run only the tests whose names match this regular expression")
 	journal := fs.String("journal", "", "with -confirm: directory for the campaign's journal, test binaries and policy (default: one per module and packages in the user cache)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx vet [-stats] [-policy file] [-tests=false] [-format text|sarif] [-o file]\n"+
+		fmt.Fprintf(stderr, "usage: atomicx vet [-stats] [-policy file] [-tests=false] [-panics] [-format text|sarif] [-o file]\n"+
 			"                   [-confirm [-jobs N] [-timeout d] [-run regexp] [-journal dir]] [packages]\n\n"+
 			"With -confirm, each finding outside test files whose path a failed call opens\n"+
 			"is run: the packages' tests, built for detection, with that call's failure\n"+
@@ -58,6 +59,10 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "atomicx vet: %v\n", err)
 			return 2
 		}
+	}
+	if err := errleak.Analyzer.Flags.Set("panics", fmt.Sprint(*panics)); err != nil {
+		fmt.Fprintf(stderr, "atomicx vet: %v\n", err)
+		return 2
 	}
 	var runRE *regexp.Regexp
 	if *run != "" {

@@ -139,6 +139,9 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 		if c.Why != "" {
 			a.Answer += " (" + c.Why + ")"
 		}
+		if c.Answer == campaign.LeakHung {
+			a.Answer += " (the run hit its time limit outside the function)"
+		}
 		if c.Answer == campaign.LeakOtherReturn {
 			if c.End > 0 {
 				a.Answer += fmt.Sprintf(" (line %d)", c.End)

@@ -4,6 +4,8 @@
 // these declarations match the real package.
 package rt
 
+import "os"
+
 type SiteKind uint8
 
 const (
@@ -36,7 +38,17 @@ type Site struct {
 	Frame      string
 	Leaf       bool
 	Gate       *bool
+	Done       DoneErrors
+	DoneValues []error
 }
+
+type DoneErrors uint8
+
+const (
+	DoneSkip DoneErrors = 1 << iota
+)
+
+func (s *Site) Fails(err error) bool { return err != nil }
 
 type Globals struct {
 	Names string
@@ -95,13 +107,13 @@ func Mask(s *Site, roots ...any) *Checkpoint { return nil }
 
 func (c *Checkpoint) Rollback(done *bool, errp *error) {}
 
-func Swallow(errp *error) {}
+func Swallow(s *Site, errp *error) {}
 
 type Oblivious struct{}
 
 func (o *Oblivious) Masked(c *Checkpoint) *Checkpoint { return c }
 
-func (o *Oblivious) Swallow(done *bool, errp *error) {}
+func (o *Oblivious) Swallow(s *Site, done *bool, errp *error) {}
 
 type Releases struct{}
 
@@ -171,3 +183,5 @@ func WidenSwitch(arms []Handler, err error, earlier func(err error, arm int) boo
 func SiteTable(n int, table string, gates ...*bool) []Site { return make([]Site, n) }
 
 func ResolveSites(sites []Site) bool { return true }
+
+func WroteOutside(s *Site, f *os.File, name string) {}

@@ -17,7 +17,7 @@ import (
 
 var errBad = errors.New("bad")
 
-func check(io.Reader) error { return nil }
+func check(io.Reader) error { return nil } // want check:`borrows param 0`
 
 // The classic: never reported.
 func classic(p string) error {
@@ -160,7 +160,7 @@ func body(url string) ([]byte, error) {
 	return io.ReadAll(resp.Body)
 }
 
-func bodyClosed(c *http.Client, req *http.Request) error {
+func bodyClosed(c *http.Client, req *http.Request) error { // want bodyClosed:`borrows param 0, keeps param 1`
 	resp, err := c.Do(req)
 	if err != nil {
 		return err
@@ -170,7 +170,7 @@ func bodyClosed(c *http.Client, req *http.Request) error {
 }
 
 // database/sql: a transaction ends in Commit or Rollback.
-func tx(db *sql.DB) error {
+func tx(db *sql.DB) error { // want tx:`borrows param 0`
 	t, err := db.Begin() // want `sql transaction from \(\*sql.DB\).Begin is not released \(Commit or Rollback\)`
 	if err != nil {
 		return err
@@ -181,7 +181,7 @@ func tx(db *sql.DB) error {
 	return t.Commit()
 }
 
-func txRolledBack(db *sql.DB) error {
+func txRolledBack(db *sql.DB) error { // want txRolledBack:`borrows param 0`
 	t, err := db.Begin()
 	if err != nil {
 		return err
@@ -193,7 +193,7 @@ func txRolledBack(db *sql.DB) error {
 	return t.Commit()
 }
 
-func rows(db *sql.DB) error {
+func rows(db *sql.DB) error { // want rows:`borrows param 0`
 	r, err := db.Query("q") // want `sql rows from \(\*sql.DB\).Query is not released`
 	if err != nil {
 		return err
@@ -273,7 +273,7 @@ func notify(c chan os.Signal) {
 // Ownership escapes: stored, sent, captured, passed on.
 type holder struct{ f *os.File }
 
-func stored(h *holder, p string) error {
+func stored(h *holder, p string) error { // want stored:`borrows param 0`
 	f, err := os.Open(p)
 	if err != nil {
 		return err
@@ -488,7 +488,7 @@ func readThenFail(p string) ([]byte, error) {
 	return data, nil
 }
 
-func copyClosed(w io.Writer, p string) error {
+func copyClosed(w io.Writer, p string) error { // want copyClosed:`borrows param 0`
 	f, err := os.Open(p)
 	if err != nil {
 		return err

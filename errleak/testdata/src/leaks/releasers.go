@@ -146,7 +146,7 @@ func (a *account) subMaybe(n int) error {
 }
 
 // A deferred closure that unlocks a field of a captured variable.
-func (a *account) drain(ch chan int) error {
+func (a *account) drain(ch chan int) error { // want drain:`borrows param 1`
 	a.mu.Lock()
 	defer func() {
 		for range ch {

@@ -5,7 +5,7 @@ package leaks
 import "time"
 
 // Since Go 1.23 a timer nothing references is collected, stopped or not.
-func timerCollected(d time.Duration, done chan bool) error {
+func timerCollected(d time.Duration, done chan bool) error { // want timerCollected:`borrows param 1`
 	t := time.NewTimer(d)
 	select {
 	case <-t.C:
@@ -30,7 +30,7 @@ func newTimer(d time.Duration) *time.Timer { // want newTimer:`returns an open t
 }
 
 // A timer from a function that returns one is a timer all the same.
-func timerFromFunc(d time.Duration, done chan bool) error {
+func timerFromFunc(d time.Duration, done chan bool) error { // want timerFromFunc:`borrows param 1`
 	t := newTimer(d)
 	select {
 	case <-t.C:

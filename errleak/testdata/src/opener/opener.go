@@ -1,6 +1,9 @@
 package opener
 
-import "os"
+import (
+	"io"
+	"os"
+)
 
 // Open returns an open file, or an error.
 func Open(p string) (*os.File, error) { // want Open:`returns an open file \(result 0; release: Close\)`
@@ -15,3 +18,16 @@ func Open(p string) (*os.File, error) { // want Open:`returns an open file \(res
 func Discard(f *os.File) { // want Discard:`releases Close of param 0`
 	f.Close()
 }
+
+// Header reads from r and keeps nothing: a caller's file stays the
+// caller's to close.
+func Header(r io.Reader) error { // want Header:`borrows param 0`
+	var b [4]byte
+	_, err := io.ReadFull(r, b[:])
+	return err
+}
+
+// A Log keeps the file it is given.
+type Log struct{ f *os.File }
+
+func NewLog(f *os.File) *Log { return &Log{f: f} }

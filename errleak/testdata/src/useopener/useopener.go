@@ -2,6 +2,7 @@ package useopener
 
 import (
 	"errors"
+	"os"
 
 	"opener"
 )
@@ -37,4 +38,25 @@ func discarded(p string, ok bool) error {
 		return errors.New("not ok")
 	}
 	return f.Close()
+}
+
+// A function of another package that only reads the file borrows it.
+func borrowedAcross(p string) error {
+	f, err := os.Open(p) // want `file from os.Open is not released \(Close\) on the path to the return at line 50`
+	if err != nil {
+		return err
+	}
+	if err := opener.Header(f); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// One that keeps it takes it over.
+func keptAcross(p string) (*opener.Log, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	return opener.NewLog(f), nil
 }

@@ -1,0 +1,132 @@
+package instrument
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestOutsideWritesStatic checks which functions a masking build finds
+// writing outside memory: by a call of their own, in a function literal,
+// or through a function of the package they call; not through an
+// interface, a function value or a Sync. A comment beside each function
+// says what it finds: "// writes CALLEE [via F, G]" or "// none".
+func TestOutsideWritesStatic(t *testing.T) {
+	const src = `package m
+
+import (
+	"io"
+	"os"
+	"os/exec"
+)
+
+type Log struct {
+	f    *os.File
+	w    io.Writer
+	last int
+}
+
+func (l *Log) writeBatch(b []byte) error { // writes (*os.File).Write
+	if _, err := l.f.Write(b); err != nil {
+		return err
+	}
+	l.last++
+	return l.f.Sync()
+}
+
+func (l *Log) Write(b []byte) error { // writes (*os.File).Write via (*Log).writeBatch
+	l.last = 0
+	return l.writeBatch(b)
+}
+
+func (l *Log) Sync() error { // none
+	l.last++
+	return l.f.Sync()
+}
+
+func (l *Log) viaInterface(b []byte) error { // none
+	_, err := l.w.Write(b)
+	l.last++
+	return err
+}
+
+func (l *Log) deferred() error { // writes os.Remove
+	defer func() { os.Remove("x") }()
+	l.last++
+	return nil
+}
+
+func Open(name string) (*os.File, error) { // none
+	return os.OpenFile(name, os.O_RDONLY, 0)
+}
+
+func Create(name string) (*os.File, error) { // writes os.OpenFile
+	return os.OpenFile(name, os.O_RDWR|os.O_CREATE, 0o666)
+}
+
+func run(c *exec.Cmd) error { // writes (*exec.Cmd).Run
+	return c.Run()
+}
+
+func even(n int) error { // writes (*exec.Cmd).Run via odd, run
+	if n == 0 {
+		return nil
+	}
+	return odd(n - 1)
+}
+
+func odd(n int) error { // writes (*exec.Cmd).Run via run
+	if n == 0 {
+		return run(nil)
+	}
+	return even(n - 1)
+}
+`
+	opts := testOptions()
+	opts.Mask = true
+	res, err := Package([]File{{Name: "/src/example.com/m/log.go", Src: []byte(src)}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, w := range res.OutsideWrites {
+		s := "writes " + w.Call
+		if len(w.Via) > 0 {
+			s += " via " + strings.Join(w.Via, ", ")
+		}
+		got[w.Name] = s
+		if w.CallPos.Line == 0 || !strings.HasSuffix(w.CallPos.Filename, "log.go") {
+			t.Errorf("%s: the call's position is %v", w.Name, w.CallPos)
+		}
+	}
+	for i, line := range strings.Split(src, "\n") {
+		fn, want, ok := strings.Cut(line, "{ // ")
+		if !ok || !strings.HasPrefix(fn, "func ") {
+			continue
+		}
+		name := declName(fn)
+		if want == "none" {
+			want = ""
+		}
+		if got[name] != want {
+			t.Errorf("line %d: %s: %q, want %q", i+1, name, got[name], want)
+		}
+	}
+}
+
+// declName names the function a "func ..." line declares, as the
+// runtime names it relative to its package.
+func declName(line string) string {
+	line = strings.TrimPrefix(line, "func ")
+	if strings.HasPrefix(line, "(") {
+		recv, rest, _ := strings.Cut(line[1:], ") ")
+		_, typ, _ := strings.Cut(recv, " ")
+		name, _, _ := strings.Cut(rest, "(")
+		if strings.HasPrefix(typ, "*") {
+			return fmt.Sprintf("(%s).%s", typ, name)
+		}
+		return typ + "." + name
+	}
+	name, _, _ := strings.Cut(line, "(")
+	return name
+}
