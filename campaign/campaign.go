@@ -66,6 +66,9 @@ type Config struct {
 	Planner *Planner
 	// Confirm are the findings a Confirm campaign confirms.
 	Confirm []LeakTarget
+	// TestsPerPoint bounds the tests a Perturb campaign runs each point
+	// with (Options.TestsPerPoint); 0: every test that reaches it.
+	TestsPerPoint int
 	// Oracle, with Exec, is a domain check run after each run of the
 	// program workload (see runOracle): the run passes only if Exec and
 	// Oracle both exit 0 within the time limit.
@@ -233,7 +236,7 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 		return nil, nil, err
 	}
 	opt := Options{TimeoutMs: cfg.Timeout.Milliseconds(), MaxOccur: cfg.MaxOccur, EarlyStop: cfg.EarlyStop, AllSnaps: cfg.AllSnaps,
-		Confirm: cfg.Confirm}
+		Confirm: cfg.Confirm, TestsPerPoint: cfg.TestsPerPoint}
 	planner := cfg.Planner
 	if planner == nil {
 		planner = Detect
@@ -306,6 +309,7 @@ func header(ctx context.Context, cfg Config) (*Header, error) {
 	h.Cover = cfg.Cover
 	if cfg.Planner != nil && cfg.Planner != Detect {
 		h.Question = cfg.Planner.Name
+		h.OneAtATime, h.TestsPerPoint = cfg.Planner.OneAtATime, cfg.TestsPerPoint
 	}
 	h.Oracle = cfg.Oracle
 	h.BuildArgs = append([]string{}, cfg.BuildArgs...)
@@ -858,6 +862,12 @@ func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test st
 	} else {
 		cmd = exec.CommandContext(rctx, p.Binary, "-test.run=^"+regexp.QuoteMeta(test)+"$", "-test.count=1",
 			"-test.timeout="+(timeout+10*time.Second).String())
+	}
+	if c.cfg.Planner != nil && c.cfg.Planner.OneAtATime {
+		env = append(env, "GOMAXPROCS=1")
+		if c.cfg.Exec == "" {
+			cmd.Args = append(cmd.Args, "-test.parallel=1")
+		}
 	}
 	cmd.Dir = dir
 	if c.cfg.Cover {

@@ -39,6 +39,12 @@ type Header struct {
 	Question string `json:"question,omitempty"`
 	// Oracle is a program workload's domain check (Config.Oracle).
 	Oracle string `json:"oracle,omitempty"`
+	// OneAtATime: every run ran on one thread, a test's parallel subtests
+	// one at a time (Planner.OneAtATime).
+	OneAtATime bool `json:"one_at_a_time,omitempty"`
+	// TestsPerPoint is a perturbation campaign's bound on the tests each
+	// point ran with (Config.TestsPerPoint); 0: every test reaching it.
+	TestsPerPoint int `json:"tests_per_point,omitempty"`
 }
 
 // HeaderOf returns the header among a journal's records, nil if it has

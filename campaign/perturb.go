@@ -2,6 +2,8 @@ package campaign
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -15,20 +17,26 @@ const OccurrenceAlways = "always"
 // TripleAgent (Zhang and Monperrus): every point that a test reaches is
 // run twice with that test, failing its first reach (one-shot) and every
 // reach (always), and classified by the test's outcome (PointClass).
-// Each point is run with one test: of the tests whose profile run reached
-// it, the one whose profile run reached the fewest points (the smallest
-// test; a profile run's time would be cheaper still, but it varies from
-// one campaign to the next, and so would the answers), ties to the
-// smaller key.
+// The class of a point is the workload's: each point is run with every
+// test whose profile run reached it (or the first Options.TestsPerPoint
+// of them, the tests that reached the fewest points first, ties to the
+// smaller key), and is fragile if one of them fails the one-shot run,
+// immunized only if every one passes both runs.
 // The fault is an error where the point can return one, else a panic.
 //
 // The plan holds the one-shot runs; the always runs are the first round
-// of follow-ups, so that a shard holds both runs of its points. The
-// second round validates the failure-oblivious candidates of the points
-// that the test does not survive (the functions that passed the one-shot
-// failure on, see Monitor): both runs again with the candidate made
-// failure-oblivious (ATOMICX_OBLIVIOUS), then with it atomic
-// failure-oblivious (rolled back first: ATOMICX_MASK too).
+// of follow-ups. The second round validates the failure-oblivious
+// candidates of the points that the workload does not survive (the
+// functions that passed the one-shot or the always failure on, see
+// Monitor), in every test the point was run with: both runs again with
+// the candidate made failure-oblivious (ATOMICX_OBLIVIOUS), then with it
+// atomic failure-oblivious (rolled back first: ATOMICX_MASK too). A
+// point's runs may fall into several shards: the follow-ups are planned
+// from the whole campaign.
+//
+// Every run runs its test one goroutine at a time (OneAtATime): a point
+// is identified by its site and the number of its reach, which parallel
+// subtests and goroutines would number differently from run to run.
 //
 // Runs take no snapshot and are not ended early: the test's outcome is
 // the answer, and the failed calls the runtime logs ("fail" events)
@@ -36,18 +44,21 @@ const OccurrenceAlways = "always"
 var Perturb = &Planner{
 	Name: "perturb",
 	AllRuns: func(profs []*Record, opt Options) []*PlannedRun {
-		return perturbRuns(perturbPoints(profs))
+		return perturbRuns(perturbPoints(profs, opt.TestsPerPoint))
 	},
 	FollowUps: func(recs []*Record, opt Options) []*PlannedRun {
 		return perturbRuns(perturbFollowUps(recs))
 	},
-	Rounds:        2,
-	FollowUpsText: "running %d perturbation runs: points failed at every reach, or failure-oblivious candidates",
+	Rounds:         2,
+	WholeFollowUps: true,
+	OneAtATime:     true,
+	FollowUpsText:  "running %d perturbation runs: points failed at every reach, or failure-oblivious candidates",
 }
 
-// perturbPoints plans the one-shot run of every point the profile runs
-// reached, each with the smallest test that reached it.
-func perturbPoints(profs []*Record) []*Record {
+// perturbPoints plans the one-shot runs of every point the profile runs
+// reached: one with each test that reached it, at most bound of them (0:
+// no bound), the smallest tests first.
+func perturbPoints(profs []*Record, bound int) []*Record {
 	order := append([]*Record(nil), profs...)
 	points := map[*Record][]event{}
 	for _, prof := range order {
@@ -59,15 +70,15 @@ func perturbPoints(profs []*Record) []*Record {
 		}
 		return order[i].Key() < order[j].Key()
 	})
-	taken := map[string]bool{}
+	taken := map[string]int{}
 	var out []*Record
 	for _, prof := range order {
 		for _, r := range points[prof] {
 			fault := pointFault(r.Faults)
-			if r.Occurrence != 1 || fault == "" || taken[r.Site] {
+			if r.Occurrence != 1 || fault == "" || bound > 0 && taken[r.Site] >= bound {
 				continue
 			}
-			taken[r.Site] = true
+			taken[r.Site]++
 			out = append(out, &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
 				Site: r.Site, Occurrence: 1, Fault: fault, Stack: r.Stack, Millis: prof.Millis})
 		}
@@ -118,10 +129,11 @@ func PerturbEnv(r *Record) []string {
 	return append(env, "ATOMICX_SNAPSHOTS=none")
 }
 
-// perturbFollowUps plans, from a shard's records, the runs that its
+// perturbFollowUps plans, from the campaign's records, the runs that its
 // finished runs call for and that it does not have: the always run of
-// each one-shot run, and the validation runs of each point that the test
-// does not survive, four per candidate.
+// each one-shot run, and, once a point has all of them, the validation
+// runs of each point that the workload does not survive, four per
+// candidate and test.
 func perturbFollowUps(recs []*Record) []*Record {
 	have := map[string]*Record{}
 	for _, r := range recs {
@@ -135,17 +147,25 @@ func perturbFollowUps(recs []*Record) []*Record {
 		}
 	}
 	for _, p := range PerturbPointsOf(recs) {
-		if p.Always == nil {
-			want(p.alwaysRun())
-			continue
+		complete := true
+		for _, t := range p.Tests {
+			if t.Always == nil {
+				want(t.alwaysRun())
+				complete = false
+			}
 		}
-		if p.Class != Fragile && p.Class != Sensitive {
+		if !complete || p.Class != Fragile && p.Class != Sensitive {
 			continue
 		}
 		for _, c := range p.Candidates {
-			for _, atomic := range []bool{false, true} {
-				for _, always := range []bool{false, true} {
-					want(p.validationRun(c.Site, atomic, always))
+			for _, t := range p.Tests {
+				if t.Class == PointNotInjected || t.Class == PointNotRun {
+					continue
+				}
+				for _, atomic := range []bool{false, true} {
+					for _, always := range []bool{false, true} {
+						want(t.validationRun(p, c.Site, atomic, always))
+					}
 				}
 			}
 		}
@@ -188,24 +208,53 @@ func Improves(before, after string) bool {
 
 // A PerturbPoint is what a perturbation campaign learnt about one point.
 type PerturbPoint struct {
-	Site    string // the point's site ID
-	Func    string // the function the point is in (a call site) or of (an entry)
-	Pos     string // the point's position, import path/file.go:line:col
-	Fault   string // error or panic
-	Package string // the test that ran it
+	Site  string // the point's site ID
+	Func  string // the function the point is in (a call site) or of (an entry)
+	Pos   string // the point's position, import path/file.go:line:col
+	Fault string // error or panic
+	// Class is the workload's: the worst of its tests' classes (see
+	// pointClass). Package, Test, OneShot, Always, Inconsistent and
+	// Monitor are those of the test that gave it, the first of
+	// Tests with that class.
+	Class   string
+	Package string
 	Test    string
 	// OneShot and Always are the two runs, nil when not run.
 	OneShot, Always *Record
-	Class           string
-	// Inconsistent: the one-shot run failed and the always run passed.
+	// Inconsistent: a test's one-shot run failed and its always run
+	// passed.
 	Inconsistent bool
 	Monitor
+	// Tests are the tests the point was run with, by package and name;
+	// Reached counts the tests whose profile runs reached it, more than
+	// len(Tests) when the campaign bounded the tests per point.
+	Tests   []*PointTest
+	Reached int
 	// Candidates are the fragile or sensitive point's functions that
-	// passed the failure on (Monitor.Passed), with their validations.
+	// passed the one-shot or the always failure on in one of its tests
+	// (Monitor.Passed), with their validations in every test.
 	Candidates []*Candidate
 }
 
-// Monitor is where the one-shot run's failure stopped: the function that
+// PointTest is what one test's runs of a point showed.
+type PointTest struct {
+	Package, Test   string
+	OneShot, Always *Record
+	Class           string
+	Inconsistent    bool
+	// Monitor is where the one-shot failure stopped; AlwaysMonitor where
+	// the always run's first failure did.
+	Monitor, AlwaysMonitor Monitor
+	// OtherPath says that the one-shot run reached the point through
+	// other functions than the profile run did: the workload does not run
+	// the same way every time (a map's order, the clock, its own
+	// goroutines), and the reach failed may not be the one profiled.
+	OtherPath bool
+	// validations by candidate site and atomic, then always
+	validations map[string][2][2]*Record
+}
+
+// Monitor is where a run's injected failure stopped: the function that
 // handled it (the first on the stack that did not pass it on; "" when
 // every instrumented caller passed it on, to the test or to code that is
 // not instrumented), and how many functions passed it on before.
@@ -222,41 +271,111 @@ type Monitor struct {
 type Candidate struct {
 	Site string // entry site ID
 	Func string
+	// OnlyAlways says that the function passed on the always run's
+	// failure only: the one-shot failure was handled before it.
+	OnlyAlways bool
 	// Plain and Atomic are the point's runs with the function made
-	// failure-oblivious, and atomic failure-oblivious.
+	// failure-oblivious, and atomic failure-oblivious, in every test.
 	Plain, Atomic Validation
+	// Hazards say why making the function failure-oblivious may do
+	// harm that the tests do not show (see hazardsOf); none when nothing
+	// is known against it.
+	Hazards []string
 }
 
-// Validation is a point's two runs with a candidate wrapped, and the
-// class they give.
+// HazardousSwallows is how many failures a wrapper may swallow in one
+// validating run before the candidate is marked hazardous: a function
+// that fails that often and is told to go on (a read in a loop
+// returning no data) is not surviving a failure but ignoring one that
+// lasts.
+const HazardousSwallows = 1000
+
+// hazardousNames are the functions whose failures mean that data the
+// program believes written or durable is not: swallowing such a
+// failure, in the function or in a call of it, loses the data silently.
+var hazardousNames = map[string]bool{"Sync": true, "Close": true, "Flush": true, "Write": true, "WriteString": true,
+	"WriteAt": true, "WriteTo": true, "WriteFile": true}
+
+// hazardsOf says why candidate c of point p may do harm that its
+// validation does not show: it swallowed too many failures in one run,
+// or it, or the point's call, writes or syncs.
+func hazardsOf(p *PerturbPoint, c *Candidate) []string {
+	var out []string
+	if n := max(c.Plain.MaxSwallowed, c.Atomic.MaxSwallowed); n >= HazardousSwallows {
+		out = append(out, fmt.Sprintf("swallowed %d failures in one run", n))
+	}
+	if c.Plain.SwallowedUntilHung || c.Atomic.SwallowedUntilHung {
+		out = append(out, "swallowed failures until a run hit the time limit")
+	}
+	if name := lastName(c.Func); hazardousNames[name] {
+		out = append(out, "swallows failures of "+name+": what it should write or make durable may be lost")
+	}
+	callee := p.Func
+	if _, rest, ok := strings.Cut(p.Site, "#call:"); ok {
+		callee, _, _ = strings.Cut(rest, "#")
+	}
+	if name := lastName(callee); hazardousNames[name] && name != lastName(c.Func) {
+		out = append(out, "swallows a failed "+name+": what it should write or make durable may be lost")
+	}
+	return out
+}
+
+// lastName is the last element of a function's name: "Sync" of
+// "os.(*File).Sync" and of "f.Sync".
+func lastName(fn string) string {
+	return fn[strings.LastIndex(fn, ".")+1:]
+}
+
+// Validation is a point's runs with a candidate wrapped, in every test
+// the point was run with, and the class they give (the worst, as for
+// the point).
 type Validation struct {
+	// OneShot and Always are the runs of the test that gave the class.
 	OneShot, Always *Record
 	Class           string
 	Inconsistent    bool
-	// Swallowed counts the failures the wrapper swallowed in the two
-	// runs; NotRolledBack the atomic wrapper's failed calls that could
-	// not be rolled back (not snapshotted, or over budget), whose failures
-	// went on.
-	Swallowed, NotRolledBack int
+	// Swallowed counts the failures the wrapper swallowed in the runs
+	// that ended by themselves, MaxSwallowed in the one that swallowed
+	// the most; NotRolledBack the atomic wrapper's failed calls that
+	// could not be rolled back (not snapshotted, or over budget), whose
+	// failures went on. A run that hit the time limit swallowing failures
+	// sets SwallowedUntilHung instead: how many it swallowed depends on
+	// the machine's speed, and a report must not.
+	Swallowed, MaxSwallowed, NotRolledBack int
+	SwallowedUntilHung                     bool
+	// Unchecked says that a test passed its always run with the wrapper
+	// swallowing failures: every reach of the point failed, and the test
+	// did not notice what those calls did not produce.
+	Unchecked bool
 }
 
-// countWrapped counts what the wrapper did in the validation's runs.
-func (v *Validation) countWrapped() {
-	for _, r := range []*Record{v.OneShot, v.Always} {
+// countWrapped counts what the wrapper did in the runs.
+func (v *Validation) countWrapped(runs ...*Record) {
+	for _, r := range runs {
 		if r == nil {
 			continue
 		}
+		n := 0
 		for _, raw := range r.Events {
 			var e event
 			if json.Unmarshal(raw, &e) != nil || e.Event != "oblivious" {
 				continue
 			}
 			if e.Swallowed {
-				v.Swallowed++
+				n++
 			}
 			if e.Atomic && !e.RolledBack {
 				v.NotRolledBack++
 			}
+		}
+		if r.Status == Hung {
+			v.SwallowedUntilHung = v.SwallowedUntilHung || n > 0
+			continue
+		}
+		v.Swallowed += n
+		v.MaxSwallowed = max(v.MaxSwallowed, n)
+		if r.Always && r.Status == Passed && n > 0 {
+			v.Unchecked = true
 		}
 	}
 }
@@ -264,15 +383,15 @@ func (v *Validation) countWrapped() {
 // Works reports whether wrapping the candidate made the point better.
 func (v Validation) Works(before string) bool { return Improves(before, v.Class) }
 
-func (p *PerturbPoint) alwaysRun() *Record {
-	r := *p.OneShot
+func (t *PointTest) alwaysRun() *Record {
+	r := t.OneShot
 	return &Record{Kind: r.Kind, Package: r.Package, Test: r.Test, Site: r.Site, Fault: r.Fault, Always: true, Stack: r.Stack,
 		Millis: r.Millis}
 }
 
-func (p *PerturbPoint) validationRun(candidate string, atomic, always bool) *Record {
-	r := &Record{Kind: "experiment", Package: p.Package, Test: p.Test, Site: p.Site, Fault: p.Fault, Occurrence: 1,
-		Oblivious: candidate, Stack: p.OneShot.Stack, Millis: p.OneShot.Millis}
+func (t *PointTest) validationRun(p *PerturbPoint, candidate string, atomic, always bool) *Record {
+	r := &Record{Kind: "experiment", Package: t.Package, Test: t.Test, Site: p.Site, Fault: p.Fault, Occurrence: 1,
+		Oblivious: candidate, Stack: t.OneShot.Stack, Millis: t.OneShot.Millis}
 	if always {
 		r.Occurrence, r.Always = 0, true
 	}
@@ -283,56 +402,164 @@ func (p *PerturbPoint) validationRun(candidate string, atomic, always bool) *Rec
 }
 
 // PerturbPointsOf reads the points of a perturbation campaign from its
-// records, in the order of their site IDs.
+// records, in the order of their site IDs, each with its tests in the
+// order of their packages and names.
 func PerturbPointsOf(recs []*Record) []*PerturbPoint {
 	byKey := map[string]*Record{}
+	bySite := map[string]*PerturbPoint{}
 	var points []*PerturbPoint
 	posOf := map[string]string{} // from the profile runs' reach events
+	reached := map[string]int{}
 	for _, r := range recs {
 		if r.Kind == "profile" {
 			for _, e := range reaches(r) {
 				posOf[e.Site] = e.Pos
+				if e.Occurrence == 1 && r.Status == Passed {
+					reached[e.Site]++ // a test whose profile run failed runs no point
+				}
 			}
 		}
 		if r.Kind != "experiment" || r.Site == "" {
 			continue
 		}
 		byKey[r.Key()] = r
-		if !r.Always && r.Oblivious == "" && r.Occurrence == 1 {
-			points = append(points, &PerturbPoint{Site: r.Site, Fault: r.Fault, Package: r.Package, Test: r.Test, OneShot: r})
+		if r.Always || r.Oblivious != "" || r.Occurrence != 1 {
+			continue
 		}
+		p := bySite[r.Site]
+		if p == nil {
+			p = &PerturbPoint{Site: r.Site, Fault: r.Fault}
+			bySite[r.Site] = p
+			points = append(points, p)
+		}
+		p.Tests = append(p.Tests, &PointTest{Package: r.Package, Test: r.Test, OneShot: r})
 	}
 	sort.Slice(points, func(i, j int) bool { return points[i].Site < points[j].Site })
 	for _, p := range points {
-		p.Func, p.Pos = siteFunc(p.Site), siteName(p.OneShot, p.Site)
+		sort.Slice(p.Tests, func(i, j int) bool {
+			a, b := p.Tests[i], p.Tests[j]
+			return a.Package < b.Package || a.Package == b.Package && a.Test < b.Test
+		})
+		p.Func = siteFunc(p.Site)
+		for _, t := range p.Tests {
+			if p.Pos = siteName(t.OneShot, p.Site); p.Pos != "" {
+				break
+			}
+		}
 		if p.Pos == "" {
 			p.Pos = posOf[p.Site]
 		}
-		p.Always = byKey[p.alwaysRun().Key()]
-		p.Class, p.Inconsistent = classify(p.OneShot, p.Always)
-		if p.Class == PointNotInjected {
-			continue
+		p.Reached = max(reached[p.Site], len(p.Tests))
+		for _, t := range p.Tests {
+			t.Always = byKey[t.alwaysRun().Key()]
+			t.Class, t.Inconsistent = classify(t.OneShot, t.Always)
+			if t.Class != PointNotInjected && t.Class != PointNotRun {
+				t.OtherPath = otherPath(t.OneShot)
+				t.Monitor = Monitored(t.OneShot)
+				if t.Always != nil {
+					t.AlwaysMonitor = Monitored(t.Always)
+				}
+			}
 		}
-		p.Monitor = Monitored(p.OneShot)
+		p.Class = pointClass(p.Tests, func(t *PointTest) (string, bool) { return t.Class, t.Inconsistent })
+		decider := p.Tests[0]
+		for _, t := range p.Tests {
+			if t.Class == p.Class {
+				decider = t
+				break
+			}
+		}
+		p.Package, p.Test, p.OneShot, p.Always, p.Monitor = decider.Package, decider.Test, decider.OneShot, decider.Always, decider.Monitor
+		for _, t := range p.Tests {
+			p.Inconsistent = p.Inconsistent || t.Inconsistent
+		}
 		if p.Class != Fragile && p.Class != Sensitive {
-			continue // survived: nothing to validate
+			continue // survived, or not known: nothing to validate
 		}
-		for _, site := range p.Passed {
-			c := &Candidate{Site: site, Func: siteFunc(site)}
+		p.Candidates = candidatesOf(p.Tests)
+		for _, c := range p.Candidates {
 			for _, atomic := range []bool{false, true} {
-				v := Validation{OneShot: byKey[p.validationRun(site, atomic, false).Key()], Always: byKey[p.validationRun(site, atomic, true).Key()]}
-				v.Class, v.Inconsistent = classify(v.OneShot, v.Always)
-				v.countWrapped()
+				v := validateCandidate(p, c.Site, atomic, byKey)
 				if atomic {
 					c.Atomic = v
 				} else {
 					c.Plain = v
 				}
 			}
-			p.Candidates = append(p.Candidates, c)
+			c.Hazards = hazardsOf(p, c)
 		}
 	}
 	return points
+}
+
+// candidatesOf are the functions that passed a point's failure on in
+// one of its tests, the one-shot's before the always run's, in the order
+// of the tests.
+func candidatesOf(tests []*PointTest) []*Candidate {
+	var out []*Candidate
+	seen := map[string]bool{}
+	for _, always := range []bool{false, true} {
+		for _, t := range tests {
+			m := t.Monitor
+			if always {
+				m = t.AlwaysMonitor
+			}
+			for _, site := range m.Passed {
+				if !seen[site] {
+					seen[site] = true
+					out = append(out, &Candidate{Site: site, Func: siteFunc(site), OnlyAlways: always})
+				}
+			}
+		}
+	}
+	return out
+}
+
+// validateCandidate reads the runs of point p with the candidate wrapped in every
+// test that reached the point again.
+func validateCandidate(p *PerturbPoint, candidate string, atomic bool, byKey map[string]*Record) Validation {
+	var v Validation
+	type runs struct{ oneShot, always *Record }
+	var all []runs
+	for _, t := range p.Tests {
+		if t.Class == PointNotInjected || t.Class == PointNotRun {
+			continue
+		}
+		r := runs{byKey[t.validationRun(p, candidate, atomic, false).Key()], byKey[t.validationRun(p, candidate, atomic, true).Key()]}
+		all = append(all, r)
+		v.countWrapped(r.oneShot, r.always)
+	}
+	v.Class = pointClass(all, func(r runs) (string, bool) { return classify(r.oneShot, r.always) })
+	for _, r := range all {
+		class, inconsistent := classify(r.oneShot, r.always)
+		v.Inconsistent = v.Inconsistent || inconsistent
+		if class == v.Class && v.OneShot == nil {
+			v.OneShot, v.Always = r.oneShot, r.always
+		}
+	}
+	if len(all) == 0 {
+		v.Class = PointNotRun
+	}
+	return v
+}
+
+// pointClass is the class of a point in a workload of several tests,
+// each with its class: fragile if one test is; not run if a test's runs
+// are missing (a missing one might be fragile); sensitive if one test is;
+// immunized if every test that reached the point again passed both runs;
+// not injected if none reached it again.
+func pointClass[T any](tests []T, classOf func(T) (string, bool)) string {
+	has := map[string]bool{}
+	for _, t := range tests {
+		c, _ := classOf(t)
+		has[c] = true
+	}
+	for _, c := range []string{Fragile, PointNotRun, Sensitive, Immunized} {
+		if has[c] {
+			return c
+		}
+	}
+	return PointNotInjected
 }
 
 // classify gives the class of a point from its one-shot and always runs.
@@ -380,31 +607,41 @@ func siteName(r *Record, site string) string {
 	return ""
 }
 
-// Monitored reads, from a one-shot run, how far the injected failure
-// went: the calls in progress where the profile run reached the point
-// (Record.Stack, innermost first) that failed after the injection passed
-// it on, up to the first that did not, which handled it. A function with
-// several calls in progress (recursion) counts once.
+// Monitored reads, from a one-shot or always run, how far the (first)
+// injected failure went: the calls in progress where the run injected
+// it (innermost first) that failed on its goroutine after the injection
+// passed it on, up to the first that did not, which handled it. A
+// function with several calls in progress (recursion) counts once.
+//
+// The calls are those that the run's own inject event lists, by the
+// run's own numbers, the numbers of its "fail" events; a run of an older
+// runtime, which does not list them, is read against where the profile
+// run reached the point (Record.Stack), whose numbers are the run's only
+// when nothing ran concurrently.
 func Monitored(r *Record) Monitor {
 	var m Monitor
 	failed := map[string]map[uint64]bool{}
 	injected := false
+	stack, gid := r.Stack, uint64(0)
 	for _, raw := range r.Events {
 		var e event
 		if json.Unmarshal(raw, &e) != nil {
 			continue
 		}
 		switch {
-		case e.Event == "inject":
+		case e.Event == "inject" && !injected:
 			injected = true
-		case injected && e.Event == "fail" && e.Call != 0:
+			if e.G != 0 {
+				stack, gid = e.Stack, e.G
+			}
+		case injected && e.Event == "fail" && e.Call != 0 && e.G == gid:
 			if failed[e.Site] == nil {
 				failed[e.Site] = map[uint64]bool{}
 			}
 			failed[e.Site][e.Call] = true
 		}
 	}
-	for _, frame := range strings.Split(r.Stack, ";") {
+	for _, frame := range strings.Split(stack, ";") {
 		nums, site, ok := strings.Cut(frame, "@")
 		if !ok {
 			continue
@@ -417,6 +654,32 @@ func Monitored(r *Record) Monitor {
 		m.Passed = append(m.Passed, site)
 	}
 	return m
+}
+
+// otherPath reports whether a one-shot run reached its point through
+// other functions than its profile run (Record.Stack): the functions of
+// the calls in progress that its inject event lists, call numbers aside.
+// A run of an older runtime, which lists none, is taken at its word.
+func otherPath(r *Record) bool {
+	for _, raw := range r.Events {
+		var e event
+		if json.Unmarshal(raw, &e) != nil || e.Event != "inject" {
+			continue
+		}
+		return e.G != 0 && !slices.Equal(stackSites(e.Stack), stackSites(r.Stack))
+	}
+	return false
+}
+
+// stackSites are the functions of the calls in progress "N@SITE;...".
+func stackSites(stack string) []string {
+	var sites []string
+	for _, frame := range strings.Split(stack, ";") {
+		if _, site, ok := strings.Cut(frame, "@"); ok {
+			sites = append(sites, site)
+		}
+	}
+	return sites
 }
 
 // anyFailed reports whether one of the calls nums ("3", "1-4,7" as the

@@ -26,11 +26,11 @@ func reachLine(site string, occ, faults int, stack string) string {
 	return fmt.Sprintf(`{"event":"reach","site":%q,"occurrence":%d,"faults":%d,"stack":%q}`, site, occ, faults, stack)
 }
 
-// TestPerturbPoints: each point reached gets one one-shot run, with the
-// test whose profile run reached the fewest points (ties to the smaller
-// key, whatever the runs' times), an
-// error where the point allows one, else a panic; points that allow no
-// fault get none.
+// TestPerturbPoints: each point reached gets one one-shot run per test
+// that reached it, the tests that reached the fewest points first (ties
+// to the smaller key, whatever the runs' times), at most the bound of
+// them; an error where the point allows one, else a panic; points that
+// allow no fault get none.
 func TestPerturbPoints(t *testing.T) {
 	const a, b, c, d = "m.A#entry", "m.B#call:m/b.go:3:4", "m.C#entry", "m.D#entry"
 	profs := []*Record{
@@ -41,22 +41,55 @@ func TestPerturbPoints(t *testing.T) {
 		{Kind: "profile", Package: "m", Test: "TestFastA", Millis: 10, Status: Passed, Events: eventLines(t,
 			reachLine(c, 1, 2, ""))},
 	}
-	runs := Perturb.AllRuns(profs, Options{})
-	var got []string
-	for _, r := range runs {
-		got = append(got, fmt.Sprintf("%s %s %s:%d stack=%s cost=%d env=%s", r.Run.Test, r.Run.Site, r.Run.Fault, r.Run.Occurrence,
-			r.Run.Stack, r.CostMs, strings.Join(r.Env, " ")))
-		if r.Key != r.Run.Key() || r.Run.Millis != 0 {
-			t.Errorf("run %q: key %q, millis %d", r.Run.Key(), r.Key, r.Run.Millis)
+	fastA := "TestFastA m.C#entry panic:1 stack= cost=10 env=ATOMICX_INJECT=panic:1:m.C#entry ATOMICX_SNAPSHOTS=none"
+	fastB := "TestFastB m.A#entry error:1 stack=4@m.Other#entry cost=1000 env=ATOMICX_INJECT=error:1:m.A#entry ATOMICX_SNAPSHOTS=none"
+	slowA := "TestSlow m.A#entry error:1 stack=1@m.Outer#entry cost=90 env=ATOMICX_INJECT=error:1:m.A#entry ATOMICX_SNAPSHOTS=none"
+	slowB := "TestSlow m.B#call:m/b.go:3:4 error:1 stack=1@m.B#entry cost=90 env=ATOMICX_INJECT=error:1:m.B#call:m/b.go:3:4 ATOMICX_SNAPSHOTS=none"
+	tests := []struct {
+		bound int
+		want  []string // in the order of their keys
+	}{
+		{0, []string{fastA, fastB, slowA, slowB}},
+		{1, []string{fastA, fastB, slowB}},
+		{2, []string{fastA, fastB, slowA, slowB}},
+	}
+	for _, tt := range tests {
+		runs := Perturb.AllRuns(profs, Options{TestsPerPoint: tt.bound})
+		var got []string
+		for _, r := range runs {
+			got = append(got, fmt.Sprintf("%s %s %s:%d stack=%s cost=%d env=%s", r.Run.Test, r.Run.Site, r.Run.Fault, r.Run.Occurrence,
+				r.Run.Stack, r.CostMs, strings.Join(r.Env, " ")))
+			if r.Key != r.Run.Key() || r.Run.Millis != 0 {
+				t.Errorf("run %q: key %q, millis %d", r.Run.Key(), r.Key, r.Run.Millis)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("bound %d: runs:\n%s\nwant:\n%s", tt.bound, strings.Join(got, "\n"), strings.Join(tt.want, "\n"))
 		}
 	}
-	want := []string{ // in the order of their keys
-		"TestFastA m.C#entry panic:1 stack= cost=10 env=ATOMICX_INJECT=panic:1:m.C#entry ATOMICX_SNAPSHOTS=none",
-		"TestFastB m.A#entry error:1 stack=4@m.Other#entry cost=1000 env=ATOMICX_INJECT=error:1:m.A#entry ATOMICX_SNAPSHOTS=none",
-		"TestSlow m.B#call:m/b.go:3:4 error:1 stack=1@m.B#entry cost=90 env=ATOMICX_INJECT=error:1:m.B#call:m/b.go:3:4 ATOMICX_SNAPSHOTS=none",
+}
+
+// TestPointClass: a point's class over its tests is the worst, a missing
+// run keeps it from being sensitive or immunized, and tests that did not
+// reach the point again do not count.
+func TestPointClass(t *testing.T) {
+	tests := []struct {
+		classes []string
+		want    string
+	}{
+		{[]string{Immunized, Immunized}, Immunized},
+		{[]string{Immunized, Sensitive}, Sensitive},
+		{[]string{Sensitive, Fragile, Immunized}, Fragile},
+		{[]string{Immunized, PointNotRun}, PointNotRun},
+		{[]string{Fragile, PointNotRun}, Fragile},
+		{[]string{PointNotInjected, Immunized}, Immunized},
+		{[]string{PointNotInjected}, PointNotInjected},
+		{nil, PointNotInjected},
 	}
-	if !slices.Equal(got, want) {
-		t.Errorf("runs:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	for _, tt := range tests {
+		if got := pointClass(tt.classes, func(c string) (string, bool) { return c, false }); got != tt.want {
+			t.Errorf("pointClass(%q) = %q, want %q", tt.classes, got, tt.want)
+		}
 	}
 }
 
@@ -97,6 +130,9 @@ func TestMonitored(t *testing.T) {
 	fail := func(site string, call int) string {
 		return fmt.Sprintf(`{"event":"fail","site":%q,"call":%d,"failure":"error"}`, site, call)
 	}
+	failOn := func(site string, call, g int) string {
+		return fmt.Sprintf(`{"event":"fail","site":%q,"call":%d,"failure":"error","g":%d}`, site, call, g)
+	}
 	tests := []struct {
 		name   string
 		events []string
@@ -126,6 +162,25 @@ func TestMonitored(t *testing.T) {
 			name:   "a call outside the spans in progress does not count",
 			events: []string{inject, fail("m.Inner#entry", 3), fail("m.Middle#entry", 4)},
 			want:   Monitor{Handler: "m.Middle", Distance: 1, Passed: []string{"m.Inner#entry"}},
+		},
+		{
+			// The run numbered its calls otherwise than the profile run
+			// (parallel subtests, a map's order): its own numbers count.
+			name: "the run's own stack, not the profile run's",
+			events: []string{`{"event":"inject","site":"m.Inner#call:m/f.go:3:4","chain":1,"g":7,"stack":"9@m.Lit.func1#entry;4@m.Outer#entry"}`,
+				failOn("m.Lit.func1#entry", 9, 7), failOn("m.Inner#entry", 3, 7)},
+			want: Monitor{Handler: "m.Outer", Distance: 1, Passed: []string{"m.Lit.func1#entry"}},
+		},
+		{
+			name: "a failure on another goroutine does not count",
+			events: []string{`{"event":"inject","site":"m.Inner#call:m/f.go:3:4","chain":1,"g":7,"stack":"9@m.Lit.func1#entry;4@m.Outer#entry"}`,
+				failOn("m.Lit.func1#entry", 9, 7), failOn("m.Outer#entry", 4, 8)},
+			want: Monitor{Handler: "m.Outer", Distance: 1, Passed: []string{"m.Lit.func1#entry"}},
+		},
+		{
+			name:   "nothing instrumented on the run's stack: handled outside it",
+			events: []string{`{"event":"inject","site":"m.Inner#call:m/f.go:3:4","chain":1,"g":7}`, failOn("m.Inner#entry", 3, 7)},
+			want:   Monitor{},
 		},
 	}
 	for _, tt := range tests {
@@ -252,5 +307,183 @@ func TestReadEventsBounded(t *testing.T) {
 	}
 	if got := len(readEvents(path, eventsBound("profile"))); got != 100 {
 		t.Errorf("a profile run kept %d events, want all 100", got)
+	}
+}
+
+// TestPerturbPointOverTests: a point reached by two tests is fragile when
+// one of them fails its one-shot run, whichever the other does; its
+// candidates are the functions that passed the one-shot failure on in
+// one test and the always failure in the other, and each is validated in
+// both tests.
+func TestPerturbPointOverTests(t *testing.T) {
+	const site = "m.P#call:m/p.go:3:4"
+	inject := func(g int, stack string) string {
+		return fmt.Sprintf(`{"event":"inject","site":%q,"pos":"m/p.go:3:4","chain":1,"g":%d,"stack":%q}`, site, g, stack)
+	}
+	fail := func(s string, call, g int) string {
+		return fmt.Sprintf(`{"event":"fail","site":%q,"call":%d,"g":%d}`, s, call, g)
+	}
+	oneShot := func(test, status string, events ...string) *Record {
+		return &Record{Kind: "experiment", Package: "m", Test: test, Site: site, Occurrence: 1, Fault: "error",
+			Status: status, Fired: true, Events: eventLines(t, events...)}
+	}
+	recs := []*Record{
+		{Kind: "profile", Package: "m", Test: "TestA", Status: Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
+		{Kind: "profile", Package: "m", Test: "TestB", Status: Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
+		{Kind: "profile", Package: "m", Test: "TestC", Status: Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
+		// A test whose profile run failed runs no point: not counted.
+		{Kind: "profile", Package: "m", Test: "TestD", Status: Failed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
+		// TestA survives both runs: the one-shot failure is handled by
+		// m.Retry, the always failure goes through it to the test.
+		oneShot("TestA", Passed, inject(1, "2@m.Retry#entry;1@m.Top#entry")),
+		// TestB fails once: m.Decode passes the failure on.
+		oneShot("TestB", Failed, inject(5, "3@m.Decode#entry;1@m.Top#entry"), fail("m.Decode#entry", 3, 5)),
+	}
+	round1 := perturbFollowUps(recs)
+	if len(round1) != 2 {
+		t.Fatalf("round 1 planned %d runs, want the 2 always runs", len(round1))
+	}
+	for _, r := range round1 {
+		r.Fired, r.Status = true, Passed
+		if r.Test == "TestA" {
+			r.Events = eventLines(t, inject(1, "2@m.Retry#entry;1@m.Top#entry"), fail("m.Retry#entry", 2, 1))
+		}
+	}
+	recs = append(recs, round1...)
+	points := PerturbPointsOf(recs)
+	if len(points) != 1 {
+		t.Fatalf("%d points, want 1", len(points))
+	}
+	p := points[0]
+	var tests []string
+	for _, pt := range p.Tests {
+		tests = append(tests, pt.Test+" "+pt.Class)
+	}
+	if got, want := strings.Join(tests, ", "), "TestA immunized, TestB fragile"; got != want {
+		t.Errorf("tests: %s, want %s", got, want)
+	}
+	if p.Class != Fragile || p.Test != "TestB" || p.Reached != 3 || p.Handler != "m.Top" || p.Distance != 1 {
+		t.Errorf("point: class %s by %s, reached by %d tests, handler %q at %d; want fragile by TestB, 3, m.Top at 1",
+			p.Class, p.Test, p.Reached, p.Handler, p.Distance)
+	}
+	var cands []string
+	for _, c := range p.Candidates {
+		cands = append(cands, fmt.Sprintf("%s only-always=%v", c.Site, c.OnlyAlways))
+	}
+	if got, want := strings.Join(cands, ", "), "m.Decode#entry only-always=false, m.Retry#entry only-always=true"; got != want {
+		t.Errorf("candidates: %s, want %s", got, want)
+	}
+	round2 := perturbFollowUps(recs)
+	var got []string
+	for _, r := range round2 {
+		got = append(got, fmt.Sprintf("%s %s always=%v mask=%s", r.Test, r.Oblivious, r.Always, r.Mask))
+	}
+	slices.Sort(got)
+	var want []string
+	for _, test := range []string{"TestA", "TestB"} {
+		for _, c := range []string{"m.Decode#entry", "m.Retry#entry"} {
+			for _, mask := range []string{"", c} {
+				for _, always := range []bool{false, true} {
+					want = append(want, fmt.Sprintf("%s %s always=%v mask=%s", test, c, always, mask))
+				}
+			}
+		}
+	}
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("round 2:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Wrapping m.Decode immunizes TestB, but makes TestA fail: no
+	// improvement for the workload.
+	for _, r := range round2 {
+		r.Fired, r.Status = true, Passed
+		if r.Test == "TestA" && r.Oblivious == "m.Decode#entry" || r.Test == "TestB" && r.Oblivious == "m.Retry#entry" {
+			r.Status = Failed
+		}
+	}
+	recs = append(recs, round2...)
+	for _, c := range PerturbPointsOf(recs)[0].Candidates {
+		if c.Plain.Class != Fragile || c.Atomic.Class != Fragile || c.Plain.Works(Fragile) {
+			t.Errorf("candidate %s: plain %s, atomic %s; want fragile in the workload", c.Func, c.Plain.Class, c.Atomic.Class)
+		}
+	}
+}
+
+// TestCandidateHazards: a candidate is hazardous when it swallowed
+// thousands of failures in one run, or when it or the point's call writes
+// or syncs; a test that passes its always run with failures swallowed
+// did not check what they should have produced.
+func TestCandidateHazards(t *testing.T) {
+	swallows := func(n int, always bool, status string) *Record {
+		r := &Record{Always: always, Status: status}
+		for range n {
+			r.Events = append(r.Events, json.RawMessage(`{"event":"oblivious","site":"m.F#entry","swallowed":true}`))
+		}
+		return r
+	}
+	tests := []struct {
+		name, site, candidate string
+		runs                  []*Record
+		hazards               []string
+		unchecked             bool
+	}{
+		{"a few swallowed, the always run failed", "m.Parse#call:strconv.Atoi#1", "m.Decode",
+			[]*Record{swallows(1, false, Passed), swallows(3, true, Failed)}, nil, false},
+		{"the always run passed with failures swallowed", "m.Parse#call:strconv.Atoi#1", "m.Decode",
+			[]*Record{swallows(1, false, Passed), swallows(3, true, Passed)}, nil, true},
+		{"the always run passed, nothing swallowed", "m.Parse#call:strconv.Atoi#1", "m.Decode",
+			[]*Record{swallows(0, false, Passed), swallows(0, true, Passed)}, nil, false},
+		{"thousands swallowed", "m.(*WAL).next#call:r.Read#1", "m.(*WAL).Read",
+			[]*Record{swallows(1, false, Passed), swallows(HazardousSwallows, true, Passed)},
+			[]string{"swallowed 1000 failures in one run"}, true},
+		{"a Close that swallows a failed Sync", "m.(*WAL).Close#call:f.Sync#1", "m.(*WAL).Close",
+			[]*Record{swallows(1, false, Passed), swallows(1, true, Passed)},
+			[]string{"swallows failures of Close: what it should write or make durable may be lost",
+				"swallows a failed Sync: what it should write or make durable may be lost"}, true},
+		{"a run that hung swallowing failures: not counted, but hazardous", "m.Parse#call:strconv.Atoi#1", "m.Decode",
+			[]*Record{swallows(1, false, Passed), swallows(40, true, Hung)},
+			[]string{"swallowed failures until a run hit the time limit"}, false},
+		{"a failed write at entry", "m.(*Buf).Write#entry", "m.Save",
+			[]*Record{swallows(1, false, Passed), swallows(1, true, Failed)},
+			[]string{"swallows a failed Write: what it should write or make durable may be lost"}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var v Validation
+			v.countWrapped(tt.runs...)
+			p := &PerturbPoint{Site: tt.site, Func: siteFunc(tt.site)}
+			c := &Candidate{Func: tt.candidate, Plain: v}
+			if got := hazardsOf(p, c); !slices.Equal(got, tt.hazards) {
+				t.Errorf("hazards = %q, want %q", got, tt.hazards)
+			}
+			if tt.runs[1].Status == Hung && (v.Swallowed != 1 || v.MaxSwallowed != 1) {
+				t.Errorf("swallowed %d, at most %d in one run; want the run that ended by itself only: 1, 1", v.Swallowed, v.MaxSwallowed)
+			}
+			if v.Unchecked != tt.unchecked {
+				t.Errorf("unchecked = %v, want %v", v.Unchecked, tt.unchecked)
+			}
+		})
+	}
+}
+
+// TestOtherPath: a one-shot run that reached its point through other
+// functions than its profile run did is told apart; other call numbers
+// on the same path, or a run that lists no stack, are not.
+func TestOtherPath(t *testing.T) {
+	tests := []struct {
+		name, profile, inject string
+		want                  bool
+	}{
+		{"same path", "3@m.A#entry;1@m.B#entry", `{"event":"inject","g":1,"stack":"3@m.A#entry;1@m.B#entry"}`, false},
+		{"same path, other numbers", "3@m.A#entry;1@m.B#entry", `{"event":"inject","g":1,"stack":"7@m.A#entry;2@m.B#entry"}`, false},
+		{"another caller", "3@m.A#entry;1@m.B#entry", `{"event":"inject","g":1,"stack":"3@m.A#entry;1@m.C#entry"}`, true},
+		{"nothing instrumented on the run's stack", "3@m.A#entry", `{"event":"inject","g":1}`, true},
+		{"an older runtime", "3@m.A#entry", `{"event":"inject"}`, false},
+	}
+	for _, tt := range tests {
+		r := &Record{Stack: tt.profile, Events: eventLines(t, tt.inject)}
+		if got := otherPath(r); got != tt.want {
+			t.Errorf("%s: otherPath = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

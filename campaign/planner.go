@@ -25,6 +25,11 @@ type Planner struct {
 	// everything. The engine calls it at most Rounds times.
 	FollowUps func(recs []*Record, opt Options) []*PlannedRun
 	Rounds    int
+	// OneAtATime runs every run of the campaign, profile runs included,
+	// on one thread (GOMAXPROCS=1) and a test's parallel subtests one at a
+	// time (-test.parallel=1): a question that names a reach by its number
+	// needs the reaches numbered alike in every run.
+	OneAtATime bool
 	// WholeFollowUps says that the follow-ups are planned from the
 	// whole campaign's runs (the profile runs and every test's runs): a
 	// shard's journal holds the runs of some tests only and no profile

@@ -177,7 +177,7 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 		}
 	}
 	c := &runner{cfg: Config{Dir: sc.Dir, Journal: sc.PlanDir, Jobs: max(sc.Jobs, 1), Timeout: p.Options.Timeout(),
-		Exec: sc.Exec, Oracle: sc.Oracle, Progress: sc.Progress, Cover: p.Header.Cover}, journal: j, done: done, res: res, session: start.UnixMilli(), extraEnv: sc.ExtraEnv}
+		Exec: sc.Exec, Oracle: sc.Oracle, Progress: sc.Progress, Cover: p.Header.Cover, Planner: planner}, journal: j, done: done, res: res, session: start.UnixMilli(), extraEnv: sc.ExtraEnv}
 	defer c.removeSlots()
 	if sc.Shard.N > 1 {
 		c.label = "shard " + sc.Shard.String() + ": "

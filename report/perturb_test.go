@@ -67,7 +67,7 @@ func TestPerturbation(t *testing.T) {
 	for _, want := range []string{
 		"atomicx v1.2.3, go1.26, module m: atomicx perturb ./..., 2026-01-02T03:04:05Z, journal \n",
 		"fragile (1):\nm/s/s.go:30:6: (*Log).persist: error at entry; TestAppend: fail once, fail always; handled outside the instrumented code at distance 1; fragile → immunized with a failure-oblivious candidate\n" +
-			"\tcandidate (*Log).Append: fragile → immunized only atomic (plain fragile)\n" +
+			"\tcandidate (*Log).Append: fragile → immunized only atomic (plain fragile); swallowed 0 failures (at most 0 in one run)\n" +
 			"\treproduce: ATOMICX_POLICY=/m/atomicheck.toml ATOMICX_INJECT='error:1:m/s.(*Log).persist#entry' ATOMICX_LOG=$PWD/events.jsonl /bin/atomicx go test -count=1 -run '^TestAppend$' m/s\n",
 		"sensitive (1):\nm/s/s.go:50:6: (*Sender).attempt: error at entry; TestSend: pass once, timeout always; handled by (*Sender).Send at distance 0\n" +
 			"\treproduce: ATOMICX_POLICY=/m/atomicheck.toml ATOMICX_INJECT='error:always:m/s.(*Sender).attempt#entry' ATOMICX_LOG=$PWD/events.jsonl /bin/atomicx go test -count=1 -run '^TestSend$' m/s\n",
@@ -76,7 +76,8 @@ func TestPerturbation(t *testing.T) {
 		"points: 4, fragile 1, sensitive 1, immunized 1, not injected 1, not run 0; 0 inconsistent\n" +
 			"faults: error 4, panic 0 (where no error can be injected)\n",
 		"improved by a failure-oblivious candidate: fragile → sensitive 0, fragile → immunized 1, sensitive → immunized 0\n",
-		"candidates: 1, working plain 0, only atomic 1\n",
+		"candidates: 1, working plain 0, only atomic 1; hazardous 0\n" +
+			"a test that passes proves only what it checks: ",
 		"campaign: 1 profile runs, 7 point runs, 4 validation runs; wall time not recorded, run time 115ms (summed)\n",
 	} {
 		if !strings.Contains(text.String(), want) {
@@ -189,6 +190,94 @@ func TestPerturbationPanic(t *testing.T) {
 			if !strings.Contains(tc.out.String(), want) {
 				t.Errorf("the %s report lacks %q:\n%s", tc.format, want, tc.out.String())
 			}
+		}
+	}
+}
+
+// TestPerturbationTests: a point run with several tests names each
+// test's class and handler on a line of its own, says how many tests
+// reach it when the campaign bounded them, and the summary says how the
+// runs ran.
+func TestPerturbationTests(t *testing.T) {
+	const site, caller = "m/s.load#entry", "m/s.Open#entry"
+	reach := json.RawMessage(`{"event":"reach","site":"` + site + `","pos":"m/s/s.go:10:6","occurrence":1,"faults":1}`)
+	run := func(test, status string, always bool, events ...string) *campaign.Record {
+		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: test, Site: site, Fault: "error", Occurrence: 1, Status: status, Fired: true,
+			Stack: "1@" + caller}
+		if always {
+			r.Occurrence, r.Always = 0, true
+		}
+		for _, e := range events {
+			r.Events = append(r.Events, json.RawMessage(e))
+		}
+		return r
+	}
+	inject := `{"event":"inject","site":"` + site + `","pos":"m/s/s.go:10:6","chain":1,"g":1,"stack":"1@` + caller + `"}`
+	recs := []*campaign.Record{
+		{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Atomicx: "atomicx", Question: "perturb", OneAtATime: true, TestsPerPoint: 2}},
+	}
+	for _, test := range []string{"TestA", "TestB", "TestC"} {
+		recs = append(recs, &campaign.Record{Kind: "profile", Package: "m/s", Test: test, Status: campaign.Passed, Events: []json.RawMessage{reach}})
+	}
+	// TestA's one-shot run reached the point from another caller than
+	// its profile run did.
+	otherInject := `{"event":"inject","site":"` + site + `","pos":"m/s/s.go:10:6","chain":1,"g":1,"stack":"1@m/s.Other#entry"}`
+	recs = append(recs,
+		run("TestA", campaign.Passed, false, otherInject), run("TestA", campaign.Passed, true, inject),
+		run("TestB", campaign.Failed, false, inject, `{"event":"fail","site":"`+caller+`","call":1,"g":1}`), run("TestB", campaign.Failed, true, inject))
+	var text bytes.Buffer
+	WritePerturbText(&text, Perturbation(recs, nil), nil)
+	for _, want := range []string{
+		"m/s/s.go:10:6: load: error at entry; fragile in 2 tests of the 3 that reach it (TestB)\n" +
+			"\tTestA: immunized, pass once, pass always; handled by Other at distance 0 (reached by another path than in its profile run)\n" +
+			"\tTestB: fragile, fail once, fail always; handled outside the instrumented code at distance 1\n" +
+			"\tcandidate Open: validation runs missing\n" +
+			"\treproduce: ATOMICX_INJECT='error:1:m/s.load#entry' ATOMICX_LOG=$PWD/events.jsonl GOMAXPROCS=1 atomicx go test -count=1 -parallel=1 -run '^TestB$' m/s\n",
+		"each point ran with at most 2 of the tests that reach it (-tests-per-point 2)",
+		"\n1 points reached by another path than in their profile runs: ",
+		"every run ran on one thread, a test's parallel subtests one at a time (GOMAXPROCS=1, -test.parallel=1)",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text report lacks\n%s\nreport:\n%s", want, text.String())
+		}
+	}
+}
+
+// TestPerturbationHazard: a candidate that swallows a failed Sync is
+// marked hazardous, with its cost, and the improvement it makes carries
+// the mark and is counted apart.
+func TestPerturbationHazard(t *testing.T) {
+	const site, closeSite = "m/s.(*WAL).Close#call:f.Sync#1", "m/s.(*WAL).Close#entry"
+	swallowed := json.RawMessage(`{"event":"oblivious","site":"` + closeSite + `","swallowed":true}`)
+	run := func(status string, always bool, oblivious, mask string, events ...json.RawMessage) *campaign.Record {
+		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: "TestClose", Site: site, Fault: "error", Occurrence: 1,
+			Status: status, Fired: true, Oblivious: oblivious, Mask: mask, Events: events}
+		if always {
+			r.Occurrence, r.Always = 0, true
+		}
+		return r
+	}
+	inject := json.RawMessage(`{"event":"inject","site":"` + site + `","pos":"m/s/wal.go:9:2","chain":1,"g":1,"stack":"1@` + closeSite + `"}`)
+	fail := json.RawMessage(`{"event":"fail","site":"` + closeSite + `","call":1,"g":1}`)
+	recs := []*campaign.Record{
+		run(campaign.Failed, false, "", "", inject, fail), run(campaign.Failed, true, "", "", inject, fail),
+		run(campaign.Passed, false, closeSite, "", swallowed), run(campaign.Passed, true, closeSite, "", swallowed),
+		run(campaign.Passed, false, closeSite, closeSite, swallowed), run(campaign.Passed, true, closeSite, closeSite, swallowed),
+	}
+	r := Perturbation(recs, nil)
+	var text bytes.Buffer
+	WritePerturbText(&text, r, nil)
+	for _, want := range []string{
+		"fragile → immunized (hazardous candidate only) with a failure-oblivious candidate\n",
+		"\tcandidate (*WAL).Close: fragile → immunized plain, immunized atomic; swallowed 4 failures (at most 1 in one run); " +
+			"a test passed with every reach failing: it does not check what the calls should have produced; " +
+			"HAZARDOUS: swallows failures of Close: what it should write or make durable may be lost; swallows a failed Sync: what it should write or make durable may be lost\n",
+		"improved by a failure-oblivious candidate: fragile → sensitive 0, fragile → immunized 0, sensitive → immunized 0\n" +
+			"improved only by a hazardous candidate, not counted above: fragile → sensitive 0, fragile → immunized 1, sensitive → immunized 0\n" +
+			"candidates: 1, working plain 1, only atomic 0; hazardous 1\n",
+	} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("the text report lacks\n%s\nreport:\n%s", want, text.String())
 		}
 	}
 }

@@ -67,7 +67,8 @@ const (
 	// goroutine (see afterFaultWanted); its verdict is logged only when
 	// it fails with the injected failure.
 	callAfterFault
-	// callInSlot: a profile run tracks this call in progress in its
+	// callInSlot: a run that tracks calls (a profile or perturbation
+	// run) tracks this call in progress in its
 	// site's slot rather than in its list (see enterActive).
 	callInSlot
 	// callTooLarge: the snapshot went over its budget.
@@ -311,7 +312,7 @@ func begin(s *Site) Call {
 				s.untrace()
 			}
 		}
-	} else if campaign.profile > 0 && !s.Leaf {
+	} else if campaign.tracksCalls && !s.Leaf {
 		var inSlot bool
 		num, inSlot = enterActive(s)
 		if inSlot {
@@ -435,7 +436,7 @@ func (c Call) Exit(done *int32, errp *error) {
 	if c.site == nil {
 		return
 	}
-	if campaign.profile > 0 && !c.site.Leaf && c.number() != 0 {
+	if campaign.tracksCalls && !c.site.Leaf && c.number() != 0 {
 		exitActive(c.site, c.number(), c.is(callInSlot))
 	}
 	if c.ext == nil && *done != 0 && (errp == nil || *errp == nil) {

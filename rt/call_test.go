@@ -1105,3 +1105,56 @@ func TestExperimentLiteralCopy(t *testing.T) {
 		t.Errorf("verdicts %q, want %q", verdicts, want)
 	}
 }
+
+// TestPerturbationRunStack: a run that arms a point without snapshots (a
+// perturbation run) logs, with the injection, its goroutine and the calls
+// on its stack by its own numbers, and the goroutine of each failure that
+// follows, which a campaign matches against them.
+func TestPerturbationRunStack(t *testing.T) {
+	tests := []struct {
+		name, inject, snapshots string
+		wantStack               any // nil: no stack logged
+		wantG                   bool
+	}{
+		{"perturbation run", "error:2:" + eeSites[0].ID, "none", "2@" + eeSites[4].ID, true},
+		{"detection experiment", "error:2:" + eeSites[0].ID, "before-fault", nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logPath := useRun(t, tt.inject, [5]string{"", "", tt.snapshots, "", ""})
+			for i := range eeSites {
+				eeSites[i].hits.Store(0)
+				eeSites[i].calls.Store(0)
+				eeSites[i].armed.Store(0)
+			}
+			v := &eeVec{size: 5, data: make([]int, 5)}
+			v.Push(1)
+			v.Push(2)
+			resetEventLog()
+			var inj, fail map[string]any
+			for _, e := range readEvents(t, logPath) {
+				switch {
+				case e["event"] == "inject":
+					inj = e
+				case e["event"] == "fail" && e["site"] == eeSites[4].ID:
+					fail = e
+				}
+			}
+			if inj == nil {
+				t.Fatal("no inject event")
+			}
+			if got := inj["stack"]; got != tt.wantStack {
+				t.Errorf("inject stack = %#v, want %#v", got, tt.wantStack)
+			}
+			if _, ok := inj["g"]; ok != tt.wantG {
+				t.Errorf("inject event has g: %v, want %v", ok, tt.wantG)
+			}
+			if !tt.wantG {
+				return
+			}
+			if fail == nil || fail["call"] != 2.0 || fail["g"] != inj["g"] {
+				t.Errorf("fail event of the caller = %v, want call 2 on the injection's goroutine %v", fail, inj["g"])
+			}
+		})
+	}
+}

@@ -110,6 +110,14 @@ type campaignSettings struct {
 	// inside it names its function in the "unnumbered" list rather than
 	// in the stack. 0 otherwise: every call is numbered.
 	numbered uint64
+	// tracksCalls says that the run tracks each function's calls in
+	// progress (see enterActive): a profile run, to log with each point
+	// reached the calls on its stack, and a run that arms a point without
+	// snapshots (a perturbation run), to log them with the injection, so
+	// that its "fail" events are matched against its own call numbers and
+	// not against a profile run's, which other goroutines, parallel tests
+	// or a map's order may have numbered otherwise.
+	tracksCalls bool
 	// targets, when not nil, are the only calls to snapshot: by entry
 	// site ID, the call numbers.
 	targets map[string]callSet

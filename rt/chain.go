@@ -84,7 +84,11 @@ func recordInjection(s *Site, f *InjectedFault) {
 	id := c.id
 	chains.Unlock()
 	noteInjection(seq, gid)
-	writeInjection(s, f, id)
+	var stack string
+	if campaign.tracksCalls {
+		stack, _ = activeStack(s)
+	}
+	writeInjection(s, f, id, gid, stack)
 }
 
 func newChainLocked(gid uint64) *chainState {

@@ -109,10 +109,21 @@ func writeFail(c *Call, failure string) {
 	} else {
 		e.num("beyond_call", campaign.numbered)
 	}
-	writeLine(e.str("failure", failure).end())
+	e.str("failure", failure)
+	if campaign.tracksCalls && campaign.profile == 0 && injected.fired.Load() {
+		// Which goroutine: a call of the same function in progress on
+		// another goroutine has a number of the injection's stack too.
+		e.num("g", goroutineID())
+	}
+	writeLine(e.end())
 }
 
-func writeInjection(s *Site, f *InjectedFault, chain uint64) {
+// writeInjection logs an injected fault. In a run that tracks calls
+// (see campaignSettings.tracksCalls) it also logs its goroutine (g) and
+// the calls in progress on its stack ("stack", as a reach event's), by
+// this run's own numbers: what the "fail" events that follow are to be
+// matched with.
+func writeInjection(s *Site, f *InjectedFault, chain, gid uint64, stack string) {
 	fault := "error"
 	if f.Panic {
 		fault = "panic"
@@ -122,7 +133,11 @@ func writeInjection(s *Site, f *InjectedFault, chain uint64) {
 		kind = "call"
 	}
 	e := event("inject").str("site", s.ID).str("func", s.Func).str("pos", s.Pos).strIf("in", s.In)
-	writeLine(e.str("kind", kind).str("fault", fault).num("occurrence", f.Occurrence).num("chain", chain).end())
+	e.str("kind", kind).str("fault", fault).num("occurrence", f.Occurrence).num("chain", chain)
+	if campaign.tracksCalls {
+		e.num("g", gid).strIf("stack", stack)
+	}
+	writeLine(e.end())
 }
 
 func truncate(s string, n int) string {

@@ -36,8 +36,8 @@ func obliviousOnly(s *Site) Call {
 	}
 	f := obliviousFlags(s) | callWrapOnly
 	var num uint64
-	if campaign.profile > 0 && !s.Leaf {
-		// Tracked as in progress as any call of a profile run, so that
+	if campaign.tracksCalls && !s.Leaf {
+		// Tracked as in progress as any call of the run, so that
 		// Exit ends it as it ends the others.
 		var inSlot bool
 		if num, inSlot = enterActive(s); inSlot {

@@ -56,6 +56,7 @@ func init() {
 	if problem != "" && config.problem == "" {
 		config.problem = problem
 	}
+	campaign.tracksCalls = tracksCalls(campaign, config)
 	if campaign.oblivious = siteIDs(os.Getenv(EnvOblivious)); campaign.oblivious != nil {
 		config.enabled = true
 		// Every call of a failure-oblivious function is wrapped: begin
@@ -76,6 +77,13 @@ func init() {
 		campaign.numbered = 0 // no profile run: nothing is logged
 	}
 	On = config.enabled
+}
+
+// tracksCalls says whether a run tracks calls in progress (see
+// campaignSettings.tracksCalls): a profile run, or a run that arms a
+// point without snapshots.
+func tracksCalls(c campaignSettings, s settings) bool {
+	return c.profile > 0 || c.noSnapshots && s.armedID != ""
 }
 
 func parseSettings(logPath, inject string) settings {

@@ -19,6 +19,7 @@ func useRun(t testing.TB, inject string, c [5]string) string {
 	if problem != "" {
 		t.Fatal(problem)
 	}
+	campaign.tracksCalls = tracksCalls(campaign, config)
 	return logPath
 }
 

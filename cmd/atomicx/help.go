@@ -101,17 +101,23 @@ Detection campaigns:
 
 Perturbation campaigns:
 
-	atomicx perturb [detect's flags] [-oracle SCRIPT] [packages | -exec SCRIPT package]
+	atomicx perturb [detect's flags] [-tests-per-point N] [-oracle SCRIPT] [packages | -exec SCRIPT package]
 
-	perturb runs each injection point the tests reach twice, with the
-	smallest test that reaches it (fewest points reached): failing its first reach (one-shot,
+	perturb runs each injection point the tests reach twice, with every
+	test that reaches it (-tests-per-point N: the N that reach the fewest
+	points): failing its first reach (one-shot,
 	ATOMICX_INJECT=error:1:SITE) and every reach (always,
-	ATOMICX_INJECT=error:always:SITE). A point is fragile when the
-	one-shot run fails (test failure, crash or hang), sensitive when only
-	the always run does, immunized when both pass. For each point it names
+	ATOMICX_INJECT=error:always:SITE). A point is fragile when a test's
+	one-shot run fails (test failure, crash or hang), sensitive when a
+	test's always run does, immunized when every test passes both. Each
+	run runs on one thread, a test's parallel subtests one at a time
+	(GOMAXPROCS=1, -test.parallel=1), so that the first reach is the same
+	reach in every run. For each test it names
 	the function that handled the one-shot failure (the first caller that
-	did not fail too) and the distance to it, and validates the functions
-	between as failure-oblivious candidates: both runs again with
+	did not fail too, by the calls in progress that the run logs with its
+	injection) and the distance to it, and validates the functions that
+	passed the one-shot or the always failure on as failure-oblivious
+	candidates, in every test: both runs again with
 	ATOMICX_OBLIVIOUS=SITE (the function swallows its failures), then
 	with ATOMICX_MASK=SITE too (rolled back first). -oracle, with -exec,
 	runs a domain check after each run with ATOMICX_BINARY,
@@ -416,7 +422,11 @@ const helpEnv = `Environment variables read by atomicx and by instrumented progr
 	ATOMICX_INJECT   arm one fault: FAULT:OCCURRENCE:SITE, FAULT being
 	                 error or panic, SITE e.g. example.com/m.(*T).M#entry;
 	                 or arm an error handler: handler:always:HANDLER
-	                 (atomicx handlers)
+	                 (atomicx handlers); with ATOMICX_SNAPSHOTS=none (a
+	                 perturbation run) the "inject" event has the calls
+	                 in progress on the stack ("stack", by this run's
+	                 numbers) and the goroutine ("g"), and each "fail"
+	                 event after it its goroutine
 	ATOMICX_SNAPSHOTS
 	                 which calls are snapshotted: sampled (default: the
 	                 first 8 calls of each function, then calls 16, 32,

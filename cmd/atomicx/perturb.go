@@ -19,14 +19,18 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 	format := fs.String("format", "text", "report format: text, json, html or sarif")
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	category := fs.String("category", report.DefaultSARIFCategory+"-perturb", sarifCategoryUsage)
+	testsPerPoint := fs.Int("tests-per-point", 0, testsPerPointUsage)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx perturb [flags] [packages | -exec SCRIPT [-oracle SCRIPT] package]\n\n"+
 			"Runs a perturbation campaign: for every injection point the workload\n"+
 			"reaches, one run failing its first reach (one-shot) and one failing every\n"+
-			"reach (always), with one test that reaches it; classifies the points as\n"+
-			"fragile, sensitive or immunized, names the function that handled each\n"+
-			"failure, and validates the functions between the point and the handler\n"+
-			"as failure-oblivious candidates (plain, then atomic).\n"+
+			"reach (always), with every test that reaches it; classifies the points\n"+
+			"as fragile (a test fails once), sensitive (a test fails always) or\n"+
+			"immunized (every test passes), names the function that handled each\n"+
+			"failure, and validates the functions that passed it on as\n"+
+			"failure-oblivious candidates (plain, then atomic) in every test.\n"+
+			"Runs run on one thread, parallel subtests one at a time, so that a\n"+
+			"point's first reach is the same in every run.\n"+
 			"\nFlags:\n")
 		fs.PrintDefaults()
 	}
@@ -41,12 +45,17 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 	if oracleWithoutExec("perturb", *oracle, &w, stderr) {
 		return 2
 	}
+	if *testsPerPoint < 0 {
+		fmt.Fprintf(stderr, "atomicx perturb: -tests-per-point must be 0 (every test) or more\n")
+		return 2
+	}
 	cfg, self, code := w.config("perturb", args, fs.Args(), stderr)
 	if code != 0 {
 		return code
 	}
 	// A point's runs need its first reach only.
 	cfg.Planner, cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, absExec(cfg.Dir, *oracle), false, 1
+	cfg.TestsPerPoint = *testsPerPoint
 	res, interrupted, code := runQuestion("perturb", cfg, self, *journal, *resume, stderr)
 	if code != 0 {
 		return code
@@ -64,3 +73,5 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	return 0
 }
+
+const testsPerPointUsage = "run each point with at most `N` of the tests that reach it, those that reach the fewest points first (0: every test); the report says the bound"

@@ -77,3 +77,40 @@ func expectedPerturbations(ts *testscript.TestScript, dir string) map[string]str
 	}
 	return want
 }
+
+// samereport A B checks that two text reports of identical campaigns say
+// the same, line for line, but for the lines that name when and where
+// the campaign ran: the first line (atomicx's version, the command, the
+// date and the journal), the plan's ID (a hash that covers the profile
+// runs' times) and the campaign's times.
+func cmdSameReport(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 || neg {
+		ts.Fatalf("usage: samereport A B")
+	}
+	read := func(name string) []string {
+		lines := strings.Split(ts.ReadFile(name), "\n")
+		if len(lines) > 0 && strings.HasPrefix(lines[0], "atomicx ") {
+			lines = lines[1:]
+		}
+		var kept []string
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "plan ") && !strings.HasPrefix(l, "campaign: ") {
+				kept = append(kept, l)
+			}
+		}
+		return kept
+	}
+	a, b := read(args[0]), read(args[1])
+	for i := range max(len(a), len(b)) {
+		var la, lb string
+		if i < len(a) {
+			la = a[i]
+		}
+		if i < len(b) {
+			lb = b[i]
+		}
+		if la != lb {
+			ts.Fatalf("the reports differ at line %d (times and paths aside):\n%s: %s\n%s: %s", i+1, args[0], la, args[1], lb)
+		}
+	}
+}

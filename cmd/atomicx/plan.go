@@ -29,6 +29,7 @@ func planFlags(stderr io.Writer) (*flag.FlagSet, *planOptions) {
 	o.workload.register(fs, true)
 	fs.StringVar(&o.question, "question", campaign.Detect.Name, "the question the runs ask: detect, perturb (see atomicx perturb) or handlers (see atomicx handlers)")
 	fs.StringVar(&o.oracle, "oracle", "", "with -exec and -question perturb: the program workload's domain check (see atomicx perturb)")
+	fs.IntVar(&o.testsPerPoint, "tests-per-point", 0, "with -question perturb: "+testsPerPointUsage)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx plan -o PLANDIR [flags] [packages]\n\n"+
 			"The first step of a sharded campaign: builds the packages' tests\n"+
@@ -46,6 +47,7 @@ type planOptions struct {
 	out              string
 	workload         workloadFlags
 	question, oracle string
+	testsPerPoint    int
 }
 
 func planCmd(args []string, stdout, stderr io.Writer) int {
@@ -65,6 +67,7 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 	case campaign.Detect.Name:
 	case campaign.Perturb.Name:
 		cfg.Planner, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, false, 1
+		cfg.TestsPerPoint = max(o.testsPerPoint, 0)
 	case campaign.Handlers.Name:
 		cfg.Planner = campaign.Handlers
 	default:

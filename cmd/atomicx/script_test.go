@@ -111,6 +111,7 @@ func TestScripts(t *testing.T) {
 			"handlerverdicts": cmdHandlerVerdicts,
 			"sarifvalid":      cmdSARIFValid,
 			"perturbed":       cmdPerturbed,
+			"samereport":      cmdSameReport,
 		},
 	})
 }
