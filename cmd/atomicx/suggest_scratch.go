@@ -25,7 +25,9 @@ type scratchCandidate struct {
 // caller-visible non-atomic methods of their type, sorted. Only evidence
 // that reaches the field straight from the receiver counts (d.buf,
 // d.buf[3]); methods whose changes are stream positions or scratch only
-// are folded in the reports already and do not count, nor do closures.
+// are folded in the reports already and do not count, nor do closures. A
+// field that a method which wrote outside memory changed first is no
+// candidate.
 func scratchCandidates(rep *report.Report) map[string][]scratchCandidate {
 	type key struct{ pkg, typ string }
 	type fieldKey struct {
@@ -34,6 +36,10 @@ func scratchCandidates(rep *report.Report) map[string][]scratchCandidate {
 	}
 	methods := map[key]int{}
 	fields := map[fieldKey]int{}
+	// wrote are the fields that a method which wrote outside memory
+	// before failing changed first: such a field keeps step with the
+	// file (a log's last index), and is no scratch.
+	wrote := map[fieldKey]bool{}
 	pointer := map[key]bool{}
 	for _, f := range rep.Functions {
 		if f.Verdict != report.Pure && f.Verdict != report.Dependent {
@@ -50,13 +56,15 @@ func scratchCandidates(rep *report.Report) map[string][]scratchCandidate {
 		methods[k]++
 		pointer[k] = pointer[k] || ptr
 		if root, field, ok := firstField(f.Evidence.Path); ok {
-			fields[fieldKey{k, root, field}]++
+			fk := fieldKey{k, root, field}
+			fields[fk]++
+			wrote[fk] = wrote[fk] || f.WroteOutside != nil
 		}
 	}
 	out := map[string][]scratchCandidate{}
 	for fk, n := range fields {
 		total := methods[fk.key]
-		if n < 2 || 2*n <= total {
+		if n < 2 || 2*n <= total || wrote[fk] {
 			continue
 		}
 		p := fk.typ + "." + fk.field
