@@ -20,15 +20,7 @@ import (
 func (c *checker) homeStores(s *site) map[ssa.Instruction]bool {
 	var homes map[ssa.Instruction]bool
 	for v := range s.aliases {
-		refs := v.Referrers()
-		if refs == nil {
-			continue
-		}
-		for _, r := range *refs {
-			st, ok := r.(*ssa.Store)
-			if !ok || st.Val != v {
-				continue
-			}
+		for _, st := range storesOf(v) {
 			l := locationOf(st.Addr)
 			obj, ok := l.root.(*ssa.Alloc)
 			if !ok || len(l.path) == 0 {
@@ -73,15 +65,7 @@ func holderClosure(obj *ssa.Alloc) (map[ssa.Value]bool, map[ssa.Instruction]bool
 		work = work[:len(work)-1]
 		for v := range holderValues(a) {
 			set[v] = true
-			refs := v.Referrers()
-			if refs == nil {
-				continue
-			}
-			for _, r := range *refs {
-				st, ok := r.(*ssa.Store)
-				if !ok || st.Val != v {
-					continue
-				}
+			for _, st := range storesOf(v) {
 				l := locationOf(st.Addr)
 				if outer, ok := l.root.(*ssa.Alloc); ok && len(l.path) > 0 {
 					stores[st] = true
@@ -94,6 +78,21 @@ func holderClosure(obj *ssa.Alloc) (map[ssa.Value]bool, map[ssa.Instruction]bool
 		}
 	}
 	return set, stores
+}
+
+// storesOf returns the instructions that store v somewhere.
+func storesOf(v ssa.Value) []*ssa.Store {
+	refs := v.Referrers()
+	if refs == nil {
+		return nil
+	}
+	var out []*ssa.Store
+	for _, r := range *refs {
+		if st, ok := r.(*ssa.Store); ok && st.Val == v {
+			out = append(out, st)
+		}
+	}
+	return out
 }
 
 // holderValues is a local object's address, its aliases, and the copies

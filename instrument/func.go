@@ -448,8 +448,7 @@ func (fe *funcEdits) lockOperand(call *ast.CallExpr) string {
 	if _, ok := t.Underlying().(*types.Interface); ok {
 		return expr
 	}
-	if named, ok := types.Unalias(derefType(t)).(*types.Named); !ok || named.Obj().Pkg() == nil || named.Obj().Pkg().Path() != "sync" ||
-		named.Obj().Name() != "Mutex" && named.Obj().Name() != "RWMutex" {
+	if !isMutex(derefType(t)) {
 		return ""
 	}
 	return expr

@@ -32,15 +32,7 @@ func TestDeclaredParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join("testdata", "declared.toml")
-			_, err := Parse(path, []byte(tt.src))
-			if err == nil {
-				t.Fatal("Parse succeeded")
-			}
-			var got []string
-			for _, line := range strings.Split(err.Error(), "\n") {
-				got = append(got, strings.TrimPrefix(line, path+":"))
-			}
+			got := parseErrorLines(t, "declared.toml", tt.src)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}
@@ -161,4 +153,20 @@ func TestFullName(t *testing.T) {
 			}
 		}
 	}
+}
+
+// parseErrorLines parses src as the policy file testdata/NAME, which must
+// fail, and returns its error's lines without the file's path.
+func parseErrorLines(t *testing.T, name, src string) []string {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	_, err := Parse(path, []byte(src))
+	if err == nil {
+		t.Fatal("Parse succeeded")
+	}
+	var got []string
+	for _, line := range strings.Split(err.Error(), "\n") {
+		got = append(got, strings.TrimPrefix(line, path+":"))
+	}
+	return got
 }

@@ -16,18 +16,9 @@ const outsideWritesKey = "outside_writes"
 
 // outsideWrites reads a mask rule's outside_writes list.
 func (ps *parser) outsideWrites(t map[string]any, at tomlPath, r *Rule) {
-	v, ok := t[outsideWritesKey]
-	if !ok {
-		return
+	if list, pats, ok := ps.maskFuncList(t, at, r, outsideWritesKey, "only masking builds roll back"); ok {
+		r.OutsideWrites, r.outsideWrites = list, pats
 	}
-	if _, hasMode := t["mode"]; hasMode && r.Mode != Mask {
-		ps.errorf(ps.src.keyPos(at.child(outsideWritesKey)), "%s has no effect in a rule with mode = %q: only masking builds roll back; remove it, or move it to the package's mask rule", outsideWritesKey, r.Mode)
-	}
-	list, ok := ps.stringList(v, at.child(outsideWritesKey))
-	if !ok {
-		return
-	}
-	r.OutsideWrites, r.outsideWrites = list, ps.funcPatterns(list, at.child(outsideWritesKey))
 }
 
 // MasksOutsideWrites reports whether a mask rule's outside_writes lists

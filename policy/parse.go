@@ -302,40 +302,38 @@ func (ps *parser) rule(t map[string]any, at tomlPath) {
 
 // oblivious reads a mask rule's oblivious and oblivious_atomic lists.
 func (ps *parser) oblivious(t map[string]any, at tomlPath, r *Rule) {
-	for _, k := range []string{"oblivious", "oblivious_atomic"} {
-		v, ok := t[k]
-		if !ok {
-			continue
-		}
-		if _, hasMode := t["mode"]; hasMode && r.Mode != Mask {
-			ps.errorf(ps.src.keyPos(at.child(k)), "%s has no effect in a rule with mode = %q: failures are swallowed in masking builds only; remove it, or move it to the package's mask rule", k, r.Mode)
-		}
-		list, ok := ps.stringList(v, at.child(k))
-		if !ok {
-			continue
-		}
-		pats := ps.funcPatterns(list, at.child(k))
-		if k == "oblivious" {
-			r.Oblivious, r.oblivious = list, pats
-		} else {
-			r.ObliviousAtomic, r.obliviousAtomic = list, pats
-		}
+	const why = "failures are swallowed in masking builds only"
+	if list, pats, ok := ps.maskFuncList(t, at, r, "oblivious", why); ok {
+		r.Oblivious, r.oblivious = list, pats
+	}
+	if list, pats, ok := ps.maskFuncList(t, at, r, "oblivious_atomic", why); ok {
+		r.ObliviousAtomic, r.obliviousAtomic = list, pats
 	}
 }
 
 // maskOutsideLocks reads a mask rule's mask_outside_locks list.
 func (ps *parser) maskOutsideLocks(t map[string]any, at tomlPath, r *Rule) {
-	const k = "mask_outside_locks"
-	v, ok := t[k]
-	if !ok {
-		return
+	if list, pats, ok := ps.maskFuncList(t, at, r, "mask_outside_locks", "it says which functions masking builds mask although they take locks"); ok {
+		r.MaskOutsideLocks, r.maskOutsideLocks = list, pats
+	}
+}
+
+// maskFuncList reads the function list under key k of a rule, a key that
+// only mask rules use: in a rule of another mode it is an error, and why
+// says why it has no effect there. ok is false when the key is absent or
+// not a list of strings.
+func (ps *parser) maskFuncList(t map[string]any, at tomlPath, r *Rule, k, why string) (list []string, pats []funcPattern, ok bool) {
+	v, present := t[k]
+	if !present {
+		return nil, nil, false
 	}
 	if _, hasMode := t["mode"]; hasMode && r.Mode != Mask {
-		ps.errorf(ps.src.keyPos(at.child(k)), "%s has no effect in a rule with mode = %q: it says which functions masking builds mask although they take locks; remove it, or move it to the package's mask rule", k, r.Mode)
+		ps.errorf(ps.src.keyPos(at.child(k)), "%s has no effect in a rule with mode = %q: %s; remove it, or move it to the package's mask rule", k, r.Mode, why)
 	}
-	if list, ok := ps.stringList(v, at.child(k)); ok {
-		r.MaskOutsideLocks, r.maskOutsideLocks = list, ps.funcPatterns(list, at.child(k))
+	if list, ok = ps.stringList(v, at.child(k)); !ok {
+		return nil, nil, false
 	}
+	return list, ps.funcPatterns(list, at.child(k)), true
 }
 
 func (ps *parser) mode(v any, at tomlPath) Mode {

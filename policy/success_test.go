@@ -2,7 +2,6 @@ package policy
 
 import (
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -43,15 +42,7 @@ func TestSuccessErrorsParseErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path := filepath.Join("testdata", "success.toml")
-			_, err := Parse(path, []byte(tt.src))
-			if err == nil {
-				t.Fatal("Parse succeeded")
-			}
-			var got []string
-			for _, line := range strings.Split(err.Error(), "\n") {
-				got = append(got, strings.TrimPrefix(line, path+":"))
-			}
+			got := parseErrorLines(t, "success.toml", tt.src)
 			if diff := cmp.Diff(tt.want, got); diff != "" {
 				t.Errorf("errors (-want +got):\n%s", diff)
 			}

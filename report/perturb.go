@@ -424,18 +424,7 @@ func pointText(p *PerturbPoint) string {
 		return b.String()
 	}
 	fmt.Fprintf(&b, "; %s: %s once, %s always", p.Test, p.OneShot, p.Always)
-	if p.Handler != "" {
-		fmt.Fprintf(&b, "; handled by %s", shortName(p.Handler))
-	} else {
-		b.WriteString("; handled outside the instrumented code")
-	}
-	fmt.Fprintf(&b, " at distance %d", p.Distance)
-	if p.Inconsistent {
-		b.WriteString(" (inconsistent: fails once, survives always)")
-	}
-	if p.OtherPath {
-		b.WriteString(otherPathText)
-	}
+	writeHandling(&b, p.Handler, p.Distance, p.Inconsistent, p.OtherPath)
 	if p.Improvement != "" {
 		fmt.Fprintf(&b, "; %s with a failure-oblivious candidate", p.Improvement)
 	}
@@ -454,19 +443,25 @@ func testText(t *PerturbTest) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %s, %s once, %s always", t.Test, t.Class, t.OneShot, t.Always)
-	if t.Handler != "" {
-		fmt.Fprintf(&b, "; handled by %s", shortName(t.Handler))
+	writeHandling(&b, t.Handler, t.Distance, t.Inconsistent, t.OtherPath)
+	return b.String()
+}
+
+// writeHandling says where a point's failure was handled, how far from the
+// point, and what made its runs doubtful.
+func writeHandling(b *strings.Builder, handler string, distance int, inconsistent, otherPath bool) {
+	if handler != "" {
+		fmt.Fprintf(b, "; handled by %s", shortName(handler))
 	} else {
 		b.WriteString("; handled outside the instrumented code")
 	}
-	fmt.Fprintf(&b, " at distance %d", t.Distance)
-	if t.Inconsistent {
+	fmt.Fprintf(b, " at distance %d", distance)
+	if inconsistent {
 		b.WriteString(" (inconsistent: fails once, survives always)")
 	}
-	if t.OtherPath {
+	if otherPath {
 		b.WriteString(otherPathText)
 	}
-	return b.String()
 }
 
 func candidateText(p *PerturbPoint, c *PerturbCandidate) string {
