@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/atomicx/atomicx/toolexec"
+	"github.com/atomicx/atomicx/internal/gobuild"
 )
 
 // cmdLine is a go command line taken apart.
@@ -82,7 +82,7 @@ func parseCmdLine(goArgs []string) (*cmdLine, error) {
 		name, value, hasValue := strings.Cut(a, "=")
 		name = "-" + strings.TrimLeft(name, "-")
 		n := 1
-		if !hasValue && toolexec.GoFlagTakesValue(name) {
+		if !hasValue && gobuild.GoFlagTakesValue(name) {
 			if len(goArgs) < 2 {
 				return nil, fmt.Errorf("flag needs an argument: %s", a)
 			}

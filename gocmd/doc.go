@@ -17,8 +17,9 @@
 // where KEY hashes atomicx's identity, the runtime's build directory, what
 // the policy says of P (policy.Match.Hash), and which functions of the
 // packages P depends on the policy instruments for detection
-// (policy.Match.SelectionHash): calls of those are injection points of P. toolexec removes the flag before compiling, and
-// refuses to instrument a package that comes without one (see
-// toolexec.KeyFlag): the cache never hands an instrumented archive to a
-// plain build, nor the reverse.
+// (policy.Match.SelectionHash): calls of those are injection points of
+// P. toolexec removes the flag before compiling, and refuses to
+// instrument a package that comes without one (see gobuild.KeyFlag): the
+// cache never hands an instrumented archive to a plain build, nor the
+// reverse.
 package gocmd

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/atomicx/atomicx/internal/gobuild"
 	"github.com/atomicx/atomicx/policy"
-	"github.com/atomicx/atomicx/toolexec"
 )
 
 // Config says which atomicx runs under the go command, and where.
@@ -78,7 +78,7 @@ func Command(ctx context.Context, cfg Config, goArgs []string) (*exec.Cmd, error
 // Prebuild starts building the atomicx runtime (whose source is source)
 // for the go command that Command(ctx, cfg, goArgs) returns, while Command
 // lists the packages, when a policy applies and the go command runs what
-// it builds (not with -n): see toolexec.Prebuild.
+// it builds (not with -n): see gobuild.Prebuild.
 // stop ends it: it returns at once when the build is over, and stops it
 // when it is not, as when the go command needed no runtime.
 func Prebuild(ctx context.Context, cfg Config, source fs.FS, goArgs []string) (stop func()) {
@@ -90,7 +90,7 @@ func Prebuild(ctx context.Context, cfg Config, source fs.FS, goArgs []string) (s
 		return func() {}
 	}
 	// The go command's arguments as its compiles read them: those of
-	// Command, but for the keys, which toolexec.BuildFlags leaves out.
+	// Command, but for the keys, which gobuild.BuildFlags leaves out.
 	args, err := (&Keys{cfg: cfg, dir: cfg.Dir}).args(ctx, cl)
 	if err != nil {
 		return func() {}
@@ -101,7 +101,7 @@ func Prebuild(ctx context.Context, cfg Config, source fs.FS, goArgs []string) (s
 		defer close(done)
 		// An error is the compiles' to report: they build the runtime
 		// themselves when this did not.
-		_ = toolexec.Prebuild(ctx, source, args, cfg.Dir, cfg.environ())
+		_ = gobuild.Prebuild(ctx, source, args, cfg.Dir, cfg.environ())
 	}()
 	return func() {
 		cancel()
@@ -150,7 +150,7 @@ func (k *Keys) Env() []string {
 	if pol == "" {
 		pol = "off"
 	}
-	return append(slices.Clone(k.cfg.environ()), policy.EnvVar+"="+pol, toolexec.KeyedEnv+"="+k.pol.Hash())
+	return append(slices.Clone(k.cfg.environ()), policy.EnvVar+"="+pol, gobuild.KeyedEnv+"="+k.pol.Hash())
 }
 
 // args puts the command line back together. The go command applies, for
@@ -192,7 +192,7 @@ func (k *Keys) args(ctx context.Context, cl *cmdLine) ([]string, error) {
 				break
 			}
 		}
-		v, err := joinQuoted(append(flags, toolexec.KeyFlag+k.keys[path]))
+		v, err := joinQuoted(append(flags, gobuild.KeyFlag+k.keys[path]))
 		if err != nil {
 			return nil, err
 		}

@@ -18,8 +18,8 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/internal/funcname"
+	"github.com/atomicx/atomicx/internal/gobuild"
 	"github.com/atomicx/atomicx/policy"
-	"github.com/atomicx/atomicx/toolexec"
 )
 
 // pkgInfo is what go list says of a package.
@@ -126,7 +126,7 @@ func ComputeKeys(ctx context.Context, cfg Config, polPath string, listFlags []st
 	}
 	for path, m := range matches {
 		h := sha256.New()
-		fmt.Fprintf(h, "atomicx %s\nruntime %s\npackage %s %s\n", identity, toolexec.RuntimeCacheID(), path, m.HashIn(funcsOf(path, m)))
+		fmt.Fprintf(h, "atomicx %s\nruntime %s\npackage %s %s\n", identity, gobuild.RuntimeCacheID(), path, m.HashIn(funcsOf(path, m)))
 		// Calls of the functions that other packages instrument for
 		// detection are injection points of the package.
 		var deps []string

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atomicx/atomicx/internal/gobuild"
 	"github.com/atomicx/atomicx/policy"
 )
 
@@ -49,7 +50,7 @@ func TestKeyedCompileRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(policy.EnvVar, polPath)
-			t.Setenv(KeyedEnv, tt.keyed)
+			t.Setenv(gobuild.KeyedEnv, tt.keyed)
 			t.Setenv("TOOLEXEC_IMPORTPATH", "example.com/m/a")
 			var stderr bytes.Buffer
 			cmd := Command{Tool: ToolCompile, ToolPath: filepath.Join(dir, "compile"), Args: []string{

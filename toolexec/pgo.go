@@ -9,17 +9,6 @@ import (
 // Profile-guided builds compile every package, std included, with the
 // profile; the runtime's std dependencies must be built with it too.
 
-// lastPGOFlag returns the value of the last -pgo flag, or "".
-func lastPGOFlag(flags []string) string {
-	v := ""
-	for _, f := range flags {
-		if p, ok := strings.CutPrefix(f, "-pgo="); ok {
-			v = p
-		}
-	}
-	return v
-}
-
 // usesPGO reports whether this compile or link belongs to a build with a
 // profile: the compiler gets -pgoprofile, the link's build info (modinfo
 // in its importcfg) records -pgo.

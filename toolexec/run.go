@@ -2,8 +2,6 @@ package toolexec
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"go/importer"
@@ -22,6 +20,7 @@ import (
 
 	"github.com/atomicx/atomicx/errleak"
 	"github.com/atomicx/atomicx/instrument"
+	"github.com/atomicx/atomicx/internal/gobuild"
 	"github.com/atomicx/atomicx/policy"
 )
 
@@ -42,7 +41,7 @@ type Config struct {
 
 // Run carries out one tool invocation and returns the exit code to use.
 func Run(cfg Config, cmd Command) int {
-	r := &runner{cfg: cfg, cmd: cmd, keyed: os.Getenv(KeyedEnv)}
+	r := &runner{cfg: cfg, cmd: cmd, keyed: os.Getenv(gobuild.KeyedEnv)}
 	code, err := r.run()
 	if err != nil {
 		fmt.Fprintf(cfg.Stderr, "atomicx: %v\n", err)
@@ -152,7 +151,7 @@ func (r *runner) loadPolicy() error {
 		// in its output directory under $WORK, not in its own directory
 		// like every other tool (and the -V=full query): from there no
 		// policy is found and the runtime would be left out of the link.
-		if d := parentGoDir(); d != "" {
+		if d := gobuild.ParentGoDir(); d != "" {
 			wd = d
 		}
 	}
@@ -193,28 +192,12 @@ func (r *runner) version() (int, error) {
 	if err != nil {
 		return 2, err
 	}
-	line, err := VersionLine(out.String(), id+"+policy:"+r.pol.Hash()[:16]+"+rt:"+RuntimeCacheID())
+	line, err := VersionLine(out.String(), id+"+policy:"+r.pol.Hash()[:16]+"+rt:"+gobuild.RuntimeCacheID())
 	if err != nil {
 		return 2, err
 	}
 	io.WriteString(r.cfg.Stdout, line)
 	return 0, nil
-}
-
-// RuntimeCacheID names the directory the runtime is built in. The
-// runtime's export data records its source files' paths, so a runtime
-// built under another cache directory has another fingerprint: an
-// instrumented package compiled against one and found in the build cache
-// would not link with the other ("fingerprint mismatch"). Keying the
-// build cache on the directory keeps them apart; a stable cache
-// directory, the default, costs nothing.
-func RuntimeCacheID() string {
-	dir, err := cacheDir(os.Getenv)
-	if err != nil {
-		return "none"
-	}
-	sum := sha256.Sum256([]byte(dir))
-	return hex.EncodeToString(sum[:6])
 }
 
 // compile instruments the package when the policy selects it, and runs
@@ -239,7 +222,7 @@ func (r *runner) compile() (int, error) {
 		// Compiled, the package would be cached under the key of a plain
 		// build, and handed to one.
 		return 2, fmt.Errorf("package %s is instrumented (%s) but the go command gave it no atomicx build key: "+
-			"build with 'atomicx go', or unset %s to key the whole build on atomicx", importPath, match.Mode, KeyedEnv)
+			"build with 'atomicx go', or unset %s to key the whole build on atomicx", importPath, match.Mode, gobuild.KeyedEnv)
 	}
 
 	archives, err := r.runtime()
@@ -267,7 +250,7 @@ func (r *runner) compile() (int, error) {
 		GoVersion:         cc.Lang,
 		Importer:          r.importer(icfg),
 		Sizes:             types.SizesFor("gc", goarch()),
-		RuntimePath:       RuntimeImportPath,
+		RuntimePath:       gobuild.RuntimeImportPath,
 		Selects:           match.Selects,
 		Ignored:           match.Ignores,
 		Instrumented:      r.instrumented,

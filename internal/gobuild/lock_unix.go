@@ -1,6 +1,6 @@
 //go:build unix
 
-package toolexec
+package gobuild
 
 import (
 	"os"

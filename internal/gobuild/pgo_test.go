@@ -1,4 +1,4 @@
-package toolexec
+package gobuild
 
 import (
 	"os"
@@ -64,8 +64,8 @@ func TestAutoPGOFile(t *testing.T) {
 		if want != "" {
 			want = filepath.Join(dir, want)
 		}
-		if got := autoPGOFile(tc.args, dir); got != want {
-			t.Errorf("autoPGOFile(%q) = %q, want %q", tc.args, got, want)
+		if got := AutoPGOFile(tc.args, dir); got != want {
+			t.Errorf("AutoPGOFile(%q) = %q, want %q", tc.args, got, want)
 		}
 	}
 }
@@ -74,10 +74,10 @@ func TestAutoPGOFile(t *testing.T) {
 // gives another runtime build.
 func TestRuntimeKeyProfileContent(t *testing.T) {
 	prof := filepath.Join(t.TempDir(), "cpu.pprof")
-	rb := runtimeBuild{
-		source: fstest.MapFS{"rt.go": {Data: []byte("package rt\n")}},
-		goroot: t.TempDir(),
-		flags:  []string{"-pgo=" + prof},
+	rb := Runtime{
+		Source: fstest.MapFS{"rt.go": {Data: []byte("package rt\n")}},
+		GOROOT: t.TempDir(),
+		Flags:  []string{"-pgo=" + prof},
 	}
 	key := func() string {
 		k, err := rb.key()
@@ -100,9 +100,9 @@ func TestRuntimeKeyProfileContent(t *testing.T) {
 // TestRuntimeKeyBuildCache: a build with another go build cache gets a
 // runtime build of its own, whose manifest names archives in that cache.
 func TestRuntimeKeyBuildCache(t *testing.T) {
-	rb := runtimeBuild{
-		source: fstest.MapFS{"rt.go": {Data: []byte("package rt\n")}},
-		goroot: t.TempDir(),
+	rb := Runtime{
+		Source: fstest.MapFS{"rt.go": {Data: []byte("package rt\n")}},
+		GOROOT: t.TempDir(),
 	}
 	keys := map[string]string{}
 	for _, env := range [][]string{
@@ -112,7 +112,7 @@ func TestRuntimeKeyBuildCache(t *testing.T) {
 		{"HOME=/home/b"},
 		{"HOME=/home/a", "XDG_CACHE_HOME=/tmp/x"},
 	} {
-		rb.env = env
+		rb.Env = env
 		k, err := rb.key()
 		if err != nil {
 			t.Fatal(err)
@@ -123,7 +123,7 @@ func TestRuntimeKeyBuildCache(t *testing.T) {
 		keys[k] = strings.Join(env, " ")
 	}
 	// With GOCACHE set, where the default would be does not matter.
-	rb.env = []string{"HOME=/home/b", "GOCACHE=/tmp/c1"}
+	rb.Env = []string{"HOME=/home/b", "GOCACHE=/tmp/c1"}
 	if k, _ := rb.key(); keys[k] != "HOME=/home/a GOCACHE=/tmp/c1" {
 		t.Errorf("GOCACHE=/tmp/c1 with another HOME gives another runtime key")
 	}

@@ -1,6 +1,7 @@
-package toolexec
+package gobuild
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -93,7 +94,7 @@ func TestBuildFlags(t *testing.T) {
 				t.Skip(tt.bug)
 			}
 			got := BuildFlags(strings.Fields(tt.args))
-			if !equalStrings(got, tt.want) {
+			if !slices.Equal(got, tt.want) {
 				t.Errorf("BuildFlags(%q):\n got %q\nwant %q", tt.args, got, tt.want)
 			}
 		})

@@ -1,4 +1,4 @@
-package toolexec
+package gobuild
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package toolexec
+package gobuild
 
 import (
 	"os"
@@ -101,9 +101,9 @@ func BuildFlags(goArgs []string) []string {
 	return out
 }
 
-// parentGoArgs returns the command line of the go command that runs this
+// ParentGoArgs returns the command line of the go command that runs this
 // tool, without the program name, or nil where it cannot be known.
-func parentGoArgs() []string {
+func ParentGoArgs() []string {
 	if runtime.GOOS != "linux" {
 		return nil
 	}
@@ -118,9 +118,9 @@ func parentGoArgs() []string {
 	return args[1:]
 }
 
-// parentGoDir returns the working directory of the go command that runs
+// ParentGoDir returns the working directory of the go command that runs
 // this tool, or "" where it cannot be known.
-func parentGoDir() string {
+func ParentGoDir() string {
 	if runtime.GOOS != "linux" {
 		return ""
 	}
@@ -144,13 +144,13 @@ func absPGOFlag(flags []string, dir string) []string {
 	return out
 }
 
-// autoPGOFile returns the profile that -pgo=auto, the default, gives the
+// AutoPGOFile returns the profile that -pgo=auto, the default, gives the
 // build: default.pgo in the directory of its main package. The main
 // package must be named by directory (".", the default, or ./cmd/app, or
 // its .go files); for import paths, patterns with ... or several main
 // packages with profiles it returns "", and the link may then fail with a
 // fingerprint mismatch (the hint says to pass -pgo=FILE explicitly).
-func autoPGOFile(goArgs []string, goDir string) string {
+func AutoPGOFile(goArgs []string, goDir string) string {
 	pkgs := goPackageArgs(goArgs)
 	if len(pkgs) == 0 {
 		pkgs = []string{"."}
@@ -212,10 +212,10 @@ func goPackageArgs(goArgs []string) []string {
 	return out
 }
 
-// compileImpliedFlags returns the go build flags that a compile invocation
+// CompileImpliedFlags returns the go build flags that a compile invocation
 // shows it was built with. They complete what the parent's command line
 // says on systems where it cannot be read.
-func compileImpliedFlags(compileArgs []string) []string {
+func CompileImpliedFlags(compileArgs []string) []string {
 	var out []string
 	for _, a := range compileArgs {
 		switch a {
@@ -247,4 +247,15 @@ func mergeFlags(base, extra []string) []string {
 func GoFlagTakesValue(name string) bool {
 	name = "-" + strings.TrimLeft(name, "-")
 	return mirroredValueFlags[name] || goFlagsWithValue[name]
+}
+
+// LastPGOFlag returns the value of the last -pgo flag, or "".
+func LastPGOFlag(flags []string) string {
+	v := ""
+	for _, f := range flags {
+		if p, ok := strings.CutPrefix(f, "-pgo="); ok {
+			v = p
+		}
+	}
+	return v
 }
