@@ -24,7 +24,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	w.register(fs, false)
 	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
 	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
-	format := fs.String("format", "text", "report format: text, json, html or sarif")
+	format := fs.String("format", "text", formatUsage)
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	category := fs.String("category", report.DefaultSARIFCategory, sarifCategoryUsage)
 	fs.Usage = func() {
@@ -38,7 +38,7 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if !reportFormats[*format] {
-		fmt.Fprintf(stderr, "atomicx detect: -format must be text, json, html or sarif\n")
+		fmt.Fprintf(stderr, "atomicx detect: -format must be %s\n", formatList)
 		return 2
 	}
 	cfg, self, code := w.config("detect", args, fs.Args(), stderr)
@@ -66,11 +66,11 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	format := fs.String("format", "text", "text, json, html or sarif")
+	format := fs.String("format", "text", formatUsage)
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	category := fs.String("category", "", sarifCategoryUsage+byQuestionCategory)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx report [-format text|json|html|sarif] [-category NAME] [-o file] [journal]\n\n"+
+		fmt.Fprintf(stderr, "usage: atomicx report [-format text|json|html|sarif|github] [-category NAME] [-o file] [journal]\n\n"+
 			"Prints the report of a campaign from its journal (a directory given to\n"+
 			"detect -journal, or its journal.jsonl); default: the campaign of ./... here.\n")
 	}
@@ -78,7 +78,7 @@ func reportCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if !reportFormats[*format] {
-		fmt.Fprintf(stderr, "atomicx report: -format must be text, json, html or sarif\n")
+		fmt.Fprintf(stderr, "atomicx report: -format must be %s\n", formatList)
 		return 2
 	}
 	wd, _ := os.Getwd()
@@ -179,8 +179,15 @@ func semanticVersion(v string) string {
 	return strings.TrimPrefix(v, "v")
 }
 
-// reportFormats are the values of -format.
-var reportFormats = map[string]bool{"text": true, "json": true, "html": true, "sarif": true}
+// reportFormats are the values of -format: github writes the SARIF
+// log's results as GitHub Actions workflow annotations.
+var reportFormats = map[string]bool{"text": true, "json": true, "html": true, "sarif": true, "github": true}
+
+// formatList and formatUsage say them, in errors and in flag help.
+const (
+	formatList  = "text, json, html, sarif or github"
+	formatUsage = "report format: " + formatList
+)
 
 // defaultJournal is the campaign directory for a working directory and
 // patterns, in the user cache, so that -resume finds it again.

@@ -22,7 +22,7 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 	w.registerWorkload(fs, false)
 	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
 	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
-	format := fs.String("format", "text", "report format: text, json, html or sarif")
+	format := fs.String("format", "text", formatUsage)
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	category := fs.String("category", report.DefaultSARIFCategory+"-handlers", sarifCategoryUsage)
 	oracle := registerOracle(fs)
@@ -44,7 +44,7 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if !reportFormats[*format] {
-		fmt.Fprintf(stderr, "atomicx handlers: -format must be text, json, html or sarif\n")
+		fmt.Fprintf(stderr, "atomicx handlers: -format must be %s\n", formatList)
 		return 2
 	}
 	if oracleWithoutExec("handlers", *oracle, &w, stderr) {

@@ -60,8 +60,8 @@ Commands:
 Detection campaigns:
 
 	atomicx detect [-jobs N] [-timeout 1m] [-max-occurrences 3] [-journal DIR]
-	               [-resume] [-format text|json|html|sarif] [-o FILE] [packages]
-	atomicx report [-format text|json|html|sarif] [-o FILE] [journal]
+	               [-resume] [-format text|json|html|sarif|github] [-o FILE] [packages]
+	atomicx report [-format text|json|html|sarif|github] [-o FILE] [journal]
 
 	detect builds the packages' tests instrumented, runs each test once to
 	learn which injection points it reaches, then once per point with that
@@ -78,7 +78,9 @@ Detection campaigns:
 	-format text prints file:line:col lines; json writes a versioned
 	document; html writes one self-contained page with sortable tables and
 	the source of each non-atomic function; sarif writes a SARIF 2.1.0 log
-	for GitHub code scanning. A report is the same from any directory:
+	for GitHub code scanning; github writes the same results as GitHub
+	Actions workflow annotations (::error file=…,line=…::…), for CI
+	without code scanning. A report is the same from any directory:
 	sources are found where the campaign ran, positions are relative to the
 	module's root, and SARIF paths to the repository's root (%SRCROOT%):
 
@@ -130,7 +132,7 @@ Perturbation campaigns:
 Error handlers:
 
 	atomicx handlers [detect's flags] [-journal DIR] [-resume]
-	                 [-format text|json|html|sarif] [-o FILE] [packages]
+	                 [-format text|json|html|sarif|github] [-o FILE] [packages]
 
 	handlers tests the error handlers of the packages against their tests
 	(short-circuit testing). A handler is one arm of the check of a call's
@@ -202,7 +204,7 @@ Sharded campaigns:
 
 	atomicx plan -o PLANDIR [detect's flags] [packages]
 	atomicx run -shard K/N [-jobs J] [-o JOURNAL] [-C DIR] [-rebuild] PLANDIR
-	atomicx merge [-format text|json|html|sarif] [-o FILE] [-jobs J] [-C DIR] PLANDIR [JOURNAL...]
+	atomicx merge [-format text|json|html|sarif|github] [-o FILE] [-jobs J] [-C DIR] PLANDIR [JOURNAL...]
 
 	detect is these three steps in one process. plan builds the test
 	binaries into PLANDIR/bin, runs the profile runs and writes
@@ -236,7 +238,7 @@ Sharded campaigns:
 Resources left open on error paths:
 
 	atomicx vet [-stats] [-policy file|off] [-tests=false]
-	            [-format text|sarif] [-o FILE]
+	            [-format text|sarif|github] [-o FILE]
 	            [-confirm [-jobs N] [-timeout d] [-run regexp] [-journal dir]]
 	            [packages]
 
@@ -257,7 +259,8 @@ Resources left open on error paths:
 	caller's); a line with //nolint:errleak or //atomicx:ignore, or a
 	function whose declaration line or doc comment has one. -stats prints how many findings
 	each of these removed. -format sarif writes a SARIF 2.1.0 log with
-	each path as a code flow. -confirm then runs the packages' tests,
+	each path as a code flow; -format github, GitHub Actions annotations.
+	-confirm then runs the packages' tests,
 	built for detection, with the failure that opens each path injected
 	(the call whose error the path's last error test finds non-nil), and
 	adds a line per finding: confirmed (a test took the function to the

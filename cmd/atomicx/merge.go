@@ -22,13 +22,13 @@ func mergeFlags(stderr io.Writer) (*flag.FlagSet, *mergeOptions) {
 	fs := flag.NewFlagSet("merge", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &mergeOptions{}
-	fs.StringVar(&o.format, "format", "text", "report format: text, json, html or sarif")
+	fs.StringVar(&o.format, "format", "text", formatUsage)
 	fs.StringVar(&o.out, "o", "", "write the report to this file instead of standard output")
 	fs.StringVar(&o.category, "category", "", sarifCategoryUsage+byQuestionCategory)
 	fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "runs at once, for the runs that the merge itself runs (handler widenings)")
 	fs.StringVar(&o.dir, "C", "", "the module's directory here (default: the current directory), for the runs that the merge itself runs")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx merge [-format text|json|html|sarif] [-o file] [-jobs J] [-C dir] PLANDIR [JOURNAL...]\n\n"+
+		fmt.Fprintf(stderr, "usage: atomicx merge [-format text|json|html|sarif|github] [-o file] [-jobs J] [-C dir] PLANDIR [JOURNAL...]\n\n"+
 			"Combines the journals of a plan's shards (default: PLANDIR/shard-*-of-*.jsonl)\n"+
 			"into the campaign's journal, PLANDIR/journal.jsonl, and prints its report\n"+
 			"and how many of the plan's runs are done, overall and per shard. A journal\n"+
@@ -58,7 +58,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if !reportFormats[o.format] {
-		fmt.Fprintf(stderr, "atomicx merge: -format must be text, json, html or sarif\n")
+		fmt.Fprintf(stderr, "atomicx merge: -format must be %s\n", formatList)
 		return 2
 	}
 	planDir, err := filepath.Abs(fs.Arg(0))

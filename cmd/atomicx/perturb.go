@@ -16,7 +16,7 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 	w.registerWorkload(fs, false)
 	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
 	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
-	format := fs.String("format", "text", "report format: text, json, html or sarif")
+	format := fs.String("format", "text", formatUsage)
 	outFile := fs.String("o", "", "write the report to this file instead of standard output")
 	category := fs.String("category", report.DefaultSARIFCategory+"-perturb", sarifCategoryUsage)
 	testsPerPoint := fs.Int("tests-per-point", 0, testsPerPointUsage)
@@ -39,7 +39,7 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if !reportFormats[*format] {
-		fmt.Fprintf(stderr, "atomicx perturb: -format must be text, json, html or sarif\n")
+		fmt.Fprintf(stderr, "atomicx perturb: -format must be %s\n", formatList)
 		return 2
 	}
 	if oracleWithoutExec("perturb", *oracle, &w, stderr) {

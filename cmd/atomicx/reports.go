@@ -54,6 +54,11 @@ func (o reportOut) write(r questionReport) error {
 		err = r.html(w, src)
 	case "sarif":
 		err = r.sarif(w, src, sarifOptions(o.category))
+	case "github":
+		var log bytes.Buffer
+		if err = r.sarif(&log, src, sarifOptions(o.category)); err == nil {
+			err = report.WriteGitHubAnnotations(w, log.Bytes())
+		}
 	default:
 		r.text(w, src)
 	}

@@ -133,11 +133,11 @@ func TestPolicySuggestErrors(t *testing.T) {
 
 func TestReportFormatFlag(t *testing.T) {
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"report", "-format", "xml", "j"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "text, json, html or sarif") {
+	if code := run([]string{"report", "-format", "xml", "j"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "text, json, html, sarif or github") {
 		t.Errorf("report -format xml: exit %d, %q", code, stderr.String())
 	}
 	stderr.Reset()
-	if code := run([]string{"detect", "-format", "xml"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "text, json, html or sarif") {
+	if code := run([]string{"detect", "-format", "xml"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "text, json, html, sarif or github") {
 		t.Errorf("detect -format xml: exit %d, %q", code, stderr.String())
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
 	"go/token"
@@ -30,7 +31,7 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 	policyPath := fs.String("policy", "", "atomicheck.toml to read [[leak.resource]] tables from (default: the one found from each package's directory; off: none)")
 	tests := fs.Bool("tests", true, "analyze the packages' test files too")
 	panics := fs.Bool("panics", false, "also report locks still held on a path that ends in a panic (off by default: most panics end the program; the lock matters where a caller recovers)")
-	format := fs.String("format", "text", "output format: text (file:line:col lines) or sarif (SARIF 2.1.0 with code flows)")
+	format := fs.String("format", "text", "output format: text (file:line:col lines), sarif (SARIF 2.1.0 with code flows) or github (GitHub Actions annotations)")
 	out := fs.String("o", "", "write the findings to this file instead of standard output")
 	confirm := fs.Bool("confirm", false, "run the packages' tests with the failure that opens each finding's path injected, and say which findings a test takes to the reported return")
 	jobs := fs.Int("jobs", runtime.NumCPU(), "with -confirm: experiments run at once")
@@ -38,7 +39,7 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 	run := fs.String("run", "", "with -confirm: run only the tests whose names match this regular expression")
 	journal := fs.String("journal", "", "with -confirm: directory for the campaign's journal, test binaries and policy (default: one per module and packages in the user cache)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx vet [-stats] [-policy file] [-tests=false] [-panics] [-format text|sarif] [-o file]\n"+
+		fmt.Fprintf(stderr, "usage: atomicx vet [-stats] [-policy file] [-tests=false] [-panics] [-format text|sarif|github] [-o file]\n"+
 			"                   [-confirm [-jobs N] [-timeout d] [-run regexp] [-journal dir]] [packages]\n\n"+
 			"With -confirm, each finding outside test files whose path a failed call opens\n"+
 			"is run: the packages' tests, built for detection, with that call's failure\n"+
@@ -50,8 +51,8 @@ func vetCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *format != "text" && *format != "sarif" {
-		fmt.Fprintf(stderr, "atomicx vet: unknown -format %q (known formats: text, sarif)\n", *format)
+	if *format != "text" && *format != "sarif" && *format != "github" {
+		fmt.Fprintf(stderr, "atomicx vet: unknown -format %q (known formats: text, sarif, github)\n", *format)
 		return 2
 	}
 	if *policyPath != "" {
@@ -176,9 +177,17 @@ func writeFindings(stdout io.Writer, path, format string, diags []string, leaks 
 		}()
 		w = f
 	}
-	if format == "sarif" {
+	if format == "sarif" || format == "github" {
 		sort.Slice(leaks, func(i, j int) bool { return leaks[i].Key < leaks[j].Key })
-		return report.WriteLeaksSARIF(w, leaks, report.SARIFOptions{Version: version(), SemanticVersion: semanticVersion(version())})
+		opt := report.SARIFOptions{Version: version(), SemanticVersion: semanticVersion(version())}
+		if format == "sarif" {
+			return report.WriteLeaksSARIF(w, leaks, opt)
+		}
+		var log bytes.Buffer
+		if err := report.WriteLeaksSARIF(&log, leaks, opt); err != nil {
+			return err
+		}
+		return report.WriteGitHubAnnotations(w, log.Bytes())
 	}
 	sort.Strings(diags)
 	for _, d := range diags {
