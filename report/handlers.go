@@ -697,36 +697,7 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 		}
 		add(idx, msg, h.ID)
 	}
-	version := opt.Version
-	if version == "" {
-		version = "devel"
-	}
-	category := opt.Category
-	if category == "" {
-		category = DefaultSARIFCategory + "-handlers"
-	}
-	log := sarifLog{
-		Schema:  sarifSchema,
-		Version: sarifVersion,
-		Runs: []sarifRun{{
-			Tool: sarifTool{Driver: sarifDriver{
-				Name: "atomicx", FullName: "atomicx handlers " + version, Version: version, SemanticVersion: opt.SemanticVersion,
-				InformationURI: InformationURI, Rules: handlerRules,
-			}},
-			AutomationDetails: sarifAutomationDetails{ID: strings.TrimSuffix(category, "/") + "/"},
-			Results:           results,
-		}},
-	}
-	if len(used) > 0 {
-		log.Runs[0].OriginalURIBaseIDs = used
-	}
-	if p := r.Provenance; p != nil {
-		log.Runs[0].Invocations, log.Runs[0].Properties = sarifProvenance(p, r.Summary.WallMs)
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(log)
+	return writeSARIFLog(w, opt, sarifEnvelope{question: "handlers", rules: handlerRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
 }
 
 func containsUsage(usages []string, u string) bool {

@@ -1,9 +1,7 @@
 package report
 
 import (
-	"encoding/json"
 	"io"
-	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
 )
@@ -64,26 +62,6 @@ var leakRule = sarifRule{
 }
 
 type (
-	sarifLeakLog struct {
-		Schema  string         `json:"$schema"`
-		Version string         `json:"version"`
-		Runs    []sarifLeakRun `json:"runs"`
-	}
-	sarifLeakRun struct {
-		Tool              sarifTool              `json:"tool"`
-		AutomationDetails sarifAutomationDetails `json:"automationDetails"`
-		Results           []sarifLeakResult      `json:"results"`
-	}
-	sarifLeakResult struct {
-		RuleID              string            `json:"ruleId"`
-		RuleIndex           int               `json:"ruleIndex"`
-		Level               string            `json:"level"`
-		Message             sarifText         `json:"message"`
-		Locations           []sarifLocation   `json:"locations"`
-		CodeFlows           []sarifCodeFlow   `json:"codeFlows,omitempty"`
-		PartialFingerprints map[string]string `json:"partialFingerprints"`
-		Properties          *sarifLeakProps   `json:"properties,omitempty"`
-	}
 	// sarifLeakProps carry atomicx vet -confirm's answer.
 	sarifLeakProps struct {
 		Confirmation string `json:"atomicxConfirmation"`
@@ -109,7 +87,7 @@ type (
 // result per leak, at the acquire, with the path as a code flow (the
 // acquire, each branch taken, the return).
 func WriteLeaksSARIF(w io.Writer, leaks []Leak, opt SARIFOptions) error {
-	results := []sarifLeakResult{}
+	results := []sarifResult{}
 	for _, l := range leaks {
 		flow := []sarifThreadFlowLocation{{Location: sarifFlowLocation{PhysicalLocation: leakLocation(l.Pos), Message: sarifText{"acquired here"}}}}
 		for _, st := range l.Path {
@@ -122,7 +100,7 @@ func WriteLeaksSARIF(w io.Writer, leaks []Leak, opt SARIFOptions) error {
 				props.Test = c.Package + " " + c.Test
 			}
 		}
-		results = append(results, sarifLeakResult{
+		results = append(results, sarifResult{
 			Properties:          props,
 			RuleID:              leakRule.ID,
 			Level:               leakRule.DefaultConfiguration.Level,
@@ -132,30 +110,7 @@ func WriteLeaksSARIF(w io.Writer, leaks []Leak, opt SARIFOptions) error {
 			PartialFingerprints: map[string]string{LeakFingerprint: l.Key},
 		})
 	}
-	version := opt.Version
-	if version == "" {
-		version = "devel"
-	}
-	category := opt.Category
-	if category == "" {
-		category = DefaultSARIFCategory + "-vet"
-	}
-	log := sarifLeakLog{
-		Schema:  sarifSchema,
-		Version: sarifVersion,
-		Runs: []sarifLeakRun{{
-			Tool: sarifTool{Driver: sarifDriver{
-				Name: "atomicx", FullName: "atomicx vet " + version, Version: version, SemanticVersion: opt.SemanticVersion,
-				InformationURI: InformationURI, Rules: []sarifRule{leakRule},
-			}},
-			AutomationDetails: sarifAutomationDetails{ID: strings.TrimSuffix(category, "/") + "/"},
-			Results:           results,
-		}},
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(log)
+	return writeSARIFLog(w, opt, sarifEnvelope{question: "vet", rules: []sarifRule{leakRule}}, results)
 }
 
 func leakLocation(pos string) sarifPhysicalLocation {

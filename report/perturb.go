@@ -655,28 +655,5 @@ func WritePerturbSARIF(w io.Writer, r *PerturbReport, locate Locator, opt SARIFO
 			PartialFingerprints: map[string]string{PerturbFingerprint: p.Site},
 		})
 	}
-	version := opt.Version
-	if version == "" {
-		version = "devel"
-	}
-	category := opt.Category
-	if category == "" {
-		category = DefaultSARIFCategory + "-perturb"
-	}
-	run := sarifRun{
-		Tool: sarifTool{Driver: sarifDriver{Name: "atomicx", FullName: "atomicx perturb " + version, Version: version,
-			SemanticVersion: opt.SemanticVersion, InformationURI: InformationURI, Rules: perturbRules}},
-		AutomationDetails: sarifAutomationDetails{ID: strings.TrimSuffix(category, "/") + "/"},
-		Results:           results,
-	}
-	if p := r.Provenance; p != nil {
-		run.Invocations, run.Properties = sarifProvenance(p, r.Summary.WallMs)
-	}
-	if len(used) > 0 {
-		run.OriginalURIBaseIDs = used
-	}
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
+	return writeSARIFLog(w, opt, sarifEnvelope{question: "perturb", rules: perturbRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
 }

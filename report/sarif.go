@@ -119,7 +119,9 @@ type (
 		Level               string            `json:"level"`
 		Message             sarifText         `json:"message"`
 		Locations           []sarifLocation   `json:"locations"`
+		CodeFlows           []sarifCodeFlow   `json:"codeFlows,omitempty"`
 		PartialFingerprints map[string]string `json:"partialFingerprints"`
+		Properties          *sarifLeakProps   `json:"properties,omitempty"`
 	}
 	sarifLocation struct {
 		PhysicalLocation sarifPhysicalLocation  `json:"physicalLocation"`
@@ -232,38 +234,58 @@ func WriteSARIF(w io.Writer, r *Report, locate Locator, opt SARIFOptions, roots 
 			PartialFingerprints: map[string]string{SARIFFingerprint: f.Name},
 		})
 	}
+	return writeSARIFLog(w, opt, sarifEnvelope{rules: sarifRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
+}
+
+// sarifEnvelope is what a question's SARIF log holds besides its
+// results: the question's name (none for detect) in the driver's full
+// name and the default category, its rules, the source roots its
+// locations name, and the campaign's provenance.
+type sarifEnvelope struct {
+	question string
+	rules    []sarifRule
+	used     map[string]sarifURIBase
+	prov     *Provenance
+	wallMs   int64
+}
+
+// writeSARIFLog writes one run of results in env, as every question's
+// SARIF log has it.
+func writeSARIFLog(w io.Writer, opt SARIFOptions, env sarifEnvelope, results []sarifResult) error {
 	version := opt.Version
 	if version == "" {
 		version = "devel"
 	}
-	category := opt.Category
+	fullName, category := "atomicx "+version, opt.Category
+	if env.question != "" {
+		fullName = "atomicx " + env.question + " " + version
+	}
 	if category == "" {
 		category = DefaultSARIFCategory
+		if env.question != "" {
+			category += "-" + env.question
+		}
 	}
-	log := sarifLog{
-		Schema:  sarifSchema,
-		Version: sarifVersion,
-		Runs: []sarifRun{{
-			Tool: sarifTool{Driver: sarifDriver{
-				Name: "atomicx", FullName: "atomicx " + version, Version: version, SemanticVersion: opt.SemanticVersion,
-				InformationURI: InformationURI, Rules: sarifRules,
-			}},
-			// A trailing slash: the whole id is the category, with no
-			// run instance after it.
-			AutomationDetails: sarifAutomationDetails{ID: strings.TrimSuffix(category, "/") + "/"},
-			Results:           results,
+	run := sarifRun{
+		Tool: sarifTool{Driver: sarifDriver{
+			Name: "atomicx", FullName: fullName, Version: version, SemanticVersion: opt.SemanticVersion,
+			InformationURI: InformationURI, Rules: env.rules,
 		}},
+		// A trailing slash: the whole id is the category, with no
+		// run instance after it.
+		AutomationDetails: sarifAutomationDetails{ID: strings.TrimSuffix(category, "/") + "/"},
+		Results:           results,
 	}
-	if len(used) > 0 {
-		log.Runs[0].OriginalURIBaseIDs = used
+	if len(env.used) > 0 {
+		run.OriginalURIBaseIDs = env.used
 	}
-	if p := r.Provenance; p != nil {
-		log.Runs[0].Invocations, log.Runs[0].Properties = sarifProvenance(p, r.Summary.WallMs)
+	if p := env.prov; p != nil {
+		run.Invocations, run.Properties = sarifProvenance(p, env.wallMs)
 	}
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false) // keep "->" arrows and shell redirections readable
-	return enc.Encode(log)
+	return enc.Encode(sarifLog{Schema: sarifSchema, Version: sarifVersion, Runs: []sarifRun{run}})
 }
 
 // sarifProvenance says in a SARIF run what produced it: the command as
