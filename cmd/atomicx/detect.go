@@ -18,15 +18,8 @@ import (
 )
 
 func detectCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("detect", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var w workloadFlags
-	w.register(fs, false)
-	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
-	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
-	format := fs.String("format", "text", formatUsage)
-	outFile := fs.String("o", "", "write the report to this file instead of standard output")
-	category := fs.String("category", report.DefaultSARIFCategory, sarifCategoryUsage)
+	q, _ := questionNamed(campaign.Detect.Name)
+	fs, c := newCampaignFlags(q, stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx detect [flags] [packages]\n\n"+
 			"Runs the packages' tests as the workload of a detection campaign: a profile\n"+
@@ -37,22 +30,18 @@ func detectCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if !reportFormats[*format] {
-		fmt.Fprintf(stderr, "atomicx detect: -format must be %s\n", formatList)
-		return 2
-	}
-	cfg, self, code := w.config("detect", args, fs.Args(), stderr)
+	cfg, self, code := c.config("detect", args, fs.Args(), stderr)
 	if code != 0 {
 		return code
 	}
-	res, interrupted, code := runQuestion("detect", cfg, self, *journal, *resume, stderr)
+	res, interrupted, code := runQuestion("detect", cfg, self, c.journal, c.resume, stderr)
 	if code != 0 {
 		return code
 	}
 	if !interrupted {
 		fmt.Fprintln(stderr, ranLine(res))
 	}
-	out := reportOut{stdout: stdout, stderr: stderr, file: *outFile, format: *format, category: *category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
+	out := reportOut{stdout: stdout, stderr: stderr, file: c.out, format: c.format, category: c.category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
 	if err := out.writeJournal(res.Records, res.Problems); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1

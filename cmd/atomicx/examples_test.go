@@ -85,7 +85,12 @@ func TestCIExamples(t *testing.T) {
 			}
 			switch words[0] {
 			case "plan":
-				f, _ := planFlags(io.Discard)
+				q, ok := planQuestion(words[1:], io.Discard)
+				if !ok {
+					t.Errorf("%s: atomicx %s: not a question's flags", ex.path, strings.Join(words, " "))
+					continue
+				}
+				f, _ := planFlags(io.Discard, q)
 				fs = f
 			case "run":
 				f, o := runFlags(io.Discard)

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -16,16 +15,8 @@ import (
 // handlersCmd runs a handlers campaign: short-circuit testing of the
 // packages' error handlers against their tests.
 func handlersCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("handlers", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var w workloadFlags
-	w.registerWorkload(fs, false)
-	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
-	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
-	format := fs.String("format", "text", formatUsage)
-	outFile := fs.String("o", "", "write the report to this file instead of standard output")
-	category := fs.String("category", report.DefaultSARIFCategory+"-handlers", sarifCategoryUsage)
-	oracle := registerOracle(fs)
+	q, _ := questionNamed(campaign.Handlers.Name)
+	fs, c := newCampaignFlags(q, stderr)
 	widenDiff := fs.String("widen-diff", "", "write the kept handler widenings to this file, as a unified diff of the sources (apply with patch -p1 in the module's root)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx handlers [flags] [packages | -exec SCRIPT [-oracle SCRIPT] package]\n\n"+
@@ -43,19 +34,11 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if !reportFormats[*format] {
-		fmt.Fprintf(stderr, "atomicx handlers: -format must be %s\n", formatList)
-		return 2
-	}
-	if oracleWithoutExec("handlers", *oracle, &w, stderr) {
-		return 2
-	}
-	cfg, self, code := w.config("handlers", args, fs.Args(), stderr)
+	cfg, self, code := c.config("handlers", args, fs.Args(), stderr)
 	if code != 0 {
 		return code
 	}
-	cfg.Oracle, cfg.Planner = absExec(cfg.Dir, *oracle), campaign.Handlers
-	res, interrupted, code := runQuestion("handlers", cfg, self, *journal, *resume, stderr)
+	res, interrupted, code := runQuestion("handlers", cfg, self, c.journal, c.resume, stderr)
 	if code != 0 {
 		return code
 	}
@@ -68,7 +51,7 @@ func handlersCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, line)
 	}
 	rep := report.Handlers(res.Records, res.Problems)
-	out := reportOut{stdout: stdout, stderr: stderr, file: *outFile, format: *format, category: *category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
+	out := reportOut{stdout: stdout, stderr: stderr, file: c.out, format: c.format, category: c.category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
 	if err := out.write(handlersReport{rep}); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1

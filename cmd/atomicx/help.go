@@ -202,7 +202,7 @@ Error handlers:
 
 Sharded campaigns:
 
-	atomicx plan -o PLANDIR [detect's flags] [packages]
+	atomicx plan -o PLANDIR [-question QUESTION] [its command's flags] [packages]
 	atomicx run -shard K/N [-jobs J] [-o JOURNAL] [-C DIR] [-rebuild] PLANDIR
 	atomicx merge [-format text|json|html|sarif|github] [-o FILE] [-jobs J] [-C DIR] PLANDIR [JOURNAL...]
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"flag"
 	"fmt"
 	"io"
 
@@ -10,16 +9,8 @@ import (
 )
 
 func perturbCmd(args []string, stdout, stderr io.Writer) int {
-	fs := flag.NewFlagSet("perturb", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	var w workloadFlags
-	w.registerWorkload(fs, false)
-	journal := fs.String("journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
-	resume := fs.Bool("resume", false, "keep the journal and skip the work it records")
-	format := fs.String("format", "text", formatUsage)
-	outFile := fs.String("o", "", "write the report to this file instead of standard output")
-	category := fs.String("category", report.DefaultSARIFCategory+"-perturb", sarifCategoryUsage)
-	testsPerPoint := fs.Int("tests-per-point", 0, testsPerPointUsage)
+	q, _ := questionNamed(campaign.Perturb.Name)
+	fs, c := newCampaignFlags(q, stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx perturb [flags] [packages | -exec SCRIPT [-oracle SCRIPT] package]\n\n"+
 			"Runs a perturbation campaign: for every injection point the workload\n"+
@@ -34,36 +25,21 @@ func perturbCmd(args []string, stdout, stderr io.Writer) int {
 			"\nFlags:\n")
 		fs.PrintDefaults()
 	}
-	oracle := registerOracle(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if !reportFormats[*format] {
-		fmt.Fprintf(stderr, "atomicx perturb: -format must be %s\n", formatList)
-		return 2
-	}
-	if oracleWithoutExec("perturb", *oracle, &w, stderr) {
-		return 2
-	}
-	if *testsPerPoint < 0 {
-		fmt.Fprintf(stderr, "atomicx perturb: -tests-per-point must be 0 (every test) or more\n")
-		return 2
-	}
-	cfg, self, code := w.config("perturb", args, fs.Args(), stderr)
+	cfg, self, code := c.config("perturb", args, fs.Args(), stderr)
 	if code != 0 {
 		return code
 	}
-	// A point's runs need its first reach only.
-	cfg.Planner, cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, absExec(cfg.Dir, *oracle), false, 1
-	cfg.TestsPerPoint = *testsPerPoint
-	res, interrupted, code := runQuestion("perturb", cfg, self, *journal, *resume, stderr)
+	res, interrupted, code := runQuestion("perturb", cfg, self, c.journal, c.resume, stderr)
 	if code != 0 {
 		return code
 	}
 	if !interrupted {
 		fmt.Fprintf(stderr, "ran %d profile runs and %d perturbation runs%s\n", res.ProfileRuns, res.Experiments, wallTimeText(res.Records))
 	}
-	out := reportOut{stdout: stdout, stderr: stderr, file: *outFile, format: *format, category: *category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
+	out := reportOut{stdout: stdout, stderr: stderr, file: c.out, format: c.format, category: c.category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
 	if err := out.write(perturbReport{report.Perturbation(res.Records, res.Problems)}); err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1

@@ -19,39 +19,79 @@ import (
 // checked out and the plan's directory), merge combines the shards'
 // journals into the campaign's report.
 
-// planFlags are plan's flags; the example files' command lines are
+// planFlags are plan's flags for question q: the workload's and q's own,
+// as q's command takes them; the example files' command lines are
 // checked against them too.
-func planFlags(stderr io.Writer) (*flag.FlagSet, *planOptions) {
+func planFlags(stderr io.Writer, q question) (*flag.FlagSet, *planOptions) {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &planOptions{}
 	fs.StringVar(&o.out, "o", "", "the plan's directory (required): plan.json, the test binaries, the profile runs' journal")
-	o.workload.register(fs, true)
-	fs.StringVar(&o.question, "question", campaign.Detect.Name, "the question the runs ask: detect, perturb (see atomicx perturb) or handlers (see atomicx handlers)")
-	fs.StringVar(&o.oracle, "oracle", "", "with -exec and -question perturb: the program workload's domain check (see atomicx perturb)")
-	fs.IntVar(&o.testsPerPoint, "tests-per-point", 0, "with -question perturb: "+testsPerPointUsage)
+	o.workload.registerWorkload(fs, true)
+	fs.StringVar(&o.question, "question", campaign.Detect.Name, "the question the runs ask: "+questionNames()+"; each takes the flags of its command (atomicx QUESTION -h)")
+	o.apply = q.define(fs, &o.workload)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx plan -o PLANDIR [flags] [packages]\n\n"+
+		fmt.Fprintf(stderr, "usage: atomicx plan -o PLANDIR [-question QUESTION] [flags] [packages]\n\n"+
 			"The first step of a sharded campaign: builds the packages' tests\n"+
 			"instrumented into PLANDIR/bin, runs each test once as its profile run,\n"+
 			"and writes the list of runs as PLANDIR/plan.json. Then run shares of it\n"+
 			"with 'atomicx run -shard K/N PLANDIR' (on any machine with the module\n"+
 			"checked out and a copy of PLANDIR) and combine their journals with\n"+
-			"'atomicx merge PLANDIR'.\n\nFlags:\n")
+			"'atomicx merge PLANDIR'.\n\nFlags (of -question %s):\n", q.name)
 		fs.PrintDefaults()
 	}
 	return fs, o
 }
 
 type planOptions struct {
-	out              string
-	workload         workloadFlags
-	question, oracle string
-	testsPerPoint    int
+	out, question string
+	workload      workloadFlags
+	apply         func(cmd string, cfg *campaign.Config, stderr io.Writer) bool
+}
+
+// planQuestion is the question that plan's command line asks: its flags
+// are read with every question's, so that a flag of another question
+// than the one asked is refused by name.
+func planQuestion(args []string, stderr io.Writer) (question, bool) {
+	all := flag.NewFlagSet("plan", flag.ContinueOnError)
+	all.SetOutput(io.Discard)
+	own := map[string]map[string]bool{}
+	for _, q := range questions {
+		fs, _ := planFlags(io.Discard, q)
+		own[q.name] = map[string]bool{}
+		fs.VisitAll(func(f *flag.Flag) {
+			own[q.name][f.Name] = true
+			if all.Lookup(f.Name) == nil {
+				all.Var(f.Value, f.Name, f.Usage)
+			}
+		})
+	}
+	if err := all.Parse(args); err != nil {
+		// An unknown flag, -h: plan's own parse says so.
+		return questions[0], true
+	}
+	name := all.Lookup("question").Value.String()
+	q, ok := questionNamed(name)
+	if !ok {
+		fmt.Fprintf(stderr, "atomicx plan: -question must be %s\n", questionNames())
+		return q, false
+	}
+	ok = true
+	all.Visit(func(f *flag.Flag) {
+		if !own[name][f.Name] {
+			fmt.Fprintf(stderr, "atomicx plan: -%s is not a flag of -question %s (see atomicx %s -h)\n", f.Name, name, name)
+			ok = false
+		}
+	})
+	return q, ok
 }
 
 func planCmd(args []string, stdout, stderr io.Writer) int {
-	fs, o := planFlags(stderr)
+	q, ok := planQuestion(args, stderr)
+	if !ok {
+		return 2
+	}
+	fs, o := planFlags(stderr, q)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -63,22 +103,9 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
-	switch o.question {
-	case campaign.Detect.Name:
-	case campaign.Perturb.Name:
-		cfg.Planner, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, false, 1
-		cfg.TestsPerPoint = max(o.testsPerPoint, 0)
-	case campaign.Handlers.Name:
-		cfg.Planner = campaign.Handlers
-	default:
-		fmt.Fprintf(stderr, "atomicx plan: -question must be detect, perturb or handlers\n")
+	if !o.apply("plan", &cfg, stderr) {
 		return 2
 	}
-	if o.oracle != "" && (o.workload.exec == "" || o.question != campaign.Perturb.Name) {
-		fmt.Fprintf(stderr, "atomicx plan: -oracle checks a program workload of -question perturb: give -exec SCRIPT too\n")
-		return 2
-	}
-	cfg.Oracle = absExec(cfg.Dir, o.oracle)
 	wd, patterns := cfg.Dir, cfg.Patterns
 	dir, err := filepath.Abs(o.out)
 	if err != nil {
