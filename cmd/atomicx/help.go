@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
+
+	"github.com/atomicx/atomicx/docs"
 )
 
 const usage = `atomicx finds Go functions that are not failure atomic: functions that
@@ -55,7 +58,8 @@ Commands:
 	policy suggest [report]     print the policy rules that mask the pure
 	                            non-atomic functions a campaign found
 	version                     print atomicx's version
-	help [topic]                this text; topics: policy, env
+	help [topic]                this text; topics: detect, reports, perturb,
+	                            how-it-works, policy, env
 
 Detection campaigns:
 
@@ -306,7 +310,8 @@ Detecting non-atomic functions by hand:
 	as the original: each instrumented call costs one extra branch.
 
 Run 'atomicx help policy' for the policy file, 'atomicx help env' for the
-environment variables.
+environment variables, and 'atomicx help TOPIC' for a page of the
+documentation: detect, reports, perturb, how-it-works.
 `
 
 const helpPolicy = `atomicheck.toml says which packages atomicx instruments and how.
@@ -485,8 +490,18 @@ func help(args []string, stdout, stderr io.Writer) int {
 	case "env":
 		fmt.Fprint(stdout, helpEnv)
 	default:
-		fmt.Fprintf(stderr, "atomicx help: unknown topic %q (topics: policy, env)\n", args[0])
-		return 2
+		page, ok := docs.Page(args[0])
+		if !ok {
+			fmt.Fprintf(stderr, "atomicx help: unknown topic %q (topics: %s)\n", args[0], strings.Join(helpTopics(), ", "))
+			return 2
+		}
+		fmt.Fprint(stdout, page)
 	}
 	return 0
+}
+
+// helpTopics are what atomicx help takes: the documentation's pages, the
+// policy and the environment.
+func helpTopics() []string {
+	return append(docs.Topics(), "policy", "env")
 }
