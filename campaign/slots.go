@@ -4,7 +4,9 @@ import (
 	"errors"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"sync"
 )
@@ -184,4 +186,28 @@ func (c *runner) removeSlots() {
 		slot.dir, slot.copies = "", map[string]*treeCopy{}
 	}
 	os.Remove(c.workDir())
+}
+
+// runPaths match the paths a run sees in its own directories: its TMPDIR
+// (work/run-*) and its slot's copy of the module (work/slot-*/N/ROOT).
+var runPaths = regexp.MustCompile(`(?:^|/)` + workDirName + `/(?:(run-[^/]+)|slot-[^/]+/[0-9]+/[^/]+)(?:/|$)`)
+
+// RunPath is how a report shows a path that a run saw: one in the run's
+// own TMPDIR as $TMPDIR/…, one in its slot's copy of the module relative
+// to the module's root, and any other path as it is. The private
+// directories are gone once the campaign ends, and their names would
+// differ between two runs of the same experiment.
+func RunPath(p string) string {
+	loc := runPaths.FindStringSubmatchIndex(filepath.ToSlash(p))
+	if loc == nil {
+		return p
+	}
+	rest := filepath.ToSlash(p)[loc[1]:]
+	if loc[2] >= 0 {
+		return path.Join("$TMPDIR", rest)
+	}
+	if rest == "" {
+		return "."
+	}
+	return rest
 }

@@ -335,3 +335,22 @@ func BenchmarkTreeCopy(b *testing.B) {
 		b.ReportMetric(float64(len(cp.entries)), "entries")
 	})
 }
+
+func TestRunPath(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"/home/u/.cache/atomicx/campaigns/ab12/work/run-2456029892/go-cache.dat", "$TMPDIR/go-cache.dat"},
+		{"/j/work/run-1/a/b.txt", "$TMPDIR/a/b.txt"},
+		{"/j/work/run-1", "$TMPDIR"},
+		{"/j/work/slot-77/0/wal/testlog/00000001", "testlog/00000001"},
+		{"/j/work/slot-77/3/m/data.db", "data.db"},
+		{"/j/work/slot-77/3/m", "."},
+		{"/srv/data/log.txt", "/srv/data/log.txt"},
+		{"/srv/work/runner/x", "/srv/work/runner/x"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := RunPath(tt.in); got != tt.want {
+			t.Errorf("RunPath(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -798,7 +798,7 @@ func (r *Report) addVerdict(f *Function, e event, rec *campaign.Record, pure boo
 	f.Failures++
 	if e.Wrote != "" {
 		f.WroteOutsideCalls++
-		w := &OutsideWrite{Call: e.Wrote, File: e.WroteTo, Pos: e.WroteAt}
+		w := &OutsideWrite{Call: e.Wrote, File: campaign.RunPath(e.WroteTo), Pos: e.WroteAt}
 		if f.WroteOutside == nil || outsideWriteBefore(w, f.WroteOutside) {
 			f.WroteOutside = w
 		}
