@@ -91,6 +91,12 @@ const (
 	omitHeader  = "in for, range or switch headers or if conditions"
 	omitGoDefer = "in go or defer statements"
 	omitTypes   = "whose results or new variables have types that cannot be named there"
+	// A caller that assigns a call's error to _ has said that it does
+	// not handle that failure: an injected fault could only hand the
+	// zero values to code that assumes success (u, _ := url.Parse(s);
+	// u.Path … dereferences nil), a failure of the fault's making, not
+	// of the program's.
+	omitDiscarded = "whose error the caller discards (assigned to _)"
 )
 
 // countOmitted counts, by reason, the calls of error-returning functions
@@ -151,6 +157,9 @@ func omissionReason(call *ast.CallExpr, parents []ast.Node) string {
 				}
 			}
 			if len(p.Rhs) == 1 && p.Rhs[0] == child {
+				if discardsError(p) {
+					return omitDiscarded
+				}
 				return omitTypes
 			}
 			return omitExpr
@@ -249,6 +258,7 @@ func (cr *callRewriter) assign(s *ast.AssignStmt, start, end token.Pos, prefix, 
 		return false
 	}
 	sig, callee, point := fe.callPoint(call)
+	point = point && !discardsError(s)
 	r := cr.regions[s]
 	ok = point
 	if !point && r != nil {
@@ -411,6 +421,13 @@ func (cr *callRewriter) returnStmt(s *ast.ReturnStmt) {
 	}
 	inject := cr.point(call, callee)
 	cr.edits.insert(fe.off(s.Pos()), fmt.Sprintf("if _atx_e := %s; _atx_e != nil { %s }; %s%s", inject, ret, cr.wrote(call), cr.directive(s.Pos())))
+}
+
+// discardsError reports whether the assignment of one call's results
+// assigns its error, the last, to the blank identifier.
+func discardsError(s *ast.AssignStmt) bool {
+	id, ok := s.Lhs[len(s.Lhs)-1].(*ast.Ident)
+	return ok && id.Name == "_" && len(s.Rhs) == 1
 }
 
 // mentions reports whether name occurs in text as a whole identifier

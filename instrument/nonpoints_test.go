@@ -1,6 +1,7 @@
 package instrument
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"testing"
@@ -83,5 +84,48 @@ func Use(s *Sink) error {
 				t.Errorf("Write's entry injects errors: %t, want %t (flags %q)", fails, tt.writeFails, entry[1])
 			}
 		})
+	}
+}
+
+// TestDiscardedErrorsAreNotPoints: a call whose error its caller assigns
+// to _ is no injection point, in any statement that assigns it; one
+// whose error is kept is.
+func TestDiscardedErrorsAreNotPoints(t *testing.T) {
+	src := `package m
+
+import (
+	"net/url"
+	"strconv"
+)
+
+func Redirect(s string) string {
+	u, _ := url.Parse(s)
+	u.Path += "/"
+	_, _ = strconv.Atoi(s)
+	if n, _ := strconv.Atoi(s); n > 0 {
+		return ""
+	}
+	return u.String()
+}
+
+func Kept(s string) (int, error) {
+	n, err := strconv.Atoi(s)
+	return n, err
+}
+`
+	res, err := Package([]File{{Name: "/src/example.com/m/m.go", Src: []byte(src)}}, testOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := res.OmittedCalls[omitDiscarded]; n != 3 {
+		t.Errorf("calls omitted as discarding their error: %d, want 3 (all: %v)", n, res.OmittedCalls)
+	}
+	for _, want := range []string{"example.com/m.Kept#call:strconv.Atoi#1"} {
+		if !bytes.Contains(res.Generated.Src, []byte(want)) {
+			t.Errorf("no site %s:\n%s", want, res.Generated.Src)
+		}
+	}
+	if bytes.Contains(res.Generated.Src, []byte("Redirect#call:")) {
+		t.Errorf("Redirect's calls discard their errors, yet are points:\n%s", res.Generated.Src)
 	}
 }
