@@ -221,7 +221,7 @@ func (c *checker) sites(fn *ssa.Function) []*site {
 			}
 			if res == nil && callee != nil {
 				if f := c.receiverFact(callee); f != nil {
-					if s := c.receiverSite(call, name, f); s != nil {
+					if s := c.receiverSite(call, name, f, nil); s != nil {
 						out = append(out, s)
 					}
 				}

@@ -33,18 +33,28 @@ func (f *LeavesInReceiver) String() string {
 }
 
 // receiverSummaries finds the package's methods that leave a resource in
-// their receiver on an error return, and exports their facts.
+// their receiver on an error return, and exports their facts. A method
+// that calls such a method on its own receiver and returns its error
+// leaves the resource too: to a fixed point (bounded: chains are short).
 func (c *checker) receiverSummaries() {
 	c.leftInReceiver = make(map[*ssa.Function]*LeavesInReceiver)
-	for _, fn := range c.funcs {
-		obj, ok := fn.Object().(*types.Func)
-		if !ok || len(fn.Blocks) == 0 {
-			continue
+	for round := 0; round < 8; round++ {
+		changed := false
+		for _, fn := range c.funcs {
+			if _, ok := fn.Object().(*types.Func); !ok || len(fn.Blocks) == 0 || c.leftInReceiver[fn] != nil {
+				continue
+			}
+			if f := c.leftOnError(fn); f != nil {
+				c.leftInReceiver[fn] = f
+				changed = true
+			}
 		}
-		if f := c.leftOnError(fn); f != nil {
-			c.leftInReceiver[fn] = f
-			c.pass.ExportObjectFact(obj, f)
+		if !changed {
+			break
 		}
+	}
+	for fn, f := range c.leftInReceiver {
+		c.pass.ExportObjectFact(fn.Object(), f)
 	}
 }
 
@@ -96,6 +106,27 @@ func (c *checker) leftOnError(fn *ssa.Function) *LeavesInReceiver {
 		kept = append(kept, s)
 		fields = append(fields, field)
 	}
+	// Calls of such methods on fn's own receiver.
+	for _, b := range fn.Blocks {
+		for _, instr := range b.Instrs {
+			call, ok := instr.(*ssa.Call)
+			if !ok {
+				continue
+			}
+			name, callee := calleeName(call.Common())
+			if callee == nil || callee == fn {
+				continue
+			}
+			f := c.receiverFact(callee)
+			if f == nil {
+				continue
+			}
+			if s := c.receiverSite(call, name, f, recv); s != nil && !s.escapes {
+				kept = append(kept, s)
+				fields = append(fields, f.Field)
+			}
+		}
+	}
 	if len(kept) == 0 {
 		return nil
 	}
@@ -128,15 +159,26 @@ func (c *checker) receiverFact(callee *ssa.Function) *LeavesInReceiver {
 // in its receiver (fact f), when the receiver is an object the calling
 // function made: the object holds the resource from the call on, on the
 // error path too, and dropping it leaks the resource. nil when the
-// receiver is not such an object (a parameter's is the caller's).
-func (c *checker) receiverSite(call *ssa.Call, name string, f *LeavesInReceiver) *site {
+// receiver is not such an object (a parameter's is the caller's). With
+// owner set, the receiver must be owner instead: the calling method's
+// own receiver, whose fact is being found (see leftOnError).
+func (c *checker) receiverSite(call *ssa.Call, name string, f *LeavesInReceiver, owner ssa.Value) *site {
 	com := call.Common()
 	if com.IsInvoke() || len(com.Args) == 0 {
 		return nil
 	}
 	recv := com.Args[0]
-	if _, ok := locationOf(recv).root.(*ssa.Alloc); !ok || len(locationOf(recv).path) > 0 {
+	switch loc := locationOf(recv); {
+	case len(loc.path) > 0:
 		return nil
+	case owner != nil:
+		if loc.root != owner {
+			return nil
+		}
+	default:
+		if _, ok := loc.root.(*ssa.Alloc); !ok {
+			return nil
+		}
 	}
 	idx := fieldIndex(recv.Type(), f.Field)
 	if idx < 0 {
@@ -159,6 +201,16 @@ func (c *checker) receiverSite(call *ssa.Call, name string, f *LeavesInReceiver)
 	}
 	// No error result: the method's error does not say the resource was
 	// not acquired, it is the path the resource is left on.
+	if owner != nil {
+		// The receiver is the caller's: only where else it goes counts.
+		s.escapes = c.leaves(s.aliases, func(instr ssa.Instruction) bool {
+			if call, ok := instr.(ssa.CallInstruction); ok {
+				return call.Common() == s.call.Common() || releases(s, call.Common())
+			}
+			return false
+		}, false)
+		return s
+	}
 	s.escapes = escapes(s)
 	return s
 }
