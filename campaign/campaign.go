@@ -693,6 +693,10 @@ type event struct {
 	Route         string `json:"route"`
 	RouteResults  string `json:"route_results"`
 	NotRoutable   string `json:"not_routable"`
+	// white (a profile run) and armed (an armed run): the execution of
+	// a handler's region, and whether more came than the run logs
+	At   uint64 `json:"at"`
+	More bool   `json:"more"`
 	// oblivious: a failure-oblivious function's failed call, whether it
 	// was swallowed, and, for an atomic one, rolled back first
 	Swallowed  bool `json:"swallowed"`
@@ -939,7 +943,8 @@ func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test st
 		rec.Status = runOutcome(runErr, c.cfg.Exec != "", out.sawTestFailure())
 	}
 	rec.Fired = hasEvent(rec.Events, "inject")
-	if rec.Status == Crashed || rec.Status != Passed && rec.Status != Absorbed && rec.Kind == "profile" {
+	keepFailure := rec.Kind == "profile" || c.cfg.Planner != nil && c.cfg.Planner.FailureOutput
+	if rec.Status == Crashed || rec.Status != Passed && rec.Status != Absorbed && keepFailure {
 		rec.Output = out.String()
 	}
 	if rec.Status == Crashed {

@@ -2,7 +2,10 @@ package campaign
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strconv"
+	"strings"
 )
 
 // Short-circuit testing of error handlers (after Cornu, Seinturier and
@@ -46,6 +49,9 @@ var Handlers = &Planner{
 		}
 		return runs
 	},
+	// Whether a failed run counts for the source verdict is read in
+	// its output (see sourceCount).
+	FailureOutput: true,
 	// The widened and routed runs of each candidate; the runs with all
 	// the kept widenings together, and those of the tests that failed
 	// routed with the panic not routed; the runs with all the kept
@@ -97,6 +103,14 @@ type HandlerSeen struct {
 	// RouteResults are the Route call's results as the result list of a
 	// function literal ("_ string, err error"); "" when not known.
 	RouteResults string
+
+	// WhiteAt are the executions of the region, numbered from 1 as an
+	// armed run numbers its faults, at which an error reached the arm
+	// and its predicate held (white); WhiteMore says that more came than
+	// the run logged. Both are empty for a run that did not number them
+	// (a journal older than the numbering).
+	WhiteAt   []uint64
+	WhiteMore bool
 }
 
 // handlersOf returns what a run logged of each handler, by ID order.
@@ -104,15 +118,26 @@ func handlersOf(rec *Record) []*HandlerSeen {
 	byID := map[string]*HandlerSeen{}
 	for _, raw := range rec.Events {
 		var v event
-		if json.Unmarshal(raw, &v) != nil || v.Event != "handler" {
+		if json.Unmarshal(raw, &v) != nil || v.Event != "handler" && v.Event != "white" {
 			continue
 		}
 		h := byID[v.Site]
+		if h == nil && v.Event == "white" {
+			continue // its handler event comes first
+		}
 		if h == nil {
 			h = &HandlerSeen{ID: v.Site, Func: v.Func, Pos: v.Pos, Region: v.Region, Kind: v.HandlerKind,
 				Predicate: v.Predicate, NotInjectable: v.NotInjectable, Widened: v.Widened, NotWidenable: v.NotWidenable,
 				Route: v.Route, NotRoutable: v.NotRoutable, RouteResults: v.RouteResults}
 			byID[v.Site] = h
+		}
+		if v.Event == "white" {
+			if v.More {
+				h.WhiteMore = true
+			} else {
+				h.WhiteAt = append(h.WhiteAt, v.At)
+			}
+			continue
 		}
 		switch v.Usage {
 		case "executed":
@@ -155,6 +180,10 @@ type HandlerTest struct {
 	Outcome string
 	Fired   bool
 	Run     *Record // the armed run, nil if none
+	// NotCounted, for a test with a white usage whose armed run failed,
+	// says why that failure does not count for the source verdict (see
+	// sourceCount); "" when it counts.
+	NotCounted string
 	// Widened is the run with the handler widened (see Widening), nil if
 	// none.
 	Widened *Record
@@ -223,6 +252,9 @@ func HandlerResults(recs []*Record) []*HandlerResult {
 			t := &HandlerTest{Package: prof.Package, Test: prof.Test, Pink: h.Pink, White: h.White, Blue: h.Blue}
 			if run := runs[handlerRun(prof, h.ID).Key()]; run != nil {
 				t.Outcome, t.Fired, t.Run = run.Status, run.Fired, run
+				if t.White && t.known() && !t.passed() {
+					t.NotCounted = sourceCount(h, run)
+				}
 			}
 			t.Widened = widened[widenRun(prof, h.ID).Key()]
 			t.Routed = routed[routeRun(prof, h.ID, routeFault).Key()]
@@ -273,10 +305,136 @@ func otherArmSawError(arms []*HandlerResult, self *HandlerResult, t *HandlerTest
 	return false
 }
 
+// SourceCounted reports whether t's armed run counts for its handler's
+// source verdict: the test had an error reach the arm (white) and its
+// run is in, passed, or failed in a way tied to an error where the test
+// expected one.
+func (t *HandlerTest) SourceCounted() bool { return t.White && t.known() && t.NotCounted == "" }
+
+// sourceCount says why the failed armed run of a test that had an error
+// reach h (white) does not count for h's source verdict, or "" when it
+// counts. The verdict asks whether the handler copes with an error from
+// another source where the test expects one; the run skips every
+// execution of the region, also those the test expects to succeed. A
+// failure counts when it can be tied to an execution at which the
+// profile run saw an error reach the arm: the test's output names the
+// armed error of such an execution, or names none and every execution
+// the run skipped was such a one. A failure that names only the errors
+// of other executions, or none after the run skipped others, shows that
+// the test expected those calls to succeed, and says nothing of where
+// the handler's error comes from. A journal that predates the numbering
+// of the executions has every failure count, as before.
+func sourceCount(h *HandlerSeen, run *Record) string {
+	if len(h.WhiteAt) == 0 && !h.WhiteMore {
+		return ""
+	}
+	white := map[uint64]bool{}
+	var last uint64
+	for _, n := range h.WhiteAt {
+		white[n], last = true, max(last, n)
+	}
+	isWhite := func(n uint64) bool { return white[n] || h.WhiteMore && n > last }
+	named := FaultOccurrences(run.Output+"\n"+run.Died, h.ID)
+	if len(named) > 0 {
+		for _, n := range named {
+			if isWhite(n) {
+				return ""
+			}
+		}
+		return fmt.Sprintf("it failed on the armed error of %s of the region, where the profile run had no error reach the arm: the test expected that call to succeed", executionsText(named))
+	}
+	var others []uint64
+	armed, more := false, false
+	for _, raw := range run.Events {
+		var v event
+		if json.Unmarshal(raw, &v) != nil || v.Event != "armed" || v.Site != h.ID {
+			continue
+		}
+		armed = true
+		switch {
+		case v.More:
+			more = true
+		case !isWhite(v.At):
+			others = append(others, v.At)
+		}
+	}
+	if !armed || more && h.WhiteMore {
+		return "" // which executions it skipped is not known
+	}
+	if len(others) == 0 && !more {
+		return ""
+	}
+	what := executionsText(others)
+	if more {
+		if what != "" {
+			what += " and "
+		}
+		what += fmt.Sprintf("executions past the %d the run logs", len(h.WhiteAt))
+	}
+	return fmt.Sprintf("its output names no armed error, and it skipped %s of the region, where the profile run had no error reach the arm: the test may have failed expecting those calls to succeed", what)
+}
+
+// executionsText names executions of a region: "execution 2",
+// "executions 2, 5".
+func executionsText(ns []uint64) string {
+	if len(ns) == 0 {
+		return ""
+	}
+	word := "execution "
+	if len(ns) > 1 {
+		word = "executions "
+	}
+	parts := make([]string, len(ns))
+	for i, n := range ns {
+		parts[i] = strconv.FormatUint(n, 10)
+	}
+	return word + strings.Join(parts, ", ")
+}
+
+// FaultOccurrences returns the occurrences of the fault armed at site
+// that output names, in the words of the runtime's InjectedFault
+// ("atomicx: injected error at SITE (POS), occurrence N"), in order,
+// each once.
+func FaultOccurrences(output, site string) []uint64 {
+	var out []uint64
+	seen := map[uint64]bool{}
+	for _, kind := range []string{"error", "panic"} {
+		needle := "atomicx: injected " + kind + " at " + site + " ("
+		for rest := output; ; {
+			i := strings.Index(rest, needle)
+			if i < 0 {
+				break
+			}
+			rest = rest[i+len(needle):]
+			line := rest
+			if j := strings.IndexByte(line, '\n'); j >= 0 {
+				line = line[:j]
+			}
+			const occ = "), occurrence "
+			k := strings.Index(line, occ)
+			if k < 0 {
+				continue
+			}
+			digits := line[k+len(occ):]
+			end := 0
+			for end < len(digits) && digits[end] >= '0' && digits[end] <= '9' {
+				end++
+			}
+			if n, err := strconv.ParseUint(digits[:end], 10, 64); err == nil && !seen[n] {
+				seen[n] = true
+				out = append(out, n)
+			}
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
 // HandlerVerdicts gives a handler's two verdicts from its tests' rows.
 // Source: source-dependent as soon as a test with a white usage failed
-// armed; source-independent when there are such tests and every one
-// passed; unknown otherwise (no white usage, or a run missing).
+// armed in a way that counts (see sourceCount); source-independent when
+// there are such tests and every one passed; unknown otherwise (no white
+// usage, a run missing, or a failure that does not count).
 // Resilience: not purely resilient as soon as a test that executes the
 // region failed armed; purely resilient when every one passed and one
 // has a pink usage; unknown otherwise.
@@ -297,7 +455,7 @@ func HandlerVerdicts(tests []*HandlerTest) (source, resilience string) {
 		}
 		if t.known() && !t.passed() {
 			resilience = NotPurelyResilient
-			if t.White {
+			if t.White && t.NotCounted == "" {
 				source = SourceDependent
 			}
 		}

@@ -60,6 +60,10 @@ func TestHandlerVerdicts(t *testing.T) {
 		{"blue only, passes", []*HandlerTest{row("b", Passed)}, HandlerUnknown, HandlerUnknown},
 		{"a run missing", []*HandlerTest{row("w", ""), row("p", Passed)}, HandlerUnknown, HandlerUnknown},
 		{"a run not started", []*HandlerTest{row("pw", NotRun)}, HandlerUnknown, HandlerUnknown},
+		// A white test whose failure is not tied to its white usage
+		// tells nothing of the source; another's failure still does.
+		{"white fails, not counted", []*HandlerTest{{White: true, Outcome: Failed, NotCounted: "why"}, row("w", Passed)}, HandlerUnknown, NotPurelyResilient},
+		{"white fails, not counted, another counted", []*HandlerTest{{White: true, Outcome: Failed, NotCounted: "why"}, row("w", Failed)}, SourceDependent, NotPurelyResilient},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,5 +112,92 @@ func TestHandlerResults(t *testing.T) {
 	}
 	if other.Source != HandlerUnknown || other.Resilience != NotPurelyResilient {
 		t.Errorf("err != nil arm: %s, %s", other.Source, other.Resilience)
+	}
+}
+
+func TestFaultOccurrences(t *testing.T) {
+	const site = "m.(*T).F#handler:f.go:3:2"
+	tests := []struct {
+		name, output string
+		want         string
+	}{
+		{"none", "--- FAIL: TestA\n    a_test.go:9: bad: 3\n", "[]"},
+		{"wrapped, with its parentheses", "    a_test.go:9: err: sub 0: atomicx: injected error at " + site + " (m/f.go:3:2), occurrence 2\n", "[2]"},
+		{"an Is arm's fault names its target after", "x: atomicx: injected error at " + site + " (m/f.go:3:2), occurrence 12: EOF\n", "[12]"},
+		{"a panic, twice, out of order", "panic: atomicx: injected panic at " + site + " (m/f.go:3:2), occurrence 3\n" +
+			"a: atomicx: injected error at " + site + " (m/f.go:3:2), occurrence 1\nb: atomicx: injected error at " + site + " (m/f.go:3:2), occurrence 3\n", "[1 3]"},
+		{"another site's fault", "atomicx: injected error at m.G#handler:g.go:1:1 (m/g.go:1:1), occurrence 1\n", "[]"},
+		{"cut before its occurrence", "atomicx: injected error at " + site + " (m/f.go:3:2)\n, occurrence 4", "[]"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := fmt.Sprint(FaultOccurrences(tt.output, site)); got != tt.want {
+				t.Errorf("occurrences %s, want %s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestHandlerSourceCount: a failed armed run of a white test counts for
+// the source verdict only when its failure is tied to an execution of
+// the region where the profile run had an error reach the arm.
+func TestHandlerSourceCount(t *testing.T) {
+	const id, region = "m.F#handler:f.go:5:9", "m/f.go:2:9"
+	white := func(at uint64) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"event":"white","pid":1,"site":%q,"at":%d}`, id, at))
+	}
+	armed := func(at uint64) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"event":"armed","pid":2,"site":%q,"at":%d}`, id, at))
+	}
+	more := func(event string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"event":%q,"pid":1,"site":%q,"more":true}`, event, id))
+	}
+	fault := func(n int) string {
+		return fmt.Sprintf("    a_test.go:9: err: atomicx: injected error at %s (m/f.go:5:9), occurrence %d\n", id, n)
+	}
+	base := []json.RawMessage{handlerEvent(id, region, "executed"), handlerEvent(id, region, "white"), handlerEvent(id, region, "pink")}
+	tests := []struct {
+		name    string
+		whites  []json.RawMessage // the profile run's white executions
+		status  string
+		output  string
+		armed   []json.RawMessage
+		counted bool
+		why     string // part of NotCounted
+		source  string
+	}{
+		{"passes", []json.RawMessage{white(1)}, Passed, "", []json.RawMessage{armed(1), armed(2)}, true, "", SourceIndependent},
+		{"fails on the error it expected", []json.RawMessage{white(1)}, Failed, fault(1), []json.RawMessage{armed(1), armed(2)}, true, "", SourceDependent},
+		{"fails on a call it expected to succeed", []json.RawMessage{white(1)}, Failed, fault(2), []json.RawMessage{armed(1), armed(2)}, false, "failed on the armed error of execution 2", HandlerUnknown},
+		{"names both: tied", []json.RawMessage{white(2)}, Failed, fault(1) + fault(2), nil, true, "", SourceDependent},
+		{"names none, skipped only white executions", []json.RawMessage{white(1), white(2)}, Failed, "bad: 3\n", []json.RawMessage{armed(1), armed(2)}, true, "", SourceDependent},
+		{"names none, skipped a pink one", []json.RawMessage{white(1)}, Failed, "bad: 3\n", []json.RawMessage{armed(1), armed(2), armed(3)}, false, "skipped executions 2, 3", HandlerUnknown},
+		{"a crash names it in its death line", []json.RawMessage{white(1)}, Crashed, "", []json.RawMessage{armed(1)}, true, "", SourceDependent},
+		{"past the whites logged, more came", []json.RawMessage{white(1), more("white")}, Failed, fault(90), nil, true, "", SourceDependent},
+		{"armed past the log, whites all logged", []json.RawMessage{white(1)}, Failed, "bad\n", []json.RawMessage{armed(1), more("armed")}, false, "executions past the 1 the run logs", HandlerUnknown},
+		{"armed past the log, and whites", []json.RawMessage{white(1), more("white")}, Failed, "bad\n", []json.RawMessage{armed(1), more("armed")}, true, "", SourceDependent},
+		// A journal that predates the numbering: every failure counts.
+		{"no white executions numbered", nil, Failed, fault(2), nil, true, "", SourceDependent},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			prof := &Record{Kind: "profile", Package: "m", Test: "TestA", Status: Passed, Events: append(append([]json.RawMessage(nil), base...), tt.whites...)}
+			run := handlerRun(prof, id)
+			run.Status, run.Fired, run.Output, run.Events = tt.status, true, tt.output, tt.armed
+			if tt.status == Crashed {
+				run.Died = strings.TrimSpace(strings.Replace(fault(1), "a_test.go:9: err:", "panic:", 1))
+			}
+			res := HandlerResults([]*Record{prof, run})
+			if len(res) != 1 || len(res[0].Tests) != 1 {
+				t.Fatalf("results %+v", res)
+			}
+			ht := res[0].Tests[0]
+			if ht.SourceCounted() != tt.counted || !strings.Contains(ht.NotCounted, tt.why) || tt.counted != (ht.NotCounted == "") {
+				t.Errorf("counted %t (%q), want %t (%q)", ht.SourceCounted(), ht.NotCounted, tt.counted, tt.why)
+			}
+			if res[0].Source != tt.source {
+				t.Errorf("source %s, want %s", res[0].Source, tt.source)
+			}
+		})
 	}
 }

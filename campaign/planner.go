@@ -35,6 +35,9 @@ type Planner struct {
 	// shard's journal holds the runs of some tests only and no profile
 	// runs, so the merge runs them (ShardConfig.Merged), not the shards.
 	WholeFollowUps bool
+	// FailureOutput keeps the end of the output of every run that does
+	// not pass (Record.Output): the question reads why the test failed.
+	FailureOutput bool
 	// FollowUpsText says what a round of follow-ups does, with the
 	// number of runs as %d.
 	FollowUpsText string

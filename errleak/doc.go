@@ -24,7 +24,10 @@
 // library's borrowers such as io.ReadAll, or to a wrapper that does not
 // take it over such as bufio.NewReader (while the wrapper stays in the
 // function), is no escape. A resource stored in a field of an object the
-// function made stays in its hands while the object does. A
+// function made stays in its hands while the object does. A method
+// that stores a resource into a field of its receiver and can return an
+// error with it still there gets the fact [LeavesInReceiver], and its
+// call on an object the caller made is an acquire of that field. A
 // function that returns an open resource gets a fact, [ReturnsOpen], so
 // that its callers inherit the obligation. A function that releases, on
 // every path, something its caller hands it (a parameter, a field of its

@@ -29,7 +29,7 @@ A line with //nolint:errleak or //atomicx:ignore is not reported, nor is
 a function whose declaration line or doc comment has one.`,
 	Requires:   []*analysis.Analyzer{buildssa.Analyzer},
 	Run:        run,
-	FactTypes:  []analysis.Fact{new(ReturnsOpen), new(ReleasesArgs), new(Ownership)},
+	FactTypes:  []analysis.Fact{new(ReturnsOpen), new(ReleasesArgs), new(Ownership), new(LeavesInReceiver)},
 	ResultType: reflect.TypeOf(new(Stats)),
 }
 
@@ -118,6 +118,7 @@ func run(pass *analysis.Pass) (any, error) {
 	}
 
 	c.exportOwnership()
+	c.receiverSummaries()
 
 	// A function of this package that returns an open resource is an
 	// acquire for its callers here as much as in other packages: find
@@ -156,6 +157,9 @@ type checker struct {
 	fieldRelease map[string]map[*ssa.Function]bool
 	literals     map[*ast.FuncLit]funcname.Literal // the package's, named when first needed
 	ownership    map[*ssa.Function][]ParamUse      // see paramUse; nil while being computed
+	// leftInReceiver are the package's methods that leave a resource in
+	// their receiver on an error return (see receiverSummaries).
+	leftInReceiver map[*ssa.Function]*LeavesInReceiver
 }
 
 // A site is one acquiring call in a function, and what the analysis
@@ -176,6 +180,10 @@ type site struct {
 	// homeStores).
 	homeKeys map[string]bool
 	holders  map[ssa.Value]bool
+	// field, for the call of a method that leaves the resource in its
+	// receiver (see receiverSite), is the receiver's field; value is then
+	// the receiver, the object the calling function made.
+	field string
 }
 
 // calleeName is the full name of the function or method c calls, "" for
@@ -210,6 +218,14 @@ func (c *checker) sites(fn *ssa.Function) []*site {
 			res := c.acquires[name]
 			if res == nil && callee != nil {
 				res = c.fromFact(callee)
+			}
+			if res == nil && callee != nil {
+				if f := c.receiverFact(callee); f != nil {
+					if s := c.receiverSite(call, name, f, nil); s != nil {
+						out = append(out, s)
+					}
+				}
+				continue
 			}
 			if res == nil {
 				continue
@@ -261,6 +277,9 @@ func (c *checker) summarize(fn *ssa.Function) bool {
 		return false
 	}
 	for _, s := range c.sites(fn) {
+		if s.field != "" {
+			continue // the object holds it, not a result
+		}
 		if deferredRelease(fn, s) {
 			continue // returned closed: the caller owes nothing
 		}

@@ -49,6 +49,13 @@ func (c *checker) check(fn *ssa.Function) {
 	if len(sites) == 0 {
 		return
 	}
+	c.walk(fn, sites, false).heldForCaller()
+}
+
+// walk walks the paths of fn for sites. In summary mode it reports and
+// counts nothing: it notes, in leftOpen, the sites open at a return of an
+// error (see leftOnError).
+func (c *checker) walk(fn *ssa.Function, sites []*site, summary bool) *walk {
 	bySite := make(map[*ssa.Call]int, len(sites))
 	for i, s := range sites {
 		bySite[s.call] = i
@@ -62,11 +69,15 @@ func (c *checker) check(fn *ssa.Function) {
 		counted:  make(map[string]bool),
 		conds:    correlated(fn),
 		collects: version.Compare(c.goVersion(fn), "go1.23") >= 0,
+		summary:  summary,
+		leftOpen: make(map[int]bool),
 	}
 	for i, s := range sites {
 		w.protocol[i] = c.handedOver(fn, s)
 	}
-	c.deferInLoops(fn, sites)
+	if !summary {
+		c.deferInLoops(fn, sites)
+	}
 	// The state holds one byte per site, then one per correlated
 	// condition: 0 not seen yet, 1 held, 2 did not.
 	w.push(fn.Blocks[0], &pathState{open: make([]byte, len(sites)+len(w.conds)), since: make([]int, len(sites))})
@@ -75,7 +86,7 @@ func (c *checker) check(fn *ssa.Function) {
 		w.queue = w.queue[1:]
 		w.block(item.b, item.st)
 	}
-	w.heldForCaller()
+	return w
 }
 
 type walk struct {
@@ -96,6 +107,9 @@ type walk struct {
 	held     map[int][]heldReturn
 	freedOK  map[int]bool // released before some successful return
 	protocol map[int]bool // by site: a lock a function may hand to its caller
+
+	summary  bool         // see checker.walk
+	leftOpen map[int]bool // summary mode: sites open at a return of an error
 }
 
 type heldReturn struct {
@@ -167,7 +181,7 @@ func (w *walk) block(b *ssa.BasicBlock, in *pathState) {
 				}
 			}
 		case *ssa.Panic:
-			if reportPanics {
+			if reportPanics && !w.summary {
 				w.panicked(open, in.path, since, instr)
 			}
 			return
@@ -311,6 +325,9 @@ func (w *walk) exit(open []byte, filter string, pos token.Pos) {
 }
 
 func (w *walk) count(filter string, site, where int) {
+	if w.summary {
+		return
+	}
 	key := fmt.Sprintf("%s/%d/%d", filter, site, where)
 	if !w.counted[key] {
 		w.counted[key] = true
@@ -322,6 +339,14 @@ func (w *walk) count(filter string, site, where int) {
 // since the acquire, or counts the filter that removes each.
 func (w *walk) ret(open []byte, path []step, since []int, r *ssa.Return) {
 	success := successful(w.fn, r)
+	if w.summary {
+		for i := range w.sites {
+			if !success && open[i]&countMask > 0 && open[i]&(deferBit|nilBit|borrowBit) == 0 {
+				w.leftOpen[i] = true
+			}
+		}
+		return
+	}
 	for i, s := range w.sites {
 		if open[i]&countMask == 0 || open[i]&deferBit != 0 {
 			if success && open[i]&acquiredBit != 0 {
@@ -398,6 +423,9 @@ func (w *walk) report(s *site, path []step, end ssa.Instruction) {
 		related = append(related, analysis.RelatedInformation{Pos: retPos, Message: fmt.Sprintf("%ss with the %s open", what, s.res.Name)})
 	}
 	msg := fmt.Sprintf("%s from %s is not released (%s) on the path to the %s %s", s.res.Name, shortName(s.callee), strings.Join(s.res.Release, " or "), what, where)
+	if s.field != "" {
+		msg = fmt.Sprintf("%s left in field %s by %s on its error is not released (%s) on the path to the %s %s", s.res.Name, s.field, shortName(s.callee), strings.Join(s.res.Release, " or "), what, where)
+	}
 	if len(branches) > 0 {
 		msg += "; branches at lines " + strings.Join(branches, ", ")
 	}

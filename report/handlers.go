@@ -50,6 +50,11 @@ type HandlerFinding struct {
 	Resilience string `json:"resilience"`
 	// Tests is the matrix row: every test that executed the region.
 	Tests []HandlerTestRow `json:"tests"`
+	// SourceTests are the tests ("package Test") whose armed runs the
+	// source verdict rests on: those that had an error reach the arm
+	// (white) and whose run passed, or failed in a way tied to it; the
+	// others are in Tests with NotCounted.
+	SourceTests []string `json:"source_tests,omitempty"`
 	// Widening is the validation of a typed arm widened to err != nil;
 	// nil for other arms.
 	Widening *HandlerWidening `json:"widening,omitempty"`
@@ -117,6 +122,7 @@ var handlerTerms = []Term{
 	{"pink / white / blue", "what a test's profile run (nothing armed) saw at the handler: pink, the call returned no error; white, an error came and this arm took it; blue, an error came and another arm took it; executed, the region ran but neither"},
 	{"armed", "what the test did with the handler armed: pass, fail, crash, timeout; (region not reached) when the run did not execute the region again"},
 	{"source-independent / source-dependent", "every test that had an error reach this arm (white) passes armed / one fails: the handler relies on what the failed call did before failing"},
+	{"source verdict from", "the white tests whose armed runs the source verdict rests on. A failed run counts when its failure is tied to an execution of the region where the profile run had an error reach the arm: its output names the armed error of such an execution, or names none and the run skipped only such executions. One that failed on the armed error of a call the profile run saw succeed is listed as not counted: the test expected that call to succeed"},
 	{"purely resilient / not purely resilient", "every test that executes the region passes armed, and one had the call succeed (pink) / one fails armed. A handler that passes the error on is rarely purely resilient: its tests expect the call to succeed, and resilience is the caller's"},
 	{"unknown", "no test gave the verdict its runs: no white usage (source), no armed run (both), or not injectable"},
 	{"widening", "a typed arm (errors.Is, errors.As, err == X, a case) run with its predicate widened to err != nil. Kept when every run passes; rejected when a test fails where another arm handled the error without one; not offered when it cannot be, is not source-independent, or a test expects the error to propagate; not validated when a run is missing"},
@@ -177,6 +183,10 @@ type HandlerTestRow struct {
 	Outcome   string `json:"outcome,omitempty"`
 	Injected  bool   `json:"injected,omitempty"`
 	Reproduce string `json:"reproduce,omitempty"` // the armed run, by hand
+	// SourceCounted says that the armed run counts for the source
+	// verdict; NotCounted, for a white test whose failure does not, why.
+	SourceCounted bool   `json:"source_counted,omitempty"`
+	NotCounted    string `json:"not_counted,omitempty"`
 	// Widened is what the test did with the arm widened to err != nil
 	// (candidates only); "" when it was not run.
 	Widened string `json:"widened,omitempty"`
@@ -252,7 +262,11 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 			Predicate: res.Predicate, NotInjectable: res.NotInjectable, Source: res.Source, Resilience: res.Resilience,
 			Tests: []HandlerTestRow{}}
 		for _, t := range res.Tests {
-			row := HandlerTestRow{Package: t.Package, Test: t.Test, Outcome: t.Outcome, Injected: t.Fired, Usages: []string{}}
+			row := HandlerTestRow{Package: t.Package, Test: t.Test, Outcome: t.Outcome, Injected: t.Fired, Usages: []string{},
+				SourceCounted: t.SourceCounted(), NotCounted: t.NotCounted}
+			if row.SourceCounted {
+				h.SourceTests = append(h.SourceTests, t.Package+" "+t.Test)
+			}
 			for _, u := range []struct {
 				on   bool
 				name string
@@ -490,7 +504,7 @@ func WriteHandlersText(w io.Writer, r *HandlersReport, locate Locator) {
 		}
 		for _, t := range handlerTerms {
 			switch t.Name {
-			case "widening", "routing", "reproduce":
+			case "widening", "routing", "reproduce", "source verdict from":
 				if !used[t.Name] {
 					continue
 				}
@@ -528,6 +542,10 @@ func writeHandlerText(w io.Writer, h *HandlerFinding, locate Locator, used map[s
 			widened += "; not routed: " + t.Unrouted
 		}
 		fmt.Fprintf(w, "\t%s %s: %s; armed: %s%s\n", t.Package, t.Test, usagesText(t.Usages), outcome, widened)
+		if t.NotCounted != "" {
+			used["source verdict from"] = true
+			fmt.Fprintf(w, "\t\tnot counted for the source verdict: %s\n", t.NotCounted)
+		}
 		switch {
 		case t.Reproduce == "":
 		case t.Outcome != "" && t.Outcome != campaign.Passed:
@@ -537,6 +555,14 @@ func writeHandlerText(w io.Writer, h *HandlerFinding, locate Locator, used map[s
 		case repro == "":
 			repro = t.Reproduce
 		}
+	}
+	if len(h.SourceTests) > 0 || h.hasNotCounted() {
+		used["source verdict from"] = true
+		from := "no test"
+		if len(h.SourceTests) > 0 {
+			from = strings.Join(h.SourceTests, ", ")
+		}
+		fmt.Fprintf(w, "\tsource verdict from: %s\n", from)
 	}
 	if repro != "" {
 		used["reproduce"] = true
@@ -556,6 +582,17 @@ func writeHandlerText(w io.Writer, h *HandlerFinding, locate Locator, used map[s
 			fmt.Fprintf(w, "\t\treproduce: %s\n", rt.Reproduce)
 		}
 	}
+}
+
+// hasNotCounted reports whether a white test's failure does not count
+// for h's source verdict.
+func (h *HandlerFinding) hasNotCounted() bool {
+	for _, t := range h.Tests {
+		if t.NotCounted != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // routedText is the call a routing routes the panic of.
@@ -686,7 +723,7 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 		}
 		var failed *HandlerTestRow
 		for i := range h.Tests {
-			if t := &h.Tests[i]; t.Outcome != "" && t.Outcome != campaign.Passed && (idx == 1 || containsUsage(t.Usages, "white")) {
+			if t := &h.Tests[i]; t.Outcome != "" && t.Outcome != campaign.Passed && (idx == 1 || t.SourceCounted) {
 				failed = t
 				break
 			}
@@ -735,10 +772,10 @@ code { font-size: 0.95em; }
 {{end}}{{end}}</ul>{{end}}
 {{range $h := .Handlers}}{{if .Tests}}
 <h2 id="{{.ID}}"><code>{{.Pos}}</code> {{.Func}}</h2>
-<p><span title="{{kindText .Kind}}">{{.Kind}}</span> handler of <code>{{.Predicate}}</code>: <b>{{.Source}}</b>, <b>{{.Resilience}}</b>.{{if .NotInjectable}} Not injectable: {{.NotInjectable}}.{{end}}</p>
+<p><span title="{{kindText .Kind}}">{{.Kind}}</span> handler of <code>{{.Predicate}}</code>: <b>{{.Source}}</b>, <b>{{.Resilience}}</b>.{{if .NotInjectable}} Not injectable: {{.NotInjectable}}.{{end}}{{if .SourceTests}} Source verdict from: {{range $i, $t := .SourceTests}}{{if $i}}, {{end}}{{$t}}{{end}}.{{end}}</p>
 <table><tr><th>test</th><th>usages</th><th>armed</th><th>reproduce</th>{{if .Widening}}<th>widened</th>{{end}}</tr>
 {{range .Tests}}<tr><td>{{.Package}} {{.Test}}</td><td>{{range .Usages}}<span class="{{.}}">{{.}}</span> {{end}}</td>
-<td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}</td><td>{{if .Reproduce}}<code>{{.Reproduce}}</code>{{end}}</td>{{if $h.Widening}}<td class="{{if eq .Widened "pass"}}pass{{else if .Widened}}fail{{end}}">{{if .Widened}}{{.Widened}}{{else}}not run{{end}}</td>{{end}}</tr>
+<td class="{{if eq .Outcome "pass"}}pass{{else if .Outcome}}fail{{end}}">{{if .Outcome}}{{.Outcome}}{{else}}not run{{end}}{{if .NotCounted}}<br>not counted for the source verdict: {{.NotCounted}}{{end}}</td><td>{{if .Reproduce}}<code>{{.Reproduce}}</code>{{end}}</td>{{if $h.Widening}}<td class="{{if eq .Widened "pass"}}pass{{else if .Widened}}fail{{end}}">{{if .Widened}}{{.Widened}}{{else}}not run{{end}}</td>{{end}}</tr>
 {{end}}</table>
 {{with .Widening}}<p>Widening to <code>{{if .Widened}}{{.Widened}}{{else}}err != nil{{end}}</code>: <b>{{.Status}}</b>{{if .Why}} ({{.Why}}){{end}}.{{if .Reproduce}} <code>{{.Reproduce}}</code>{{end}}</p>{{end}}
 {{with .Routing}}<p>Routing a panic of {{if .Call}}<code>{{.Call}}</code>{{else}}the region's call{{end}} to the arm: <b>{{.Status}}</b>{{if .Why}} ({{.Why}}){{end}}.{{if .Reproduce}} <code>{{.Reproduce}}</code>{{end}}</p>{{end}}

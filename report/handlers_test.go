@@ -314,3 +314,69 @@ func TestHandlersReportRouting(t *testing.T) {
 		t.Errorf("SARIF lacks the routable handler:\n%s", sarif.String())
 	}
 }
+
+// TestHandlersReportSourceCounted: the report says which white tests the
+// source verdict rests on, and lists apart, with the reason, a white
+// test that failed on a call it expected to succeed.
+func TestHandlersReportSourceCounted(t *testing.T) {
+	const id = "example.com/m.F#handler:f.go:5:9"
+	ev := func(usage string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"event":"handler","pid":1,"site":%q,"func":"example.com/m.F","pos":"example.com/m/f.go:5:9","region":"example.com/m/f.go:2:9","usage":%q,"handler_kind":"propagate","predicate":"err != nil"}`, id, usage))
+	}
+	white := json.RawMessage(fmt.Sprintf(`{"event":"white","pid":1,"site":%q,"at":1}`, id))
+	var recs []*campaign.Record
+	for _, tt := range []struct{ test, status, output string }{
+		{"TestA", campaign.Passed, ""},
+		{"TestB", campaign.Failed, "    f_test.go:9: err: atomicx: injected error at " + id + " (example.com/m/f.go:5:9), occurrence 2\n"},
+		{"TestC", campaign.Failed, "    f_test.go:19: want error X, got atomicx: injected error at " + id + " (example.com/m/f.go:5:9), occurrence 1\n"},
+	} {
+		recs = append(recs, &campaign.Record{Kind: "profile", Package: "example.com/m", Test: tt.test, Status: campaign.Passed,
+			Events: []json.RawMessage{ev("executed"), ev("white"), white, ev("pink")}},
+			&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: tt.test, Site: id, Fault: "handler", Status: tt.status, Fired: true, Output: tt.output})
+	}
+	r := Handlers(recs, nil)
+	h := r.Handlers[0]
+	if h.Source != campaign.SourceDependent || strings.Join(h.SourceTests, ",") != "example.com/m TestA,example.com/m TestC" {
+		t.Errorf("source %s from %v, want source-dependent from TestA and TestC", h.Source, h.SourceTests)
+	}
+	if b := h.Tests[1]; b.SourceCounted || !strings.Contains(b.NotCounted, "execution 2 of the region") {
+		t.Errorf("TestB's row %+v: want not counted, it failed on execution 2", b)
+	}
+	var text bytes.Buffer
+	WriteHandlersText(&text, r, nil)
+	for _, s := range []string{
+		"\texample.com/m TestB: pink, white; armed: fail\n\t\tnot counted for the source verdict: it failed on the armed error of execution 2 of the region, where the profile run had no error reach the arm: the test expected that call to succeed\n",
+		"\tsource verdict from: example.com/m TestA, example.com/m TestC\n",
+		"  source verdict from: the white tests",
+	} {
+		if !strings.Contains(text.String(), s) {
+			t.Errorf("text report lacks %q:\n%s", s, text.String())
+		}
+	}
+	var js bytes.Buffer
+	if err := WriteHandlersJSON(&js, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{`"source_tests": [`, `"source_counted": true`, `"not_counted": "it failed on the armed error of execution 2`} {
+		if !strings.Contains(js.String(), s) {
+			t.Errorf("JSON report lacks %q", s)
+		}
+	}
+	var html bytes.Buffer
+	if err := WriteHandlersHTML(&html, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Source verdict from: example.com/m TestA, example.com/m TestC.", "not counted for the source verdict: it failed on"} {
+		if !strings.Contains(html.String(), s) {
+			t.Errorf("HTML report lacks %q", s)
+		}
+	}
+	// The SARIF result shows a run that counted, not TestB's.
+	var sarif bytes.Buffer
+	if err := WriteHandlersSARIF(&sarif, r, nil, SARIFOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(sarif.String(), "With it armed, TestC of example.com/m: fail.") {
+		t.Errorf("SARIF message does not show TestC's run:\n%s", sarif.String())
+	}
+}

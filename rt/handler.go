@@ -52,7 +52,11 @@ type Handler struct {
 	quiet bool
 	armed atomic.Uint32 // 0: not yet resolved, 1: not the armed handler, 2: the armed handler
 	hits  atomic.Uint64 // executions of the region while armed
-	wide  atomic.Uint32 // 0: not yet resolved, 1: not widened, 2: widened (EnvWiden)
+	// execs counts the region's executions in a profile run, numbered as
+	// an armed run numbers its faults (hits), and whites the white
+	// usages it logged with their execution (see logWhite).
+	execs, whites atomic.Uint64
+	wide          atomic.Uint32 // 0: not yet resolved, 1: not widened, 2: widened (EnvWiden)
 }
 
 // The usages of a handler, as bits of Handler.logged.
@@ -81,10 +85,45 @@ func (h *Handler) arm(err error, held bool) bool {
 	}
 	// usage, by hand: arm is called at every evaluation of a predicate
 	// while the runtime is enabled, and a usage is logged once.
-	if u := usageOf(err == nil, held); h.logged.Load()&u == 0 {
+	u := usageOf(err == nil, held)
+	if h.logged.Load()&u == 0 {
 		h.log(u)
 	}
+	if u == usageWhite && campaign.profile > 0 {
+		h.logWhite()
+	}
 	return held
+}
+
+// maxWhitesLogged bounds the white executions a profile run logs per
+// handler, and the armed executions an armed run logs: a handler in a
+// hot loop would fill the log. Past it, one event says that more came.
+const maxWhitesLogged = 64
+
+// logWhite logs, in a profile run, at which execution of its region an
+// error reached h and its predicate held: a test that fails armed at
+// that execution expected an error there. An armed run that fails at
+// another, which the profile run saw succeed, says only that the test
+// expected that call to succeed (see campaign.HandlerResults).
+func (h *Handler) logWhite() {
+	switch n := h.whites.Add(1); {
+	case n <= maxWhitesLogged:
+		writeLine(event("white").str("site", h.ID).num("at", h.execs.Load()).end())
+	case n == maxWhitesLogged+1:
+		writeLine(event("white").str("site", h.ID).boolean("more", true).end())
+	}
+}
+
+// logArmed logs, in an armed run, the nth execution of h's region that
+// it skipped: which executions the run reached, for telling a failure at
+// an execution that the profile run saw fail from one at another.
+func (h *Handler) logArmed(n uint64) {
+	switch {
+	case n <= maxWhitesLogged:
+		writeLine(event("armed").str("site", h.ID).num("at", n).end())
+	case n == maxWhitesLogged+1:
+		writeLine(event("armed").str("site", h.ID).boolean("more", true).end())
+	}
 }
 
 // ArmCase is the expression x of a case of a switch on a region's error
@@ -177,8 +216,11 @@ func RecoverRegionWith(h *Handler, value func() any) {
 
 func recoverRegion(h *Handler, value func() any) {
 	if config.armedHandler == "" {
-		if campaign.profile > 0 && h.logged.Load()&usageExecuted == 0 {
-			h.log(usageExecuted)
+		if campaign.profile > 0 {
+			h.execs.Add(1)
+			if h.logged.Load()&usageExecuted == 0 {
+				h.log(usageExecuted)
+			}
 		}
 		return
 	}
@@ -190,6 +232,7 @@ func recoverRegion(h *Handler, value func() any) {
 		writeLine(event("inject").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).
 			str("kind", "handler").str("fault", handlerFault).num("occurrence", n).end())
 	}
+	h.logArmed(n)
 	if value != nil {
 		panic(value())
 	}
@@ -199,8 +242,12 @@ func recoverRegion(h *Handler, value func() any) {
 // usage logs h's usage after its region failed or not, the first time
 // only.
 func (h *Handler) usage(ok, held bool) {
-	if u := usageOf(ok, held); h.logged.Load()&u == 0 {
+	u := usageOf(ok, held)
+	if h.logged.Load()&u == 0 {
 		h.log(u)
+	}
+	if u == usageWhite && campaign.profile > 0 {
+		h.logWhite()
 	}
 }
 
@@ -281,13 +328,15 @@ func region(arms []Handler, injected error, fault func(arm int) error) error {
 	}
 	if config.armedHandler == "" {
 		if campaign.profile > 0 {
+			// Numbered at every execution: a profile run's region is
+			// never quiet.
 			for i := range arms {
+				arms[i].execs.Add(1)
 				if arms[i].logged.Load()&usageExecuted == 0 {
 					arms[i].log(usageExecuted)
 				}
 			}
-		}
-		if campaign.route == nil && !raceEnabled {
+		} else if campaign.route == nil && !raceEnabled {
 			arms[0].quiet = true
 		}
 		return injected
@@ -308,6 +357,7 @@ func region(arms []Handler, injected error, fault func(arm int) error) error {
 			writeLine(event("inject").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).
 				str("kind", "handler").str("fault", handlerFault).num("occurrence", n).end())
 		}
+		h.logArmed(n)
 		return f
 	}
 	return injected

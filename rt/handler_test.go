@@ -2,6 +2,7 @@ package rt
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -59,7 +60,20 @@ func TestHandlerUsages(t *testing.T) {
 		t.Fatalf("the region ran %d times, want 200: nothing is armed", ran)
 	}
 	got := map[string][]string{}
+	var whiteAt []float64
+	whiteMore := 0
 	for _, e := range readEvents(t, logPath) {
+		if e["event"] == "white" {
+			if e["site"] != "m.F#handler:f.go:5:9" {
+				t.Errorf("white execution of %v, which saw no white usage", e["site"])
+			}
+			if e["more"] == true {
+				whiteMore++
+			} else {
+				whiteAt = append(whiteAt, e["at"].(float64))
+			}
+			continue
+		}
 		if e["event"] != "handler" {
 			t.Errorf("unexpected event %v", e)
 			continue
@@ -80,8 +94,12 @@ func TestHandlerUsages(t *testing.T) {
 			t.Errorf("%s: usages %v, want %v", id, got[id], usages)
 		}
 	}
+	// The white executions are numbered as an armed run numbers its
+	// faults: every second one, up to the bound, then one "more".
+	if len(whiteAt) != maxWhitesLogged || whiteAt[0] != 2 || whiteAt[len(whiteAt)-1] != 2*maxWhitesLogged || whiteMore != 1 {
+		t.Errorf("white executions %v and %d more events, want 2, 4, … %d and one", whiteAt, whiteMore, 2*maxWhitesLogged)
+	}
 }
-
 func TestHandlerArmed(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -118,7 +136,11 @@ func TestHandlerArmed(t *testing.T) {
 				t.Errorf("the region ran %d times, want %d", ran, tt.wantRan)
 			}
 			injects := 0
+			var armedAt []float64
 			for _, e := range readEvents(t, logPath) {
+				if e["event"] == "armed" {
+					armedAt = append(armedAt, e["at"].(float64))
+				}
 				if e["event"] == "inject" {
 					injects++
 					if e["kind"] != "handler" || e["fault"] != "handler" {
@@ -128,6 +150,10 @@ func TestHandlerArmed(t *testing.T) {
 			}
 			if want := min(tt.wantArm, 1); injects != want {
 				t.Errorf("%d inject events, want %d", injects, want)
+			}
+			// Every skipped execution, numbered as the fault's occurrence.
+			if want := map[bool]string{true: "[1 2 3]", false: "[]"}[tt.wantArm > 0]; fmt.Sprint(armedAt) != want {
+				t.Errorf("armed executions %v, want %s", armedAt, want)
 			}
 		})
 	}
@@ -647,19 +673,22 @@ func hdPlainCases(err error) int {
 func TestRegionQuiet(t *testing.T) {
 	for _, tt := range []struct {
 		name, inject, route string
+		profile             uint64
 		quiet               bool
 		executed            int // usages "executed" logged: a profile run's, one per arm
 	}{
-		{"nothing armed", "", "", true, 2},
-		{"a site armed", "error:1:m.F#entry", "", true, 2},
-		{"a handler armed", "handler:always:m.G#handler:g.go:1:1", "", false, 0},
-		{"panics routed", "", "m.G#handler:g.go:1:1", false, 2},
+		{"nothing armed", "", "", 0, true, 0},
+		// A profile run numbers every execution, for its white usages.
+		{"a profile run", "", "", 3, false, 2},
+		{"a site armed", "error:1:m.F#entry", "", 0, true, 0},
+		{"a handler armed", "handler:always:m.G#handler:g.go:1:1", "", 0, false, 0},
+		{"panics routed", "", "m.G#handler:g.go:1:1", 3, false, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			hdReset()
 			logPath := filepath.Join(t.TempDir(), "events.jsonl")
 			useSettings(t, parseSettings(logPath, tt.inject))
-			campaign.profile = 3
+			campaign.profile = tt.profile
 			campaign.route, campaign.routeUnrouted = routeIDs(tt.route)
 			for range 3 {
 				if arm, err := hdRegion(func() error { return nil }); arm != 0 || err != nil {

@@ -31,3 +31,26 @@ func Header(r io.Reader) error { // want Header:`borrows param 0`
 type Log struct{ f *os.File }
 
 func NewLog(f *os.File) *Log { return &Log{f: f} }
+
+// A Segment keeps its file open while it is in use.
+type Segment struct {
+	File *os.File
+	Size int64
+}
+
+// Load leaves the file in s when Stat fails: its caller owes the close.
+func (s *Segment) Load(p string) error { // want Load:`leaves an open file in field File on an error return \(release: Close\)`
+	var err error
+	if s.File, err = os.Open(p); err != nil {
+		return err
+	}
+	fi, err := s.File.Stat()
+	if err != nil {
+		return err
+	}
+	s.Size = fi.Size()
+	return nil
+}
+
+// Close releases the segment's file.
+func (s *Segment) Close() error { return s.File.Close() } // want Close:`releases Close of param 0.0.\*`
