@@ -85,7 +85,8 @@ func stopsError(kind string) bool {
 // with h armed, its error injected, the test passed all the same: it
 // never looks at the function's error, or a caller handles it. Handlers
 // leaves out the tests that had an error reach another handler of the
-// function: they expect its errors.
+// function: they expect its errors. Fuzz targets are left out too: run by
+// go test on their seed corpus, they look for crashes, not at results.
 func uncheckedTests(h *HandlerFinding) []string {
 	switch h.Kind {
 	case "propagate", "accumulate", "translate":
@@ -94,6 +95,9 @@ func uncheckedTests(h *HandlerFinding) []string {
 	}
 	var tests []string
 	for _, t := range h.Tests {
+		if strings.HasPrefix(t.Test, "Fuzz") {
+			continue
+		}
 		if t.Outcome == campaign.Passed && t.Injected && containsUsage(t.Usages, "pink") && !containsUsage(t.Usages, "white") {
 			tests = append(tests, t.Package+" "+t.Test)
 		}
@@ -474,7 +478,7 @@ func WriteHandlersText(w io.Writer, r *HandlersReport, locate Locator) {
 		}
 	}
 	if len(unchecked) > 0 {
-		fmt.Fprintf(w, "\nTests that do not check an error passed on (%d): the handler passed an injected error on, the test had seen the call succeed (pink) and passed all the same: it does not look at the error, or a caller handles it.\n", r.Summary.Unchecked)
+		fmt.Fprintf(w, "\nTests that do not check an error passed on (%d): the handler passed an injected error on, the test had seen the call succeed (pink) and passed all the same: it does not look at the error, or a caller handles it (fuzz targets, which look for crashes, are left out).\n", r.Summary.Unchecked)
 		for _, h := range unchecked {
 			fmt.Fprintf(w, "%s: %s: %s handler of %s: %s\n", locate(h.Pos), h.Func, h.Kind, h.Predicate, strings.Join(h.Unchecked, ", "))
 			used[h.Kind] = true
@@ -767,7 +771,7 @@ code { font-size: 0.95em; }
 {{end}}</table>
 <p>Handlers that stop the error (fallback, log-and-continue, ignore) are the maintainer's to check: whether the program is right afterwards is theirs to ensure. The others pass it on or end the run: their resilience is the caller's.</p>
 {{if .Summary.Unchecked}}<h2 id="unchecked">Tests that do not check an error passed on</h2>
-<p>The handler passed an injected error on, the test had seen the call succeed (pink) and passed all the same: it does not look at the error, or a caller handles it.</p>
+<p>The handler passed an injected error on, the test had seen the call succeed (pink) and passed all the same: it does not look at the error, or a caller handles it (fuzz targets, which look for crashes, are left out).</p>
 <ul>{{range .Handlers}}{{if .Unchecked}}<li><a href="#{{.ID}}"><code>{{.Pos}}</code></a> {{.Func}}, {{.Kind}} handler of <code>{{.Predicate}}</code>: {{range $i, $t := .Unchecked}}{{if $i}}, {{end}}{{$t}}{{end}}</li>
 {{end}}{{end}}</ul>{{end}}
 {{range $h := .Handlers}}{{if .Tests}}

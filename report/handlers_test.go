@@ -117,6 +117,11 @@ func TestHandlersReportLeads(t *testing.T) {
 			json.RawMessage(`{"event":"handler","pid":1,"site":"` + nilArm + `","func":"example.com/m.F","pos":"example.com/m/f.go:5:9","region":"example.com/m/f.go:2:9","usage":"pink","handler_kind":"propagate","predicate":"p"}`)}}
 	recs = append(recs, c,
 		&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: "TestC", Site: nilArm, Fault: "handler", Status: campaign.Passed, Fired: true})
+	// A fuzz target passing the same way is left out: it looks for
+	// crashes, not at results.
+	fuzz := &campaign.Record{Kind: "profile", Package: "example.com/m", Test: "FuzzC", Status: campaign.Passed, Events: c.Events}
+	recs = append(recs, fuzz,
+		&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: "FuzzC", Site: nilArm, Fault: "handler", Status: campaign.Passed, Fired: true})
 	// TestA had an error reach the Is arm of the same function: passing
 	// with the err != nil arm armed, it is not counted.
 	for _, rec := range recs {
@@ -171,8 +176,8 @@ func TestHandlersReportLeads(t *testing.T) {
 			t.Errorf("HTML report lacks %q", s)
 		}
 	}
-	if n := strings.Count(html.String(), "<code>ATOMICX_POLICY=") + strings.Count(html.String(), "<code>ATOMICX_INJECT="); n != 5 {
-		t.Errorf("HTML has %d reproduce commands, want one per run (5)", n)
+	if n := strings.Count(html.String(), "<code>ATOMICX_POLICY=") + strings.Count(html.String(), "<code>ATOMICX_INJECT="); n != 6 {
+		t.Errorf("HTML has %d reproduce commands, want one per run (6, the fuzz target's included)", n)
 	}
 }
 
