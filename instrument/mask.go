@@ -44,8 +44,21 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	}
 	fe.atomicOblivious = atomic
 	wrap := ""
-	if atomic || fe.p.opts.Selects == nil || fe.p.opts.Selects(fe.name) {
-		wrap = fe.maskWrap(siteRef)
+	var saves []undoSave
+	if (atomic || fe.p.opts.Selects == nil || fe.p.opts.Selects(fe.name)) && fe.needsCheckpoint() {
+		var pos token.Pos
+		var why string
+		switch saves, pos, why = fe.undoSaves(); {
+		case why == "" && len(saves) == 0 && len(fe.acquisitions()) == 0:
+			// It writes nothing that its call's graph holds.
+		case why == "":
+			wrap = fe.undoWrap(siteRef)
+		default:
+			wrap = fe.maskWrap(siteRef)
+			if !fe.p.opts.checkpointsOnly {
+				fe.checkpointNote = Note{Name: fe.name, Pos: fe.p.fset.Position(pos), Message: fe.name + " " + undoNote(why)}
+			}
+		}
 	}
 	if wrap == "" {
 		if oblivious {
@@ -95,11 +108,33 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		end := fe.off(unlock.End())
 		edits.insert(end, "; "+wrap+lineDirective(fe.p.fset, fe.tf, end))
 	}
+	for _, s := range saves {
+		edits.insert(s.off, s.code)
+	}
+	if fe.checkpointNote.Name != "" {
+		fe.p.notes = append(fe.p.notes, fe.checkpointNote)
+	}
 	if err := fe.rewriteReturns(edits); err != nil {
 		return err
 	}
 	fe.markFallOff(edits)
 	return nil
+}
+
+// needsCheckpoint reports whether a masked call of the function has
+// anything to roll back: roots that are not plain values, its own
+// copies, or the package-level variables (see maskWrap).
+func (fe *funcEdits) needsCheckpoint() bool {
+	if fe.p.opts.Globals {
+		return true
+	}
+	types := fe.rootTypes()
+	for i := range fe.roots {
+		if types == nil || fe.p.classifyRoot(types[i]) != rootNothing {
+			return true
+		}
+	}
+	return false
 }
 
 // errReadLock is why a function that opens with x.RLock(); defer
