@@ -63,6 +63,8 @@ type funcEdits struct {
 	// checkpointNote, in a masking build, says why the function keeps
 	// the checkpoint at entry rather than an undo log (see undoSaves).
 	checkpointNote Note
+	// undoNeeds are the functions whose clones its undo log calls.
+	undoNeeds []*types.Func
 }
 
 func (fe *funcEdits) off(pos token.Pos) int { return fe.tf.Offset(pos) }

@@ -377,6 +377,12 @@ type pkgRewriter struct {
 	// each function it looked at (see outside.go).
 	outsideWrites []OutsideWrite
 	outsideMemo   map[*ast.FuncDecl]*outsideWrite
+	// undoClones are the functions that masked functions call with their
+	// undo log (see undo.go); fileNow and srcNow the file being
+	// rewritten, to whose tail their clones go.
+	undoClones map[*types.Func]*undoClone
+	fileNow    *token.File
+	srcNow     []byte
 }
 
 // file rewrites one file; changed is false when it has nothing to
@@ -385,6 +391,7 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 	var edits editList
 	tf := p.fset.File(f.Pos())
 	p.tail, p.top = nil, f.Name.Pos()
+	p.fileNow, p.srcNow = tf, src
 	for _, d := range f.Decls {
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
 			// Literals in package-level initializers.

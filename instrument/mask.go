@@ -109,7 +109,7 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		edits.insert(end, "; "+wrap+lineDirective(fe.p.fset, fe.tf, end))
 	}
 	for _, s := range saves {
-		edits.insert(s.off, s.code)
+		s.add(edits)
 	}
 	if fe.checkpointNote.Name != "" {
 		fe.p.notes = append(fe.p.notes, fe.checkpointNote)
@@ -118,6 +118,11 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		return err
 	}
 	fe.markFallOff(edits)
+	for _, fn := range fe.undoNeeds {
+		if err := fe.p.writeClones(fn); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

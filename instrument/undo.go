@@ -34,10 +34,20 @@ import (
 const undoName = "_atx_u"
 
 // undoSave is the recording of one store, to be inserted at off, before
-// the statement that makes it.
+// the statement that makes it; or, when end > off, the text that
+// replaces src[off:end] (a call redirected to a clone).
 type undoSave struct {
-	off  int
-	code string
+	off, end int
+	code     string
+}
+
+// add puts the save into edits.
+func (s undoSave) add(edits *editList) {
+	if s.end > s.off {
+		edits.replace(s.off, s.end, s.code)
+	} else {
+		edits.insert(s.off, s.code)
+	}
 }
 
 // undoWrap returns the undo log's prologue: the log and its deferred
@@ -64,18 +74,36 @@ func (fe *funcEdits) undoSaves() (saves []undoSave, pos token.Pos, why string) {
 	case fe.atomicOblivious:
 		return nil, fe.namePos, "is failure-oblivious"
 	}
-	u := &undoScan{fe: fe, listed: map[ast.Stmt]ast.Stmt{}}
-	u.list(fe.body)
-	u.walk(fe.body, nil)
+	u := fe.scanUndo("&" + undoName)
 	if u.why != "" {
 		return nil, u.pos, u.why
 	}
+	for _, fn := range u.needs {
+		if why := fe.p.cloneClosure(fn, map[*gotypes.Func]bool{}); why != "" {
+			return nil, fe.namePos, why
+		}
+	}
+	fe.undoNeeds = u.needs
 	return u.saves, token.NoPos, ""
+}
+
+// scanUndo finds the stores of the function and the calls to clone;
+// ref is how its code names its log.
+func (fe *funcEdits) scanUndo(ref string) *undoScan {
+	u := &undoScan{fe: fe, ref: ref, listed: map[ast.Stmt]ast.Stmt{}}
+	u.list(fe.body)
+	u.walk(fe.body, nil)
+	return u
 }
 
 // undoScan finds the stores of a body and what to record before them.
 type undoScan struct {
 	fe *funcEdits
+	// ref is the log in the code of the function: &_atx_u in a masked
+	// function, _atx_u, a parameter, in a clone.
+	ref string
+	// needs are the functions of the package whose clones it calls.
+	needs []*gotypes.Func
 	// listed maps each statement of a statement list (labels removed)
 	// to itself: a recording can be inserted before it.
 	listed map[ast.Stmt]ast.Stmt
@@ -206,7 +234,7 @@ func (u *undoScan) store(lhs ast.Expr, s ast.Stmt) {
 	if pointerFree(t) && !hasTypeParam(t) {
 		save = "SaveBits"
 	}
-	u.insert(s, fmt.Sprintf("%s.%s(&%s, &%s); ", rtName, save, undoName, u.fe.text(lhs)))
+	u.insert(s, fmt.Sprintf("%s.%s(%s, &%s); ", rtName, save, u.ref, u.fe.text(lhs)))
 }
 
 // mapEntry records the entry of key k of map m (of type mt), which
@@ -220,7 +248,7 @@ func (u *undoScan) mapEntry(mt *gotypes.Map, m, k ast.Expr, s ast.Stmt) {
 		u.fail(m.Pos(), "writes into "+u.fe.text(m)+" with a call in the map or key expression, at line "+u.line(m.Pos()))
 		return
 	}
-	u.insert(s, fmt.Sprintf("%s.SaveEntry(&%s, %s, %s); ", rtName, undoName, u.fe.text(m), u.fe.text(k)))
+	u.insert(s, fmt.Sprintf("%s.SaveEntry(%s, %s, %s); ", rtName, u.ref, u.fe.text(m), u.fe.text(k)))
 }
 
 // isPlainKey reports a key type without interfaces, which may hold a
@@ -259,6 +287,14 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 		return
 	}
 	if harmlessFunc(fn) {
+		return
+	}
+	if fd := u.fe.p.decls[fn.Origin()]; fd != nil && fd.Body != nil {
+		if why := u.fe.p.cloneable(fn.Origin(), fd); why != "" {
+			u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which "+why)
+			return
+		}
+		u.redirect(call, fn.Origin())
 		return
 	}
 	sel, isMethod := ast.Unparen(call.Fun).(*ast.SelectorExpr)
@@ -316,14 +352,14 @@ func (u *undoScan) builtin(name string, call *ast.CallExpr, s ast.Stmt) {
 		u.mapEntry(mt, m, call.Args[1], s)
 	case "copy":
 		dst, src := call.Args[0], call.Args[1]
-		u.elems(call, s, fmt.Sprintf("%s.SaveCopy(&%s, %s, len(%s)); ", rtName, undoName, u.fe.text(dst), u.fe.text(src)), dst, src)
+		u.elems(call, s, fmt.Sprintf("%s.SaveCopy(%s, %s, len(%s)); ", rtName, u.ref, u.fe.text(dst), u.fe.text(src)), dst, src)
 	case "clear":
 		x := call.Args[0]
 		if _, isMap := info.TypeOf(x).Underlying().(*gotypes.Map); isMap {
 			u.fail(call.Pos(), "clears the map "+u.fe.text(x)+" at line "+u.line(call.Pos()))
 			return
 		}
-		u.elems(call, s, fmt.Sprintf("%s.SaveElems(&%s, %s); ", rtName, undoName, u.fe.text(x)), x)
+		u.elems(call, s, fmt.Sprintf("%s.SaveElems(%s, %s); ", rtName, u.ref, u.fe.text(x)), x)
 	case "append":
 		first := call.Args[0]
 		if _, isSlice := info.TypeOf(first).Underlying().(*gotypes.Slice); !isSlice {
@@ -342,7 +378,7 @@ func (u *undoScan) builtin(name string, call *ast.CallExpr, s ast.Stmt) {
 			u.fail(call.Pos(), "appends to "+u.fe.text(first)+" at line "+u.line(call.Pos())+" where the undo log cannot record what it overwrites")
 			return
 		}
-		u.insert(s, fmt.Sprintf("%s.SaveAppend(&%s, %s, %s); ", rtName, undoName, u.fe.text(first), n))
+		u.insert(s, fmt.Sprintf("%s.SaveAppend(%s, %s, %s); ", rtName, u.ref, u.fe.text(first), n))
 	case "len", "cap", "make", "new", "min", "max", "panic", "print", "println",
 		"complex", "real", "imag", "recover":
 	default:
@@ -400,7 +436,7 @@ func (u *undoScan) insert(s ast.Stmt, code string) {
 		return
 	}
 	off := u.fe.off(s.Pos())
-	u.saves = append(u.saves, undoSave{off, code + lineDirective(u.fe.p.fset, u.fe.tf, off)})
+	u.saves = append(u.saves, undoSave{off: off, end: off, code: code + lineDirective(u.fe.p.fset, u.fe.tf, off)})
 }
 
 // isLocal reports whether e denotes a variable, or a part of one that no
@@ -527,4 +563,161 @@ func holdsSync(t gotypes.Type, seen map[gotypes.Type]bool) bool {
 // checkpoint at entry.
 func undoNote(why string) string {
 	return "checkpoints its whole graph at entry, not only what it writes: it " + strings.TrimSpace(why)
+}
+
+// Clones. A function of the package that a masked function calls is
+// called, from the undo log's code, as a copy of itself that takes the
+// log and records its own stores: the method (n *node) bump() gets the
+// twin (n *node) _atx_undo_bump(_atx_u *rt.Undo), appended to its file,
+// whose imports it uses. Calls outside masked calls still go to the
+// original, which pays nothing.
+
+// cloneName is the name of the clone of the function named name.
+func cloneName(name string) string { return "_atx_undo_" + name }
+
+// undoClone is what the package knows of the clone of one function.
+type undoClone struct {
+	why   string // why it cannot have one; "" when it can
+	saves []undoSave
+	needs []*gotypes.Func
+	fe    *funcEdits
+	// written: its declaration is in the file's tail.
+	written bool
+}
+
+// redirect makes call, of fn, call fn's clone with the log.
+func (u *undoScan) redirect(call *ast.CallExpr, fn *gotypes.Func) {
+	var name *ast.Ident
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		name = f
+	case *ast.SelectorExpr:
+		name = f.Sel
+	case *ast.IndexExpr:
+		name = funcIdent(f.X)
+	case *ast.IndexListExpr:
+		name = funcIdent(f.X)
+	}
+	if name == nil {
+		u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+" in a form the undo log cannot redirect")
+		return
+	}
+	log := strings.TrimPrefix(u.ref, "&")
+	if u.ref != log {
+		log = "&" + log
+	}
+	arg := log
+	if len(call.Args) > 0 {
+		arg += ", "
+	}
+	off := u.fe.off(name.Pos())
+	u.saves = append(u.saves, undoSave{off: off, end: u.fe.off(name.End()), code: cloneName(name.Name)})
+	lparen := u.fe.off(call.Lparen) + 1
+	u.saves = append(u.saves, undoSave{off: lparen, end: lparen, code: arg})
+	u.needs = append(u.needs, fn)
+}
+
+// funcIdent is the name of a function in fun, a plain or qualified name.
+func funcIdent(fun ast.Expr) *ast.Ident {
+	switch f := ast.Unparen(fun).(type) {
+	case *ast.Ident:
+		return f
+	case *ast.SelectorExpr:
+		return f.Sel
+	}
+	return nil
+}
+
+// cloneable reports why fn, declared by fd in the package, cannot be
+// called as a clone, or "". Its own callees are checked by cloneClosure.
+func (p *pkgRewriter) cloneable(fn *gotypes.Func, fd *ast.FuncDecl) string {
+	if p.undoClones == nil {
+		p.undoClones = map[*gotypes.Func]*undoClone{}
+	}
+	if c := p.undoClones[fn]; c != nil {
+		return c.why
+	}
+	c := &undoClone{}
+	p.undoClones[fn] = c
+	name := p.funcName(fd)
+	tf := p.fset.File(fd.Pos())
+	switch {
+	case unsupported(fd) != "":
+		c.why = "has a compiler directive"
+	case p.opts.Selects == nil || p.opts.Selects(name):
+		// Its own failures roll back what it wrote, which a clone
+		// writing into its caller's log would not do.
+		c.why = "is masked itself"
+	case tf != p.fileNow:
+		// Its clone goes into its file, whose imports it uses.
+		c.why = "is declared in another file"
+	}
+	if c.why != "" {
+		return c.why
+	}
+	c.fe = p.declEdits(tf, p.srcNow, fd, name)
+	u := c.fe.scanUndo(undoName)
+	if u.why != "" {
+		c.why = u.why
+		return c.why
+	}
+	c.saves, c.needs = u.saves, u.needs
+	return ""
+}
+
+// cloneClosure reports why fn's clone, or one of the clones it calls,
+// cannot be, or "".
+func (p *pkgRewriter) cloneClosure(fn *gotypes.Func, seen map[*gotypes.Func]bool) string {
+	if seen[fn] {
+		return ""
+	}
+	seen[fn] = true
+	c := p.undoClones[fn]
+	if c.why != "" {
+		return "calls " + fn.Name() + ", which " + c.why
+	}
+	for _, callee := range c.needs {
+		if why := p.cloneClosure(callee, seen); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// writeClones appends to the file's tail the clones that fn's clone
+// needs, fn's own first, each once.
+func (p *pkgRewriter) writeClones(fn *gotypes.Func) error {
+	c := p.undoClones[fn]
+	if c.written {
+		return nil
+	}
+	c.written = true
+	fe, fd := c.fe, c.fe.decl
+	var edits editList
+	edits.replace(fe.off(fd.Name.Pos()), fe.off(fd.Name.End()), cloneName(fd.Name.Name))
+	param := undoName + " *" + rtName + ".Undo"
+	if fd.Type.Params.NumFields() > 0 {
+		param += ", "
+	}
+	edits.insert(fe.off(fd.Type.Params.Opening)+1, param)
+	for _, s := range c.saves {
+		s.add(&edits)
+	}
+	start, end := fe.off(fd.Pos()), fe.off(fd.End())
+	var text editList
+	for _, e := range edits.edits {
+		e.start, e.end = e.start-start, e.end-start
+		text.edits = append(text.edits, e)
+	}
+	out, err := text.apply(fe.src[start:end])
+	if err != nil {
+		return fmt.Errorf("clone of %s: %w", fe.name, err)
+	}
+	p.tail = append(p.tail, "\n"+lineDirective(p.fset, fe.tf, start)+string(out)+"\n")
+	for _, callee := range c.needs {
+		if err := p.writeClones(callee); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -93,3 +93,35 @@ func (t *Table) Float(f float64) error {
 	t.ratio[f] = 1
 	return nil
 }
+
+type node struct {
+	count       int
+	left, right *node
+}
+
+func (n *node) bump() {
+	if n != nil {
+		n.count++
+		n.left.bump()
+		n.right.bump()
+	}
+}
+
+func reset(n *node, to int) {
+	n.count = to
+	n.left.bump()
+}
+
+type Tree struct {
+	root *node
+	size int
+}
+
+// Bump calls its package's functions: they record their stores in its
+// log, through their clones.
+func (t *Tree) Bump() error {
+	t.root.bump()
+	reset(t.root, 3)
+	t.size++
+	return errBad
+}
