@@ -45,7 +45,8 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	fe.atomicOblivious = atomic
 	wrap := ""
 	var saves []undoSave
-	if (atomic || fe.p.opts.Selects == nil || fe.p.opts.Selects(fe.name)) && fe.needsCheckpoint() {
+	selected := (atomic || fe.p.opts.Selects == nil || fe.p.opts.Selects(fe.name)) && fe.needsCheckpoint()
+	if selected {
 		var pos token.Pos
 		var why string
 		switch saves, pos, why = fe.undoSaves(); {
@@ -58,6 +59,13 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 			if !fe.p.opts.checkpointsOnly {
 				fe.checkpointNote = Note{Name: fe.name, Pos: fe.p.fset.Position(pos), Message: fe.name + " " + undoNote(why)}
 			}
+		}
+	}
+	if selected && wrap == "" {
+		// A function that opens with a read lock is refused whatever it
+		// writes: its callers learn that it is not masked.
+		if unlock := lockIdiom(fe.body, fe.src, fe.tf); unlock != nil && readUnlock(unlock) {
+			return errReadLock
 		}
 	}
 	if wrap == "" {

@@ -289,6 +289,10 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 	if harmlessFunc(fn) {
 		return
 	}
+	reaches := u.reachedBy(call, fn)
+	if reaches == nil {
+		return // it can write nothing of the call's graph
+	}
 	if fd := u.fe.p.decls[fn.Origin()]; fd != nil && fd.Body != nil {
 		if why := u.fe.p.cloneable(fn.Origin(), fd); why != "" {
 			u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which "+why)
@@ -297,23 +301,31 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 		u.redirect(call, fn.Origin())
 		return
 	}
-	sel, isMethod := ast.Unparen(call.Fun).(*ast.SelectorExpr)
-	if isMethod {
+	u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which may write what "+u.short(reaches)+" reaches")
+}
+
+// reachedBy returns the receiver or argument of call, a call of fn,
+// through which it may write memory that the function's own variables do
+// not hold: a pointer receiver of a value the function did not declare,
+// or a value that holds a pointer, a slice, a map or an interface. nil
+// when there is none.
+func (u *undoScan) reachedBy(call *ast.CallExpr, fn *gotypes.Func) ast.Expr {
+	info := u.fe.p.info
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
 		if selection := info.Selections[sel]; selection != nil && selection.Kind() == gotypes.MethodVal {
 			recv := info.TypeOf(sel.X)
 			_, ptrRecv := fn.Type().(*gotypes.Signature).Recv().Type().Underlying().(*gotypes.Pointer)
 			if !plainNoLocks(recv) || ptrRecv && !u.isLocal(sel.X) {
-				u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which may write what "+u.short(sel.X)+" reaches")
-				return
+				return sel.X
 			}
 		}
 	}
 	for _, a := range call.Args {
 		if t := info.TypeOf(a); t == nil || !plainNoLocks(t) {
-			u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which may write what "+u.short(a)+" reaches")
-			return
+			return a
 		}
 	}
+	return nil
 }
 
 // harmlessFunc reports the functions of the standard library that write
@@ -592,7 +604,11 @@ func (u *undoScan) redirect(call *ast.CallExpr, fn *gotypes.Func) {
 	case *ast.Ident:
 		name = f
 	case *ast.SelectorExpr:
-		name = f.Sel
+		// A method expression takes its receiver as its first argument,
+		// before where the log would go.
+		if sel := u.fe.p.info.Selections[f]; sel == nil || sel.Kind() != gotypes.MethodExpr {
+			name = f.Sel
+		}
 	case *ast.IndexExpr:
 		name = funcIdent(f.X)
 	case *ast.IndexListExpr:
@@ -648,6 +664,10 @@ func (p *pkgRewriter) cloneable(fn *gotypes.Func, fd *ast.FuncDecl) string {
 		// Its own failures roll back what it wrote, which a clone
 		// writing into its caller's log would not do.
 		c.why = "is masked itself"
+	case p.oblivious(name):
+		// Its failures are swallowed by its wrapper, which a clone
+		// would not have.
+		c.why = "is failure-oblivious"
 	case tf != p.fileNow:
 		// Its clone goes into its file, whose imports it uses.
 		c.why = "is declared in another file"
