@@ -626,10 +626,12 @@ func (u *undoScan) redirect(call *ast.CallExpr, fn *gotypes.Func) {
 	if len(call.Args) > 0 {
 		arg += ", "
 	}
-	off := u.fe.off(name.Pos())
-	u.saves = append(u.saves, undoSave{off: off, end: u.fe.off(name.End()), code: cloneName(name.Name)})
+	// Directives after the longer name and after the log put what
+	// follows back at its columns.
+	off, end := u.fe.off(name.Pos()), u.fe.off(name.End())
+	u.saves = append(u.saves, undoSave{off: off, end: end, code: cloneName(name.Name) + lineDirective(u.fe.p.fset, u.fe.tf, end)})
 	lparen := u.fe.off(call.Lparen) + 1
-	u.saves = append(u.saves, undoSave{off: lparen, end: lparen, code: arg})
+	u.saves = append(u.saves, undoSave{off: lparen, end: lparen, code: arg + lineDirective(u.fe.p.fset, u.fe.tf, lparen)})
 	u.needs = append(u.needs, fn)
 }
 
