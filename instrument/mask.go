@@ -50,6 +50,11 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		var pos token.Pos
 		var why string
 		switch saves, pos, why = fe.undoSaves(); {
+		case why == "" && len(saves) > 0 && fe.copyCheaper():
+			// Its object is a small plain value, or it stores in a
+			// loop: the copy costs less than the records.
+			saves, fe.undoNeeds = nil, nil
+			wrap = fe.maskWrap(siteRef)
 		case why == "" && len(saves) == 0 && len(fe.acquisitions()) == 0:
 			// It writes nothing that its call's graph holds.
 		case why == "":
@@ -132,6 +137,47 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		}
 	}
 	return nil
+}
+
+// maxCopyCheaper is the size of plain roots under which a copy at entry
+// costs less than recording even one store.
+const maxCopyCheaper = 512
+
+// copyCheaper reports whether the roots of the function are pointers to
+// plain values (rootWhole) and a copy of them costs less than the undo
+// log: they are small, or the function stores in a loop, which may
+// write them all, one record each.
+func (fe *funcEdits) copyCheaper() bool {
+	types := fe.rootTypes()
+	if types == nil || fe.p.opts.Globals {
+		return false
+	}
+	sizes := fe.p.opts.Sizes
+	if sizes == nil {
+		sizes = gotypes.SizesFor("gc", "amd64")
+	}
+	var size int64
+	for _, t := range types {
+		switch fe.p.classifyRoot(t) {
+		case rootNothing:
+		case rootWhole:
+			size += sizes.Sizeof(t.Underlying().(*gotypes.Pointer).Elem())
+		default:
+			return false
+		}
+	}
+	if size <= maxCopyCheaper {
+		return true
+	}
+	loops := false
+	ast.Inspect(fe.body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			loops = true
+		}
+		return !loops
+	})
+	return loops
 }
 
 // needsCheckpoint reports whether a masked call of the function has

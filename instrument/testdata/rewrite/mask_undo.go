@@ -149,3 +149,28 @@ func (t *Tree) Expr() error {
 	(*node).bump(t.root)
 	return errBad
 }
+
+type Counter struct{ hits, misses int }
+
+// Hit changes a small plain object: a copy at entry costs less than a
+// record.
+func (c *Counter) Hit() error {
+	c.hits++
+	return errBad
+}
+
+type Big struct{ w [128]int }
+
+// Touch changes one word of a large plain object: recorded.
+func (b *Big) Touch() error {
+	b.w[0]++
+	return errBad
+}
+
+// Fill stores in a loop, which may write it all: a copy at entry.
+func (b *Big) Fill() error {
+	for i := range b.w {
+		b.w[i] = i
+	}
+	return errBad
+}
