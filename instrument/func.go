@@ -60,6 +60,11 @@ type funcEdits struct {
 	// errFlow is the body's control-flow graph, for the kinds of its
 	// handlers (see flow).
 	errFlow *errorFlow
+	// checkpointNote, in a masking build, says why the function keeps
+	// the checkpoint at entry rather than an undo log (see undoSaves).
+	checkpointNote Note
+	// undoNeeds are the functions whose clones its undo log calls.
+	undoNeeds []*types.Func
 }
 
 func (fe *funcEdits) off(pos token.Pos) int { return fe.tf.Offset(pos) }

@@ -63,6 +63,10 @@ type Options struct {
 	// a function that does, or runs as a goroutine is masked all the
 	// same (the policy's mask_outside_locks). nil means none is.
 	MasksOutsideLocks func(name string) bool
+	// checkpointsOnly gives every masked function the checkpoint at
+	// entry, undo log or not: the tests of the generated checkpoints use
+	// it on functions that the undo log would take.
+	checkpointsOnly bool
 
 	// Releases are the acquire functions and methods, by their full
 	// names (types.Func.FullName: "os.Open", "(*net.Dialer).Dial"),
@@ -186,6 +190,8 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 		Defs:   map[*ast.Ident]types.Object{},
 		Uses:   map[*ast.Ident]types.Object{},
 		Scopes: map[ast.Node]*types.Scope{},
+		// Whether a method call's receiver is a pointer (the undo log).
+		Selections: map[*ast.SelectorExpr]*types.Selection{},
 		// The typed variable of each case of a type switch (handlers).
 		Implicits: map[ast.Node]types.Object{},
 	}
@@ -371,6 +377,12 @@ type pkgRewriter struct {
 	// each function it looked at (see outside.go).
 	outsideWrites []OutsideWrite
 	outsideMemo   map[*ast.FuncDecl]*outsideWrite
+	// undoClones are the functions that masked functions call with their
+	// undo log (see undo.go); fileNow and srcNow the file being
+	// rewritten, to whose tail their clones go.
+	undoClones map[*types.Func]*undoClone
+	fileNow    *token.File
+	srcNow     []byte
 }
 
 // file rewrites one file; changed is false when it has nothing to
@@ -379,6 +391,7 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 	var edits editList
 	tf := p.fset.File(f.Pos())
 	p.tail, p.top = nil, f.Name.Pos()
+	p.fileNow, p.srcNow = tf, src
 	for _, d := range f.Decls {
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
 			// Literals in package-level initializers.

@@ -44,8 +44,34 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	}
 	fe.atomicOblivious = atomic
 	wrap := ""
-	if atomic || fe.p.opts.Selects == nil || fe.p.opts.Selects(fe.name) {
-		wrap = fe.maskWrap(siteRef)
+	var saves []undoSave
+	selected := (atomic || fe.p.opts.Selects == nil || fe.p.opts.Selects(fe.name)) && fe.needsCheckpoint()
+	if selected {
+		var pos token.Pos
+		var why string
+		switch saves, pos, why = fe.undoSaves(); {
+		case why == "" && len(saves) > 0 && fe.copyCheaper():
+			// Its object is a small plain value, or it stores in a
+			// loop: the copy costs less than the records.
+			saves, fe.undoNeeds = nil, nil
+			wrap = fe.maskWrap(siteRef)
+		case why == "" && len(saves) == 0 && len(fe.acquisitions()) == 0:
+			// It writes nothing that its call's graph holds.
+		case why == "":
+			wrap = fe.undoWrap(siteRef)
+		default:
+			wrap = fe.maskWrap(siteRef)
+			if !fe.p.opts.checkpointsOnly {
+				fe.checkpointNote = Note{Name: fe.name, Pos: fe.p.fset.Position(pos), Message: fe.name + " " + undoNote(why)}
+			}
+		}
+	}
+	if selected && wrap == "" {
+		// A function that opens with a read lock is refused whatever it
+		// writes: its callers learn that it is not masked.
+		if unlock := lockIdiom(fe.body, fe.src, fe.tf); unlock != nil && readUnlock(unlock) {
+			return errReadLock
+		}
 	}
 	if wrap == "" {
 		if oblivious {
@@ -95,11 +121,79 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		end := fe.off(unlock.End())
 		edits.insert(end, "; "+wrap+lineDirective(fe.p.fset, fe.tf, end))
 	}
+	for _, s := range saves {
+		s.add(edits)
+	}
+	if fe.checkpointNote.Name != "" {
+		fe.p.notes = append(fe.p.notes, fe.checkpointNote)
+	}
 	if err := fe.rewriteReturns(edits); err != nil {
 		return err
 	}
 	fe.markFallOff(edits)
+	for _, fn := range fe.undoNeeds {
+		if err := fe.p.writeClones(fn); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// maxCopyCheaper is the size of plain roots under which a copy at entry
+// costs less than recording even one store.
+const maxCopyCheaper = 512
+
+// copyCheaper reports whether the roots of the function are pointers to
+// plain values (rootWhole) and a copy of them costs less than the undo
+// log: they are small, or the function stores in a loop, which may
+// write them all, one record each.
+func (fe *funcEdits) copyCheaper() bool {
+	types := fe.rootTypes()
+	if types == nil || fe.p.opts.Globals {
+		return false
+	}
+	sizes := fe.p.opts.Sizes
+	if sizes == nil {
+		sizes = gotypes.SizesFor("gc", "amd64")
+	}
+	var size int64
+	for _, t := range types {
+		switch fe.p.classifyRoot(t) {
+		case rootNothing:
+		case rootWhole:
+			size += sizes.Sizeof(t.Underlying().(*gotypes.Pointer).Elem())
+		default:
+			return false
+		}
+	}
+	if size <= maxCopyCheaper {
+		return true
+	}
+	loops := false
+	ast.Inspect(fe.body, func(n ast.Node) bool {
+		switch n.(type) {
+		case *ast.ForStmt, *ast.RangeStmt:
+			loops = true
+		}
+		return !loops
+	})
+	return loops
+}
+
+// needsCheckpoint reports whether a masked call of the function has
+// anything to roll back: roots that are not plain values, its own
+// copies, or the package-level variables (see maskWrap).
+func (fe *funcEdits) needsCheckpoint() bool {
+	if fe.p.opts.Globals {
+		return true
+	}
+	types := fe.rootTypes()
+	for i := range fe.roots {
+		if types == nil || fe.p.classifyRoot(types[i]) != rootNothing {
+			return true
+		}
+	}
+	return false
 }
 
 // errReadLock is why a function that opens with x.RLock(); defer

@@ -257,6 +257,9 @@ func bodyLeaves(fset *token.FileSet, f *ast.File) []string {
 			default:
 				return true
 			}
+			// A call redirected to a clone (see undo.go) names the
+			// clone where the original name was.
+			text = strings.TrimPrefix(text, "_atx_undo_")
 			if strings.HasPrefix(text, "_atx") {
 				return true
 			}

@@ -287,3 +287,37 @@ func BenchmarkLinkedShare(b *testing.B) {
 		}
 	}
 }
+
+// TestBigMap checks that the masked method of an object holding a large
+// map rolls back a failed call, entry and counter, and keeps a
+// successful one.
+func TestBigMap(t *testing.T) {
+	got, want := newBigMap(1000), newBigMap(1000)
+	for range 3 {
+		got.MaskedSet(false)
+		want.PlainSet(false)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatal("a successful call differs from the plain method's")
+	}
+	got.MaskedSet(true)
+	if masked() != reflect.DeepEqual(got, want) {
+		t.Errorf("after a failure the object is unchanged: %v, want %v", !masked(), masked())
+	}
+}
+
+// BenchmarkBigMap is a successful call that changes one entry of a
+// 100,000-entry map: masked, it costs what it writes, not the map.
+func BenchmarkBigMap(b *testing.B) {
+	for _, v := range []struct {
+		name string
+		set  func(*BigMap, bool) error
+	}{{"plain", (*BigMap).PlainSet}, {"masked", (*BigMap).MaskedSet}} {
+		b.Run(v.name, func(b *testing.B) {
+			o := newBigMap(100_000)
+			for b.Loop() {
+				v.set(o, false)
+			}
+		})
+	}
+}

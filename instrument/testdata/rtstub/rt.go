@@ -109,6 +109,24 @@ func (c *Checkpoint) Rollback(done *bool, errp *error) {}
 
 func Swallow(s *Site, errp *error) {}
 
+type Undo struct{}
+
+func NewUndo(s *Site) Undo { return Undo{} }
+
+func (u *Undo) End(done *bool, errp *error) {}
+
+func SaveBits[T any](u *Undo, p *T) {}
+
+func Save[T any](u *Undo, p *T) {}
+
+func SaveEntry[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {}
+
+func SaveElems[S ~[]E, E any](u *Undo, s S) {}
+
+func SaveCopy[S ~[]E, E any](u *Undo, dst S, n int) {}
+
+func SaveAppend[S ~[]E, E any](u *Undo, s S, n int) {}
+
 type Oblivious struct{}
 
 func (o *Oblivious) Masked(c *Checkpoint) *Checkpoint { return c }

@@ -1,0 +1,745 @@
+package instrument
+
+import (
+	"fmt"
+	"go/ast"
+	"go/token"
+	gotypes "go/types"
+	"strings"
+)
+
+// The undo log. A masked function whose every write into memory it does
+// not own the build can see in its own body gets no checkpoint at entry:
+// each such store is preceded by a call that records the old contents
+// (rt.SaveBits, rt.Save, rt.SaveEntry, rt.SaveElems, rt.SaveAppend), and
+// the deferred rt.Undo.End writes them back, last first, when the call
+// fails. A successful call then costs what it writes, whatever its
+// object holds:
+//
+//	var _atx_done bool; _atx_u := rt.NewUndo(site); defer _atx_u.End(&_atx_done, &err)
+//	…
+//	rt.SaveBits(&_atx_u, &v.size); v.size += n
+//	rt.Save(&_atx_u, &v.data); rt.SaveAppend(&_atx_u, v.data, 1); v.data = append(v.data, x)
+//	rt.SaveEntry(&_atx_u, v.index, k); delete(v.index, k)
+//
+// The writes the build cannot see are the ones made by code it does not
+// rewrite here: a call that may be handed a pointer into the graph (a
+// method with a pointer receiver, an argument that holds a pointer, a
+// slice, a map or an interface, a call through a function value),
+// function literals, goroutines. A function that makes one keeps the
+// checkpoint of its whole graph, with a build note that says which call
+// made it so (see undoSaves).
+
+// undoName is the rt.Undo of a masked call.
+const undoName = "_atx_u"
+
+// undoSave is the recording of one store, to be inserted at off, before
+// the statement that makes it; or, when end > off, the text that
+// replaces src[off:end] (a call redirected to a clone).
+type undoSave struct {
+	off, end int
+	code     string
+}
+
+// add puts the save into edits.
+func (s undoSave) add(edits *editList) {
+	if s.end > s.off {
+		edits.replace(s.off, s.end, s.code)
+	} else {
+		edits.insert(s.off, s.code)
+	}
+}
+
+// undoWrap returns the undo log's prologue: the log and its deferred
+// end.
+func (fe *funcEdits) undoWrap(siteRef string) string {
+	return fmt.Sprintf("%[1]s := %[2]s.NewUndo(%[3]s); defer %[1]s.End(&%[4]s, %[5]s); ", undoName, rtName, siteRef, doneName, fe.errArg())
+}
+
+// undoSaves returns the recordings to insert before the stores of the
+// function's body, or, when some write of the call is out of the build's
+// sight, where and why: the function then keeps the checkpoint at entry.
+func (fe *funcEdits) undoSaves() (saves []undoSave, pos token.Pos, why string) {
+	switch {
+	case fe.p.opts.checkpointsOnly:
+		return nil, fe.namePos, "is built with checkpoints only"
+	case fe.lit != nil:
+		return nil, fe.namePos, "is a function literal"
+	case fe.p.opts.Globals:
+		return nil, fe.namePos, "rolls back package-level variables"
+	case fe.sig == nil || fe.p.info == nil:
+		return nil, fe.namePos, "has types the build does not know"
+	case !fe.p.genericsAllowed():
+		return nil, fe.namePos, "is in a package whose language version predates generics"
+	case fe.atomicOblivious:
+		return nil, fe.namePos, "is failure-oblivious"
+	}
+	u := fe.scanUndo("&" + undoName)
+	if u.why != "" {
+		return nil, u.pos, u.why
+	}
+	for _, fn := range u.needs {
+		if why := fe.p.cloneClosure(fn, map[*gotypes.Func]bool{}); why != "" {
+			return nil, fe.namePos, why
+		}
+	}
+	fe.undoNeeds = u.needs
+	return u.saves, token.NoPos, ""
+}
+
+// scanUndo finds the stores of the function and the calls to clone;
+// ref is how its code names its log.
+func (fe *funcEdits) scanUndo(ref string) *undoScan {
+	u := &undoScan{fe: fe, ref: ref, listed: map[ast.Stmt]ast.Stmt{}}
+	u.list(fe.body)
+	u.walk(fe.body, nil)
+	return u
+}
+
+// undoScan finds the stores of a body and what to record before them.
+type undoScan struct {
+	fe *funcEdits
+	// ref is the log in the code of the function: &_atx_u in a masked
+	// function, _atx_u, a parameter, in a clone.
+	ref string
+	// needs are the functions of the package whose clones it calls.
+	needs []*gotypes.Func
+	// listed maps each statement of a statement list (labels removed)
+	// to itself: a recording can be inserted before it.
+	listed map[ast.Stmt]ast.Stmt
+	saves  []undoSave
+	pos    token.Pos
+	why    string
+}
+
+func (u *undoScan) fail(pos token.Pos, why string) {
+	if u.why == "" {
+		u.pos, u.why = pos, why
+	}
+}
+
+func (u *undoScan) line(pos token.Pos) string {
+	return fmt.Sprint(u.fe.p.fset.Position(pos).Line)
+}
+
+// list records the statements of every statement list of body.
+func (u *undoScan) list(body *ast.BlockStmt) {
+	add := func(list []ast.Stmt) {
+		for _, s := range list {
+			for {
+				l, ok := s.(*ast.LabeledStmt)
+				if !ok {
+					break
+				}
+				s = l.Stmt
+			}
+			u.listed[s] = s
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.BlockStmt:
+			add(n.List)
+		case *ast.CaseClause:
+			add(n.Body)
+		case *ast.CommClause:
+			add(n.Body)
+		}
+		return true
+	})
+}
+
+// walk visits n; stmt is the innermost statement around it.
+func (u *undoScan) walk(n ast.Node, stmt ast.Stmt) {
+	ast.Inspect(n, func(m ast.Node) bool {
+		if u.why != "" {
+			return false
+		}
+		if m == n {
+			return true
+		}
+		switch m := m.(type) {
+		case *ast.FuncLit:
+			u.fail(m.Pos(), "holds a function literal at line "+u.line(m.Pos()))
+			return false
+		case *ast.GoStmt:
+			u.fail(m.Pos(), "starts a goroutine at line "+u.line(m.Pos()))
+			return false
+		case ast.Stmt:
+			u.stmt(m)
+			u.walk(m, m)
+			return false
+		case *ast.CallExpr:
+			u.call(m, stmt)
+		}
+		return true
+	})
+}
+
+// stmt records the stores that statement s makes itself.
+func (u *undoScan) stmt(s ast.Stmt) {
+	switch s := s.(type) {
+	case *ast.AssignStmt:
+		if s.Tok == token.DEFINE {
+			return
+		}
+		for _, lhs := range s.Lhs {
+			u.store(lhs, s)
+		}
+	case *ast.IncDecStmt:
+		u.store(s.X, s)
+	case *ast.RangeStmt:
+		if s.Tok == token.ASSIGN {
+			for _, e := range []ast.Expr{s.Key, s.Value} {
+				if e != nil && !u.isLocal(e) {
+					u.fail(e.Pos(), "assigns the range variable "+u.fe.text(e)+" at line "+u.line(e.Pos()))
+				}
+			}
+		}
+	}
+}
+
+// store records the old contents of lhs, written by statement s.
+func (u *undoScan) store(lhs ast.Expr, s ast.Stmt) {
+	lhs = ast.Unparen(lhs)
+	if _, ok := lhs.(*ast.Ident); ok {
+		// A local, a result, or a package-level variable: none is part
+		// of the call's graph (see Options.Globals).
+		return
+	}
+	if u.isLocal(lhs) {
+		return
+	}
+	info := u.fe.p.info
+	if ix, ok := lhs.(*ast.IndexExpr); ok {
+		if m, ok := info.TypeOf(ix.X).Underlying().(*gotypes.Map); ok {
+			u.mapEntry(m, ix.X, ix.Index, s)
+			return
+		}
+	}
+	t := info.TypeOf(lhs)
+	if t == nil {
+		u.fail(lhs.Pos(), "writes "+u.fe.text(lhs)+", of a type the build does not know, at line "+u.line(lhs.Pos()))
+		return
+	}
+	if holdsSync(t, map[gotypes.Type]bool{}) {
+		u.fail(lhs.Pos(), "writes "+u.fe.text(lhs)+", which holds a lock or an atomic value, at line "+u.line(lhs.Pos()))
+		return
+	}
+	if !u.sideEffectFree(lhs) {
+		u.fail(lhs.Pos(), "writes through "+u.fe.text(lhs)+", whose address takes a call to compute, at line "+u.line(lhs.Pos()))
+		return
+	}
+	save := "Save"
+	if pointerFree(t) && !hasTypeParam(t) {
+		save = "SaveBits"
+	}
+	u.insert(s, fmt.Sprintf("%s.%s(%s, &%s); ", rtName, save, u.ref, u.fe.text(lhs)))
+}
+
+// mapEntry records the entry of key k of map m (of type mt), which
+// statement s assigns or deletes.
+func (u *undoScan) mapEntry(mt *gotypes.Map, m, k ast.Expr, s ast.Stmt) {
+	if holdsFloat(mt.Key()) || !isPlainKey(mt.Key()) {
+		u.fail(m.Pos(), "writes into "+u.fe.text(m)+", whose keys may be NaNs, which no lookup finds, at line "+u.line(m.Pos()))
+		return
+	}
+	if !u.sideEffectFree(m) || !u.sideEffectFree(k) {
+		u.fail(m.Pos(), "writes into "+u.fe.text(m)+" with a call in the map or key expression, at line "+u.line(m.Pos()))
+		return
+	}
+	u.insert(s, fmt.Sprintf("%s.SaveEntry(%s, %s, %s); ", rtName, u.ref, u.fe.text(m), u.fe.text(k)))
+}
+
+// isPlainKey reports a key type without interfaces, which may hold a
+// float.
+func isPlainKey(t gotypes.Type) bool {
+	switch t := t.Underlying().(type) {
+	case *gotypes.Interface:
+		return false
+	case *gotypes.Array:
+		return isPlainKey(t.Elem())
+	case *gotypes.Struct:
+		for i := range t.NumFields() {
+			if !isPlainKey(t.Field(i).Type()) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// call checks a call made by statement s (nil outside statements): a
+// call that can write memory the call's graph reaches is either recorded
+// (delete, copy, clear of a slice, append) or out of sight.
+func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
+	info := u.fe.p.info
+	if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
+		return
+	}
+	if b, ok := calleeObject(info, call.Fun).(*gotypes.Builtin); ok {
+		u.builtin(b.Name(), call, s)
+		return
+	}
+	fn, _ := calleeObject(info, call.Fun).(*gotypes.Func)
+	if fn == nil {
+		u.fail(call.Pos(), "calls "+u.short(call.Fun)+", a function value, at line "+u.line(call.Pos()))
+		return
+	}
+	if harmlessFunc(fn) {
+		return
+	}
+	reaches := u.reachedBy(call, fn)
+	if reaches == nil {
+		return // it can write nothing of the call's graph
+	}
+	if fd := u.fe.p.decls[fn.Origin()]; fd != nil && fd.Body != nil {
+		if why := u.fe.p.cloneable(fn.Origin(), fd); why != "" {
+			u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which "+why)
+			return
+		}
+		u.redirect(call, fn.Origin())
+		return
+	}
+	u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which may write what "+u.short(reaches)+" reaches")
+}
+
+// reachedBy returns the receiver or argument of call, a call of fn,
+// through which it may write memory that the function's own variables do
+// not hold: a pointer receiver of a value the function did not declare,
+// or a value that holds a pointer, a slice, a map or an interface. nil
+// when there is none.
+func (u *undoScan) reachedBy(call *ast.CallExpr, fn *gotypes.Func) ast.Expr {
+	info := u.fe.p.info
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		if selection := info.Selections[sel]; selection != nil && selection.Kind() == gotypes.MethodVal {
+			recv := info.TypeOf(sel.X)
+			_, ptrRecv := fn.Type().(*gotypes.Signature).Recv().Type().Underlying().(*gotypes.Pointer)
+			if !plainNoLocks(recv) || ptrRecv && !u.isLocal(sel.X) {
+				return sel.X
+			}
+		}
+	}
+	for _, a := range call.Args {
+		if t := info.TypeOf(a); t == nil || !plainNoLocks(t) {
+			return a
+		}
+	}
+	return nil
+}
+
+// harmlessFunc reports the functions of the standard library that write
+// nothing their arguments reach, and that error paths call.
+func harmlessFunc(fn *gotypes.Func) bool {
+	if fn.Pkg() == nil {
+		return false
+	}
+	switch fn.Pkg().Path() + "." + fn.Name() {
+	case "fmt.Errorf", "fmt.Sprintf", "fmt.Sprint", "fmt.Sprintln",
+		"errors.New", "errors.Is", "errors.Join", "errors.Unwrap":
+		return true
+	}
+	// A lock's state is never rolled back: taking and releasing one
+	// writes nothing the log must restore.
+	if recv := fn.Type().(*gotypes.Signature).Recv(); recv != nil && fn.Pkg().Path() == "sync" {
+		t := recv.Type()
+		if p, ok := t.(*gotypes.Pointer); ok {
+			t = p.Elem()
+		}
+		return isMutex(t)
+	}
+	return false
+}
+
+// builtin checks a call of a built-in function made by statement s.
+func (u *undoScan) builtin(name string, call *ast.CallExpr, s ast.Stmt) {
+	info := u.fe.p.info
+	switch name {
+	case "delete":
+		m := call.Args[0]
+		mt, _ := info.TypeOf(m).Underlying().(*gotypes.Map)
+		if mt == nil {
+			return
+		}
+		u.mapEntry(mt, m, call.Args[1], s)
+	case "copy":
+		dst, src := call.Args[0], call.Args[1]
+		u.elems(call, s, fmt.Sprintf("%s.SaveCopy(%s, %s, len(%s)); ", rtName, u.ref, u.fe.text(dst), u.fe.text(src)), dst, src)
+	case "clear":
+		x := call.Args[0]
+		if _, isMap := info.TypeOf(x).Underlying().(*gotypes.Map); isMap {
+			u.fail(call.Pos(), "clears the map "+u.fe.text(x)+" at line "+u.line(call.Pos()))
+			return
+		}
+		u.elems(call, s, fmt.Sprintf("%s.SaveElems(%s, %s); ", rtName, u.ref, u.fe.text(x)), x)
+	case "append":
+		first := call.Args[0]
+		if _, isSlice := info.TypeOf(first).Underlying().(*gotypes.Slice); !isSlice {
+			return
+		}
+		n := fmt.Sprint(len(call.Args) - 1)
+		exprs := []ast.Expr{first}
+		if call.Ellipsis.IsValid() {
+			n = "len(" + u.fe.text(call.Args[1]) + ")"
+			exprs = append(exprs, call.Args[1])
+		}
+		if len(call.Args) == 1 {
+			return
+		}
+		if !u.simple(s) || !u.sideEffectFree(exprs...) || !u.declaredBefore(s, exprs...) {
+			u.fail(call.Pos(), "appends to "+u.fe.text(first)+" at line "+u.line(call.Pos())+" where the undo log cannot record what it overwrites")
+			return
+		}
+		u.insert(s, fmt.Sprintf("%s.SaveAppend(%s, %s, %s); ", rtName, u.ref, u.fe.text(first), n))
+	case "len", "cap", "make", "new", "min", "max", "panic", "print", "println",
+		"complex", "real", "imag", "recover":
+	default:
+		u.fail(call.Pos(), "calls "+name+" at line "+u.line(call.Pos()))
+	}
+}
+
+// elems inserts save, the recording of the elements that call, made by
+// statement s, writes into exprs[0], a slice.
+func (u *undoScan) elems(call *ast.CallExpr, s ast.Stmt, save string, exprs ...ast.Expr) {
+	if !u.simple(s) || !u.sideEffectFree(exprs...) || !u.declaredBefore(s, exprs...) {
+		u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+" where the undo log cannot record what it overwrites")
+		return
+	}
+	if _, isString := u.fe.p.info.TypeOf(exprs[0]).Underlying().(*gotypes.Basic); isString {
+		return
+	}
+	u.insert(s, save)
+}
+
+// short is the text of e for a note: its first line, cut.
+func (u *undoScan) short(e ast.Node) string {
+	t := u.fe.text(e)
+	if i := strings.IndexByte(t, '\n'); i >= 0 || len(t) > 40 {
+		if i < 0 || i > 40 {
+			i = 40
+		}
+		t = t[:i] + "…"
+	}
+	return t
+}
+
+// simple reports whether s is a statement of a statement list that
+// evaluates its expressions once, when it runs: a recording inserted
+// before it sees what it writes.
+func (u *undoScan) simple(s ast.Stmt) bool {
+	if s == nil || u.listed[s] == nil {
+		return false
+	}
+	switch s.(type) {
+	case *ast.AssignStmt, *ast.IncDecStmt, *ast.ExprStmt, *ast.DeclStmt:
+		return true
+	}
+	return false
+}
+
+// insert adds a recording before statement s, which must be simple.
+func (u *undoScan) insert(s ast.Stmt, code string) {
+	if !u.simple(s) {
+		pos := token.NoPos
+		if s != nil {
+			pos = s.Pos()
+		}
+		u.fail(pos, "writes in a statement at line "+u.line(pos)+" before which the undo log cannot record it")
+		return
+	}
+	off := u.fe.off(s.Pos())
+	u.saves = append(u.saves, undoSave{off: off, end: off, code: code + lineDirective(u.fe.p.fset, u.fe.tf, off)})
+}
+
+// isLocal reports whether e denotes a variable, or a part of one that no
+// pointer leads to (a field, an array element): the function's own
+// variables, and package-level ones, which are no part of the call's
+// graph (see Options.Globals).
+func (u *undoScan) isLocal(e ast.Expr) bool {
+	info := u.fe.p.info
+	switch e := ast.Unparen(e).(type) {
+	case *ast.Ident:
+		_, ok := info.ObjectOf(e).(*gotypes.Var)
+		return ok
+	case *ast.SelectorExpr:
+		if v, ok := info.Uses[e.Sel].(*gotypes.Var); ok && !v.IsField() {
+			return true // a package-level variable of another package
+		}
+		sel := info.Selections[e]
+		return sel != nil && sel.Kind() == gotypes.FieldVal && !sel.Indirect() && !isPointer(info.TypeOf(e.X)) && u.isLocal(e.X)
+	case *ast.IndexExpr:
+		_, isArray := info.TypeOf(e.X).Underlying().(*gotypes.Array)
+		return isArray && u.isLocal(e.X)
+	}
+	return false
+}
+
+func isPointer(t gotypes.Type) bool {
+	_, ok := t.Underlying().(*gotypes.Pointer)
+	return ok
+}
+
+// sideEffectFree reports whether evaluating the expressions twice gives
+// the same values and changes nothing: no calls but conversions, len and
+// cap, no receive.
+func (u *undoScan) sideEffectFree(exprs ...ast.Expr) bool {
+	info := u.fe.p.info
+	ok := true
+	for _, e := range exprs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.FuncLit:
+				ok = false
+			case *ast.UnaryExpr:
+				if n.Op == token.ARROW {
+					ok = false
+				}
+			case *ast.CallExpr:
+				if tv, isType := info.Types[n.Fun]; isType && tv.IsType() {
+					return true
+				}
+				if b, isBuiltin := calleeObject(info, n.Fun).(*gotypes.Builtin); isBuiltin && (b.Name() == "len" || b.Name() == "cap") {
+					return true
+				}
+				ok = false
+			}
+			return ok
+		})
+	}
+	return ok
+}
+
+// declaredBefore reports whether the variables the expressions use are
+// declared before statement s: a recording inserted before s can name
+// them.
+func (u *undoScan) declaredBefore(s ast.Stmt, exprs ...ast.Expr) bool {
+	info := u.fe.p.info
+	ok := true
+	for _, e := range exprs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			if id, isIdent := n.(*ast.Ident); isIdent {
+				if v, isVar := info.Uses[id].(*gotypes.Var); isVar && v.Pos() >= s.Pos() && v.Pos() < s.End() {
+					ok = false
+				}
+			}
+			return ok
+		})
+	}
+	return ok
+}
+
+// pointerFree reports a type whose values hold no pointer: the runtime
+// may save and restore their bytes.
+func pointerFree(t gotypes.Type) bool {
+	switch u := t.Underlying().(type) {
+	case *gotypes.Basic:
+		return u.Info()&(gotypes.IsString|gotypes.IsUntyped) == 0 && u.Kind() != gotypes.UnsafePointer
+	case *gotypes.Array:
+		return pointerFree(u.Elem())
+	case *gotypes.Struct:
+		for i := range u.NumFields() {
+			if !pointerFree(u.Field(i).Type()) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// holdsSync reports whether a value of type t holds, inline, a lock or
+// other synchronisation state, or concurrent data: never written back
+// by a plain store.
+func holdsSync(t gotypes.Type, seen map[gotypes.Type]bool) bool {
+	if seen[t] {
+		return false
+	}
+	seen[t] = true
+	if isLockType(t) || concKindOf(t) != concNone {
+		return true
+	}
+	switch u := t.Underlying().(type) {
+	case *gotypes.Array:
+		return holdsSync(u.Elem(), seen)
+	case *gotypes.Struct:
+		for i := range u.NumFields() {
+			if holdsSync(u.Field(i).Type(), seen) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// undoNote is the build note of a masked function that keeps the
+// checkpoint at entry.
+func undoNote(why string) string {
+	return "checkpoints its whole graph at entry, not only what it writes: it " + strings.TrimSpace(why)
+}
+
+// Clones. A function of the package that a masked function calls is
+// called, from the undo log's code, as a copy of itself that takes the
+// log and records its own stores: the method (n *node) bump() gets the
+// twin (n *node) _atx_undo_bump(_atx_u *rt.Undo), appended to its file,
+// whose imports it uses. Calls outside masked calls still go to the
+// original, which pays nothing.
+
+// cloneName is the name of the clone of the function named name.
+func cloneName(name string) string { return "_atx_undo_" + name }
+
+// undoClone is what the package knows of the clone of one function.
+type undoClone struct {
+	why   string // why it cannot have one; "" when it can
+	saves []undoSave
+	needs []*gotypes.Func
+	fe    *funcEdits
+	// written: its declaration is in the file's tail.
+	written bool
+}
+
+// redirect makes call, of fn, call fn's clone with the log.
+func (u *undoScan) redirect(call *ast.CallExpr, fn *gotypes.Func) {
+	var name *ast.Ident
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.Ident:
+		name = f
+	case *ast.SelectorExpr:
+		// A method expression takes its receiver as its first argument,
+		// before where the log would go.
+		if sel := u.fe.p.info.Selections[f]; sel == nil || sel.Kind() != gotypes.MethodExpr {
+			name = f.Sel
+		}
+	case *ast.IndexExpr:
+		name = funcIdent(f.X)
+	case *ast.IndexListExpr:
+		name = funcIdent(f.X)
+	}
+	if name == nil {
+		u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+" in a form the undo log cannot redirect")
+		return
+	}
+	log := strings.TrimPrefix(u.ref, "&")
+	if u.ref != log {
+		log = "&" + log
+	}
+	arg := log
+	if len(call.Args) > 0 {
+		arg += ", "
+	}
+	// Directives after the longer name and after the log put what
+	// follows back at its columns.
+	off, end := u.fe.off(name.Pos()), u.fe.off(name.End())
+	u.saves = append(u.saves, undoSave{off: off, end: end, code: cloneName(name.Name) + lineDirective(u.fe.p.fset, u.fe.tf, end)})
+	lparen := u.fe.off(call.Lparen) + 1
+	u.saves = append(u.saves, undoSave{off: lparen, end: lparen, code: arg + lineDirective(u.fe.p.fset, u.fe.tf, lparen)})
+	u.needs = append(u.needs, fn)
+}
+
+// funcIdent is the name of a function in fun, a plain or qualified name.
+func funcIdent(fun ast.Expr) *ast.Ident {
+	switch f := ast.Unparen(fun).(type) {
+	case *ast.Ident:
+		return f
+	case *ast.SelectorExpr:
+		return f.Sel
+	}
+	return nil
+}
+
+// cloneable reports why fn, declared by fd in the package, cannot be
+// called as a clone, or "". Its own callees are checked by cloneClosure.
+func (p *pkgRewriter) cloneable(fn *gotypes.Func, fd *ast.FuncDecl) string {
+	if p.undoClones == nil {
+		p.undoClones = map[*gotypes.Func]*undoClone{}
+	}
+	if c := p.undoClones[fn]; c != nil {
+		return c.why
+	}
+	c := &undoClone{}
+	p.undoClones[fn] = c
+	name := p.funcName(fd)
+	tf := p.fset.File(fd.Pos())
+	switch {
+	case unsupported(fd) != "":
+		c.why = "has a compiler directive"
+	case p.opts.Selects == nil || p.opts.Selects(name):
+		// Its own failures roll back what it wrote, which a clone
+		// writing into its caller's log would not do.
+		c.why = "is masked itself"
+	case p.oblivious(name):
+		// Its failures are swallowed by its wrapper, which a clone
+		// would not have.
+		c.why = "is failure-oblivious"
+	case tf != p.fileNow:
+		// Its clone goes into its file, whose imports it uses.
+		c.why = "is declared in another file"
+	}
+	if c.why != "" {
+		return c.why
+	}
+	c.fe = p.declEdits(tf, p.srcNow, fd, name)
+	u := c.fe.scanUndo(undoName)
+	if u.why != "" {
+		c.why = u.why
+		return c.why
+	}
+	c.saves, c.needs = u.saves, u.needs
+	return ""
+}
+
+// cloneClosure reports why fn's clone, or one of the clones it calls,
+// cannot be, or "".
+func (p *pkgRewriter) cloneClosure(fn *gotypes.Func, seen map[*gotypes.Func]bool) string {
+	if seen[fn] {
+		return ""
+	}
+	seen[fn] = true
+	c := p.undoClones[fn]
+	if c.why != "" {
+		return "calls " + fn.Name() + ", which " + c.why
+	}
+	for _, callee := range c.needs {
+		if why := p.cloneClosure(callee, seen); why != "" {
+			return why
+		}
+	}
+	return ""
+}
+
+// writeClones appends to the file's tail the clones that fn's clone
+// needs, fn's own first, each once.
+func (p *pkgRewriter) writeClones(fn *gotypes.Func) error {
+	c := p.undoClones[fn]
+	if c.written {
+		return nil
+	}
+	c.written = true
+	fe, fd := c.fe, c.fe.decl
+	var edits editList
+	edits.replace(fe.off(fd.Name.Pos()), fe.off(fd.Name.End()), cloneName(fd.Name.Name))
+	param := undoName + " *" + rtName + ".Undo"
+	if fd.Type.Params.NumFields() > 0 {
+		param += ", "
+	}
+	edits.insert(fe.off(fd.Type.Params.Opening)+1, param)
+	for _, s := range c.saves {
+		s.add(&edits)
+	}
+	start, end := fe.off(fd.Pos()), fe.off(fd.End())
+	var text editList
+	for _, e := range edits.edits {
+		e.start, e.end = e.start-start, e.end-start
+		text.edits = append(text.edits, e)
+	}
+	out, err := text.apply(fe.src[start:end])
+	if err != nil {
+		return fmt.Errorf("clone of %s: %w", fe.name, err)
+	}
+	p.tail = append(p.tail, "\n"+lineDirective(p.fset, fe.tf, start)+string(out)+"\n")
+	for _, callee := range c.needs {
+		if err := p.writeClones(callee); err != nil {
+			return err
+		}
+	}
+	return nil
+}

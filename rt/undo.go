@@ -1,0 +1,152 @@
+package rt
+
+import (
+	"sync"
+	"unsafe"
+)
+
+// The undo log: a masked function whose every write the build can see
+// (see instrument's undo.go) takes no checkpoint at entry. Its generated
+// code records, before each store into memory it does not own, the old
+// contents of the location, and a failed call writes them back, last
+// first. A successful call pays for what it writes, not for what its
+// object holds.
+
+// Undo is the undo log of one call of a masked function. It lives in the
+// function's frame; its buffers are taken from a pool at the first
+// store, so that a call that writes nothing costs nothing but the
+// deferred End.
+type Undo struct {
+	site *Site
+	log  *undoLog
+}
+
+// undoLog holds the recorded old contents, in the order of the stores.
+type undoLog struct {
+	entries []undoEntry
+	// bits holds the old bytes of the entries of pointer-free types, one
+	// run after another in entry order.
+	bits []byte
+}
+
+// undoEntry is one recorded store: size bytes at addr, saved in bits,
+// or, for values that hold pointers, map entries and element runs, a
+// function that writes the old value back (typed stores: the garbage
+// collector sees the pointers it holds).
+type undoEntry struct {
+	addr    unsafe.Pointer
+	size    uintptr
+	restore func()
+}
+
+// undoLogs recycles the buffers of finished calls. A log that grew past
+// maxKeptEntries is dropped, not to hold one large call's memory.
+var undoLogs = sync.Pool{New: func() any { return new(undoLog) }}
+
+const maxKeptEntries = 1 << 16
+
+// NewUndo starts the undo log of a call of the masked function of site s.
+func NewUndo(s *Site) Undo { return Undo{site: s} }
+
+func (u *Undo) buffers() *undoLog {
+	if u.log == nil {
+		u.log = undoLogs.Get().(*undoLog)
+	}
+	return u.log
+}
+
+// SaveBits records *p before the call writes it. Generated code calls it
+// only for types without pointers: it copies the bytes.
+func SaveBits[T any](u *Undo, p *T) {
+	l := u.buffers()
+	n := unsafe.Sizeof(*p)
+	l.bits = append(l.bits, unsafe.Slice((*byte)(unsafe.Pointer(p)), n)...)
+	l.entries = append(l.entries, undoEntry{addr: unsafe.Pointer(p), size: n})
+}
+
+// Save records *p, of any type, before the call writes it.
+func Save[T any](u *Undo, p *T) {
+	old := *p
+	l := u.buffers()
+	l.entries = append(l.entries, undoEntry{restore: func() { *p = old }})
+}
+
+// SaveEntry records the entry of key k in map m, or its absence, before
+// the call assigns or deletes it. Generated code calls it only for key
+// types that cannot hold a NaN, which no lookup finds.
+func SaveEntry[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {
+	old, ok := m[k]
+	l := u.buffers()
+	l.entries = append(l.entries, undoEntry{restore: func() {
+		if ok {
+			m[k] = old
+		} else {
+			delete(m, k)
+		}
+	}})
+}
+
+// SaveElems records the elements of s before the call writes them
+// (copy, clear).
+func SaveElems[S ~[]E, E any](u *Undo, s S) {
+	if len(s) == 0 {
+		return
+	}
+	old := make([]E, len(s))
+	copy(old, s)
+	l := u.buffers()
+	l.entries = append(l.entries, undoEntry{restore: func() { copy(s, old) }})
+}
+
+// SaveCopy records the elements of dst that a copy of n elements into
+// it overwrites.
+func SaveCopy[S ~[]E, E any](u *Undo, dst S, n int) {
+	SaveElems(u, dst[:min(len(dst), n)])
+}
+
+// SaveAppend records what an append of n elements to s overwrites: the n
+// elements past its length, when they fit in its capacity. They may be
+// elements of a longer slice of the same array (s = x[:i], the idiom
+// that removes x[i]).
+func SaveAppend[S ~[]E, E any](u *Undo, s S, n int) {
+	if n > 0 && len(s)+n <= cap(s) {
+		SaveElems(u, s[len(s):len(s)+n])
+	}
+}
+
+// End runs when the masked call ends, deferred before the function's own
+// deferred calls so that it runs after them (and, for the lock idiom,
+// before the unlock), as Checkpoint.Rollback does. On failure (see
+// Site.Fails, and Unwinding for a panic or runtime.Goexit) the recorded
+// contents are written back, last store first, so that each location
+// gets the contents it had at entry. Either way the log is emptied and
+// its buffers reused.
+func (u *Undo) End(done *bool, errp *error) {
+	l := u.log
+	if l == nil {
+		return
+	}
+	u.log = nil
+	if u.site.failed(errp) || !*done && Unwinding(u.site.Func) {
+		l.rollback()
+	}
+	if cap(l.entries) > maxKeptEntries {
+		return
+	}
+	clear(l.entries)
+	l.entries, l.bits = l.entries[:0], l.bits[:0]
+	undoLogs.Put(l)
+}
+
+func (l *undoLog) rollback() {
+	off := uintptr(len(l.bits))
+	for i := len(l.entries) - 1; i >= 0; i-- {
+		e := &l.entries[i]
+		if e.restore != nil {
+			e.restore()
+			continue
+		}
+		off -= e.size
+		copy(unsafe.Slice((*byte)(e.addr), e.size), l.bits[off:off+e.size])
+	}
+}

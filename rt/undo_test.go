@@ -1,0 +1,212 @@
+package rt
+
+import (
+	"errors"
+	"io"
+	"reflect"
+	"testing"
+)
+
+// Tests of the undo log: the masked functions below are written the way
+// the rewriter writes them when it gives a function an undo log (see
+// instrument's undo.go): each store is preceded by its record.
+
+type undoNode struct {
+	n    int
+	name string
+	next *undoNode
+}
+
+type undoState struct {
+	n     int
+	pair  [2]int
+	name  string
+	head  *undoNode
+	items []int
+	rows  map[string]int
+}
+
+func newUndoState() *undoState {
+	return &undoState{n: 1, pair: [2]int{2, 3}, name: "a", head: &undoNode{n: 4, name: "h"},
+		items: make([]int, 3, 8), rows: map[string]int{"x": 1, "y": 2}}
+}
+
+var undoSite = Site{ID: "example.com/m.undo#entry", Func: "github.com/atomicx/atomicx/rt.runUndo"}
+
+// runUndo runs body as a masked call that returns err.
+func runUndo(s *undoState, body func(u *Undo, s *undoState), err error) (rerr error) {
+	var done bool
+	u := NewUndo(&undoSite)
+	defer u.End(&done, &rerr)
+	body(&u, s)
+	rerr, done = err, true
+	return
+}
+
+func TestUndo(t *testing.T) {
+	tests := []struct {
+		name string
+		body func(u *Undo, s *undoState)
+	}{
+		{"fields", func(u *Undo, s *undoState) {
+			SaveBits(u, &s.n)
+			s.n = 10
+			SaveBits(u, &s.pair)
+			s.pair = [2]int{7, 8}
+			Save(u, &s.name)
+			s.name = "b"
+		}},
+		{"the same field twice", func(u *Undo, s *undoState) {
+			SaveBits(u, &s.n)
+			s.n++
+			SaveBits(u, &s.n)
+			s.n *= 5
+			SaveBits(u, &s.pair[1])
+			s.pair[1]--
+			SaveBits(u, &s.pair)
+			s.pair = [2]int{}
+		}},
+		{"through aliases", func(u *Undo, s *undoState) {
+			p := s.head
+			SaveBits(u, &p.n)
+			p.n = 40
+			q := &s.pair[0]
+			SaveBits(u, q)
+			*q = 20
+			items := s.items
+			SaveBits(u, &items[2])
+			items[2] = 9
+			Save(u, &s.head)
+			s.head = &undoNode{n: 5, next: s.head}
+			Save(u, &s.head.name)
+			s.head.name = "new"
+		}},
+		{"map entries", func(u *Undo, s *undoState) {
+			SaveEntry(u, s.rows, "x")
+			s.rows["x"] = 100
+			SaveEntry(u, s.rows, "z")
+			s.rows["z"] = 3
+			SaveEntry(u, s.rows, "y")
+			delete(s.rows, "y")
+			SaveEntry(u, s.rows, "z")
+			delete(s.rows, "z")
+			SaveEntry(u, s.rows, "y")
+			s.rows["y"] = 7
+		}},
+		{"a slice grown, in place and moved", func(u *Undo, s *undoState) {
+			Save(u, &s.items)
+			SaveAppend(u, s.items, 2)
+			s.items = append(s.items, 5, 6)
+			SaveBits(u, &s.items[4])
+			s.items[4] = 60
+			Save(u, &s.items)
+			SaveAppend(u, s.items, 10)
+			s.items = append(s.items, make([]int, 10)...)
+			SaveBits(u, &s.items[0])
+			s.items[0] = -1
+		}},
+		{"an element removed in place", func(u *Undo, s *undoState) {
+			s2 := s.items[:cap(s.items)]
+			SaveBits(u, &s2[1])
+			s2[1] = 11
+			Save(u, &s.items)
+			SaveAppend(u, s.items[:1], len(s.items[2:]))
+			s.items = append(s.items[:1], s.items[2:]...)
+			SaveCopy(u, s.items, 2)
+			copy(s.items, []int{8, 9})
+			SaveElems(u, s.items[1:])
+			clear(s.items[1:])
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			want, got := newUndoState(), newUndoState()
+			head, items := got.head, got.items[:cap(got.items)]
+			if err := runUndo(got, tt.body, errors.New("failed")); err == nil {
+				t.Fatal("no error")
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("after a failure: %+v, want %+v", got, want)
+			}
+			if got.head != head || &got.items[:cap(got.items)][0] != &items[0] {
+				t.Error("the objects at entry were replaced")
+			}
+			if !reflect.DeepEqual(items, want.items[:cap(want.items)]) {
+				t.Errorf("the array behind items holds %v, want %v", items, want.items[:cap(want.items)])
+			}
+
+			// A success, or io.EOF, keeps the call's writes.
+			for _, err := range []error{nil, io.EOF} {
+				plain, logged := newUndoState(), newUndoState()
+				tt.body(&Undo{site: &undoSite}, plain)
+				if runUndo(logged, tt.body, err) != err {
+					t.Fatal("the error changed")
+				}
+				if !reflect.DeepEqual(logged, plain) {
+					t.Errorf("after a success (%v): %+v, want %+v", err, logged, plain)
+				}
+			}
+		})
+	}
+}
+
+// TestUndoPanic: a panic through the masked call rolls it back, and goes
+// on with its own value.
+func TestUndoPanic(t *testing.T) {
+	s := newUndoState()
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Errorf("recovered %v, want boom", r)
+			}
+		}()
+		runUndo(s, func(u *Undo, s *undoState) {
+			SaveBits(u, &s.n)
+			s.n = 99
+			SaveEntry(u, s.rows, "x")
+			delete(s.rows, "x")
+			panic("boom")
+		}, nil)
+	}()
+	if want := newUndoState(); !reflect.DeepEqual(s, want) {
+		t.Errorf("after a panic: %+v, want %+v", s, want)
+	}
+}
+
+// TestUndoReuse: a log's buffers are emptied for the next call, which
+// does not see the writes of the one before.
+func TestUndoReuse(t *testing.T) {
+	s := newUndoState()
+	for i := range 3 {
+		runUndo(s, func(u *Undo, s *undoState) {
+			SaveBits(u, &s.n)
+			s.n++
+		}, nil)
+		if s.n != 2+i {
+			t.Fatalf("n = %d after %d successes", s.n, i+1)
+		}
+	}
+	runUndo(s, func(u *Undo, s *undoState) {
+		SaveBits(u, &s.n)
+		s.n = 0
+	}, errors.New("failed"))
+	if s.n != 4 {
+		t.Errorf("n = %d after a failure, want 4", s.n)
+	}
+}
+
+// BenchmarkUndoSuccess is the cost of a successful call that writes one
+// field of an object holding a 100,000-entry map: it does not grow with
+// the map.
+func BenchmarkUndoSuccess(b *testing.B) {
+	s := newUndoState()
+	for i := range 100_000 {
+		s.rows[string(rune(i))] = i
+	}
+	for b.Loop() {
+		runUndo(s, func(u *Undo, s *undoState) {
+			SaveBits(u, &s.n)
+			s.n++
+		}, nil)
+	}
+}
