@@ -63,6 +63,10 @@ type Options struct {
 	// a function that does, or runs as a goroutine is masked all the
 	// same (the policy's mask_outside_locks). nil means none is.
 	MasksOutsideLocks func(name string) bool
+	// UndoFiles reports, in a masking build, whether a function (named
+	// as Selects names it) is masked with its writes to regular files
+	// undone (see fileundo.go); nil when the package's rule lists none.
+	UndoFiles func(name string) bool
 
 	// Releases are the acquire functions and methods, by their full
 	// names (types.Func.FullName: "os.Open", "(*net.Dialer).Dial"),
@@ -370,7 +374,10 @@ type pkgRewriter struct {
 	// write outside memory, and outsideMemo what outsideWriteOf found of
 	// each function it looked at (see outside.go).
 	outsideWrites []OutsideWrite
-	outsideMemo   map[*ast.FuncDecl]*outsideWrite
+	outsideMemo   [2]map[*ast.FuncDecl]*outsideWrite // without, and with, the writes undo_files undoes
+	// undoable are, by function, the calls whose writes undo_files
+	// undoes (see undoableCalls).
+	undoable map[*ast.FuncDecl]map[*ast.CallExpr]ast.Stmt
 }
 
 // file rewrites one file; changed is false when it has nothing to
@@ -407,6 +414,9 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 		}
 		if fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "_") {
 			continue
+		}
+		if p.opts.Mask && p.opts.UndoFiles != nil && reason == "" {
+			p.insertFileWriteHooks(fd, tf, src, &edits)
 		}
 		if p.opts.Selects != nil && !p.opts.Selects(name) && !p.oblivious(name) {
 			continue

@@ -45,7 +45,7 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	fe.atomicOblivious = atomic
 	wrap := ""
 	if atomic || fe.p.opts.Selects == nil || fe.p.opts.Selects(fe.name) {
-		wrap = fe.maskWrap(siteRef)
+		wrap = fe.fileUndoWrap(siteRef) + fe.maskWrap(siteRef)
 	}
 	if wrap == "" {
 		if oblivious {

@@ -85,3 +85,13 @@ func (m Match) UndoesFiles(funcName string) bool {
 func (m Match) UndoesAnyFiles() bool {
 	return m.Rule != nil && m.Mode == Mask && len(m.Rule.undoFiles) > 0
 }
+
+// UndoFilesHint says how to mask a function whose writes to files can be
+// undone: the key, and the rule to write it in.
+func (m Match) UndoFilesHint(funcName string) string {
+	where := "the package's mask rule"
+	if m.Rule != nil {
+		where = "the rule at " + m.Rule.Pos.String()
+	}
+	return fmt.Sprintf("%s = [%q] in %s", undoFilesKey, normalizeFuncName(funcName), where)
+}
