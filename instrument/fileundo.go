@@ -219,6 +219,9 @@ func (p *pkgRewriter) undoableCalls(fd *ast.FuncDecl) map[*ast.CallExpr]ast.Stmt
 	h, ok := p.undoable[fd]
 	if !ok {
 		h = p.fileWriteHooks(fd.Body)
+		if unsupported(fd) != "" || fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "_") {
+			h = nil // left as written: no hook precedes its writes
+		}
 		p.undoable[fd] = h
 	}
 	return h

@@ -202,7 +202,7 @@ func undoFilesSince(s *Site, gid, seq uint64) (undone int, problem string) {
 		if w, ok := outsideWriteSince(gid, seq); ok {
 			to := w.to
 			if to == "" {
-				to = "outside memory"
+				to = "what it wrote outside memory"
 			}
 			return 0, "memory rolled back, " + to + " not: " + EnvUndoFiles + " does not name the function (" + w.callee() + " at " + w.site.Pos + ")"
 		}
