@@ -189,8 +189,9 @@ func (l *Log) viaNosplitUndone(b []byte) error { // writes (*os.File).Write via 
 	return l.nosplit(b)
 }
 
+// Left as written: not masked, and nothing precedes its write.
 //go:nosplit
-func (l *Log) nosplit(b []byte) error { // none (not masked: left as written)
+func (l *Log) nosplit(b []byte) error { // none
 	_, err := l.f.Write(b)
 	return err
 }
