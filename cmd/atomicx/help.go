@@ -459,6 +459,12 @@ Set by 'atomicx detect' for the runs of a campaign:
 	                 one profile run per test binary
 	ATOMICX_MASK     SITE;SITE: roll the failed calls of these functions
 	                 back once their verdict is logged (rechecks)
+	ATOMICX_UNDO_FILES
+	                 SITE;SITE: functions of ATOMICX_MASK whose writes to
+	                 regular files are undone with their memory, as a
+	                 mask rule's undo_files does (rechecks: the same
+	                 functions); a rolled-back call says how many writes
+	                 it undid ("undone_writes") or why not ("not_undone")
 	ATOMICX_OBLIVIOUS
 	                 SITE;SITE: failure-oblivious functions (perturbation
 	                 candidates): a failed call returns a nil error and a
