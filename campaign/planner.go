@@ -121,7 +121,11 @@ func detectEnv(e *Record, opt Options) []string {
 		env = append(env, "ATOMICX_SNAPSHOT_CALLS="+e.Snapshot)
 	}
 	if e.Mask != "" {
-		env = append(env, "ATOMICX_MASK="+e.Mask)
+		// Rolled back as masking can at best: with their writes to
+		// files undone too, where that is sound (ATOMICX_UNDO_FILES),
+		// so that what runs after the rollback reads the files the
+		// memory is in step with.
+		env = append(env, "ATOMICX_MASK="+e.Mask, "ATOMICX_UNDO_FILES="+e.Mask)
 	}
 	return env
 }

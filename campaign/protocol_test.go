@@ -45,6 +45,10 @@ var unreadFields = map[string]string{
 	"value":   "of an oblivious event: the panic swallowed, for the user who reads the log",
 	// Its verdict is today's: the change counts as the call's own.
 	"callbacks_unsplit": "of a verdict event: the call made more callbacks than are told apart, for the user who reads the log",
+	// A recheck's verdicts are memory's: the files are for the user who
+	// replays a masked failure by hand.
+	"undone_writes": "of a verdict event rolled back by ATOMICX_MASK: the writes to files ATOMICX_UNDO_FILES undid",
+	"not_undone":    "of a verdict event rolled back by ATOMICX_MASK: why its writes outside memory were not undone",
 }
 
 func TestRuntimeProtocol(t *testing.T) {

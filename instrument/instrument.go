@@ -67,6 +67,10 @@ type Options struct {
 	// entry, undo log or not: the tests of the generated checkpoints use
 	// it on functions that the undo log would take.
 	checkpointsOnly bool
+	// UndoFiles reports, in a masking build, whether a function (named
+	// as Selects names it) is masked with its writes to regular files
+	// undone (see fileundo.go); nil when the package's rule lists none.
+	UndoFiles func(name string) bool
 
 	// Releases are the acquire functions and methods, by their full
 	// names (types.Func.FullName: "os.Open", "(*net.Dialer).Dial"),
@@ -376,13 +380,16 @@ type pkgRewriter struct {
 	// write outside memory, and outsideMemo what outsideWriteOf found of
 	// each function it looked at (see outside.go).
 	outsideWrites []OutsideWrite
-	outsideMemo   map[*ast.FuncDecl]*outsideWrite
+	outsideMemo   [2]map[*ast.FuncDecl]*outsideWrite // without, and with, the writes undo_files undoes
 	// undoClones are the functions that masked functions call with their
 	// undo log (see undo.go); fileNow and srcNow the file being
 	// rewritten, to whose tail their clones go.
 	undoClones map[*types.Func]*undoClone
 	fileNow    *token.File
 	srcNow     []byte
+	// undoable are, by function, the calls whose writes undo_files
+	// undoes (see undoableCalls).
+	undoable map[*ast.FuncDecl]map[*ast.CallExpr]ast.Stmt
 }
 
 // file rewrites one file; changed is false when it has nothing to
@@ -420,6 +427,9 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 		}
 		if fd.Recv == nil && (fd.Name.Name == "init" || fd.Name.Name == "_") {
 			continue
+		}
+		if p.opts.Mask && p.opts.UndoFiles != nil && reason == "" {
+			p.insertFileWriteHooks(fd, tf, src, &edits)
 		}
 		if p.opts.Selects != nil && !p.opts.Selects(name) && !p.oblivious(name) {
 			continue

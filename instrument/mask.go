@@ -45,7 +45,8 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 	fe.atomicOblivious = atomic
 	wrap := ""
 	var saves []undoSave
-	selected := (atomic || fe.p.opts.Selects == nil || fe.p.opts.Selects(fe.name)) && fe.needsCheckpoint()
+	selects := atomic || fe.p.opts.Selects == nil || fe.p.opts.Selects(fe.name)
+	selected := selects && fe.needsCheckpoint()
 	if selected {
 		var pos token.Pos
 		var why string
@@ -72,6 +73,11 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		if unlock := lockIdiom(fe.body, fe.src, fe.tf); unlock != nil && readUnlock(unlock) {
 			return errReadLock
 		}
+	}
+	if selects {
+		// Its writes to regular files go back with its memory (see
+		// fileundo.go), also when the call changes nothing else.
+		wrap = fe.fileUndoWrap(siteRef) + wrap
 	}
 	if wrap == "" {
 		if oblivious {

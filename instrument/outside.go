@@ -111,6 +111,10 @@ func (fe *funcEdits) wroteOutside(call *ast.CallExpr, idx int) string {
 	if _, ok := fe.p.writesOutside(call); !ok {
 		return ""
 	}
+	if recv, at, n, ok := fe.p.fileWriteRange(call, func(e ast.Expr) string { return fe.text(e) }); ok {
+		// A write the runtime can undo: journaled too (see fileundo.go).
+		return fmt.Sprintf("%s.WroteFile(&%s[%d], %s, %s, %s); ", rtName, sitesName, idx, recv, at, n)
+	}
 	file, name := "nil", `""`
 	fn := calleeObject(fe.p.info, call.Fun).(*types.Func)
 	if fn.Type().(*types.Signature).Recv() != nil {
@@ -151,6 +155,9 @@ type OutsideWrite struct {
 	// reaches the call, outermost first; empty when it makes the call
 	// itself.
 	Via []string
+	// Undo says that the policy's undo_files lists the function: the
+	// call is one its undo does not reach.
+	Undo bool
 }
 
 // outsideWrite is what outsideWriteOf found of a function: the first
@@ -168,15 +175,22 @@ type outsideWrite struct {
 // name, or nil. A call through an interface or a function value, or of
 // another package's function, is not followed: what it runs is not
 // known when the package is compiled.
-func (p *pkgRewriter) outsideWriteOf(fd *ast.FuncDecl) *outsideWrite {
-	if p.outsideMemo == nil {
-		p.outsideMemo = map[*ast.FuncDecl]*outsideWrite{}
+//
+// With undo set, the writes that undo_files undoes are skipped (see
+// undoableCalls): what is left is what no undo reaches.
+func (p *pkgRewriter) outsideWriteOf(fd *ast.FuncDecl, undo bool) *outsideWrite {
+	if p.outsideMemo[0] == nil {
+		p.outsideMemo = [2]map[*ast.FuncDecl]*outsideWrite{{}, {}}
 	}
-	return p.outsideWriteIn(fd, map[*ast.FuncDecl]bool{})
+	return p.outsideWriteIn(fd, map[*ast.FuncDecl]bool{}, undo)
 }
 
-func (p *pkgRewriter) outsideWriteIn(fd *ast.FuncDecl, visiting map[*ast.FuncDecl]bool) *outsideWrite {
-	if w, ok := p.outsideMemo[fd]; ok {
+func (p *pkgRewriter) outsideWriteIn(fd *ast.FuncDecl, visiting map[*ast.FuncDecl]bool, undo bool) *outsideWrite {
+	memo := p.outsideMemo[0]
+	if undo {
+		memo = p.outsideMemo[1]
+	}
+	if w, ok := memo[fd]; ok {
 		return w
 	}
 	if fd.Body == nil || visiting[fd] {
@@ -191,6 +205,9 @@ func (p *pkgRewriter) outsideWriteIn(fd *ast.FuncDecl, visiting map[*ast.FuncDec
 			return found == nil
 		}
 		if name, ok := p.writesOutside(call); ok {
+			if undo && p.undoableCalls(fd)[call] != nil {
+				return true
+			}
 			found = &outsideWrite{call: name, pos: call.Lparen}
 			return false
 		}
@@ -209,7 +226,7 @@ func (p *pkgRewriter) outsideWriteIn(fd *ast.FuncDecl, visiting map[*ast.FuncDec
 		if decl == nil {
 			continue
 		}
-		if w := p.outsideWriteIn(decl, visiting); w != nil {
+		if w := p.outsideWriteIn(decl, visiting, undo); w != nil {
 			found = &outsideWrite{call: w.call, pos: w.pos, via: append([]string{p.funcName(decl)}, w.via...)}
 		}
 	}
@@ -217,7 +234,7 @@ func (p *pkgRewriter) outsideWriteIn(fd *ast.FuncDecl, visiting map[*ast.FuncDec
 	if found != nil || len(visiting) == 0 {
 		// Inside a recursion, "none" may only mean that the rest of the
 		// cycle is being looked at: not kept.
-		p.outsideMemo[fd] = found
+		memo[fd] = found
 	}
 	return found
 }
@@ -225,9 +242,10 @@ func (p *pkgRewriter) outsideWriteIn(fd *ast.FuncDecl, visiting map[*ast.FuncDec
 // noteOutsideWrite records, in a masking build, that a selected function
 // writes outside memory.
 func (p *pkgRewriter) noteOutsideWrite(fd *ast.FuncDecl, name string, pos token.Position) {
-	w := p.outsideWriteOf(fd)
+	undo := p.opts.UndoFiles != nil && p.opts.UndoFiles(name)
+	w := p.outsideWriteOf(fd, undo)
 	if w == nil {
 		return
 	}
-	p.outsideWrites = append(p.outsideWrites, OutsideWrite{Name: name, Pos: pos, Call: w.call, CallPos: p.fset.Position(w.pos), Via: w.via})
+	p.outsideWrites = append(p.outsideWrites, OutsideWrite{Name: name, Pos: pos, Call: w.call, CallPos: p.fset.Position(w.pos), Via: w.via, Undo: undo})
 }

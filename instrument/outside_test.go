@@ -130,3 +130,110 @@ func declName(line string) string {
 	name, _, _ := strings.Cut(line, "(")
 	return name
 }
+
+// TestOutsideWritesUndone checks which writes outside memory the undo of
+// undo_files reaches in the functions it lists (their names end in
+// "Undone"): the file writes that rt.FileWriting can precede, in the
+// function and in the functions it calls; not a write in a return or a
+// defer, one whose receiver is a call, nor a rename. A comment beside
+// each function says what is left: "// writes CALLEE [via F]" or
+// "// none".
+func TestOutsideWritesUndone(t *testing.T) {
+	const src = `package m
+
+import "os"
+
+type Log struct {
+	f    *os.File
+	path string
+	last int
+}
+
+func (l *Log) file() *os.File { return l.f }
+
+func (l *Log) appendUndone(b []byte) error { // none
+	if _, err := l.f.Write(b); err != nil {
+		return err
+	}
+	n, err := l.f.WriteAt(b, 0)
+	l.last += n
+	l.f.Truncate(int64(l.last))
+	l.helper(b)
+	return err
+}
+
+func (l *Log) helper(b []byte) { // writes (*os.File).WriteString
+	for i := range 2 {
+		switch i {
+		case 0:
+			l.f.WriteString("x")
+		}
+	}
+}
+
+func (l *Log) returnedUndone(b []byte) (int, error) { // writes (*os.File).Write
+	return l.f.Write(b)
+}
+
+func (l *Log) deferredUndone(b []byte) error { // writes (*os.File).Write
+	defer l.f.Write(b)
+	return nil
+}
+
+func (l *Log) callReceiverUndone(b []byte) error { // writes (*os.File).Write
+	_, err := l.file().Write(b)
+	return err
+}
+
+func (l *Log) viaNosplitUndone(b []byte) error { // writes (*os.File).Write via (*Log).nosplit
+	return l.nosplit(b)
+}
+
+// Left as written: not masked, and nothing precedes its write.
+//go:nosplit
+func (l *Log) nosplit(b []byte) error { // none
+	_, err := l.f.Write(b)
+	return err
+}
+
+func (l *Log) renameUndone() error { // writes os.Rename via (*Log).rename
+	l.f.WriteString("x")
+	return l.rename()
+}
+
+func (l *Log) rename() error { // writes os.Rename
+	return os.Rename(l.path, l.path+".old")
+}
+`
+	opts := testOptions()
+	opts.Mask = true
+	opts.UndoFiles = func(name string) bool { return strings.HasSuffix(name, "Undone") }
+	res, err := Package([]File{{Name: "/src/example.com/m/log.go", Src: []byte(src)}}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, w := range res.OutsideWrites {
+		s := "writes " + w.Call
+		if len(w.Via) > 0 {
+			s += " via " + strings.Join(w.Via, ", ")
+		}
+		got[w.Name] = s
+		if w.Undo != strings.HasSuffix(w.Name, "Undone") {
+			t.Errorf("%s: Undo = %t", w.Name, w.Undo)
+		}
+	}
+	for i, line := range strings.Split(src, "\n") {
+		fn, want, ok := strings.Cut(line, "{ // ")
+		if !ok || !strings.HasPrefix(fn, "func ") {
+			continue
+		}
+		name := declName(fn)
+		if want == "none" {
+			want = ""
+		}
+		if got[name] != want {
+			t.Errorf("line %d: %s: %q, want %q", i+1, name, got[name], want)
+		}
+	}
+}

@@ -40,6 +40,7 @@
 //	oblivious_atomic = ["(*Store).Add"]                  # mask rules only: roll back, then swallow
 //	mask_outside_locks = ["(*Registry).Rename"]          # mask rules only: mask although it locks mid-body
 //	outside_writes = ["(*Log).writeBatch"]               # mask rules only: mask although they write outside memory
+//	undo_files = ["(*Log).writeBatch"]                   # mask rules only: undo their writes to regular files with their memory
 //	panics = true                                        # optional overrides of [defaults]
 //	globals = true
 //	snapshot_budget = 5000
@@ -103,7 +104,7 @@
 // a budget that is not positive and an unknown on_type_check_failure are
 // all errors, reported together, each at the key or value that caused it:
 //
-//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, success_errors, scratch, oblivious, oblivious_atomic, mask_outside_locks, outside_writes, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
+//	atomicheck.toml:12:1: unknown key "mdoe" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, success_errors, scratch, oblivious, oblivious_atomic, mask_outside_locks, outside_writes, undo_files, panics, globals, snapshot_budget, on_type_check_failure); did you mean "mode"?
 //	atomicheck.toml:13:8: unknown mode "detct" (known modes: off, detect, mask); did you mean "detect"?
 //
 // # Package patterns

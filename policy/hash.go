@@ -80,6 +80,9 @@ func writeOblivious(w io.Writer, r *Rule, fns Funcs) {
 		// once it is gone.
 		writeList(w, outsideWritesKey, fns.texts(r.outsideWrites))
 	}
+	if r.UndoFiles != nil {
+		writeList(w, undoFilesKey, fns.texts(r.undoFiles))
+	}
 }
 
 // funcTexts returns the patterns with type parameters dropped, since
@@ -204,7 +207,7 @@ func (fns Funcs) mayMatch(p *funcPattern) bool {
 func (m Match) NamesFunctions() bool {
 	r := m.Rule
 	return r != nil && m.Mode != Off &&
-		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic)+len(r.maskOutsideLocks)+len(r.outsideWrites) > 0
+		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic)+len(r.maskOutsideLocks)+len(r.outsideWrites)+len(r.undoFiles) > 0
 }
 
 // NormalizeFuncName is the name of a function as function patterns match

@@ -119,7 +119,7 @@ func (m Match) Selects(funcName string) bool {
 	names := matchNames(funcName)
 	r := m.Rule
 	plain, reported := r.reported[m.Package][names[0]]
-	listed := plain || reported && anyMatches(r.outsideWrites, names[0])
+	listed := plain || reported && (anyMatches(r.outsideWrites, names[0]) || anyMatches(r.undoFiles, names[0]))
 	for _, name := range names {
 		listed = listed || len(r.functions) > 0 && anyMatches(r.functions, name)
 	}
@@ -177,6 +177,7 @@ func (m Match) MissingFunctions(declared []string) []string {
 		{m.Rule.obliviousAtomic, "atomic failure-oblivious"},
 		{m.Rule.maskOutsideLocks, "masked outside its locks"},
 		{m.Rule.outsideWrites, "masked despite its writes outside memory"},
+		{m.Rule.undoFiles, "masked with its writes to files undone"},
 	} {
 		for i := range list.pats {
 			pat := &list.pats[i]

@@ -45,3 +45,53 @@ func (m Match) OutsideWritesHint(funcName string) string {
 	}
 	return fmt.Sprintf("%s = [%q] in %s", outsideWritesKey, normalizeFuncName(funcName), where)
 }
+
+// undoFilesKey is the mask rule key that lists the functions whose
+// writes to regular files, through the instrumented call sites of an
+// *os.File's Write, WriteString, WriteAt, ReadFrom and Truncate, are
+// undone with their memory when they fail: appends truncated back,
+// overwritten bytes written back, the offset reset (see the runtime's
+// FileUndo). A write that cannot be undone soundly — to a pipe, a socket,
+// a terminal, a file open with O_APPEND — is left, as the runtime
+// decides at the write; a function that writes outside memory otherwise
+// (renames, removes, connections, processes) still needs outside_writes.
+const undoFilesKey = "undo_files"
+
+// undoFiles reads a mask rule's undo_files list.
+func (ps *parser) undoFiles(t map[string]any, at tomlPath, r *Rule) {
+	if list, pats, ok := ps.maskFuncList(t, at, r, undoFilesKey, "only masking builds roll back"); ok {
+		r.UndoFiles, r.undoFiles = list, pats
+	}
+}
+
+// UndoesFiles reports whether a mask rule's undo_files lists the
+// function, or the function a function literal is written in: its writes
+// to regular files are undone when it fails.
+func (m Match) UndoesFiles(funcName string) bool {
+	if m.Rule == nil || m.Mode != Mask {
+		return false
+	}
+	for _, name := range matchNames(funcName) {
+		if anyMatches(m.Rule.undoFiles, name) {
+			return true
+		}
+	}
+	return false
+}
+
+// UndoesAnyFiles reports whether the package's mask rule lists functions
+// in undo_files: its writes to files are then journaled wherever they
+// run in the package, for the masked calls in progress.
+func (m Match) UndoesAnyFiles() bool {
+	return m.Rule != nil && m.Mode == Mask && len(m.Rule.undoFiles) > 0
+}
+
+// UndoFilesHint says how to mask a function whose writes to files can be
+// undone: the key, and the rule to write it in.
+func (m Match) UndoFilesHint(funcName string) string {
+	where := "the package's mask rule"
+	if m.Rule != nil {
+		where = "the rule at " + m.Rule.Pos.String()
+	}
+	return fmt.Sprintf("%s = [%q] in %s", undoFilesKey, normalizeFuncName(funcName), where)
+}

@@ -58,3 +58,39 @@ func TestOutsideWritesHash(t *testing.T) {
 		t.Error("the hash of a package the rule does not cover changed with outside_writes")
 	}
 }
+
+func TestUndoesFiles(t *testing.T) {
+	p := parseOblivious(t, `undo_files = ["(*Log).writeBatch"]
+`)
+	m := p.ForPackage("example.com/a", false)
+	for _, tt := range []struct {
+		name string
+		want bool
+	}{
+		{"(*Log).writeBatch", true},
+		{"(*Log[...]).writeBatch", true},
+		{"(*Log).writeBatch.func1", true}, // with the function it is written in
+		{"(*Log).Write", false},
+	} {
+		if got := m.UndoesFiles(tt.name); got != tt.want {
+			t.Errorf("UndoesFiles(%q) = %t, want %t", tt.name, got, tt.want)
+		}
+	}
+	if !m.UndoesAnyFiles() {
+		t.Error("UndoesAnyFiles = false for a rule that lists undo_files")
+	}
+	if other := p.ForPackage("example.com/b", false); other.UndoesFiles("(*Log).writeBatch") || other.UndoesAnyFiles() {
+		t.Error("a package without a rule undoes files")
+	}
+	typo := parseOblivious(t, `undo_files = ["(*Log).writeBach"]
+`).ForPackage("example.com/a", false)
+	got := typo.MissingFunctions([]string{"(*Log).writeBatch"})
+	want := []string{`testdata/hash/x.toml:4:15: function "(*Log).writeBach" is not declared in package example.com/a, so it is not masked with its writes to files undone; did you mean "(*Log).writeBatch"?`}
+	if !slices.Equal(got, want) {
+		t.Errorf("MissingFunctions =\n%q\nwant\n%q", got, want)
+	}
+	base, listed := parseOblivious(t, ""), parseOblivious(t, `undo_files = ["F"]`)
+	if base.ForPackage("example.com/a", false).Hash() == listed.ForPackage("example.com/a", false).Hash() {
+		t.Error("undo_files does not change the package's hash: a build without the undo would be found in the cache")
+	}
+}

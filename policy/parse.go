@@ -16,7 +16,7 @@ import (
 var (
 	topKeys    = []string{"version", "defaults", "rule", "leak", neverFailKey, errorConstructorsKey}
 	optionKeys = []string{"panics", "globals", "snapshot_budget", "on_type_check_failure"}
-	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", successErrorsKey, "scratch", "oblivious", "oblivious_atomic", "mask_outside_locks", outsideWritesKey, "panics", "globals", "snapshot_budget", "on_type_check_failure"}
+	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", successErrorsKey, "scratch", "oblivious", "oblivious_atomic", "mask_outside_locks", outsideWritesKey, undoFilesKey, "panics", "globals", "snapshot_budget", "on_type_check_failure"}
 )
 
 // schemaVersion is the only version this package reads.
@@ -294,6 +294,7 @@ func (ps *parser) rule(t map[string]any, at tomlPath) {
 	ps.oblivious(t, at, &r)
 	ps.maskOutsideLocks(t, at, &r)
 	ps.outsideWrites(t, at, &r)
+	ps.undoFiles(t, at, &r)
 	ps.probeAcquires(t, at, &r)
 
 	r.Options = ps.options(t, at, ps.policy.defaults)

@@ -110,6 +110,9 @@ type Rule struct {
 	// OutsideWrites lists, in a mask rule, the functions that are masked
 	// although they write outside memory (see outside.go).
 	OutsideWrites []string
+	// UndoFiles lists, in a mask rule, the functions whose writes to
+	// regular files are undone with their memory when they fail.
+	UndoFiles []string
 	// ProbeAcquires are the acquisitions whose resources a detect build
 	// probes (internal to atomicx vet -confirm: see probeKey).
 	ProbeAcquires []string
@@ -129,6 +132,7 @@ type Rule struct {
 	oblivious, obliviousAtomic []funcPattern
 	maskOutsideLocks           []funcPattern
 	outsideWrites              []funcPattern
+	undoFiles                  []funcPattern
 	// reported holds FromReport's pure non-atomic functions: by package
 	// path, their normalized names relative to it.
 	reported map[string]map[string]bool

@@ -27,8 +27,9 @@ func TestUnused(t *testing.T) {
 		path + `:5:32: exclude pattern "NoSuchFunc" matches no function in the packages of this rule`,
 		path + `:9:34: package pattern "example.com/m/other" matches no package`,
 		path + `:11:14: functions pattern "Nothing*" matches no function in the packages of this rule`,
-		path + `:18:13: package pattern "example.com/m/store/...x" has no effect: other rules take precedence for every package it matches`,
-		path + `:22:13: package pattern "sync/..." matches only packages that atomicx never instruments (the standard library its runtime depends on)`,
+		path + `:12:34: undo_files pattern "(*Vector).Sync" matches no function in the packages of this rule`,
+		path + `:19:13: package pattern "example.com/m/store/...x" has no effect: other rules take precedence for every package it matches`,
+		path + `:23:13: package pattern "sync/..." matches only packages that atomicx never instruments (the standard library its runtime depends on)`,
 	}
 	// Both store patterns match store/x, and tie: the earlier rule takes it.
 	pkgs["example.com/m/store/x"] = nil

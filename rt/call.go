@@ -518,6 +518,9 @@ func (c *Call) end(done *int32, errp *error) {
 		finishSegments(c)
 		snap.lockFor(c)
 		v.verdict, v.diff, v.reason, v.masked = compareAndRollBack(snap, campaign.masks[c.site.ID], c.site.scratch())
+		if v.masked {
+			v.undoneWrites, v.notUndone = undoFilesSince(c.site, goroutineID(), c.seq)
+		}
 		regions.combine(&v)
 		attributeChange(c, &v)
 	}

@@ -75,6 +75,11 @@ const (
 	// a function that swallowed a failure would make the program
 	// survive it.
 	EnvOblivious = "ATOMICX_OBLIVIOUS"
+	// EnvUndoFiles names functions of EnvMask, by entry site ID
+	// ("SITE;SITE"), whose rolled-back calls also get their writes to
+	// regular files undone, as a masking build does for the functions of
+	// a rule's undo_files (see fileundo.go).
+	EnvUndoFiles = "ATOMICX_UNDO_FILES"
 	// EnvWiden names error handlers, by ID ("HANDLER;HANDLER"), whose
 	// typed predicate (errors.Is, errors.As, err == X, a type switch's
 	// case: see WidenSwitch) is widened to err != nil: the arm takes any
@@ -122,6 +127,10 @@ type campaignSettings struct {
 	// site ID, the call numbers.
 	targets map[string]callSet
 	masks   map[string]bool // entry site IDs of functions rolled back on failure
+	// undoFiles are the entry site IDs of masked functions whose writes
+	// to files are undone with their memory (EnvUndoFiles); nil when
+	// none.
+	undoFiles map[string]bool
 	// oblivious are the entry site IDs of failure-oblivious functions
 	// (EnvOblivious); nil when none.
 	oblivious map[string]bool

@@ -48,9 +48,14 @@ type verdictEvent struct {
 	err      error
 	chain    uint64
 	injected bool
-	first    bool   // the first non-atomic call of its chain
-	masked   bool   // rolled back after the verdict (ATOMICX_MASK)
-	call     uint64 // which call of its function, for a sampled-out call; 0 otherwise
+	first    bool // the first non-atomic call of its chain
+	masked   bool // rolled back after the verdict (ATOMICX_MASK)
+	// For a masked call: how many of its writes to files were undone
+	// (ATOMICX_UNDO_FILES), and why its writes outside memory were not
+	// all undone.
+	undoneWrites int
+	notUndone    string
+	call         uint64 // which call of its function, for a sampled-out call; 0 otherwise
 	// Where the call ran, for calls placed in a chain: its goroutine and
 	// its entry number among all calls (0 when not known).
 	gid, seq uint64
@@ -86,6 +91,10 @@ func writeVerdict(v *verdictEvent) {
 	}
 	if v.masked {
 		e.boolean("masked", true)
+		if v.undoneWrites > 0 {
+			e.num("undone_writes", uint64(v.undoneWrites))
+		}
+		e.strIf("not_undone", v.notUndone)
 	}
 	if v.end > 0 {
 		e.num("end", uint64(v.end))

@@ -63,6 +63,7 @@ func init() {
 		// sees to each (see Begin).
 		campaign.numbered = 0
 	}
+	campaign.undoFiles = siteIDs(os.Getenv(EnvUndoFiles))
 	if campaign.widen = siteIDs(os.Getenv(EnvWiden)); campaign.widen != nil {
 		config.enabled = true
 	}

@@ -259,6 +259,7 @@ func (r *runner) compile() (int, error) {
 		Mask:              match.Mode == policy.Mask,
 		Oblivious:         match.Oblivious,
 		MasksOutsideLocks: match.MasksOutsideLocks,
+		UndoFiles:         undoFiles(match),
 		Releases:          maskReleases(match),
 		Borrows:           errleak.Borrows,
 		ProbeAcquires:     probeAcquires(match),
@@ -452,9 +453,32 @@ func outsideWriteErrors(match policy.Match, writes []instrument.OutsideWrite) []
 		if match.MasksOutsideWrites(w.Name) {
 			continue
 		}
-		errs = append(errs, fmt.Sprintf("%s: %s", w.Pos, outsideWriteMessage(w, match.OutsideWritesHint(w.Name))))
+		hint := match.OutsideWritesHint(w.Name)
+		if !w.Undo && undoableCall(w.Call) {
+			hint = fmt.Sprintf("%s; to undo its writes to files with its memory, write %s", hint, match.UndoFilesHint(w.Name))
+		}
+		errs = append(errs, fmt.Sprintf("%s: %s", w.Pos, outsideWriteMessage(w, hint)))
 	}
 	return errs
+}
+
+// undoableCall reports whether a write outside memory is one that
+// undo_files can undo.
+func undoableCall(callee string) bool {
+	switch callee {
+	case "(*os.File).Write", "(*os.File).WriteString", "(*os.File).WriteAt", "(*os.File).ReadFrom", "(*os.File).Truncate":
+		return true
+	}
+	return false
+}
+
+// undoFiles is the instrumentation's UndoFiles: nil unless the
+// package's mask rule lists undo_files.
+func undoFiles(match policy.Match) func(string) bool {
+	if !match.UndoesAnyFiles() {
+		return nil
+	}
+	return match.UndoesFiles
 }
 
 // outsideWriteMessage says why a function that writes outside memory is
@@ -463,6 +487,14 @@ func outsideWriteMessage(w instrument.OutsideWrite, hint string) string {
 	through := ""
 	if len(w.Via) > 0 {
 		through = " through " + strings.Join(w.Via, ", ")
+	}
+	if w.Undo {
+		return fmt.Sprintf("%s is selected for masking with its writes to files undone, but it writes outside memory where undo_files does not reach: %s at %s:%d:%d%s; "+
+			"a write is undone only through an *os.File's Write, WriteString, WriteAt, ReadFrom or Truncate called in a statement of its own "+
+			"(not a return, a defer or a larger expression) on a variable or field\n"+
+			"\trepair it so that it writes last or undoes that write on failure, or exclude it from the rule; "+
+			"to mask its memory anyway, write %s",
+			w.Name, w.Call, filepath.Base(w.CallPos.Filename), w.CallPos.Line, w.CallPos.Column, through, hint)
 	}
 	return fmt.Sprintf("%s is selected for masking, but it writes outside memory: %s at %s:%d:%d%s; "+
 		"a rollback of memory cannot undo that, and would leave memory and the file out of step\n"+

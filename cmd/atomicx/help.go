@@ -343,6 +343,7 @@ No file means nothing is instrumented.
 	oblivious_atomic = ["(*Store).Add"] # mask: roll back, then swallow
 	mask_outside_locks = ["(*Registry).rename"] # mask: masked without its lock
 	outside_writes = ["(*Log).writeBatch"] # mask although it writes outside memory
+	undo_files = ["(*Log).writeBatch"] # mask, and undo its writes to regular files
 	panics = true               # overrides [defaults]
 
 Package patterns are import paths with ... wildcards; ./ is the module
@@ -388,6 +389,11 @@ function of its package it calls by name: a rollback of memory cannot undo
 the write, and would leave memory and the file out of step. Calls through
 interfaces, function values and other packages are not followed. Repair
 the function, or list it in outside_writes to mask its memory anyway.
+undo_files undoes, with the memory, the writes to regular files made
+through an *os.File's Write, WriteString, WriteAt, ReadFrom and Truncate
+in statements of their own: appends truncated back, overwritten bytes
+written back, the offset reset; never for pipes, sockets, terminals or
+files open with O_APPEND (other writers may share them).
 
 A package that atomicx cannot type-check although the compiler compiles
 it (export data of a newer Go than atomicx was built with) can only be
@@ -461,6 +467,12 @@ Set by 'atomicx detect' for the runs of a campaign:
 	                 one profile run per test binary
 	ATOMICX_MASK     SITE;SITE: roll the failed calls of these functions
 	                 back once their verdict is logged (rechecks)
+	ATOMICX_UNDO_FILES
+	                 SITE;SITE: functions of ATOMICX_MASK whose writes to
+	                 regular files are undone with their memory, as a
+	                 mask rule's undo_files does (rechecks: the same
+	                 functions); a rolled-back call says how many writes
+	                 it undid ("undone_writes") or why not ("not_undone")
 	ATOMICX_OBLIVIOUS
 	                 SITE;SITE: failure-oblivious functions (perturbation
 	                 candidates): a failed call returns a nil error and a

@@ -87,7 +87,7 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 		env = append(env, "ATOMICX_INJECT="+ev.Injection)
 	}
 	if ev.Mask != "" {
-		env = append(env, "ATOMICX_MASK="+ev.Mask)
+		env = append(env, "ATOMICX_MASK="+ev.Mask, "ATOMICX_UNDO_FILES="+ev.Mask)
 	}
 	var cmd *exec.Cmd
 	if ev.Exec != "" {

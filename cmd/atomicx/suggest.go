@@ -225,7 +225,9 @@ const outsideHeader = `# A function that wrote to a file, a connection or anothe
 # masked, it would leave memory and the file out of step (a log's index rolled
 # back while its entry stays on disk). Repair it instead: write last, once
 # nothing can fail, or undo the write on failure (truncate the file back).
-# A mask build refuses it unless the rule lists it in outside_writes.
+# A mask build refuses it unless the rule lists it in outside_writes (its memory
+# rolled back, the file not), or, for writes to an *os.File, in undo_files
+# (the writes undone with the memory).
 `
 
 // outsideComment lists a pure function that wrote outside memory before
@@ -237,9 +239,23 @@ func outsideComment(f *report.Function) string {
 	if w.File != "" {
 		to = "to " + w.File
 	}
+	undo := ""
+	if undoableWrite(w.Call) {
+		undo = "; to undo its writes to files with its memory, list it in functions and in undo_files = [" + tomlComment(tomlString(name)) + "]"
+	}
 	return tomlComment(fmt.Sprintf("# not masked: %s wrote %s before failing: a rollback of memory cannot undo it (%s at %s; %s)", name, to, w.Call, w.Pos, plural(f.WroteOutsideCalls, "failed call"))) + "\n" +
 		"#   " + evidenceComment(f) + "\n" +
-		"#   repair it (write last, or undo the write on failure); to mask its memory anyway, list it in functions and in outside_writes = [" + tomlComment(tomlString(name)) + "]\n"
+		"#   repair it (write last, or undo the write on failure)" + undo + "; to mask its memory anyway, list it in functions and in outside_writes = [" + tomlComment(tomlString(name)) + "]\n"
+}
+
+// undoableWrite reports whether a write outside memory is one that a
+// rule's undo_files undoes: an *os.File's writes.
+func undoableWrite(callee string) bool {
+	switch callee {
+	case "(*os.File).Write", "(*os.File).WriteString", "(*os.File).WriteAt", "(*os.File).ReadFrom", "(*os.File).Truncate":
+		return true
+	}
+	return false
 }
 
 // funcPackage is the import path of a function's package: the directory

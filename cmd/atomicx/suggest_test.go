@@ -193,7 +193,7 @@ func TestPolicySuggestOutsideWrites(t *testing.T) {
 		"# It found 1 pure non-atomic function in 1 package, and 2 more that wrote outside memory before failing.\n",
 		"# not masked: (*Log).writeBatch wrote to /tmp/w/00001 before failing: a rollback of memory cannot undo it ((*os.File).Write at example.com/wal/wal.go:34:21; 1 failed call)\n" +
 			"#   l.lastIndex: 143 → 144 (injected error:1:example.com/wal.(*Log).writeBatch#call:(*os.File).Sync#1 in TestRetry; 1 of 1 failed calls)\n" +
-			"#   repair it (write last, or undo the write on failure); to mask its memory anyway, list it in functions and in outside_writes = [\"(*Log).writeBatch\"]\n",
+			"#   repair it (write last, or undo the write on failure); to undo its writes to files with its memory, list it in functions and in undo_files = [\"(*Log).writeBatch\"]; to mask its memory anyway, list it in functions and in outside_writes = [\"(*Log).writeBatch\"]\n",
 		"# example.com/wal/other: no pure non-atomic function to mask, no rule.\n# not masked: Put wrote outside memory before failing",
 		"Repair it instead: write last",
 	} {

@@ -203,3 +203,10 @@ func SiteTable(n int, table string, gates ...*bool) []Site { return make([]Site,
 func ResolveSites(sites []Site) bool { return true }
 
 func WroteOutside(s *Site, f *os.File, name string) {}
+func WroteFile(s *Site, f *os.File, at, n int64)    {}
+func FileWriting(f *os.File, at, n int64)           {}
+
+type FileUndo struct{}
+
+func UndoFiles() FileUndo                             { return FileUndo{} }
+func (FileUndo) End(s *Site, done *bool, errp *error) {}
