@@ -2,8 +2,7 @@ package report
 
 // Term is a word or a column of the report and what it means. The HTML
 // page lists the glossary in its legend and gives each column header its
-// term's text as a tooltip; the README's "Reading the report" section
-// says the same.
+// term's text as a tooltip; docs/reports.md says the same.
 type Term struct {
 	Name, Text string
 }

@@ -106,8 +106,8 @@ func uncheckedTests(h *HandlerFinding) []string {
 }
 
 // HandlerKinds says what each kind of handler does with its error, for
-// the reports' legends (the instrumentation decides the kind, see the
-// README).
+// the reports' legends (the instrumentation decides the kind: see
+// docs/handlers.md).
 var HandlerKinds = []Term{
 	{"propagate", "the error, or a value made from it (wrapped, in a struct, handed to a call whose result is returned), reaches a return of the function, or a place the caller sees"},
 	{"accumulate", "the error is added to a collection of errors (errs = append(errs, err)) that a return returns later, and the function goes on"},

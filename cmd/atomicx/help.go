@@ -58,8 +58,10 @@ Commands:
 	policy suggest [report]     print the policy rules that mask the pure
 	                            non-atomic functions a campaign found
 	version                     print atomicx's version
-	help [topic]                this text; topics: detect, reports, perturb,
-	                            how-it-works, policy, env
+	help [topic]                this text; topics: the pages of the
+	                            documentation (detect, reports, handlers,
+	                            perturb, masking, policy, vet, comp,
+	                            environment, how-it-works) and env
 
 Detection campaigns:
 
@@ -311,120 +313,10 @@ Detecting non-atomic functions by hand:
 
 Run 'atomicx help policy' for the policy file, 'atomicx help env' for the
 environment variables, and 'atomicx help TOPIC' for a page of the
-documentation: detect, reports, perturb, how-it-works.
+documentation: detect, reports, handlers, perturb, masking, policy, vet,
+comp, environment, how-it-works.
 `
 
-const helpPolicy = `atomicheck.toml says which packages atomicx instruments and how.
-
-atomicx looks for it where the go command runs: $ATOMICX_POLICY if set
-("off" disables atomicx), else the first atomicheck.toml found walking up
-from the current directory to the directory holding go.mod (inside a
-workspace: go.work, unless GOWORK=off).
-No file means nothing is instrumented.
-
-	version = 1                 # optional
-
-	[defaults]                  # options every rule inherits
-	panics = false              # also inject panics, not only errors
-	globals = false             # also watch the package's package-level variables
-	snapshot_budget = 1000000   # values one call's snapshot may copy
-	on_type_check_failure = "fail"  # or "warn": see below
-
-	[[rule]]
-	packages = ["./...", "github.com/spf13/afero/..."]
-	mode = "detect"             # "off", "detect" or "mask"
-	functions = ["(*Vector).Alloc", "Transfer"]   # default: every function
-	from_report = "report.json" # mask: also the report's pure non-atomic functions
-	exclude = ["String", "(*Vector).*"]
-	ignore = ["(*Reader).Read"] # non-atomic on purpose: never injected nor reported
-	success_errors = ["example.com/m/iter.Done"] # errors that mean done, not failed
-	scratch = ["(*Decoder).buf"] # detect: changes to these fields are scratch
-	oblivious = ["(*Cache).Refresh"]    # mask: swallow these functions' failures
-	oblivious_atomic = ["(*Store).Add"] # mask: roll back, then swallow
-	mask_outside_locks = ["(*Registry).rename"] # mask: masked without its lock
-	outside_writes = ["(*Log).writeBatch"] # mask although it writes outside memory
-	undo_files = ["(*Log).writeBatch"] # mask, and undo its writes to regular files
-	panics = true               # overrides [defaults]
-
-Package patterns are import paths with ... wildcards; ./ is the module
-that holds the policy. The most specific pattern wins: an exact path
-beats any wildcard, a longer literal prefix beats a shorter one, and the
-earlier rule wins a tie. The standard library is only instrumented when a
-pattern names it (strings, encoding/...), never through ... alone.
-
-Function patterns use runtime.Func.Name() form relative to the package:
-F, T.M, (*T).M, (*Stack[...]).Push (also written (*Stack).Push). A method
-declared on an alias (type A = T) is T's: (*T).M. A * is a wildcard,
-except in the literal "(*" of a pointer receiver.
-
-An error that means "done" is no failure: not rolled back, not swallowed,
-not a failed call for detection. atomicx knows io.EOF from any function
-(io: "functions should return EOF only to signal a graceful end of
-input"), and fs.SkipDir and fs.SkipAll from a function shaped as
-fs.WalkDirFunc or filepath.WalkFunc, matched with ==; success_errors adds package-level error variables, with their
-package's path, matched with errors.Is, for the rule's functions that
-can name them (their package's, or an imported package's).
-
-oblivious and oblivious_atomic make functions failure-oblivious in a mask
-rule: a failed call returns a nil error, a panic through it is recovered,
-and the other results stay as the function left them. This deliberately
-changes behaviour: callers see success. A plain oblivious function keeps
-whatever half-done change the failure made (unless the rule masks it too);
-an oblivious_atomic one is rolled back to its entry state first (masked
-whatever functions says), so the state stays consistent, but the call's
-effect is lost. List only functions a perturbation campaign validated.
-
-A mask rule does not mask a function whose checkpoint and rollback would
-run without a lock that guards what they read and write: one that takes a
-lock other than by opening with x.Lock(); defer x.Unlock(), calls a
-function of its package that does, reaches a struct of its package that
-holds a lock it does not take, or runs as a goroutine. The build warns of
-each. mask_outside_locks names those to mask all the same, where they run
-on one goroutine or under their caller's lock.
-
-A mask build stops at a selected function that writes outside memory (to
-a file, a connection, another process: an *os.File's Write, os.Rename,
-os.Remove, a net.Conn's Write, an exec.Cmd's Run...), itself or through a
-function of its package it calls by name: a rollback of memory cannot undo
-the write, and would leave memory and the file out of step. Calls through
-interfaces, function values and other packages are not followed. Repair
-the function, or list it in outside_writes to mask its memory anyway.
-undo_files undoes, with the memory, the writes to regular files made
-through an *os.File's Write, WriteString, WriteAt, ReadFrom and Truncate
-in statements of their own: appends truncated back, overwritten bytes
-written back, the offset reset; never for pipes, sockets, terminals or
-files open with O_APPEND (other writers may share them).
-
-A package that atomicx cannot type-check although the compiler compiles
-it (export data of a newer Go than atomicx was built with) can only be
-built without instrumentation. on_type_check_failure = "fail" stops the
-build then, "warn" builds it so with a warning; the default is "fail" in
-mask rules and "warn" in detect rules.
-
-Resources of your own for atomicx vet, and for masking (a failing masked
-call releases those it acquired and kept, when the table says
-on_rollback = true: for releases safe to repeat): each [[leak.resource]] names its
-acquire calls as go/types writes them and the calls that release it:
-
-	[[leak.resource]]
-	name = "pool connection"
-	acquire = ["example.com/pool.Get", "(*example.com/pool.Pool).Get"]
-	release = ["Close", "example.com/pool.Put"]  # or "Body.Close", or "()"
-	is_closed = "IsClosed"  # optional: func() bool, for vet -confirm's probe
-
-The resource is the acquire's first result that is not an error (else its
-receiver). A release is a method of it, a method of one of its fields
-("Body.Close"), a function it is passed to (a name whose first segment is
-lower case or holds a /), or "()" for a function that is called.
-is_closed names a method of the resource, func() bool, true once it is
-released and without effects: atomicx vet -confirm probes it with that.
-
-Any mistake in the file (unknown key, wrong type, unknown mode) stops the
-build with file:line:col and what to do. 'atomicx policy check' shows the
-effective mode of each package and the patterns that match nothing.
-'atomicx policy suggest' prints the mask rules for the pure non-atomic
-functions a detection campaign found.
-`
 
 const helpEnv = `Environment variables read by atomicx and by instrumented programs:
 
@@ -497,8 +389,6 @@ func help(args []string, stdout, stderr io.Writer) int {
 		return 0
 	}
 	switch args[0] {
-	case "policy":
-		fmt.Fprint(stdout, helpPolicy)
 	case "env":
 		fmt.Fprint(stdout, helpEnv)
 	default:
@@ -512,8 +402,8 @@ func help(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// helpTopics are what atomicx help takes: the documentation's pages, the
-// policy and the environment.
+// helpTopics are what atomicx help takes: the documentation's pages, and
+// env, the table of the environment variables.
 func helpTopics() []string {
-	return append(docs.Topics(), "policy", "env")
+	return append(docs.Topics(), "env")
 }

@@ -25,7 +25,7 @@ func TestHelpTopics(t *testing.T) {
 		}
 	}
 	var stdout, stderr bytes.Buffer
-	if code := run([]string{"help", "nope"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "detect, how-it-works, perturb, reports, policy, env") {
+	if code := run([]string{"help", "nope"}, &stdout, &stderr); code != 2 || !strings.Contains(stderr.String(), "comp, detect, environment, handlers, how-it-works, masking, perturb, policy, reports, vet, env") {
 		t.Errorf("atomicx help nope: exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -1,7 +1,7 @@
 // Package golangci registers the errleak analyzer as a golangci-lint
 // module plugin, so that teams that already run golangci-lint get
 // atomicx vet's findings in the same run. Build a golangci-lint with it
-// by `golangci-lint custom` (see the README, "In golangci-lint"); the
+// by `golangci-lint custom` (see docs/vet.md); the
 // linter's settings are errleak's flags:
 //
 //	linters:
