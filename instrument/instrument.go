@@ -121,6 +121,9 @@ type Note struct {
 	Name    string
 	Pos     token.Position
 	Message string
+	// Cost says that the note is about what masking the function costs,
+	// not about what it rolls back: a note, not a warning.
+	Cost bool
 }
 
 // Skipped is a function that was selected but is left as it is.

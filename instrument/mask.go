@@ -63,7 +63,7 @@ func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
 		default:
 			wrap = fe.maskWrap(siteRef)
 			if !fe.p.opts.checkpointsOnly {
-				fe.checkpointNote = Note{Name: fe.name, Pos: fe.p.fset.Position(pos), Message: fe.name + " " + undoNote(why)}
+				fe.checkpointNote = Note{Name: fe.name, Pos: fe.p.fset.Position(pos), Message: fe.name + " " + undoNote(why), Cost: true}
 			}
 		}
 	}

@@ -25,11 +25,17 @@ func (ps *parser) outsideWrites(t map[string]any, at tomlPath, r *Rule) {
 // the function, or the function a function literal is written in: it is
 // masked although it writes outside memory.
 func (m Match) MasksOutsideWrites(funcName string) bool {
+	return m.maskListNames(func(r *Rule) []funcPattern { return r.outsideWrites }, funcName)
+}
+
+// maskListNames reports whether a mask rule's list (of its Rule) names
+// the function, or the function a function literal is written in.
+func (m Match) maskListNames(list func(*Rule) []funcPattern, funcName string) bool {
 	if m.Rule == nil || m.Mode != Mask {
 		return false
 	}
 	for _, name := range matchNames(funcName) {
-		if anyMatches(m.Rule.outsideWrites, name) {
+		if anyMatches(list(m.Rule), name) {
 			return true
 		}
 	}
@@ -68,15 +74,7 @@ func (ps *parser) undoFiles(t map[string]any, at tomlPath, r *Rule) {
 // function, or the function a function literal is written in: its writes
 // to regular files are undone when it fails.
 func (m Match) UndoesFiles(funcName string) bool {
-	if m.Rule == nil || m.Mode != Mask {
-		return false
-	}
-	for _, name := range matchNames(funcName) {
-		if anyMatches(m.Rule.undoFiles, name) {
-			return true
-		}
-	}
-	return false
+	return m.maskListNames(func(r *Rule) []funcPattern { return r.undoFiles }, funcName)
 }
 
 // UndoesAnyFiles reports whether the package's mask rule lists functions

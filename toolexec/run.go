@@ -439,7 +439,11 @@ func (r *runner) reportMasking(res *instrument.Result) {
 		fmt.Fprintf(r.cfg.Stderr, "%s: atomicx: warning: %s is not masked: it %s\n", s.Pos, s.Name, s.Reason)
 	}
 	for _, n := range res.Notes {
-		fmt.Fprintf(r.cfg.Stderr, "%s: atomicx: warning: %s\n", n.Pos, n.Message)
+		kind := "warning"
+		if n.Cost {
+			kind = "note"
+		}
+		fmt.Fprintf(r.cfg.Stderr, "%s: atomicx: %s: %s\n", n.Pos, kind, n.Message)
 	}
 }
 
