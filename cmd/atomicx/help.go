@@ -317,7 +317,6 @@ documentation: detect, reports, handlers, perturb, masking, policy, vet,
 comp, environment, how-it-works.
 `
 
-
 const helpEnv = `Environment variables read by atomicx and by instrumented programs:
 
 	ATOMICX_POLICY   path of the policy file; "off" disables atomicx
