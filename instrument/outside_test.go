@@ -88,30 +88,11 @@ func odd(n int) error { // writes (*exec.Cmd).Run via run
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, w := range res.OutsideWrites {
-		s := "writes " + w.Call
-		if len(w.Via) > 0 {
-			s += " via " + strings.Join(w.Via, ", ")
-		}
-		got[w.Name] = s
+	checkOutsideWrites(t, src, res.OutsideWrites, func(w OutsideWrite) {
 		if w.CallPos.Line == 0 || !strings.HasSuffix(w.CallPos.Filename, "log.go") {
 			t.Errorf("%s: the call's position is %v", w.Name, w.CallPos)
 		}
-	}
-	for i, line := range strings.Split(src, "\n") {
-		fn, want, ok := strings.Cut(line, "{ // ")
-		if !ok || !strings.HasPrefix(fn, "func ") {
-			continue
-		}
-		name := declName(fn)
-		if want == "none" {
-			want = ""
-		}
-		if got[name] != want {
-			t.Errorf("line %d: %s: %q, want %q", i+1, name, got[name], want)
-		}
-	}
+	})
 }
 
 // declName names the function a "func ..." line declares, as the
@@ -212,16 +193,26 @@ func (l *Log) rename() error { // writes os.Rename
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkOutsideWrites(t, src, res.OutsideWrites, func(w OutsideWrite) {
+		if w.Undo != strings.HasSuffix(w.Name, "Undone") {
+			t.Errorf("%s: Undo = %t", w.Name, w.Undo)
+		}
+	})
+}
+
+// checkOutsideWrites checks the writes found in src against its
+// declarations' comments ("func F() { // writes os.Rename via g", or
+// "none"), calling check on each write for what a test looks at besides.
+func checkOutsideWrites(t *testing.T, src string, writes []OutsideWrite, check func(OutsideWrite)) {
+	t.Helper()
 	got := map[string]string{}
-	for _, w := range res.OutsideWrites {
+	for _, w := range writes {
 		s := "writes " + w.Call
 		if len(w.Via) > 0 {
 			s += " via " + strings.Join(w.Via, ", ")
 		}
 		got[w.Name] = s
-		if w.Undo != strings.HasSuffix(w.Name, "Undone") {
-			t.Errorf("%s: Undo = %t", w.Name, w.Undo)
-		}
+		check(w)
 	}
 	for i, line := range strings.Split(src, "\n") {
 		fn, want, ok := strings.Cut(line, "{ // ")
