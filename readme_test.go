@@ -152,3 +152,24 @@ func stableOutput(s string) string {
 	}
 	return s
 }
+
+// TestReadmeInstallLine: the README's install line for users names this
+// module's command, at its latest version.
+func TestReadmeInstallLine(t *testing.T) {
+	gomod, err := os.ReadFile("go.mod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^module (\S+)$`).FindSubmatch(gomod)
+	if m == nil {
+		t.Fatal("go.mod names no module")
+	}
+	text, blocks := readmeBlocks(t)
+	want := "go install " + string(m[1]) + "/cmd/atomicx@latest"
+	for _, b := range blocks {
+		if b.info == "sh" && strings.Contains(b.body(text), want+"\n") {
+			return
+		}
+	}
+	t.Errorf("no sh block of the README runs %q", want)
+}

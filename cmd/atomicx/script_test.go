@@ -112,6 +112,7 @@ func TestScripts(t *testing.T) {
 			"sarifvalid":      cmdSARIFValid,
 			"perturbed":       cmdPerturbed,
 			"samereport":      cmdSameReport,
+			"docsample":       cmdDocSample,
 		},
 	})
 }
