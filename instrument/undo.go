@@ -11,7 +11,8 @@ import (
 // The undo log. A masked function whose every write into memory it does
 // not own the build can see in its own body gets no checkpoint at entry:
 // each such store is preceded by a call that records the old contents
-// (rt.SaveBits, rt.Save, rt.SaveEntry, rt.SaveElems, rt.SaveAppend), and
+// (rt.SaveBits, rt.Save, rt.SaveEntry, rt.SaveEntryBits, rt.SaveElems,
+// rt.SaveAppend), and
 // the deferred rt.Undo.End writes them back, last first, when the call
 // fails. A successful call then costs what it writes, whatever its
 // object holds:
@@ -248,7 +249,11 @@ func (u *undoScan) mapEntry(mt *gotypes.Map, m, k ast.Expr, s ast.Stmt) {
 		u.fail(m.Pos(), "writes into "+u.fe.text(m)+" with a call in the map or key expression, at line "+u.line(m.Pos()))
 		return
 	}
-	u.insert(s, fmt.Sprintf("%s.SaveEntry(%s, %s, %s); ", rtName, u.ref, u.fe.text(m), u.fe.text(k)))
+	save := "SaveEntry"
+	if pointerFree(mt.Key()) && pointerFree(mt.Elem()) && !hasTypeParam(mt) {
+		save = "SaveEntryBits"
+	}
+	u.insert(s, fmt.Sprintf("%s.%s(%s, %s, %s); ", rtName, save, u.ref, u.fe.text(m), u.fe.text(k)))
 }
 
 // isPlainKey reports a key type without interfaces, which may hold a

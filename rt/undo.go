@@ -29,14 +29,42 @@ type undoLog struct {
 	bits []byte
 }
 
-// undoEntry is one recorded store: size bytes at addr, saved in bits,
-// or, for values that hold pointers, map entries and element runs, a
-// function that writes the old value back (typed stores: the garbage
-// collector sees the pointers it holds).
+// undoEntry is one recorded store: size bytes at addr, saved in bits;
+// or the entry of a map whose key and value types hold no pointers, its
+// key and old value saved in bits (size bytes), written back by entry;
+// or, for values that hold pointers and element runs, a function that
+// writes the old value back (typed stores: the garbage collector sees
+// the pointers it holds).
 type undoEntry struct {
 	addr    unsafe.Pointer
 	size    uintptr
 	restore func()
+	entry   entryRestorer
+	m       any  // the map of entry
+	had     bool // the map had the key
+}
+
+// entryRestorer writes back the entry of a map of one type, from the key
+// and old value saved as bytes. Its implementations have no fields: an
+// entry records one without allocating, where a closure that captures
+// the key and the old value would allocate per store.
+type entryRestorer interface {
+	restore(m any, saved []byte, had bool)
+}
+
+type bitsEntry[M ~map[K]V, K comparable, V any] struct{}
+
+func (bitsEntry[M, K, V]) restore(m any, saved []byte, had bool) {
+	var k K
+	ks := unsafe.Sizeof(k)
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&k)), ks), saved)
+	if !had {
+		delete(m.(M), k)
+		return
+	}
+	var v V
+	copy(unsafe.Slice((*byte)(unsafe.Pointer(&v)), unsafe.Sizeof(v)), saved[ks:])
+	m.(M)[k] = v
 }
 
 // undoLogs recycles the buffers of finished calls. A log that grew past
@@ -84,6 +112,18 @@ func SaveEntry[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {
 			delete(m, k)
 		}
 	}})
+}
+
+// SaveEntryBits is SaveEntry for maps whose key and value types hold no
+// pointers: it saves their bytes, and allocates nothing once the log's
+// buffers have grown.
+func SaveEntryBits[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {
+	old, had := m[k]
+	l := u.buffers()
+	n := len(l.bits)
+	l.bits = append(l.bits, unsafe.Slice((*byte)(unsafe.Pointer(&k)), unsafe.Sizeof(k))...)
+	l.bits = append(l.bits, unsafe.Slice((*byte)(unsafe.Pointer(&old)), unsafe.Sizeof(old))...)
+	l.entries = append(l.entries, undoEntry{size: uintptr(len(l.bits) - n), entry: bitsEntry[M, K, V]{}, m: m, had: had})
 }
 
 // SaveElems records the elements of s before the call writes them
@@ -147,6 +187,10 @@ func (l *undoLog) rollback() {
 			continue
 		}
 		off -= e.size
+		if e.entry != nil {
+			e.entry.restore(e.m, l.bits[off:off+e.size], e.had)
+			continue
+		}
 		copy(unsafe.Slice((*byte)(e.addr), e.size), l.bits[off:off+e.size])
 	}
 }

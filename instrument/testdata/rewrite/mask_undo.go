@@ -16,6 +16,7 @@ type Table struct {
 	hist  []int
 	last  string
 	ratio map[float64]int
+	count map[int]int
 }
 
 // Alias writes through a pointer and a slice taken from the receiver.
@@ -33,6 +34,7 @@ func (t *Table) Alias(k string) error {
 func (t *Table) Grow(k string, v int) error {
 	t.rows[k] = v
 	delete(t.rows, "gone")
+	t.count[v]++
 	t.hist = append(t.hist, v)
 	t.hist[len(t.hist)-1]++
 	t.last = fmt.Sprintf("%s=%d", k, v)

@@ -119,7 +119,8 @@ func SaveBits[T any](u *Undo, p *T) {}
 
 func Save[T any](u *Undo, p *T) {}
 
-func SaveEntry[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {}
+func SaveEntry[M ~map[K]V, K comparable, V any](u *Undo, m M, k K)     {}
+func SaveEntryBits[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {}
 
 func SaveElems[S ~[]E, E any](u *Undo, s S) {}
 
