@@ -12,7 +12,8 @@ import (
 // not own the build can see in its own body gets no checkpoint at entry:
 // each such store is preceded by a call that records the old contents
 // (rt.SaveBits, rt.Save, rt.SaveEntry, rt.SaveEntryBits, rt.SaveElems,
-// rt.SaveAppend), and
+// rt.SaveAppend, and rt.SaveReach before a call the build does not
+// rewrite: the graph its receiver and arguments reach), and
 // the deferred rt.Undo.End writes them back, last first, when the call
 // fails. A successful call then costs what it writes, whatever its
 // object holds:
@@ -23,13 +24,17 @@ import (
 //	rt.Save(&_atx_u, &v.data); rt.SaveAppend(&_atx_u, v.data, 1); v.data = append(v.data, x)
 //	rt.SaveEntry(&_atx_u, v.index, k); delete(v.index, k)
 //
-// The writes the build cannot see are the ones made by code it does not
-// rewrite here: a call that may be handed a pointer into the graph (a
-// method with a pointer receiver, an argument that holds a pointer, a
-// slice, a map or an interface, a call through a function value),
-// function literals, goroutines. A function that makes one keeps the
-// checkpoint of its whole graph, with a build note that says which call
-// made it so (see undoSaves).
+// A call that may be handed a pointer into the graph (a method with a
+// pointer receiver, an argument that holds a pointer, a slice, a map or
+// an interface) of a function the build does not rewrite here writes
+// where the build cannot see: what its receiver and arguments reach is
+// recorded before it (rt.SaveReach), a checkpoint of that part of the
+// graph only. Where that cannot be done (in a loop, in the header of an
+// if or a switch, an argument that takes a call to compute, a call that
+// writes outside memory), and for calls through function values,
+// function literals and goroutines, the function keeps the checkpoint
+// of its whole graph, with a build note that says which call made it so
+// (see undoSaves).
 
 // undoName is the rt.Undo of a masked call.
 const undoName = "_atx_u"
@@ -111,6 +116,8 @@ type undoScan struct {
 	saves  []undoSave
 	pos    token.Pos
 	why    string
+	// loops is how many loops enclose the statement walked.
+	loops int
 }
 
 func (u *undoScan) fail(pos token.Pos, why string) {
@@ -168,7 +175,16 @@ func (u *undoScan) walk(n ast.Node, stmt ast.Stmt) {
 			return false
 		case ast.Stmt:
 			u.stmt(m)
+			loop := false
+			switch m.(type) {
+			case *ast.ForStmt, *ast.RangeStmt:
+				loop = true
+				u.loops++
+			}
 			u.walk(m, m)
+			if loop {
+				u.loops--
+			}
 			return false
 		case *ast.CallExpr:
 			u.call(m, stmt)
@@ -306,7 +322,77 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 		u.redirect(call, fn.Origin())
 		return
 	}
+	if roots := u.reachRoots(call, fn, s); roots != nil {
+		u.insert(s, fmt.Sprintf("%s.SaveReach(%s, %s); ", rtName, u.ref, strings.Join(roots, ", ")))
+		return
+	}
 	u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which may write what "+u.short(reaches)+" reaches")
+}
+
+// reachRoots returns the roots to snapshot before statement s, whose
+// call of fn, a function the build does not rewrite, may write what its
+// receiver and arguments reach: what they reach is recorded, not the
+// whole graph of the masked call. nil where it cannot be done soundly
+// and cheaply: in a loop (a snapshot per iteration), before a statement
+// that is not simple, for an expression that takes a call to compute
+// (evaluated twice), for values that hold locks or concurrent data, and
+// for calls that write outside memory (what file undo and the refusal of
+// such functions reason about is the whole checkpoint).
+func (u *undoScan) reachRoots(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) []string {
+	if u.loops > 0 || !u.simple(s) {
+		return nil
+	}
+	if _, ok := u.fe.p.writesOutside(call); ok {
+		return nil
+	}
+	info := u.fe.p.info
+	var roots []string
+	add := func(e ast.Expr, addr bool) bool {
+		t := info.TypeOf(e)
+		if t == nil || !u.sideEffectFree(e) || !u.declaredBefore(s, e) {
+			return false
+		}
+		switch t.Underlying().(type) {
+		case *gotypes.Signature, *gotypes.Chan:
+			return false
+		}
+		// Locks and concurrent data are the whole checkpoint's to
+		// handle (see holdsSync): the method of a sync or atomic value
+		// writes it through its own stores.
+		if p, ok := t.Underlying().(*gotypes.Pointer); ok {
+			t = p.Elem()
+		}
+		if holdsSync(t, map[gotypes.Type]bool{}) {
+			return false
+		}
+		text := u.fe.text(e)
+		if addr {
+			text = "&" + text
+		}
+		roots = append(roots, text)
+		return true
+	}
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		if selection := info.Selections[sel]; selection != nil && selection.Kind() == gotypes.MethodVal {
+			recv := info.TypeOf(sel.X)
+			_, ptrRecv := fn.Type().(*gotypes.Signature).Recv().Type().Underlying().(*gotypes.Pointer)
+			if !plainNoLocks(recv) || ptrRecv && !u.isLocal(sel.X) {
+				// A pointer method of an addressable value is called
+				// on its address: the value is written in place.
+				if !add(sel.X, ptrRecv && !isPointer(recv)) {
+					return nil
+				}
+			}
+		}
+	}
+	for _, a := range call.Args {
+		if t := info.TypeOf(a); t == nil || !plainNoLocks(t) {
+			if !add(a, false) {
+				return nil
+			}
+		}
+	}
+	return roots
 }
 
 // reachedBy returns the receiver or argument of call, a call of fn,

@@ -1,6 +1,7 @@
 package rt
 
 import (
+	"math"
 	"sync"
 	"unsafe"
 )
@@ -27,6 +28,9 @@ type undoLog struct {
 	// bits holds the old bytes of the entries of pointer-free types, one
 	// run after another in entry order.
 	bits []byte
+	// unmasked: a SaveReach could not take its snapshot, so the call
+	// runs unmasked, as one whose checkpoint at entry failed (see Mask).
+	unmasked bool
 }
 
 // undoEntry is one recorded store: size bytes at addr, saved in bits;
@@ -126,6 +130,23 @@ func SaveEntryBits[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {
 	l.entries = append(l.entries, undoEntry{size: uintptr(len(l.bits) - n), entry: bitsEntry[M, K, V]{}, m: m, had: had})
 }
 
+// SaveReach records what roots reach before a call that the build does
+// not rewrite, and that may write there: a snapshot of that part of the
+// graph, written back in place on failure. A graph the walk cannot handle
+// leaves the call unmasked, as Mask does.
+func SaveReach(u *Undo, roots ...any) {
+	l := u.buffers()
+	if l.unmasked {
+		return
+	}
+	snap, ok := takeSnapshot(roots, math.MaxInt)
+	if !ok {
+		l.unmasked = true
+		return
+	}
+	l.entries = append(l.entries, undoEntry{restore: snap.restore})
+}
+
 // SaveElems records the elements of s before the call writes them
 // (copy, clear).
 func SaveElems[S ~[]E, E any](u *Undo, s S) {
@@ -167,14 +188,14 @@ func (u *Undo) End(done *bool, errp *error) {
 		return
 	}
 	u.log = nil
-	if u.site.failed(errp) || !*done && Unwinding(u.site.Func) {
+	if !l.unmasked && (u.site.failed(errp) || !*done && Unwinding(u.site.Func)) {
 		l.rollback()
 	}
 	if cap(l.entries) > maxKeptEntries {
 		return
 	}
 	clear(l.entries)
-	l.entries, l.bits = l.entries[:0], l.bits[:0]
+	l.entries, l.bits, l.unmasked = l.entries[:0], l.bits[:0], false
 	undoLogs.Put(l)
 }
 

@@ -123,6 +123,15 @@ func TestUndo(t *testing.T) {
 			SaveBits(u, &s.pair[0])
 			s.pair[0] = 9
 		}},
+		{"calls out of sight", func(u *Undo, s *undoState) {
+			SaveReach(u, s.items)
+			outOfSight(s.items)
+			SaveBits(u, &s.n)
+			s.n = 0
+			SaveReach(u, s.head, &s.pair)
+			s.head.n, s.head.name = -1, "changed"
+			s.pair[1] = 30
+		}},
 		{"a slice grown, in place and moved", func(u *Undo, s *undoState) {
 			Save(u, &s.items)
 			SaveAppend(u, s.items, 2)
@@ -177,6 +186,14 @@ func TestUndo(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// outOfSight writes what its argument reaches, as a function that the
+// build does not rewrite may.
+func outOfSight(items []int) {
+	for i := range items {
+		items[i] = 100 + i
 	}
 }
 
@@ -260,5 +277,31 @@ func TestUndoEntryBitsAllocs(t *testing.T) {
 	body()
 	if n := testing.AllocsPerRun(100, body); n > 0 {
 		t.Errorf("a successful call that records one entry allocates %v times, want 0", n)
+	}
+}
+
+// TestSaveReachUnmasked: a call whose SaveReach could not take its
+// snapshot runs unmasked, all of it, as one whose Mask failed: not half
+// rolled back.
+func TestSaveReachUnmasked(t *testing.T) {
+	s := newUndoState()
+	runUndo(s, func(u *Undo, s *undoState) {
+		SaveBits(u, &s.n)
+		s.n = 50
+		u.buffers().unmasked = true // as SaveReach sets it
+		SaveReach(u, s.items)
+		s.items[0] = 9
+	}, errors.New("failed"))
+	if s.n != 50 || s.items[0] != 9 {
+		t.Errorf("n = %d, items[0] = %d: the call was rolled back", s.n, s.items[0])
+	}
+	// The log's buffers go back to the pool reset: the next call is
+	// masked.
+	runUndo(s, func(u *Undo, s *undoState) {
+		SaveBits(u, &s.n)
+		s.n = 7
+	}, errors.New("failed"))
+	if s.n != 50 {
+		t.Errorf("n = %d after a failure of the next call, want 50", s.n)
 	}
 }

@@ -121,6 +121,7 @@ func Save[T any](u *Undo, p *T) {}
 
 func SaveEntry[M ~map[K]V, K comparable, V any](u *Undo, m M, k K)     {}
 func SaveEntryBits[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {}
+func SaveReach(u *Undo, roots ...any)                                  {}
 
 func SaveElems[S ~[]E, E any](u *Undo, s S) {}
 
