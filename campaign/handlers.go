@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // Short-circuit testing of error handlers (after Cornu, Seinturier and
@@ -18,7 +20,7 @@ import (
 
 // The fault word of the arming string of a handler run (rt.EnvInject):
 // "handler:always:ID".
-const handlerFault = "handler"
+const handlerFault = arm.FaultHandler
 
 // Handlers asks which error handlers are resilient: one run per handler
 // and test that executes its region, with the handler armed.
@@ -77,12 +79,16 @@ func handlerRun(prof *Record, id string) *Record {
 // HandlerEnv is the environment that arms a handler. Nothing is
 // snapshotted: the question is the test's outcome.
 func HandlerEnv(id string) []string {
-	return []string{"ATOMICX_INJECT=" + HandlerInjection(id), "ATOMICX_SNAPSHOTS=none"}
+	return arm.Arming{Inject: handlerInjection(id), Snapshots: arm.SnapshotsNone}.Env()
 }
 
 // HandlerInjection is the arming string of a handler.
 func HandlerInjection(id string) string {
-	return handlerFault + ":" + OccurrenceAlways + ":" + id
+	return handlerInjection(id).String()
+}
+
+func handlerInjection(id string) arm.Injection {
+	return arm.Injection{Fault: handlerFault, Always: true, Site: id}
 }
 
 // A HandlerSeen is what one run logged of one handler.

@@ -221,9 +221,9 @@ func (a Arming) Env() []string {
 func Parse(getenv func(string) string) (Arming, []string) {
 	var a Arming
 	var problems []string
-	a.Widen = splitIDs(getenv(EnvWiden))
+	a.Widen = SplitIDs(getenv(EnvWiden))
 	route, unrouted := strings.CutPrefix(getenv(EnvRoute), routeUnrouted)
-	if a.Route = splitIDs(route); a.Route != nil {
+	if a.Route = SplitIDs(route); a.Route != nil {
 		a.RouteUnrouted = unrouted
 	}
 	if v := getenv(EnvProfile); v != "" {
@@ -247,9 +247,9 @@ func Parse(getenv func(string) string) (Arming, []string) {
 	default:
 		problems = append(problems, EnvStop+"="+v+": the only value is \"absorbed\"")
 	}
-	a.Oblivious = splitIDs(getenv(EnvOblivious))
-	a.Mask = splitIDs(getenv(EnvMask))
-	a.UndoFiles = splitIDs(getenv(EnvUndoFiles))
+	a.Oblivious = SplitIDs(getenv(EnvOblivious))
+	a.Mask = SplitIDs(getenv(EnvMask))
+	a.UndoFiles = SplitIDs(getenv(EnvUndoFiles))
 	switch v := getenv(EnvSnapshots); v {
 	case "", SnapshotsSampled, SnapshotsAll, SnapshotsBeforeFault, SnapshotsNone:
 		a.Snapshots = v
@@ -274,8 +274,9 @@ func joinIDs(ids []string) string {
 	return strings.Join(ids, ";")
 }
 
-// splitIDs parses "ID;ID", skipping empty IDs; nil when it names none.
-func splitIDs(list string) []string {
+// SplitIDs parses a list of IDs as its variable takes it, "ID;ID",
+// skipping empty IDs; nil when it names none.
+func SplitIDs(list string) []string {
 	var ids []string
 	for _, id := range strings.Split(list, ";") {
 		if id != "" {
