@@ -18,7 +18,7 @@ import (
 // skipped and yields an error the arm's predicate holds for. What the
 // tests do with that error gives the handler's verdicts.
 
-// The fault word of the arming string of a handler run (rt.EnvInject):
+// The fault word of the arming string of a handler run (arm.EnvInject):
 // "handler:always:ID".
 const handlerFault = arm.FaultHandler
 
@@ -79,16 +79,12 @@ func handlerRun(prof *Record, id string) *Record {
 // HandlerEnv is the environment that arms a handler. Nothing is
 // snapshotted: the question is the test's outcome.
 func HandlerEnv(id string) []string {
-	return arm.Arming{Inject: handlerInjection(id), Snapshots: arm.SnapshotsNone}.Env()
+	return arm.Arming{Inject: arm.HandlerInjection(id), Snapshots: arm.SnapshotsNone}.Env()
 }
 
 // HandlerInjection is the arming string of a handler.
 func HandlerInjection(id string) string {
-	return handlerInjection(id).String()
-}
-
-func handlerInjection(id string) arm.Injection {
-	return arm.Injection{Fault: handlerFault, Always: true, Site: id}
+	return arm.HandlerInjection(id).String()
 }
 
 // A HandlerSeen is what one run logged of one handler.

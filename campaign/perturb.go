@@ -11,10 +11,6 @@ import (
 	"github.com/atomicx/atomicx/rt/arm"
 )
 
-// OccurrenceAlways is the OCCURRENCE of an arming (arm.EnvInject) that
-// makes every reach of the point fail, from the first.
-const OccurrenceAlways = arm.OccurrenceAlways
-
 // Perturb asks which failure points the workload survives, after
 // TripleAgent (Zhang and Monperrus): every point that a test reaches is
 // run twice with that test, failing its first reach (one-shot) and every

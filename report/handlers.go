@@ -282,7 +282,7 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 			}
 			if t.Run != nil {
 				ev := &Evidence{Package: t.Package, Test: t.Test, Exec: t.Run.Exec, Binary: t.Run.Binary}
-				ev.injected(arm.Injection{Fault: arm.FaultHandler, Always: true, Site: res.ID})
+				ev.injected(arm.HandlerInjection(res.ID))
 				row.Reproduce = reproduce(ev, r.header)
 			}
 			if t.Widened != nil {

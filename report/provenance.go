@@ -72,8 +72,6 @@ func ShellJoin(args []string) string {
 	return strings.Join(q, " ")
 }
 
-// shellQuote returns s as one word of a POSIX shell: as it is when it has
-// nothing the shell reads specially, else in single quotes.
 // reproduceLog is the event log of a reproduce line: in the directory it
 // is run in.
 const reproduceLog = "$PWD/events.jsonl"
@@ -98,6 +96,8 @@ func shellValue(v string) string {
 	return shellQuote(v)
 }
 
+// shellQuote returns s as one word of a POSIX shell: as it is when it has
+// nothing the shell reads specially, else in single quotes.
 func shellQuote(s string) string {
 	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-+=/.,:@%") == "" {
 		return s

@@ -92,6 +92,12 @@ type Injection struct {
 	Site       string // the point's site ID, or the handler's ID
 }
 
+// HandlerInjection arms the error handler id: at every execution of its
+// region.
+func HandlerInjection(id string) Injection {
+	return Injection{Fault: FaultHandler, Always: true, Site: id}
+}
+
 // IsZero reports whether nothing is armed.
 func (i Injection) IsZero() bool { return i == Injection{} }
 

@@ -57,7 +57,7 @@ func TestRoundTrip(t *testing.T) {
 		{"a log by hand", Arming{Log: "events.jsonl", Snapshots: SnapshotsAll}},
 		{"profile run", Arming{Profile: 8, Snapshots: SnapshotsNone, ListAsWritten: true}},
 		{"panic at every reach", Arming{Inject: Injection{Fault: FaultPanic, Always: true, Site: "m.F#entry"}, Snapshots: SnapshotsNone}},
-		{"handler", Arming{Inject: Injection{Fault: FaultHandler, Always: true, Site: "m.F#handler:f.go:1:2"}, Snapshots: SnapshotsNone}},
+		{"handler", Arming{Inject: HandlerInjection("m.F#handler:f.go:1:2"), Snapshots: SnapshotsNone}},
 		{"no call to snapshot", Arming{Inject: Injection{Fault: FaultError, Occurrence: 1, Site: "m.F#entry"}, SnapshotCalls: ";"}},
 		{"routed panics", Arming{Route: []string{"m.F#handler:f.go:1:2"}}},
 		{"sampled said", Arming{Log: "l", Snapshots: SnapshotsSampled}},
