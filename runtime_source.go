@@ -5,8 +5,8 @@ package atomicx
 
 import "embed"
 
-// RuntimeSource holds the files of package rt. Tests are filtered out where
-// the source is written.
+// RuntimeSource holds the files of package rt and of its arming contract,
+// package rt/arm. Tests are filtered out where the source is written.
 //
-//go:embed rt/*.go
+//go:embed rt/*.go rt/arm/*.go
 var RuntimeSource embed.FS

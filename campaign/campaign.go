@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/atomicx/atomicx/gocmd"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // Config is what a campaign does.
@@ -567,17 +568,14 @@ func (c *runner) profile(ctx context.Context, slot *jobSlot, p *Package, test st
 	if r, ok := c.done[rec.Key()]; ok {
 		return r, nil
 	}
-	snapshots := "none"
+	a := arm.Arming{Profile: uint64(c.cfg.MaxOccur), Snapshots: arm.SnapshotsNone}
 	if c.cfg.AllSnaps {
-		snapshots = "all" // said explicitly: unset means sampled
+		a.Snapshots = arm.SnapshotsAll // said explicitly: unset means sampled
 	}
-	env := []string{fmt.Sprintf("ATOMICX_PROFILE=%d", c.cfg.MaxOccur), "ATOMICX_SNAPSHOTS=" + snapshots}
-	if len(p.Tests) > 0 && test == p.Tests[0] {
-		// One run per binary lists the functions left as written: every
-		// run would list the same ones.
-		env = append(env, "ATOMICX_LIST_AS_WRITTEN=1")
-	}
-	c.runTest(ctx, slot, p, test, env, rec)
+	// One run per binary lists the functions left as written: every run
+	// would list the same ones.
+	a.ListAsWritten = len(p.Tests) > 0 && test == p.Tests[0]
+	c.runTest(ctx, slot, p, test, a.Env(), rec)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -612,7 +610,7 @@ func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
 	return plan
 }
 
-// snapshotList is the value of ATOMICX_SNAPSHOT_CALLS for a list of
+// snapshotList is the value of arm.EnvSnapshotCalls for a list of
 // calls; ";" stands for none, as an empty variable would mean "all".
 func snapshotList(calls string) string {
 	if calls == "" {
@@ -883,7 +881,8 @@ func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test st
 			cmd.Args = append(cmd.Args, "-test.gocoverdir="+covDir)
 		}
 	}
-	env = append(append(env, c.extraEnv...), "ATOMICX_LOG="+logPath, "TMPDIR="+tmp, "GOTMPDIR="+tmp, "PWD="+dir)
+	env = append(append(env, c.extraEnv...), arm.Arming{Log: logPath}.Env()...)
+	env = append(env, "TMPDIR="+tmp, "GOTMPDIR="+tmp, "PWD="+dir)
 	cmd.Env = append(os.Environ(), env...)
 	cmd.WaitDelay = 5 * time.Second
 	ownGroup(cmd)

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // Short-circuit testing of error handlers (after Cornu, Seinturier and
@@ -16,9 +18,9 @@ import (
 // skipped and yields an error the arm's predicate holds for. What the
 // tests do with that error gives the handler's verdicts.
 
-// The fault word of the arming string of a handler run (rt.EnvInject):
+// The fault word of the arming string of a handler run (arm.EnvInject):
 // "handler:always:ID".
-const handlerFault = "handler"
+const handlerFault = arm.FaultHandler
 
 // Handlers asks which error handlers are resilient: one run per handler
 // and test that executes its region, with the handler armed.
@@ -77,12 +79,12 @@ func handlerRun(prof *Record, id string) *Record {
 // HandlerEnv is the environment that arms a handler. Nothing is
 // snapshotted: the question is the test's outcome.
 func HandlerEnv(id string) []string {
-	return []string{"ATOMICX_INJECT=" + HandlerInjection(id), "ATOMICX_SNAPSHOTS=none"}
+	return arm.Arming{Inject: arm.HandlerInjection(id), Snapshots: arm.SnapshotsNone}.Env()
 }
 
 // HandlerInjection is the arming string of a handler.
 func HandlerInjection(id string) string {
-	return handlerFault + ":" + OccurrenceAlways + ":" + id
+	return arm.HandlerInjection(id).String()
 }
 
 // A HandlerSeen is what one run logged of one handler.

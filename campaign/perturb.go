@@ -7,11 +7,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-)
 
-// OccurrenceAlways is the OCCURRENCE of an arming (ATOMICX_INJECT) that
-// makes every reach of the point fail, from the first.
-const OccurrenceAlways = "always"
+	"github.com/atomicx/atomicx/rt/arm"
+)
 
 // Perturb asks which failure points the workload survives, after
 // TripleAgent (Zhang and Monperrus): every point that a test reaches is
@@ -29,8 +27,8 @@ const OccurrenceAlways = "always"
 // candidates of the points that the workload does not survive (the
 // functions that passed the one-shot or the always failure on, see
 // Monitor), in every test the point was run with: both runs again with
-// the candidate made failure-oblivious (ATOMICX_OBLIVIOUS), then with it
-// atomic failure-oblivious (rolled back first: ATOMICX_MASK too). A
+// the candidate made failure-oblivious (arm.EnvOblivious), then with it
+// atomic failure-oblivious (rolled back first: arm.EnvMask too). A
 // point's runs may fall into several shards: the follow-ups are planned
 // from the whole campaign.
 //
@@ -113,20 +111,19 @@ func perturbRuns(recs []*Record) []*PlannedRun {
 
 // PerturbEnv is the environment that arms a perturbation run.
 func PerturbEnv(r *Record) []string {
-	occ := strconv.FormatUint(r.Occurrence, 10)
-	if r.Always {
-		occ = OccurrenceAlways
-	}
-	env := []string{"ATOMICX_INJECT=" + r.Fault + ":" + occ + ":" + r.Site}
-	if r.Oblivious != "" {
-		env = append(env, "ATOMICX_OBLIVIOUS="+r.Oblivious)
-	}
-	if r.Mask != "" {
+	return PerturbArming(r).Env()
+}
+
+// PerturbArming is the arming of a perturbation run.
+func PerturbArming(r *Record) arm.Arming {
+	return arm.Arming{
+		Inject:    arm.Injection{Fault: r.Fault, Occurrence: r.Occurrence, Always: r.Always, Site: r.Site},
+		Oblivious: arm.SplitIDs(r.Oblivious),
 		// The runtime snapshots every call of a function that it rolls
 		// back before swallowing its failure, and nothing else.
-		env = append(env, "ATOMICX_MASK="+r.Mask)
+		Mask:      arm.SplitIDs(r.Mask),
+		Snapshots: arm.SnapshotsNone,
 	}
-	return append(env, "ATOMICX_SNAPSHOTS=none")
 }
 
 // perturbFollowUps plans, from the campaign's records, the runs that its

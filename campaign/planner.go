@@ -2,8 +2,9 @@ package campaign
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // A Planner is the question a campaign asks, as the engine sees it: the
@@ -105,27 +106,23 @@ func plannedRuns(recs []*Record, cost int64, opt Options) []*PlannedRun {
 // detectEnv is the environment that arms a detection run: the fault, the
 // calls snapshotted, the functions masked.
 func detectEnv(e *Record, opt Options) []string {
-	var env []string
+	var a arm.Arming
 	if (e.Kind == "experiment" || e.Kind == "recheck") && e.Site != "" {
-		env = append(env, fmt.Sprintf("ATOMICX_INJECT=%s:%d:%s", e.Fault, e.Occurrence, e.Site))
-		if opt.EarlyStop {
-			env = append(env, "ATOMICX_STOP=absorbed")
-		}
+		a.Inject = arm.Injection{Fault: e.Fault, Occurrence: e.Occurrence, Site: e.Site}
+		a.StopAbsorbed = opt.EarlyStop
+		a.Snapshots = arm.SnapshotsBeforeFault
 		if opt.AllSnaps {
-			env = append(env, "ATOMICX_SNAPSHOTS=all")
-		} else {
-			env = append(env, "ATOMICX_SNAPSHOTS=before-fault")
+			a.Snapshots = arm.SnapshotsAll
 		}
 	}
-	if e.Snapshot != "" {
-		env = append(env, "ATOMICX_SNAPSHOT_CALLS="+e.Snapshot)
-	}
+	a.SnapshotCalls = e.Snapshot
 	if e.Mask != "" {
 		// Rolled back as masking can at best: with their writes to
-		// files undone too, where that is sound (ATOMICX_UNDO_FILES),
-		// so that what runs after the rollback reads the files the
-		// memory is in step with.
-		env = append(env, "ATOMICX_MASK="+e.Mask, "ATOMICX_UNDO_FILES="+e.Mask)
+		// files undone too, where that is sound (UndoFiles), so that
+		// what runs after the rollback reads the files the memory is
+		// in step with.
+		a.Mask = arm.SplitIDs(e.Mask)
+		a.UndoFiles = a.Mask
 	}
-	return env
+	return a.Env()
 }

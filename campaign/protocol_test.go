@@ -14,14 +14,17 @@ import (
 	"testing"
 
 	"github.com/atomicx/atomicx/policy"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // The runtime (rt) and the programs that drive it (campaign, report, the
-// atomicx command) speak through environment variables and JSON event
-// lines. rt cannot share constants with them: it is compiled into users'
-// programs from its own source, and the atomicx binary does not link it.
-// So each side writes the names itself, and this test reads both sides'
-// source and checks that they agree.
+// atomicx command) speak through two channels. The arming of a run is one
+// value, arm.Arming, that the engine encodes and the runtime parses: its
+// variables are right by construction, and rt/arm's tests check the round
+// trip of every field and the messages of malformed settings; the tests
+// here check that the engine arms runs through it. The event log is JSON
+// lines that rt writes field by field: TestRuntimeProtocol reads both
+// sides' source and checks that they agree.
 
 // Variables named ATOMICX_* that are not read by the runtime, and who
 // reads them.
@@ -32,6 +35,133 @@ var nonRuntimeVars = map[string]string{
 	// A program workload's oracle (Config.Oracle).
 	"ATOMICX_EXIT_STATUS": "the oracle: the script's exit status",
 	"ATOMICX_OUTPUT":      "the oracle: the file holding the script's output",
+}
+
+// armVars are the names of the arming's variables.
+func armVars() map[string]bool {
+	full := arm.Arming{
+		Log: "l", Inject: arm.Injection{Fault: arm.FaultError, Occurrence: 1, Site: "m.F#entry"}, Profile: 1,
+		StopAbsorbed: true, Snapshots: arm.SnapshotsAll, SnapshotCalls: ";", Mask: []string{"m.F#entry"},
+		UndoFiles: []string{"m.F#entry"}, Oblivious: []string{"m.F#entry"}, Widen: []string{"m.F#handler:f.go:1:2"},
+		Route: []string{"m.F#handler:f.go:1:2"}, ListAsWritten: true,
+	}
+	names := map[string]bool{}
+	for _, kv := range full.Env() {
+		name, _, _ := strings.Cut(kv, "=")
+		names[name] = true
+	}
+	return names
+}
+
+// getenvOf looks names up in a list of "NAME=value", the last first, as
+// a process started with the list sees them.
+func getenvOf(env []string) func(string) string {
+	return func(name string) string {
+		for _, kv := range slices.Backward(env) {
+			if n, v, ok := strings.Cut(kv, "="); ok && n == name {
+				return v
+			}
+		}
+		return ""
+	}
+}
+
+// TestEngineArmings: every environment the engine arms a run with
+// parses back, without a problem, to the arming it meant, and sets each
+// variable once.
+func TestEngineArmings(t *testing.T) {
+	const site, call, a, b = "m.F#entry", "m.F#call:m/f.go:3:4", "m.A#entry", "m.B#entry"
+	const h1, h2 = "m.F#handler:f.go:3:2", "m.G#handler:g.go:8:2"
+	tests := []struct {
+		name string
+		env  []string
+		want arm.Arming
+	}{
+		{
+			"detect experiment",
+			detectEnv(&Record{Kind: "experiment", Site: call, Occurrence: 2, Fault: "error", Snapshot: "1-3@" + a}, Options{EarlyStop: true}),
+			arm.Arming{Inject: arm.Injection{Fault: arm.FaultError, Occurrence: 2, Site: call}, StopAbsorbed: true,
+				Snapshots: arm.SnapshotsBeforeFault, SnapshotCalls: "1-3@" + a},
+		},
+		{
+			"detect recheck",
+			detectEnv(&Record{Kind: "recheck", Site: site, Occurrence: 1, Fault: "panic", Snapshot: ";", Mask: a + ";" + b}, Options{AllSnaps: true}),
+			arm.Arming{Inject: arm.Injection{Fault: arm.FaultPanic, Occurrence: 1, Site: site}, Snapshots: arm.SnapshotsAll,
+				SnapshotCalls: ";", Mask: []string{a, b}, UndoFiles: []string{a, b}},
+		},
+		{
+			"detect natural run",
+			detectEnv(&Record{Kind: "natural", Snapshot: "4@" + a}, Options{}),
+			arm.Arming{SnapshotCalls: "4@" + a},
+		},
+		{"handler", HandlerEnv(h1), arm.Arming{Inject: arm.Injection{Fault: arm.FaultHandler, Always: true, Site: h1}, Snapshots: arm.SnapshotsNone}},
+		{"widen", WidenEnv(h1 + ";" + h2), arm.Arming{Widen: []string{h1, h2}, Snapshots: arm.SnapshotsNone}},
+		{"route", RouteEnv(h1), arm.Arming{Route: []string{h1}, Snapshots: arm.SnapshotsNone}},
+		{"route, not routed", RoutePanicEnv(h1 + ";" + h2), arm.Arming{Route: []string{h1, h2}, RouteUnrouted: true, Snapshots: arm.SnapshotsNone}},
+		{
+			"perturb one-shot",
+			PerturbEnv(&Record{Kind: "experiment", Site: call, Occurrence: 3, Fault: "error"}),
+			arm.Arming{Inject: arm.Injection{Fault: arm.FaultError, Occurrence: 3, Site: call}, Snapshots: arm.SnapshotsNone},
+		},
+		{
+			"perturb always, atomic failure-oblivious",
+			PerturbEnv(&Record{Kind: "experiment", Site: site, Occurrence: 1, Always: true, Fault: "panic", Oblivious: a, Mask: a}),
+			arm.Arming{Inject: arm.Injection{Fault: arm.FaultPanic, Always: true, Site: site}, Oblivious: []string{a}, Mask: []string{a},
+				Snapshots: arm.SnapshotsNone},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			seen := map[string]bool{}
+			for _, kv := range tt.env {
+				name, _, _ := strings.Cut(kv, "=")
+				if seen[name] {
+					t.Errorf("%s set twice in %q", name, tt.env)
+				}
+				seen[name] = true
+			}
+			got, problems := arm.Parse(getenvOf(tt.env))
+			if len(problems) > 0 {
+				t.Errorf("%q: %q", tt.env, problems)
+			}
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("%q parses to\n%+v, want\n%+v", tt.env, got, tt.want)
+			}
+		})
+	}
+	if got, want := HandlerInjection(h1), "handler:always:"+h1; got != want {
+		t.Errorf("HandlerInjection = %q, want %q", got, want)
+	}
+}
+
+// TestArmingVariables: the programs name no ATOMICX_* variable that is
+// neither the arming's nor one something else reads, never write an
+// arming variable's assignment by hand (arm.Arming.Env does), and atomicx
+// help documents every arming variable.
+func TestArmingVariables(t *testing.T) {
+	vars := armVars()
+	if len(vars) != 12 {
+		t.Fatalf("the arming has %d variables, want 12: %v", len(vars), sortedKeys(vars))
+	}
+	for _, dir := range []string{".", filepath.Join("..", "report"), filepath.Join("..", "cmd", "atomicx")} {
+		side := readProgramSide(t, dir)
+		for name, pos := range side.envVars {
+			if !vars[name] && nonRuntimeVars[name] == "" {
+				t.Errorf("%s: %s is not a variable of the arming (arm's are %s)", pos, name, sortedKeys(vars))
+			}
+		}
+		for name, pos := range side.envAssigns {
+			if vars[name] {
+				t.Errorf("%s: %s= written by hand: set it through arm.Arming", pos, name)
+			}
+		}
+	}
+	help := readProgramSide(t, filepath.Join("..", "cmd", "atomicx")).envVars
+	for name := range vars {
+		if _, ok := help[name]; !ok {
+			t.Errorf("atomicx help does not document %s", name)
+		}
+	}
 }
 
 // Events and fields that the runtime writes and no program reads, and why.
@@ -61,37 +191,11 @@ func TestRuntimeProtocol(t *testing.T) {
 		{filepath.Join("..", "report"), readProgramSide(t, filepath.Join("..", "report"))},
 		{filepath.Join("..", "cmd", "atomicx"), readProgramSide(t, filepath.Join("..", "cmd", "atomicx"))},
 	}
-	if len(rtSide.envVars) == 0 || len(rtSide.events) == 0 {
-		t.Fatalf("found no environment variables or no events in rt: %+v", rtSide)
+	if len(rtSide.events) == 0 {
+		t.Fatalf("found no events in rt: %+v", rtSide)
 	}
-
-	// Every variable a program sets or names is the runtime's, or one
-	// that something else reads.
-	set := map[string]bool{}
-	for _, r := range readers {
-		for name, pos := range r.side.envVars {
-			set[name] = true
-			if !rtSide.envVars[name] && nonRuntimeVars[name] == "" {
-				t.Errorf("%s: %s is not an environment variable of rt (rt defines %s)", pos, name, sortedKeys(rtSide.envVars))
-			}
-		}
-		// Values a program gives a variable literally must be ones rt knows.
-		for nameValue, pos := range r.side.envValues {
-			if _, value, _ := strings.Cut(nameValue, "="); !rtSide.literals[value] {
-				t.Errorf("%s: %s: rt's source has no %q: it does not know that value", pos, nameValue, value)
-			}
-		}
-	}
-	// Every variable of rt is set by the campaign and documented in the
-	// command's help.
-	campaignVars, help := readers[0].side.envVars, readers[2].side.envVars
-	for name := range rtSide.envVars {
-		if _, ok := campaignVars[name]; !ok {
-			t.Errorf("rt reads %s, but the campaign never sets it", name)
-		}
-		if _, ok := help[name]; !ok {
-			t.Errorf("rt reads %s, but atomicx help does not document it", name)
-		}
+	for _, pos := range rtSide.getenv {
+		t.Errorf("%s: rt reads the environment itself: its settings are arm's (arm.Parse)", pos)
 	}
 
 	// Every event kind and field a program reads is one rt writes, on an
@@ -130,9 +234,8 @@ func TestRuntimeProtocol(t *testing.T) {
 
 // runtimeSide is what rt's source says about the protocol.
 type runtimeSide struct {
-	envVars  map[string]bool            // values of its Env* constants, and names it reads literally
-	events   map[string]map[string]bool // event kind -> fields written on it
-	literals map[string]bool            // every string literal of its source
+	events map[string]map[string]bool // event kind -> fields written on it
+	getenv []token.Position           // calls of os.Getenv and os.LookupEnv
 }
 
 // readRuntimeSide reads rt's non-test source. An event is written by a
@@ -140,32 +243,21 @@ type runtimeSide struct {
 // boolean; every field a function adds is counted for every kind it
 // writes. event() itself writes the fields its string literals open.
 func readRuntimeSide(t *testing.T, dir string) runtimeSide {
-	s := runtimeSide{envVars: map[string]bool{}, events: map[string]map[string]bool{}, literals: map[string]bool{}}
+	s := runtimeSide{events: map[string]map[string]bool{}}
 	var common []string // fields every event has
 	keyInLiteral := regexp.MustCompile(`"([a-z_]+)":`)
-	for _, f := range parseDir(t, dir) {
+	fset := token.NewFileSet()
+	for _, f := range parseDirWith(t, fset, dir) {
 		ast.Inspect(f, func(n ast.Node) bool {
-			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
-				s.literals[unquote(lit)] = true
+			if call, ok := n.(*ast.CallExpr); ok {
+				if sel, ok := call.Fun.(*ast.SelectorExpr); ok && (sel.Sel.Name == "Getenv" || sel.Sel.Name == "LookupEnv") {
+					s.getenv = append(s.getenv, fset.Position(call.Pos()))
+				}
 			}
 			return true
 		})
 		for _, d := range f.Decls {
 			switch d := d.(type) {
-			case *ast.GenDecl:
-				if d.Tok != token.CONST {
-					continue
-				}
-				for _, spec := range d.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, name := range vs.Names {
-						if strings.HasPrefix(name.Name, "Env") && i < len(vs.Values) {
-							if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
-								s.envVars[unquote(lit)] = true
-							}
-						}
-					}
-				}
 			case *ast.FuncDecl:
 				if d.Body == nil {
 					continue
@@ -200,10 +292,6 @@ func readRuntimeSide(t *testing.T, dir string) runtimeSide {
 						switch fn.Sel.Name {
 						case "str", "strIf", "num", "boolean":
 							fields = append(fields, unquote(lit))
-						case "Getenv", "LookupEnv":
-							// A variable read without an Env constant
-							// is part of the protocol all the same.
-							s.envVars[unquote(lit)] = true
 						}
 					}
 					return true
@@ -234,7 +322,7 @@ func readRuntimeSide(t *testing.T, dir string) runtimeSide {
 // name with the position of one use.
 type programSide struct {
 	envVars     map[string]token.Position // ATOMICX_* names in string literals
-	envValues   map[string]token.Position // "NAME=value" literals with a constant value
+	envAssigns  map[string]token.Position // ATOMICX_* names of literals that start "NAME="
 	eventKinds  map[string]token.Position // kinds compared with an event's Event field or passed to hasEvent
 	eventFields map[string]token.Position // json tags of its event struct types
 }
@@ -243,7 +331,7 @@ var envInLiteral = regexp.MustCompile(`\bATOMICX_[A-Z0-9_]*[A-Z0-9]`)
 
 func readProgramSide(t *testing.T, dir string) programSide {
 	s := programSide{
-		envVars: map[string]token.Position{}, envValues: map[string]token.Position{},
+		envVars: map[string]token.Position{}, envAssigns: map[string]token.Position{},
 		eventKinds: map[string]token.Position{}, eventFields: map[string]token.Position{},
 	}
 	fset := token.NewFileSet()
@@ -258,10 +346,10 @@ func readProgramSide(t *testing.T, dir string) programSide {
 				for _, name := range envInLiteral.FindAllString(v, -1) {
 					s.envVars[name] = fset.Position(n.Pos())
 				}
-				// "ATOMICX_STOP=absorbed": a whole value, not a format.
-				if name, value, ok := strings.Cut(v, "="); ok && envInLiteral.MatchString(name) && name == envInLiteral.FindString(name) &&
-					value != "" && !strings.ContainsAny(value, "%' $") {
-					s.envValues[v] = fset.Position(n.Pos())
+				// "ATOMICX_STOP=absorbed", "ATOMICX_MASK=" + list: an
+				// assignment written out.
+				if name, _, ok := strings.Cut(v, "="); ok && name == envInLiteral.FindString(name) {
+					s.envAssigns[name] = fset.Position(n.Pos())
 				}
 			case *ast.BinaryExpr:
 				if n.Op != token.EQL && n.Op != token.NEQ {
@@ -339,44 +427,4 @@ func unquote(lit *ast.BasicLit) string {
 
 func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
-}
-
-// TestHandlerArming checks the words of a handler's arming string
-// (HandlerInjection) against rt's source: the fault word and the
-// occurrence word are ones rt's parse knows.
-func TestHandlerArming(t *testing.T) {
-	rtSide := readRuntimeSide(t, filepath.Join("..", "rt"))
-	for _, word := range []string{handlerFault, OccurrenceAlways} {
-		if !rtSide.literals[word] {
-			t.Errorf("rt's source has no %q: it cannot parse the arming string %s", word, HandlerInjection("m.F#handler:f.go:1:2"))
-		}
-	}
-	fault, rest, _ := strings.Cut(HandlerInjection("m.F#handler:f.go:1:2"), ":")
-	occ, id, _ := strings.Cut(rest, ":")
-	if fault != handlerFault || occ != OccurrenceAlways || id != "m.F#handler:f.go:1:2" {
-		t.Errorf("HandlerInjection is not FAULT:OCCURRENCE:SITE: %s", HandlerInjection("m.F#handler:f.go:1:2"))
-	}
-}
-
-// TestArmingWords: the words the campaign writes into ATOMICX_INJECT's
-// FAULT and OCCURRENCE fields are words rt's parse knows.
-func TestArmingWords(t *testing.T) {
-	rtSide := readRuntimeSide(t, filepath.Join("..", "rt"))
-	for _, word := range []string{"error", "panic", OccurrenceAlways} {
-		if !rtSide.literals[word] {
-			t.Errorf("the campaign arms %q, which rt's source never names", word)
-		}
-	}
-	for _, r := range []*Record{
-		{Kind: "experiment", Site: "m.F#entry", Occurrence: 1, Fault: "error"},
-		{Kind: "experiment", Site: "m.F#entry", Always: true, Fault: "panic"},
-	} {
-		inject := PerturbEnv(r)[0]
-		_, value, _ := strings.Cut(inject, "=")
-		fault, rest, _ := strings.Cut(value, ":")
-		occ, site, _ := strings.Cut(rest, ":")
-		if fault != r.Fault || site != r.Site || r.Always != (occ == OccurrenceAlways) {
-			t.Errorf("PerturbEnv(%+v) arms %q", r, inject)
-		}
-	}
 }

@@ -2,6 +2,8 @@ package campaign
 
 import (
 	"strings"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // Routing a panic to a handler (the second widening of short-circuit
@@ -10,7 +12,7 @@ import (
 // wrapped so that a panic becomes its error. A handlers campaign validates
 // each such arm that the tests show to be source-independent: every test
 // that executes its region runs once with the region armed to panic and
-// the panic routed to the arm (ATOMICX_ROUTE). A test that fails routed
+// the panic routed to the arm (arm.EnvRoute). A test that fails routed
 // runs once more with the panic armed and not routed: if it passes so,
 // the test expects the panic to propagate (it recovers it, or checks
 // that the call panics). Then the kept ones are routed all together, in
@@ -45,13 +47,13 @@ const (
 // RouteEnv is the environment that arms the regions of the handlers ids
 // ("ID;ID") to panic, the panic routed to them.
 func RouteEnv(ids string) []string {
-	return []string{"ATOMICX_ROUTE=" + ids, "ATOMICX_SNAPSHOTS=none"}
+	return arm.Arming{Route: arm.SplitIDs(ids), Snapshots: arm.SnapshotsNone}.Env()
 }
 
 // RoutePanicEnv is the environment that arms the regions of the handlers
 // ids to panic, the panic not routed.
 func RoutePanicEnv(ids string) []string {
-	return []string{"ATOMICX_ROUTE=panic:" + ids, "ATOMICX_SNAPSHOTS=none"}
+	return arm.Arming{Route: arm.SplitIDs(ids), RouteUnrouted: true, Snapshots: arm.SnapshotsNone}.Env()
 }
 
 // routeRun is the record of the run of prof's test with the regions of

@@ -3,6 +3,8 @@ package campaign
 import (
 	"sort"
 	"strings"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // Handler widening (the catch stretching of short-circuit testing, in
@@ -12,7 +14,7 @@ import (
 // could take any error: its predicate widened to err != nil. A handlers
 // campaign validates each such candidate after the verdict runs: every
 // test that executes the arm's region runs once with the arm widened
-// (ATOMICX_WIDEN); then the arms whose widening was kept are widened all
+// (arm.EnvWiden); then the arms whose widening was kept are widened all
 // together, in one run of every test that executes one of their regions.
 //
 // The status of an arm's widening (Widening.Status):
@@ -66,7 +68,7 @@ type Widening struct {
 
 // WidenEnv is the environment that widens the handlers ids ("ID;ID").
 func WidenEnv(ids string) []string {
-	return []string{"ATOMICX_WIDEN=" + ids, "ATOMICX_SNAPSHOTS=none"}
+	return arm.Arming{Widen: arm.SplitIDs(ids), Snapshots: arm.SnapshotsNone}.Env()
 }
 
 // widenRun is the record of the run of prof's test with the handlers ids

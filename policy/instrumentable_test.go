@@ -67,3 +67,25 @@ func stderrOf(err error) []byte {
 	}
 	return nil
 }
+
+// TestOwnPolicyLeavesRuntimeAlone: atomicx's own policy, which detects in
+// the whole module, leaves the runtime and its arming contract as
+// written, under their source paths as under the paths they are built
+// under.
+func TestOwnPolicyLeavesRuntimeAlone(t *testing.T) {
+	p, err := Load("../atomicheck.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := p.ForPackage("github.com/atomicx/atomicx/campaign", false); m.Mode != Detect {
+		t.Fatalf("the campaign package is %v, want detect: the policy no longer detects in the module", m.Mode)
+	}
+	for _, path := range []string{
+		"github.com/atomicx/atomicx/rt", "github.com/atomicx/atomicx/rt/arm",
+		"atomicx/rt", "atomicx/rt/arm",
+	} {
+		if m := p.ForPackage(path, false); m.Mode != Off {
+			t.Errorf("%s is %v, want off", path, m.Mode)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/coverage"
+	"github.com/atomicx/atomicx/rt/arm"
 
 	"github.com/atomicx/atomicx/internal/funcname"
 )
@@ -97,6 +98,20 @@ type Evidence struct {
 	Callback string `json:"callback,omitempty"`
 
 	first bool // the failed call was non-atomic by itself
+	// inject is the fault that Injection writes out; zero for a natural
+	// failure.
+	inject arm.Injection
+}
+
+// injected records that a run with inj armed gave the evidence.
+func (e *Evidence) injected(inj arm.Injection) {
+	e.inject, e.Injection = inj, inj.String()
+}
+
+// Arming is the arming of the run that gave the evidence, as far as a
+// run again needs it: its fault and the functions it rolled back.
+func (e *Evidence) Arming() arm.Arming {
+	return arm.Arming{Inject: e.inject, Mask: arm.SplitIDs(e.Mask)}
 }
 
 // OutsideWrite is a call that wrote outside memory inside a failed call.
@@ -724,7 +739,7 @@ func newEvidence(e event, rec *campaign.Record) *Evidence {
 	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Changes: changesOf(e), Failure: e.Failure, Error: e.Error,
 		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: rec.Mask, first: e.First}
 	if (rec.Kind == "experiment" || rec.Kind == "recheck") && rec.Site != "" {
-		ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
+		ev.injected(arm.Injection{Fault: rec.Fault, Occurrence: rec.Occurrence, Site: rec.Site})
 	}
 	ev.EndLine, ev.Callback = e.End, e.Callback
 	ev.CallSite = injectedCallSite(rec)
@@ -915,13 +930,9 @@ func reproduce(ev *Evidence, h *campaign.Header) string {
 	if h != nil && h.Policy != "" {
 		words = append(words, "ATOMICX_POLICY="+shellQuote(h.Policy))
 	}
-	if ev.Injection != "" {
-		words = append(words, "ATOMICX_INJECT='"+ev.Injection+"'")
-	}
-	if ev.Mask != "" {
-		words = append(words, "ATOMICX_MASK='"+ev.Mask+"'")
-	}
-	words = append(words, "ATOMICX_SNAPSHOTS=all", "ATOMICX_LOG=$PWD/events.jsonl")
+	a := ev.Arming()
+	a.Snapshots, a.Log = arm.SnapshotsAll, reproduceLog
+	words = append(words, armingWords(a)...)
 	if ev.Exec != "" {
 		return strings.Join(append(words, "ATOMICX_BINARY="+shellQuote(ev.Binary), shellQuote(ev.Exec)), " ")
 	}

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // Crash is one way the test binary died in experiments without a test
@@ -56,7 +57,7 @@ func crashes(recs []*campaign.Record, hdr *campaign.Header) []*Crash {
 		if c == nil {
 			ev := &Evidence{Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary}
 			if rec.Site != "" {
-				ev.Injection = fmt.Sprintf("%s:%d:%s", rec.Fault, rec.Occurrence, rec.Site)
+				ev.injected(arm.Injection{Fault: rec.Fault, Occurrence: rec.Occurrence, Site: rec.Site})
 			}
 			c = &Crash{Message: msg, Injection: ev.Injection, Reproduce: reproduce(ev, hdr)}
 			byMessage[msg] = c

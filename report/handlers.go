@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // HandlersReport is the report of a handlers campaign (atomicx
@@ -280,7 +281,9 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 				}
 			}
 			if t.Run != nil {
-				row.Reproduce = reproduce(&Evidence{Package: t.Package, Test: t.Test, Injection: campaign.HandlerInjection(res.ID), Exec: t.Run.Exec, Binary: t.Run.Binary}, r.header)
+				ev := &Evidence{Package: t.Package, Test: t.Test, Exec: t.Run.Exec, Binary: t.Run.Binary}
+				ev.injected(arm.HandlerInjection(res.ID))
+				row.Reproduce = reproduce(ev, r.header)
 			}
 			if t.Widened != nil {
 				row.Widened = t.Widened.Status
@@ -303,7 +306,9 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 			h.Routing = &HandlerRouting{Status: rt.Status, Call: res.Route, Results: res.RouteResults, Why: rt.Why}
 			if rt.Test != nil && rt.Test.Routed != nil {
 				ev := &Evidence{Package: rt.Test.Package, Test: rt.Test.Test, Exec: rt.Test.Routed.Exec, Binary: rt.Test.Routed.Binary}
-				h.Routing.Reproduce = "ATOMICX_ROUTE='" + res.ID + "' " + reproduce(ev, r.header)
+				// The handler's arming first, then the test's.
+				route := armingWords(arm.Arming{Route: []string{res.ID}})
+				h.Routing.Reproduce = strings.Join(append(route, reproduce(ev, r.header)), " ")
 			}
 		}
 		r.Handlers = append(r.Handlers, h)
@@ -349,7 +354,8 @@ func (r *HandlersReport) widenReproduce(ids string, t *campaign.HandlerTest) str
 	if t.Widened != nil {
 		ev.Exec, ev.Binary = t.Widened.Exec, t.Widened.Binary
 	}
-	return "ATOMICX_WIDEN='" + ids + "' " + reproduce(ev, r.header)
+	widen := armingWords(arm.Arming{Widen: arm.SplitIDs(ids)})
+	return strings.Join(append(widen, reproduce(ev, r.header)), " ")
 }
 
 func (s *HandlersSummary) count(h *HandlerFinding) {

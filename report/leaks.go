@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // A Leak is one finding of the errleak analysis (atomicx vet): a resource
@@ -31,8 +32,10 @@ type LeakConfirmation struct {
 
 // LeakReproduce is the command that runs a confirm campaign's experiment
 // again, as a detection campaign's reproduce lines do.
-func LeakReproduce(pkg, test, injection string, h *campaign.Header) string {
-	return reproduce(&Evidence{Package: pkg, Test: test, Injection: injection}, h)
+func LeakReproduce(pkg, test string, inj arm.Injection, h *campaign.Header) string {
+	ev := &Evidence{Package: pkg, Test: test}
+	ev.injected(inj)
+	return reproduce(ev, h)
 }
 
 // A LeakStep is one place on a leak's path.

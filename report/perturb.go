@@ -299,12 +299,10 @@ func (r *PerturbReport) reproduce(rec *campaign.Record) string {
 	if h := r.header; h != nil && h.Policy != "" {
 		words = append(words, "ATOMICX_POLICY="+shellQuote(h.Policy))
 	}
-	for _, kv := range campaign.PerturbEnv(rec) {
-		if name, value, ok := strings.Cut(kv, "="); ok && name != "ATOMICX_SNAPSHOTS" {
-			words = append(words, name+"="+shellQuote(value))
-		}
-	}
-	words = append(words, "ATOMICX_LOG=$PWD/events.jsonl")
+	// Snapshots as a run by hand takes them: the run was armed without.
+	a := campaign.PerturbArming(rec)
+	a.Snapshots, a.Log = "", reproduceLog
+	words = append(words, armingWords(a)...)
 	if r.OneAtATime {
 		words = append(words, "GOMAXPROCS=1")
 	}

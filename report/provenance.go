@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // Provenance says what produced a report: the atomicx and Go versions, the
@@ -69,6 +70,30 @@ func ShellJoin(args []string) string {
 		q[i] = shellQuote(a)
 	}
 	return strings.Join(q, " ")
+}
+
+// reproduceLog is the event log of a reproduce line: in the directory it
+// is run in.
+const reproduceLog = "$PWD/events.jsonl"
+
+// armingWords are an arming's variables as words of a shell command
+// line, in arm's order.
+func armingWords(a arm.Arming) []string {
+	var words []string
+	for _, kv := range a.Env() {
+		name, value, _ := strings.Cut(kv, "=")
+		words = append(words, name+"="+shellValue(value))
+	}
+	return words
+}
+
+// shellValue quotes a value for a shell, except a $PWD at its start,
+// which the shell is to expand.
+func shellValue(v string) string {
+	if rest, ok := strings.CutPrefix(v, "$PWD/"); ok {
+		return "$PWD/" + shellQuote(rest)
+	}
+	return shellQuote(v)
 }
 
 // shellQuote returns s as one word of a POSIX shell: as it is when it has

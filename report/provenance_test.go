@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 func TestShellQuote(t *testing.T) {
@@ -21,6 +22,29 @@ func TestShellQuote(t *testing.T) {
 	} {
 		if got := shellQuote(c.in); got != c.want {
 			t.Errorf("shellQuote(%q) = %s, want %s", c.in, got, c.want)
+		}
+	}
+}
+
+// TestArmingWords: a reproduce line's arming is arm's variables in arm's
+// order, each value one shell word, a log under $PWD left to the shell.
+func TestArmingWords(t *testing.T) {
+	for _, c := range []struct {
+		a    arm.Arming
+		want string
+	}{
+		{arm.Arming{}, ""},
+		{
+			arm.Arming{Inject: arm.Injection{Fault: arm.FaultError, Occurrence: 2, Site: "m.(*T).add#entry"}, Mask: []string{"m.A#entry", "m.B#entry"},
+				Snapshots: arm.SnapshotsAll, Log: reproduceLog},
+			"ATOMICX_INJECT='error:2:m.(*T).add#entry' ATOMICX_MASK='m.A#entry;m.B#entry' ATOMICX_SNAPSHOTS=all ATOMICX_LOG=$PWD/events.jsonl",
+		},
+		{arm.Arming{Route: []string{"m.F#handler:f.go:3:2"}}, "ATOMICX_ROUTE='m.F#handler:f.go:3:2'"},
+		{arm.Arming{Log: "$PWD/my log's.jsonl"}, `ATOMICX_LOG=$PWD/'my log'\''s.jsonl'`},
+		{arm.Arming{Log: "/tmp/$x/events.jsonl"}, "ATOMICX_LOG='/tmp/$x/events.jsonl'"},
+	} {
+		if got := strings.Join(armingWords(c.a), " "); got != c.want {
+			t.Errorf("armingWords(%+v) = %s, want %s", c.a, got, c.want)
 		}
 	}
 }

@@ -1,16 +1,12 @@
 package rt
 
-import (
-	"os"
-	"strings"
-)
+import "strings"
 
-// EnvListAsWritten set to "1" makes a logged run list, when each
-// instrumented package is initialized, the functions that detection
-// left as written: one "as_written" event each. A campaign asks it of
-// one profile run per test binary, so that its report lists them with
-// the only verdict they can have.
-const EnvListAsWritten = "ATOMICX_LIST_AS_WRITTEN"
+// A logged run asked to list the functions left as written
+// (arm.EnvListAsWritten) lists them, when each instrumented package is
+// initialized: one "as_written" event each. A campaign asks it of one
+// profile run per test binary, so that its report lists them with the
+// only verdict they can have.
 
 // AsWritten is called when an instrumented package is initialized (in a
 // package variable's initializer), with the package's functions that
@@ -22,9 +18,9 @@ const EnvListAsWritten = "ATOMICX_LIST_AS_WRITTEN"
 // separated by tabs, FLAGS "-" or "w": w says that every method of the
 // function's receiver type is such a function, so that the type is
 // atomic whatever the tests reach. It logs them when the run was asked
-// to (EnvListAsWritten), and does nothing else.
+// to (settings.listAsWritten), and does nothing else.
 func AsWritten(table string) struct{} {
-	if config.logPath == "" || os.Getenv(EnvListAsWritten) != "1" {
+	if config.logPath == "" || !config.listAsWritten {
 		return struct{}{}
 	}
 	for table != "" {

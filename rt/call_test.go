@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // funcName is the runtime.Func.Name() of a function value.
@@ -791,8 +793,8 @@ func TestProblemEvent(t *testing.T) {
 		t.Fatalf("%d events, want a problem and two verdicts: %v", len(got), got)
 	}
 	msg, _ := got[0]["message"].(string)
-	if got[0]["event"] != "problem" || !strings.Contains(msg, EnvInject+"=error:x:") {
-		t.Errorf("first event = %v, want a problem naming %s", got[0], EnvInject)
+	if got[0]["event"] != "problem" || !strings.Contains(msg, arm.EnvInject+"=error:x:") {
+		t.Errorf("first event = %v, want a problem naming %s", got[0], arm.EnvInject)
 	}
 	for _, e := range got[1:] {
 		if e["event"] != "verdict" {

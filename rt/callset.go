@@ -4,7 +4,8 @@ import (
 	"cmp"
 	"slices"
 	"strconv"
-	"strings"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // A callSet is a set of call numbers of one function, as runs of
@@ -94,36 +95,21 @@ func appendCalls(b []byte, s callSet, site string) []byte {
 }
 
 // parseTargets parses a list of calls, "NUMS@SITE;NUMS@SITE" as
-// appendCalls writes it. A malformed list snapshots nothing rather than
-// everything: the experiment's cost stays bounded, and the problem is
-// logged.
+// appendCalls writes it (see arm.ParseCalls). A malformed list snapshots
+// nothing rather than everything: the experiment's cost stays bounded,
+// and the problem is logged.
 func parseTargets(list string) (map[string]callSet, string) {
-	spans := map[string][]callSpan{}
-	for _, t := range strings.Split(list, ";") {
-		if t == "" {
-			continue
-		}
-		malformed := "malformed calls " + strconv.Quote(t) + ": want N@SITE, or runs such as 1-9,12@SITE"
-		runs, id, ok := strings.Cut(t, "@")
-		if !ok || id == "" {
-			return map[string]callSet{}, malformed
-		}
-		for _, run := range strings.Split(runs, ",") {
-			lo, hi, isRun := strings.Cut(run, "-")
-			first, err := strconv.ParseUint(lo, 10, 64)
-			last := first
-			if err == nil && isRun {
-				last, err = strconv.ParseUint(hi, 10, 64)
-			}
-			if err != nil || first == 0 || last < first {
-				return map[string]callSet{}, malformed
-			}
-			spans[id] = append(spans[id], callSpan{first, last})
-		}
+	calls, err := arm.ParseCalls(list)
+	if err != nil {
+		return map[string]callSet{}, err.Error()
 	}
-	targets := make(map[string]callSet, len(spans))
-	for id, sp := range spans {
-		targets[id] = normalize(sp, 0)
+	targets := make(map[string]callSet, len(calls))
+	for id, runs := range calls {
+		spans := make([]callSpan, len(runs))
+		for i, r := range runs {
+			spans[i] = callSpan{r.First, r.Last}
+		}
+		targets[id] = normalize(spans, 0)
 	}
 	return targets, ""
 }

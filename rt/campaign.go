@@ -2,101 +2,97 @@ package rt
 
 import (
 	"os"
-	"strconv"
-	"strings"
 	"sync/atomic"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
-// Settings that a detection campaign uses. EnvSnapshots and
-// EnvSnapshotCalls also serve logged runs by hand.
-const (
-	// EnvProfile turns on the profile run of a campaign: the first N
-	// occurrences of each injection point are logged as "reach" events, so
-	// that the campaign knows which experiments exist. N is the campaign's
-	// cap on occurrences per point and test.
-	EnvProfile = "ATOMICX_PROFILE"
-	// EnvStop set to "absorbed" ends the program (exit status 0) as soon
-	// as an injected failure has stopped propagating: a call that was on
-	// the stack when the fault was injected returns without failing. What
-	// follows cannot change a verdict, and skipping it keeps a campaign's
-	// cost proportional to the number of points, not to their product
-	// with the length of the workload.
-	EnvStop = "ATOMICX_STOP"
-	// EnvSnapshots says which calls are snapshotted. Unset or "sampled",
-	// a sample of each function's calls (see sampledIn): the first few,
-	// then ever sparser ones, and more after a failure that was sampled
-	// out, which gets the verdict "unknown" with its call number;
-	// and no more snapshots while they have taken longer than the rest of
-	// the run.
-	// This keeps a logged run of a long test suite within a small factor
-	// of its plain run. "all" snapshots every call.
-	//
-	// Set to "before-fault", it makes an experiment snapshot only
-	// calls entered before the armed fault fires: a call entered later
-	// was not on the stack when the fault was injected, so it cannot be
-	// part of the failure's propagation, and its own failures were
-	// already seen by the profile run. Most calls of a long test come
-	// after the fault; snapshotting them is most of an experiment's cost.
-	// The exception are calls that the propagation itself makes, such as
-	// an error helper (return f.fail(err)): the first few calls entered
-	// after the fault on its goroutine are snapshotted, and logged when
-	// they fail with the injected failure (see afterFaultWanted).
-	//
-	// Set to "none", calls are never snapshotted: a profile run uses it,
-	// and logs each failed call as a "fail" event (with its call number)
-	// instead of a verdict, so that a later run can snapshot just those.
-	EnvSnapshots = "ATOMICX_SNAPSHOTS"
-	// EnvSnapshotCalls names the only calls to snapshot, as
-	// "N@SITE;N@SITE": the Nth call of the function whose entry site is
-	// SITE. A profile run logs, with each point it reaches, the calls on
-	// the stack at that moment; the experiment that injects there
-	// snapshots those and nothing else, so its cost does not grow with
-	// the number of calls the test makes before the fault. A failure of
-	// another call inside the injected failure's propagation (the run
-	// took another path than the profile run) gets the verdict "unknown:
-	// not snapshotted". Set, it overrides the sampling of EnvSnapshots.
-	EnvSnapshotCalls = "ATOMICX_SNAPSHOT_CALLS"
-	// EnvMask names functions, by entry site ID ("SITE;SITE"), whose
-	// failed calls are rolled back to their snapshot as masking would,
-	// once their verdict is logged. A campaign replays a non-atomic
-	// failed call with the non-atomic functions that ran inside it masked
-	// to tell whether it is non-atomic by itself (pure) or only because
-	// of them (dependent).
-	EnvMask = "ATOMICX_MASK"
-	// EnvOblivious names failure-oblivious functions, by entry site ID
-	// ("SITE;SITE"): a failed call of one swallows its failure. Its error
-	// result becomes nil (the other results stay as the function left
-	// them), and a panic going through it is recovered (the results stay
-	// as they were when it panicked); a runtime.Goexit is left alone.
-	// When the function is in EnvMask too, the call is first rolled back
-	// to its entry state (atomic failure-oblivious), and its failure is
-	// swallowed only if it could be. Each wrapped failure is logged as an
-	// "oblivious" event. A perturbation campaign uses it to tell whether
-	// a function that swallowed a failure would make the program
-	// survive it.
-	EnvOblivious = "ATOMICX_OBLIVIOUS"
-	// EnvUndoFiles names functions of EnvMask, by entry site ID
-	// ("SITE;SITE"), whose rolled-back calls also get their writes to
-	// regular files undone, as a masking build does for the functions of
-	// a rule's undo_files (see fileundo.go).
-	EnvUndoFiles = "ATOMICX_UNDO_FILES"
-	// EnvWiden names error handlers, by ID ("HANDLER;HANDLER"), whose
-	// typed predicate (errors.Is, errors.As, err == X, a type switch's
-	// case: see WidenSwitch) is widened to err != nil: the arm takes any
-	// error. Only arms that the
-	// instrumentation found widenable (Handler.Widened) are widened. A
-	// handlers campaign uses it to validate a widening before offering
-	// it.
-	EnvWiden = "ATOMICX_WIDEN"
-	// EnvRoute names err != nil handlers, by ID ("HANDLER;HANDLER"), whose
-	// region's call can panic (Handler.Route): at every execution, the
-	// call panics at its start and the panic is routed to the handler as
-	// an error (*RoutedPanic), as the suggested rewrite of the call (a
-	// deferred recover around it) would. With "panic:" before the IDs, the
-	// panic is not routed: it goes on. A handlers campaign uses it to
-	// validate routing the panic of a region to its handler.
-	EnvRoute = "ATOMICX_ROUTE"
-)
+// What a campaign asks of a run (see package arm for the syntax):
+//
+// arm.EnvProfile turns on the profile run of a campaign: the first N
+// occurrences of each injection point are logged as "reach" events, so
+// that the campaign knows which experiments exist. N is the campaign's
+// cap on occurrences per point and test.
+//
+// arm.EnvStop set to "absorbed" ends the program (exit status 0) as soon
+// as an injected failure has stopped propagating: a call that was on
+// the stack when the fault was injected returns without failing. What
+// follows cannot change a verdict, and skipping it keeps a campaign's
+// cost proportional to the number of points, not to their product
+// with the length of the workload.
+//
+// arm.EnvSnapshots says which calls are snapshotted. Unset or "sampled",
+// a sample of each function's calls (see sampledIn): the first few,
+// then ever sparser ones, and more after a failure that was sampled
+// out, which gets the verdict "unknown" with its call number;
+// and no more snapshots while they have taken longer than the rest of
+// the run.
+// This keeps a logged run of a long test suite within a small factor
+// of its plain run. "all" snapshots every call.
+//
+// Set to "before-fault", it makes an experiment snapshot only
+// calls entered before the armed fault fires: a call entered later
+// was not on the stack when the fault was injected, so it cannot be
+// part of the failure's propagation, and its own failures were
+// already seen by the profile run. Most calls of a long test come
+// after the fault; snapshotting them is most of an experiment's cost.
+// The exception are calls that the propagation itself makes, such as
+// an error helper (return f.fail(err)): the first few calls entered
+// after the fault on its goroutine are snapshotted, and logged when
+// they fail with the injected failure (see afterFaultWanted).
+//
+// Set to "none", calls are never snapshotted: a profile run uses it,
+// and logs each failed call as a "fail" event (with its call number)
+// instead of a verdict, so that a later run can snapshot just those.
+//
+// arm.EnvSnapshotCalls names the only calls to snapshot, as
+// "N@SITE;N@SITE": the Nth call of the function whose entry site is
+// SITE. A profile run logs, with each point it reaches, the calls on
+// the stack at that moment; the experiment that injects there
+// snapshots those and nothing else, so its cost does not grow with
+// the number of calls the test makes before the fault. A failure of
+// another call inside the injected failure's propagation (the run
+// took another path than the profile run) gets the verdict "unknown:
+// not snapshotted". Set, it overrides the sampling of arm.EnvSnapshots.
+//
+// arm.EnvMask names functions, by entry site ID ("SITE;SITE"), whose
+// failed calls are rolled back to their snapshot as masking would,
+// once their verdict is logged. A campaign replays a non-atomic
+// failed call with the non-atomic functions that ran inside it masked
+// to tell whether it is non-atomic by itself (pure) or only because
+// of them (dependent).
+//
+// arm.EnvOblivious names failure-oblivious functions, by entry site ID
+// ("SITE;SITE"): a failed call of one swallows its failure. Its error
+// result becomes nil (the other results stay as the function left
+// them), and a panic going through it is recovered (the results stay
+// as they were when it panicked); a runtime.Goexit is left alone.
+// When the function is in arm.EnvMask too, the call is first rolled back
+// to its entry state (atomic failure-oblivious), and its failure is
+// swallowed only if it could be. Each wrapped failure is logged as an
+// "oblivious" event. A perturbation campaign uses it to tell whether
+// a function that swallowed a failure would make the program
+// survive it.
+//
+// arm.EnvUndoFiles names functions of EnvMask, by entry site ID
+// ("SITE;SITE"), whose rolled-back calls also get their writes to
+// regular files undone, as a masking build does for the functions of
+// a rule's undo_files (see fileundo.go).
+//
+// arm.EnvWiden names error handlers, by ID ("HANDLER;HANDLER"), whose
+// typed predicate (errors.Is, errors.As, err == X, a type switch's
+// case: see WidenSwitch) is widened to err != nil: the arm takes any
+// error. Only arms that the instrumentation found widenable
+// (Handler.Widened) are widened. A handlers campaign uses it to
+// validate a widening before offering it.
+//
+// arm.EnvRoute names err != nil handlers, by ID ("HANDLER;HANDLER"),
+// whose region's call can panic (Handler.Route): at every execution,
+// the call panics at its start and the panic is routed to the handler
+// as an error (*RoutedPanic), as the suggested rewrite of the call (a
+// deferred recover around it) would. With "panic:" before the IDs, the
+// panic is not routed: it goes on. A handlers campaign uses it to
+// validate routing the panic of a region to its handler.
 
 // campaignSettings complete settings with what the campaign asked for.
 type campaignSettings struct {
@@ -128,61 +124,46 @@ type campaignSettings struct {
 	targets map[string]callSet
 	masks   map[string]bool // entry site IDs of functions rolled back on failure
 	// undoFiles are the entry site IDs of masked functions whose writes
-	// to files are undone with their memory (EnvUndoFiles); nil when
+	// to files are undone with their memory (arm.EnvUndoFiles); nil when
 	// none.
 	undoFiles map[string]bool
 	// oblivious are the entry site IDs of failure-oblivious functions
-	// (EnvOblivious); nil when none.
+	// (arm.EnvOblivious); nil when none.
 	oblivious map[string]bool
-	// widen are the IDs of the widened handlers (EnvWiden); nil when
+	// widen are the IDs of the widened handlers (arm.EnvWiden); nil when
 	// none.
 	widen map[string]bool
-	// route are the IDs of the handlers whose region panics (EnvRoute),
+	// route are the IDs of the handlers whose region panics (arm.EnvRoute),
 	// routed to them unless routeUnrouted; nil when none.
 	route         map[string]bool
 	routeUnrouted bool
 }
 
-func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campaignSettings, string) {
-	var c campaignSettings
-	var problem string
-	if profile != "" {
-		n, err := strconv.ParseUint(profile, 10, 32)
-		if err != nil || n == 0 {
-			problem = EnvProfile + "=" + profile + ": want a positive number of occurrences"
-		}
-		c.profile = n
-	}
-	switch stop {
-	case "":
-	case "absorbed":
-		c.stopAbsorbed = true
-	default:
-		problem = EnvStop + "=" + stop + ": the only value is \"absorbed\""
-	}
-	switch snapshots {
-	case "", "sampled":
-		c.sampled = calls == ""
-	case "all":
-	case "before-fault":
+// campaignSettingsOf is what the runtime makes of what an arming asks of
+// a campaign's run. A malformed list of calls to snapshot comes as the
+// empty one from arm.Parse, which reported it.
+func campaignSettingsOf(a arm.Arming) campaignSettings {
+	c := campaignSettings{profile: a.Profile, stopAbsorbed: a.StopAbsorbed}
+	switch a.Snapshots {
+	case "", arm.SnapshotsSampled:
+		c.sampled = a.SnapshotCalls == ""
+	case arm.SnapshotsBeforeFault:
 		c.beforeFault = true
-	case "none":
+	case arm.SnapshotsNone:
 		c.noSnapshots = true
-	default:
-		problem = EnvSnapshots + "=" + snapshots + ": want sampled, all, before-fault or none"
 	}
-	if calls != "" {
-		targets, err := parseTargets(calls)
-		if err != "" {
-			problem = EnvSnapshotCalls + ": " + err
-		}
-		c.targets = targets
+	if a.SnapshotCalls != "" {
+		c.targets, _ = parseTargets(a.SnapshotCalls)
 	}
-	c.masks = siteIDs(masks)
+	c.masks = setOf(a.Mask)
 	if c.noSnapshots && c.profile > 0 {
 		c.numbered = max(c.profile, numberedCalls)
 	}
-	return c, problem
+	c.undoFiles = setOf(a.UndoFiles)
+	c.oblivious = setOf(a.Oblivious)
+	c.widen = setOf(a.Widen)
+	c.route, c.routeUnrouted = setOf(a.Route), a.RouteUnrouted
+	return c
 }
 
 // numberedCalls is how many calls of each function a profile run numbers
@@ -194,17 +175,15 @@ func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campa
 // most of what the run costs.
 const numberedCalls = 1 << 16
 
-// siteIDs parses a list of site IDs, "SITE;SITE", as a set; nil when it
-// names none.
-func siteIDs(list string) map[string]bool {
+// setOf is a list of site or handler IDs as a set; nil when it names
+// none.
+func setOf(ids []string) map[string]bool {
 	var set map[string]bool
-	for _, id := range strings.Split(list, ";") {
-		if id != "" {
-			if set == nil {
-				set = map[string]bool{}
-			}
-			set[id] = true
+	for _, id := range ids {
+		if set == nil {
+			set = map[string]bool{}
 		}
+		set[id] = true
 	}
 	return set
 }

@@ -19,9 +19,11 @@
 // their own methods (see graph_conc.go).
 //
 // The package is compiled into users' binaries, so it imports the standard
-// library only, keeps its dependencies few, holds no global state beyond
-// the settings read once at start-up and the injection counters, and costs
-// one predictable branch per instrumented call while nothing is enabled
-// (small functions stay inlinable: see On).
-// It must never be instrumented itself.
+// library only, and its arming contract (package arm, which names and
+// parses the environment variables that drive it); it keeps its
+// dependencies few, holds no global state beyond the settings read once
+// at start-up and the injection counters, and costs one predictable
+// branch per instrumented call while nothing is enabled (small functions
+// stay inlinable: see On).
+// It must never be instrumented itself, nor must arm.
 package rt

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // Undoing a failed call's writes to regular files.
@@ -204,7 +206,7 @@ func undoFilesSince(s *Site, gid, seq uint64) (undone int, problem string) {
 			if to == "" {
 				to = "what it wrote outside memory"
 			}
-			return 0, "memory rolled back, " + to + " not: " + EnvUndoFiles + " does not name the function (" + w.callee() + " at " + w.site.Pos + ")"
+			return 0, "memory rolled back, " + to + " not: " + arm.EnvUndoFiles + " does not name the function (" + w.callee() + " at " + w.site.Pos + ")"
 		}
 		return 0, ""
 	}

@@ -31,8 +31,8 @@ func writeLine(b []byte) {
 			return
 		}
 		eventLog.f = f
-		if config.problem != "" {
-			f.Write(event("problem").str("message", config.problem).end())
+		for _, p := range config.problems {
+			f.Write(event("problem").str("message", p).end())
 		}
 	}
 	eventLog.f.Write(b)

@@ -2,29 +2,20 @@ package rt
 
 import (
 	"os"
-	"strconv"
-	"strings"
 	"time"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
-// Environment variables that drive the runtime. They are read once, when
-// the program starts; a program started without them runs the original
-// code plus one branch per instrumented call.
-const (
-	// EnvLog names the event log: a file that verdict and injection events
-	// are appended to, one JSON object per line. Setting it turns on
-	// snapshots and verdicts.
-	EnvLog = "ATOMICX_LOG"
-	// EnvInject arms one injection: "FAULT:OCCURRENCE:SITE", for example
-	// "error:3:example.com/m.(*Vector).Alloc#entry" makes the third call
-	// of Alloc fail with an injected error. FAULT is error or panic.
-	// OCCURRENCE "always" makes every reach of the site fail, from the
-	// first: a perturbation campaign's second run of a point.
-	// "handler:always:HANDLER" arms an error handler (see Handler): every
-	// execution of its region is skipped and yields the fault that the
-	// handler's predicate holds for.
-	EnvInject = "ATOMICX_INJECT"
-)
+// The runtime is armed by the environment (see package arm, which
+// defines the variables and their syntax): it is read once, when the
+// program starts; a program started without it runs the original code
+// plus one branch per instrumented call. The log (arm.EnvLog) turns on
+// snapshots and verdicts; the injection (arm.EnvInject) makes one point
+// fail: its Occurrence-th reach, or every reach when Always (a
+// perturbation campaign's second run of a point). A handler's injection
+// (arm.FaultHandler) skips every execution of its region, which yields
+// the fault that the handler's predicate holds for (see Handler).
 
 // settings is what the environment asked for. It is written once, before
 // main runs, and only read afterwards.
@@ -34,7 +25,9 @@ type settings struct {
 	armedID  string // site ID of the armed injection; "" means none
 	armedOcc uint64 // 1-based occurrence of the armed injection; 0 with armedAlways
 	armedErr bool   // inject an error (else a panic)
-	problem  string // a malformed setting, reported in the log
+	// problems are the malformed settings, each logged as a "problem"
+	// event when the log opens.
+	problems []string
 
 	// armedAlways: every reach of the armed site fails (OCCURRENCE
 	// "always").
@@ -42,6 +35,8 @@ type settings struct {
 	// armedHandler is the ID of the armed handler (see Handler); "" means
 	// none.
 	armedHandler string
+	// listAsWritten: list the functions left as written (see AsWritten).
+	listAsWritten bool
 }
 
 var (
@@ -50,24 +45,17 @@ var (
 )
 
 func init() {
-	config = parseSettings(os.Getenv(EnvLog), os.Getenv(EnvInject))
-	var problem string
-	campaign, problem = parseCampaignSettings(os.Getenv(EnvProfile), os.Getenv(EnvStop), os.Getenv(EnvSnapshots), os.Getenv(EnvSnapshotCalls), os.Getenv(EnvMask))
-	if problem != "" && config.problem == "" {
-		config.problem = problem
-	}
+	a, problems := arm.Parse(os.Getenv)
+	config, campaign = settingsOf(a), campaignSettingsOf(a)
+	config.problems = problems
 	campaign.tracksCalls = tracksCalls(campaign, config)
-	if campaign.oblivious = siteIDs(os.Getenv(EnvOblivious)); campaign.oblivious != nil {
+	if campaign.oblivious != nil {
 		config.enabled = true
 		// Every call of a failure-oblivious function is wrapped: begin
 		// sees to each (see Begin).
 		campaign.numbered = 0
 	}
-	campaign.undoFiles = siteIDs(os.Getenv(EnvUndoFiles))
-	if campaign.widen = siteIDs(os.Getenv(EnvWiden)); campaign.widen != nil {
-		config.enabled = true
-	}
-	if campaign.route, campaign.routeUnrouted = routeIDs(os.Getenv(EnvRoute)); campaign.route != nil {
+	if campaign.widen != nil || campaign.route != nil {
 		config.enabled = true
 	}
 	snapshotTime.start = time.Now()
@@ -87,30 +75,15 @@ func tracksCalls(c campaignSettings, s settings) bool {
 	return c.profile > 0 || c.noSnapshots && s.armedID != ""
 }
 
-func parseSettings(logPath, inject string) settings {
-	s := settings{logPath: logPath}
-	if inject != "" {
-		fault, rest, ok1 := strings.Cut(inject, ":")
-		occ, id, ok2 := strings.Cut(rest, ":")
-		always := occ == "always"
-		n, err := strconv.ParseUint(occ, 10, 64)
-		if always {
-			n, err = 0, nil
-		}
-		switch {
-		case fault == handlerFault && ok2 && id != "":
-			if !always {
-				s.problem = EnvInject + "=" + inject + ": a handler is armed at every execution of its region: want handler:always:HANDLER"
-				break
-			}
-			s.armedHandler = id
-		case !ok1 || !ok2 || err != nil || n == 0 && !always || id == "":
-			s.problem = EnvInject + "=" + inject + ": want FAULT:OCCURRENCE:SITE (OCCURRENCE a number from 1, or always), e.g. error:1:example.com/m.F#entry"
-		case fault != "error" && fault != "panic":
-			s.problem = EnvInject + "=" + inject + ": fault must be error or panic"
-		default:
-			s.armedID, s.armedOcc, s.armedAlways, s.armedErr = id, n, always, fault == "error"
-		}
+// settingsOf is what the runtime makes of the log and the injection of
+// an arming.
+func settingsOf(a arm.Arming) settings {
+	s := settings{logPath: a.Log, listAsWritten: a.ListAsWritten}
+	switch inj := a.Inject; {
+	case inj.Fault == arm.FaultHandler:
+		s.armedHandler = inj.Site
+	case !inj.IsZero():
+		s.armedID, s.armedOcc, s.armedAlways, s.armedErr = inj.Site, inj.Occurrence, inj.Always, inj.Fault == arm.FaultError
 	}
 	s.enabled = s.logPath != "" || s.armedID != "" || s.armedHandler != ""
 	return s
@@ -126,10 +99,3 @@ func Enabled() bool { return config.enabled }
 // the inliner less than an inlined call. It is set before main runs and
 // never changed.
 var On bool
-
-// routeIDs parses EnvRoute: "HANDLER;HANDLER", or the same after
-// "panic:" for panics that are not routed.
-func routeIDs(v string) (ids map[string]bool, unrouted bool) {
-	v, unrouted = strings.CutPrefix(v, "panic:")
-	return siteIDs(v), unrouted
-}

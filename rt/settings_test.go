@@ -4,7 +4,47 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
+
+// envOf is a getenv over names and values, in pairs.
+func envOf(kv ...string) func(string) string {
+	env := map[string]string{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		env[kv[i]] = kv[i+1]
+	}
+	return func(name string) string { return env[name] }
+}
+
+// parseSettings is what init makes of a log and an injection.
+func parseSettings(logPath, inject string) settings {
+	a, problems := arm.Parse(envOf(arm.EnvLog, logPath, arm.EnvInject, inject))
+	s := settingsOf(a)
+	s.problems = problems
+	return s
+}
+
+// parseCampaignSettings is what init makes of the settings of a
+// campaign's run, and their problems.
+func parseCampaignSettings(profile, stop, snapshots, calls, masks string) (campaignSettings, string) {
+	a, problems := arm.Parse(envOf(arm.EnvProfile, profile, arm.EnvStop, stop, arm.EnvSnapshots, snapshots,
+		arm.EnvSnapshotCalls, calls, arm.EnvMask, masks))
+	return campaignSettingsOf(a), strings.Join(problems, "\n")
+}
+
+// siteIDs is a list of IDs, "ID;ID", as init reads it into a set.
+func siteIDs(list string) map[string]bool {
+	a, _ := arm.Parse(envOf(arm.EnvMask, list))
+	return campaignSettingsOf(a).masks
+}
+
+// routeIDs is arm.EnvRoute's value as init reads it.
+func routeIDs(v string) (ids map[string]bool, unrouted bool) {
+	a, _ := arm.Parse(envOf(arm.EnvRoute, v))
+	c := campaignSettingsOf(a)
+	return c.route, c.routeUnrouted
+}
 
 func TestParseSettings(t *testing.T) {
 	tests := []struct {
@@ -74,19 +114,20 @@ func TestParseSettings(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := parseSettings(tt.logPath, tt.inject)
-			if tt.problem == "" && got.problem != "" {
-				t.Errorf("unexpected problem %q", got.problem)
+			problem := strings.Join(got.problems, "\n")
+			if tt.problem == "" && problem != "" {
+				t.Errorf("unexpected problem %q", problem)
 			}
 			if tt.problem != "" {
-				if !strings.Contains(got.problem, tt.problem) {
-					t.Errorf("problem = %q, want it to contain %q", got.problem, tt.problem)
+				if !strings.Contains(problem, tt.problem) {
+					t.Errorf("problem = %q, want it to contain %q", problem, tt.problem)
 				}
-				if !strings.Contains(got.problem, EnvInject+"="+tt.inject) {
-					t.Errorf("problem %q does not quote the setting", got.problem)
+				if !strings.Contains(problem, arm.EnvInject+"="+tt.inject) {
+					t.Errorf("problem %q does not quote the setting", problem)
 				}
 			}
-			got.problem = ""
-			if got != tt.want {
+			got.problems = nil
+			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("parseSettings(%q, %q) = %+v, want %+v", tt.logPath, tt.inject, got, tt.want)
 			}
 		})
@@ -118,8 +159,8 @@ func TestParseCampaignSettings(t *testing.T) {
 		},
 		{name: "masks", masks: a + ";" + b + ";", want: campaignSettings{sampled: true, masks: map[string]bool{a: true, b: true}}},
 		{name: "empty list snapshots nothing", calls: ";", want: campaignSettings{targets: map[string]callSet{}}},
-		{name: "bad profile", profile: "0", problem: EnvProfile},
-		{name: "bad stop", stop: "never", problem: EnvStop},
+		{name: "bad profile", profile: "0", problem: arm.EnvProfile},
+		{name: "bad stop", stop: "never", problem: arm.EnvStop},
 		{name: "bad snapshots", snapshots: "some", problem: "want sampled, all, before-fault or none"},
 		{
 			name:    "malformed call: snapshots nothing",

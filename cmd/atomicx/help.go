@@ -380,6 +380,11 @@ Set by 'atomicx detect' for the runs of a campaign:
 	                 arm as an error (atomicx handlers, routing); with
 	                 panic: before the IDs, the panic is not routed
 	ATOMICX_BINARY   program workloads: the instrumented binary
+
+The variables an instrumented program reads are its arming, defined in
+the package rt/arm. A malformed one is logged as a "problem" event and
+taken as unset (a malformed ATOMICX_SNAPSHOTS snapshots every call, a
+malformed ATOMICX_SNAPSHOT_CALLS none).
 `
 
 func help(args []string, stdout, stderr io.Writer) int {

@@ -16,6 +16,7 @@ import (
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/internal/funcname"
 	"github.com/atomicx/atomicx/report"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // reproduceCmd runs a finding's test again as its campaign did — the
@@ -79,15 +80,14 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 	}
 	defer os.RemoveAll(tmp)
 	logPath := filepath.Join(tmp, "events.jsonl")
-	env := []string{"ATOMICX_SNAPSHOTS=all", "ATOMICX_LOG=" + logPath}
+	a := ev.Arming()
+	// The masked functions' writes to files are undone with their
+	// memory, as the campaign's recheck did.
+	a.UndoFiles = a.Mask
+	a.Snapshots, a.Log = arm.SnapshotsAll, logPath
+	env := a.Env()
 	if hdr.Policy != "" {
 		env = append(env, "ATOMICX_POLICY="+hdr.Policy)
-	}
-	if ev.Injection != "" {
-		env = append(env, "ATOMICX_INJECT="+ev.Injection)
-	}
-	if ev.Mask != "" {
-		env = append(env, "ATOMICX_MASK="+ev.Mask, "ATOMICX_UNDO_FILES="+ev.Mask)
 	}
 	var cmd *exec.Cmd
 	if ev.Exec != "" {

@@ -17,6 +17,7 @@ import (
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/errleak"
 	"github.com/atomicx/atomicx/report"
+	"github.com/atomicx/atomicx/rt/arm"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -133,8 +134,9 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 		a := &report.LeakConfirmation{Answer: c.Answer}
 		if e := c.Run; e != nil {
 			a.Package, a.Test = e.Package, e.Test
-			a.Injection = fmt.Sprintf("%s:%d:%s", e.Fault, e.Occurrence, e.Site)
-			a.Reproduce = report.LeakReproduce(e.Package, e.Test, a.Injection, hdr)
+			inj := arm.Injection{Fault: e.Fault, Occurrence: e.Occurrence, Site: e.Site}
+			a.Injection = inj.String()
+			a.Reproduce = report.LeakReproduce(e.Package, e.Test, inj, hdr)
 		}
 		if c.Why != "" {
 			a.Answer += " (" + c.Why + ")"

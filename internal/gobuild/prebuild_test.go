@@ -73,7 +73,7 @@ func TestPrebuild(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command")
 	}
-	src := fstest.MapFS{"rt.go": {Data: []byte("package rt\n\nfunc On() bool { return true }\n")}}
+	src := fstest.MapFS{"rt/rt.go": {Data: []byte("package rt\n\nfunc On() bool { return true }\n")}}
 	dir := t.TempDir()
 	os.WriteFile(filepath.Join(dir, "go.mod"), []byte("module example.com/m\n\ngo 1.22\n"), 0o666)
 	os.WriteFile(filepath.Join(dir, "main.go"), []byte("package main\n\nfunc main() {}\n"), 0o666)

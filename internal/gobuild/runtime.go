@@ -7,6 +7,8 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,6 +16,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -26,7 +29,7 @@ const RuntimeImportPath = "atomicx/rt"
 // Runtime describes how to build the runtime for one user build.
 type Runtime struct {
 	Ctx    context.Context // ends the nested build; nil for none
-	Source fs.FS           // the runtime's .go files (package rt), without tests
+	Source fs.FS           // the runtime's .go files, as atomicx.RuntimeSource lays them out: package rt in rt/, its contract in rt/arm/
 	GOROOT string          // GOROOT of the wrapped tool
 	Flags  []string        // mirrored go build flags
 	Cache  string          // atomicx's own cache root
@@ -197,13 +200,10 @@ func (rb Runtime) writeSource() (string, error) {
 		return "", fmt.Errorf("atomicx runtime cache: %w", err)
 	}
 	defer os.RemoveAll(tmp)
-	pkgDir := filepath.Join(tmp, filepath.FromSlash(strings.TrimPrefix(RuntimeImportPath, "atomicx/")))
-	if err := os.MkdirAll(pkgDir, 0o777); err != nil {
-		return "", err
-	}
 	if err := os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module atomicx\n\ngo 1.22\n"), 0o666); err != nil {
 		return "", err
 	}
+	written := 0
 	err = fs.WalkDir(rb.Source, ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !isRuntimeSource(path) {
 			return err
@@ -212,8 +212,19 @@ func (rb Runtime) writeSource() (string, error) {
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(pkgDir, filepath.Base(path)), data, 0o666)
+		if data, err = rewriteImports(path, data); err != nil {
+			return err
+		}
+		dst := filepath.Join(tmp, filepath.FromSlash(path))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
+			return err
+		}
+		written++
+		return os.WriteFile(dst, data, 0o666)
 	})
+	if err == nil && written == 0 {
+		err = fmt.Errorf("no Go files in the source")
+	}
 	if err != nil {
 		return "", fmt.Errorf("writing the atomicx runtime source: %w", err)
 	}
@@ -227,6 +238,44 @@ func (rb Runtime) writeSource() (string, error) {
 		return "", fmt.Errorf("atomicx runtime cache: %w", err)
 	}
 	return src, nil
+}
+
+// sourceRuntime is the import path of the runtime in atomicx's own
+// module: the runtime's packages import each other under it, and are
+// built under RuntimeImportPath.
+const sourceRuntime = "github.com/atomicx/atomicx/rt"
+
+// rewriteImports points a runtime file's imports of the runtime's own
+// packages (rt/arm) at the paths they are built under in the throwaway
+// module. Only the import paths' strings change, on their lines: the
+// file keeps its lines, so that positions in the runtime's panics and
+// in its export data stay those of its source.
+func rewriteImports(name string, src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, name, src, parser.ImportsOnly)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	last := 0
+	for _, imp := range f.Imports {
+		path, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %v", fset.Position(imp.Path.Pos()), err)
+		}
+		rest, ok := strings.CutPrefix(path, sourceRuntime)
+		if !ok || rest != "" && rest[0] != '/' {
+			continue
+		}
+		start := fset.Position(imp.Path.Pos()).Offset
+		out = append(out, src[last:start]...)
+		out = append(out, strconv.Quote(RuntimeImportPath+rest)...)
+		last = start + len(imp.Path.Value)
+	}
+	if out == nil {
+		return src, nil
+	}
+	return append(out, src[last:]...), nil
 }
 
 func isRuntimeSource(path string) bool {
