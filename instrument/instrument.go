@@ -369,6 +369,7 @@ type pkgRewriter struct {
 	selectorNames map[*ast.Ident]bool           // the names after the dot of selectors
 	lockers       map[*types.Func]bool          // functions that take a lock (see locks), once asked
 	goLits        map[*ast.FuncLit]token.Pos    // literals run as goroutines, and where (see goroutineLits), once asked
+	inPlace       map[*ast.FuncLit]bool         // literals called in place (see inPlaceLits), once asked
 	ends          map[*types.Func]string        // functions that always panic or exit (see funcEnds), once asked
 	savers        map[string][]fieldCopy        // generated checkpoint code, by type name
 	wholeSaver    bool                          // the generic whole-value checkpoint is used

@@ -38,6 +38,10 @@ import (
 // plain values, the callee's own copies) is masked as it is: edits is
 // left empty.
 func (fe *funcEdits) rewriteMasked(edits *editList, siteRef string) error {
+	if fe.coveredByEnclosing() {
+		edits.edits = nil
+		return nil
+	}
 	oblivious, atomic := false, false
 	if fe.p.opts.Oblivious != nil {
 		oblivious, atomic = fe.p.opts.Oblivious(fe.name)
@@ -490,6 +494,79 @@ func guardedStruct(pkg *gotypes.Package, t gotypes.Type, seen map[gotypes.Type]b
 func isMutex(t gotypes.Type) bool {
 	n, ok := gotypes.Unalias(t).(*gotypes.Named)
 	return ok && n.Obj().Pkg() != nil && n.Obj().Pkg().Path() == "sync" && (n.Obj().Name() == "Mutex" || n.Obj().Name() == "RWMutex")
+}
+
+// coveredByEnclosing reports a function literal that returns no error
+// and that the masked function it is written in calls in place: called
+// where it is written, or handed to a function of the standard library
+// that calls it before it returns and keeps no reference to it (a
+// comparison for sort.Search, say). Only a panic would roll it back, and
+// that panic goes on through the masked function, whose checkpoint
+// covers what the literal can write of its graph (a function that holds
+// a literal keeps the checkpoint of its whole graph): a checkpoint per
+// call of the literal, per comparison of a search, would only add cost.
+func (fe *funcEdits) coveredByEnclosing() bool {
+	if fe.lit == nil || fe.errResult != "" || fe.p.opts.Selects == nil || fe.p.oblivious(fe.name) {
+		return false
+	}
+	name, ok := fe.p.literals[fe.lit]
+	if !ok || !fe.p.opts.Selects(name.In) || fe.p.oblivious(name.In) {
+		return false
+	}
+	return fe.p.inPlaceLits()[fe.lit]
+}
+
+// inPlaceCallers are the functions of the standard library that call the
+// function they are handed before they return and keep no reference to
+// it.
+var inPlaceCallers = map[string]bool{
+	"sort.Search": true, "sort.Slice": true, "sort.SliceStable": true, "sort.SliceIsSorted": true,
+	"slices.SortFunc": true, "slices.SortStableFunc": true, "slices.IsSortedFunc": true,
+	"slices.BinarySearchFunc": true, "slices.IndexFunc": true, "slices.ContainsFunc": true,
+	"slices.DeleteFunc": true, "slices.EqualFunc": true, "slices.CompareFunc": true,
+	"slices.MinFunc": true, "slices.MaxFunc": true, "slices.CompactFunc": true,
+	"strings.Map": true, "strings.IndexFunc": true, "strings.LastIndexFunc": true,
+	"strings.FieldsFunc": true, "strings.TrimFunc": true, "strings.TrimLeftFunc": true,
+	"strings.TrimRightFunc": true, "strings.ContainsFunc": true,
+	"bytes.Map": true, "bytes.IndexFunc": true, "bytes.LastIndexFunc": true,
+	"bytes.FieldsFunc": true, "bytes.TrimFunc": true, "bytes.ContainsFunc": true,
+}
+
+// inPlaceLits returns the function literals of the package's declared
+// functions that are called in place (see coveredByEnclosing).
+func (p *pkgRewriter) inPlaceLits() map[*ast.FuncLit]bool {
+	if p.inPlace != nil {
+		return p.inPlace
+	}
+	p.inPlace = map[*ast.FuncLit]bool{}
+	goLits := p.goroutineLits()
+	for _, fd := range p.decls {
+		if fd.Body == nil {
+			continue
+		}
+		ast.Inspect(fd.Body, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
+				if _, async := goLits[lit]; !async {
+					p.inPlace[lit] = true
+				}
+			}
+			fn, _ := calleeObject(p.info, call.Fun).(*gotypes.Func)
+			if fn == nil || fn.Pkg() == nil || !inPlaceCallers[fn.Pkg().Path()+"."+fn.Name()] {
+				return true
+			}
+			for _, a := range call.Args {
+				if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok {
+					p.inPlace[lit] = true
+				}
+			}
+			return true
+		})
+	}
+	return p.inPlace
 }
 
 // goroutineLits returns the function literals that the package's

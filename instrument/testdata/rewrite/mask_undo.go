@@ -176,3 +176,14 @@ func (b *Big) Fill() error {
 	}
 	return errBad
 }
+
+// Find searches with a comparison literal, which its own checkpoint
+// covers: the literal, called in place and failing only by a panic, is
+// not masked itself. The literal it keeps is.
+func (t *Table) Find(x int) (func() int, error) {
+	i := sort.Search(len(t.hist), func(i int) bool { return t.hist[i] >= x })
+	if i == len(t.hist) {
+		return nil, errBad
+	}
+	return func() int { t.hist[i]++; return t.hist[i] }, nil
+}
