@@ -587,7 +587,7 @@ func (c *runner) profile(ctx context.Context, slot *jobSlot, p *Package, test st
 	c.mu.Lock()
 	c.res.ProfileRuns++
 	c.mu.Unlock()
-	c.logf("profiled %s %s: %s, %d points reached", p.ImportPath, test, rec.Status, len(reaches(rec)))
+	c.logf("profiled %s %s: %s, %d points reached", p.ImportPath, test, rec.Status, len(Reaches(rec)))
 	return rec, nil
 }
 
@@ -596,15 +596,15 @@ func (c *runner) profile(ctx context.Context, slot *jobSlot, p *Package, test st
 // profile run saw on the stack there.
 func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
 	var plan []*Record
-	for _, r := range reaches(prof) {
+	for _, r := range Reaches(prof) {
 		if r.Occurrence > uint64(maxOccur) {
 			continue
 		}
-		for _, fault := range r.faults() {
+		for _, fault := range r.FaultNames() {
 			e := &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
 				Site: r.Site, Occurrence: r.Occurrence, Fault: fault}
 			if targeted {
-				e.Snapshot = snapshotList(r.Stack)
+				e.Snapshot = SnapshotList(r.Stack)
 			}
 			plan = append(plan, e)
 		}
@@ -612,9 +612,9 @@ func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
 	return plan
 }
 
-// snapshotList is the value of ATOMICX_SNAPSHOT_CALLS for a list of
-// calls; ";" stands for none, as an empty variable would mean "all".
-func snapshotList(calls string) string {
+// SnapshotList is the value of ATOMICX_SNAPSHOT_CALLS for a list of
+// calls ("N@SITE;...", as Event.Stack lists them); ";" stands for none, as an empty variable would mean "all".
+func SnapshotList(calls string) string {
 	if calls == "" {
 		return ";"
 	}
@@ -632,7 +632,7 @@ func naturalRunOf(prof *Record, maxOccur int) *Record {
 	perSite := map[string]int{}
 	seen := map[string]bool{}
 	for _, raw := range prof.Events {
-		var f event
+		var f Event
 		if json.Unmarshal(raw, &f) != nil || f.Event != "fail" || f.Call == 0 {
 			continue
 		}
@@ -650,8 +650,10 @@ func naturalRunOf(prof *Record, maxOccur int) *Record {
 	return &Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Snapshot: strings.Join(calls, ";")}
 }
 
-// event is the part of the runtime's events that the campaign reads.
-type event struct {
+// An Event is one line of a run's event log (Record.Events), as far as
+// the engine and the questions read it: the runtime writes events of
+// several kinds (Event.Event), each with some of these fields.
+type Event struct {
 	Event string `json:"event"`
 	Site  string `json:"site"`
 	Pos   string `json:"pos"`
@@ -710,28 +712,33 @@ type event struct {
 	Why string `json:"why"`
 }
 
-// The runtime's fault bits (rt.FaultError, rt.FaultPanic).
+// The runtime's fault bits (rt.FaultError, rt.FaultPanic): the faults a
+// reach allows (Event.Faults).
 const (
-	faultError = 1 << iota
-	faultPanic
+	FaultError = 1 << iota
+	FaultPanic
 )
 
-func (r event) faults() []string {
+// FaultNames are the faults a reach allows, as an arming names them
+// ("error", "panic").
+func (r Event) FaultNames() []string {
 	var f []string
-	if r.Faults&faultError != 0 {
+	if r.Faults&FaultError != 0 {
 		f = append(f, "error")
 	}
-	if r.Faults&faultPanic != 0 {
+	if r.Faults&FaultPanic != 0 {
 		f = append(f, "panic")
 	}
 	return f
 }
 
-func reaches(rec *Record) []event {
-	var out []event
+// Reaches are the reach events of a run, one per point and occurrence,
+// in the order of their sites and occurrences.
+func Reaches(rec *Record) []Event {
+	var out []Event
 	seen := map[string]bool{}
 	for _, raw := range rec.Events {
-		var r event
+		var r Event
 		if json.Unmarshal(raw, &r) != nil || r.Event != "reach" {
 			continue
 		}

@@ -63,22 +63,22 @@ var Confirm = &Planner{
 // where it returned.
 func confirmRuns(prof *Record, t LeakTarget) []*Record {
 	var out []*Record
-	for _, r := range reaches(prof) {
-		if r.Faults&faultError == 0 || !injectsFor(r, t) {
+	for _, r := range Reaches(prof) {
+		if r.Faults&FaultError == 0 || !injectsFor(r, t) {
 			continue
 		}
 		if len(out) == maxConfirmOccurrences {
 			break
 		}
 		out = append(out, &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-			Site: r.Site, Occurrence: r.Occurrence, Fault: "error", Snapshot: snapshotList(r.Stack)})
+			Site: r.Site, Occurrence: r.Occurrence, Fault: "error", Snapshot: SnapshotList(r.Stack)})
 	}
 	return out
 }
 
 // injectsFor reports whether a reach is of a point that injects t's
 // opening failure.
-func injectsFor(r event, t LeakTarget) bool {
+func injectsFor(r Event, t LeakTarget) bool {
 	if strings.Contains(r.Site, "#call:") {
 		return r.Pos == t.CallPos
 	}
@@ -188,9 +188,9 @@ func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
 // logged right before its verdict.
 func returnedAt(e *Record, t LeakTarget) (answer, why string, end int) {
 	injected := false
-	var probe *event
+	var probe *Event
 	for _, raw := range e.Events {
-		var v event
+		var v Event
 		if json.Unmarshal(raw, &v) != nil {
 			continue
 		}
@@ -208,9 +208,9 @@ func returnedAt(e *Record, t LeakTarget) (answer, why string, end int) {
 		}
 	}
 	if e.Status == Hung || e.Status == Crashed {
-		if state, ok := stuckIn(e.Stacks, t.Func); ok && injected {
+		if state, ok := StuckIn(e.Stacks, t.Func); ok && injected {
 			why := "it waits for " + state + " and never returns"
-			if lockWait(state) {
+			if LockWait(state) {
 				why = "the lock is never released"
 			}
 			return LeakConfirmedHangs, why, 0
@@ -227,7 +227,7 @@ func returnedAt(e *Record, t LeakTarget) (answer, why string, end int) {
 
 // confirmedState is the answer for a confirmed path whose return at line
 // end the probe (nil if none) saw, and why openness was not checked.
-func confirmedState(probe *event, end int) (answer, why string) {
+func confirmedState(probe *Event, end int) (answer, why string) {
 	if probe == nil || probe.End != end {
 		return LeakConfirmedUnchecked, "the build does not register this acquisition's resource"
 	}

@@ -31,7 +31,7 @@ func rawEvents(t *testing.T, evs ...map[string]any) []json.RawMessage {
 }
 
 func reach(site, pos string, occ int, stack string) map[string]any {
-	return map[string]any{"event": "reach", "site": site, "pos": pos, "occurrence": occ, "faults": faultError, "stack": stack}
+	return map[string]any{"event": "reach", "site": site, "pos": pos, "occurrence": occ, "faults": FaultError, "stack": stack}
 }
 
 func confirmProfile(t *testing.T) *Record {
@@ -48,7 +48,7 @@ func confirmProfile(t *testing.T) *Record {
 		reach("m.check#entry", "m/check.go:5:6", 1, "2@m.Save#entry;1@m.TestLoad#entry"),
 		reach("m.check#entry", "m/check.go:5:6", 2, "1@m.Other#entry;2@m.Save#entry"),
 		// A reach that allows only panics.
-		map[string]any{"event": "reach", "site": "m.Load#call:os.ReadFile#1", "pos": "m/load.go:12:20", "occurrence": 9, "faults": faultPanic},
+		map[string]any{"event": "reach", "site": "m.Load#call:os.ReadFile#1", "pos": "m/load.go:12:20", "occurrence": 9, "faults": FaultPanic},
 	)
 	return &Record{Kind: "profile", Package: "m", Test: "TestLoad", Status: Passed, Events: rawEvents(t, evs...)}
 }
@@ -268,7 +268,7 @@ func TestStackScan(t *testing.T) {
 			}
 		})
 	}
-	if state, ok := stuckIn([]GoroutineStack{{State: "sync.Mutex.Lock", Funcs: []string{"example.com/m.(*DB).Get.func1"}}}, "example.com/m.(*DB).Get"); !ok || !lockWait(state) {
+	if state, ok := StuckIn([]GoroutineStack{{State: "sync.Mutex.Lock", Funcs: []string{"example.com/m.(*DB).Get.func1"}}}, "example.com/m.(*DB).Get"); !ok || !LockWait(state) {
 		t.Errorf("a deferred closure of the function blocked on a mutex: stuckIn = %q, %v", state, ok)
 	}
 }

@@ -117,7 +117,7 @@ type HandlerSeen struct {
 func handlersOf(rec *Record) []*HandlerSeen {
 	byID := map[string]*HandlerSeen{}
 	for _, raw := range rec.Events {
-		var v event
+		var v Event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "handler" && v.Event != "white" {
 			continue
 		}
@@ -346,7 +346,7 @@ func sourceCount(h *HandlerSeen, run *Record) string {
 	var others []uint64
 	armed, more := false, false
 	for _, raw := range run.Events {
-		var v event
+		var v Event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "armed" || v.Site != h.ID {
 			continue
 		}

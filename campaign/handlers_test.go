@@ -149,8 +149,8 @@ func TestHandlerSourceCount(t *testing.T) {
 	armed := func(at uint64) json.RawMessage {
 		return json.RawMessage(fmt.Sprintf(`{"event":"armed","pid":2,"site":%q,"at":%d}`, id, at))
 	}
-	more := func(event string) json.RawMessage {
-		return json.RawMessage(fmt.Sprintf(`{"event":%q,"pid":1,"site":%q,"more":true}`, event, id))
+	more := func(Event string) json.RawMessage {
+		return json.RawMessage(fmt.Sprintf(`{"event":%q,"pid":1,"site":%q,"more":true}`, Event, id))
 	}
 	fault := func(n int) string {
 		return fmt.Sprintf("    a_test.go:9: err: atomicx: injected error at %s (m/f.go:5:9), occurrence %d\n", id, n)

@@ -60,9 +60,9 @@ var Perturb = &Planner{
 // no bound), the smallest tests first.
 func perturbPoints(profs []*Record, bound int) []*Record {
 	order := append([]*Record(nil), profs...)
-	points := map[*Record][]event{}
+	points := map[*Record][]Event{}
 	for _, prof := range order {
-		points[prof] = reaches(prof)
+		points[prof] = Reaches(prof)
 	}
 	sort.SliceStable(order, func(i, j int) bool {
 		if a, b := len(points[order[i]]), len(points[order[j]]); a != b {
@@ -91,9 +91,9 @@ func perturbPoints(profs []*Record, bound int) []*Record {
 // allows faults: an error where it can return one, else a panic.
 func pointFault(faults uint64) string {
 	switch {
-	case faults&faultError != 0:
+	case faults&FaultError != 0:
 		return "error"
-	case faults&faultPanic != 0:
+	case faults&FaultPanic != 0:
 		return "panic"
 	}
 	return ""
@@ -357,7 +357,7 @@ func (v *Validation) countWrapped(runs ...*Record) {
 		}
 		n := 0
 		for _, raw := range r.Events {
-			var e event
+			var e Event
 			if json.Unmarshal(raw, &e) != nil || e.Event != "oblivious" {
 				continue
 			}
@@ -412,7 +412,7 @@ func PerturbPointsOf(recs []*Record) []*PerturbPoint {
 	reached := map[string]int{}
 	for _, r := range recs {
 		if r.Kind == "profile" {
-			for _, e := range reaches(r) {
+			for _, e := range Reaches(r) {
 				posOf[e.Site] = e.Pos
 				if e.Occurrence == 1 && r.Status == Passed {
 					reached[e.Site]++ // a test whose profile run failed runs no point
@@ -596,7 +596,7 @@ func siteFunc(site string) string {
 // event, or the call site's ID.
 func siteName(r *Record, site string) string {
 	for _, raw := range r.Events {
-		var e event
+		var e Event
 		if json.Unmarshal(raw, &e) == nil && e.Event == "inject" && e.Site == site && e.Pos != "" {
 			return e.Pos
 		}
@@ -624,7 +624,7 @@ func Monitored(r *Record) Monitor {
 	injected := false
 	stack, gid := r.Stack, uint64(0)
 	for _, raw := range r.Events {
-		var e event
+		var e Event
 		if json.Unmarshal(raw, &e) != nil {
 			continue
 		}
@@ -662,7 +662,7 @@ func Monitored(r *Record) Monitor {
 // A run of an older runtime, which lists none, is taken at its word.
 func otherPath(r *Record) bool {
 	for _, raw := range r.Events {
-		var e event
+		var e Event
 		if json.Unmarshal(raw, &e) != nil || e.Event != "inject" {
 			continue
 		}

@@ -84,7 +84,7 @@ func askedBy(recs []*Record) map[Question]bool {
 			continue
 		}
 		for _, raw := range r.Events {
-			var v event
+			var v Event
 			if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" {
 				asked[Question{Site: v.Site, Mask: r.Mask}] = true
 			}
