@@ -62,10 +62,11 @@ type Config struct {
 	// CoverDirs' first directory, every other run (a fault armed, or a
 	// rerun after the profile) under its second.
 	Cover bool
-	// Planner is the question the campaign asks; nil for Detect.
+	// Planner is the question the campaign asks.
 	Planner *Planner
-	// Confirm are the findings a Confirm campaign confirms.
-	Confirm []LeakTarget
+	// Confirm are the findings a leak-confirmation campaign confirms, as
+	// that question encodes them (Options.Confirm).
+	Confirm json.RawMessage
 	// TestsPerPoint bounds the tests a Perturb campaign runs each point
 	// with (Options.TestsPerPoint); 0: every test that reaches it.
 	TestsPerPoint int
@@ -130,15 +131,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // MakePlan builds the workload's binaries into cfg.Journal/bin, runs the
 // profile runs (journaled in cfg.Journal/journal.jsonl, resumed from
-// there with cfg.Resume), plans the runs with cfg.Planner (Detect by
-// default), and
-// writes the plan into cfg.Journal. The result counts the profile runs.
+// there with cfg.Resume), plans the runs with cfg.Planner, and writes the plan into cfg.Journal. The result counts the profile runs.
 func MakePlan(ctx context.Context, cfg Config) (*Plan, *Result, error) {
 	return makePlan(ctx, cfg, time.Now())
 }
 
 // makePlan is MakePlan in a command that started at start.
 func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result, error) {
+	if cfg.Planner == nil {
+		return nil, nil, errors.New("a campaign asks a question: Config.Planner is not set")
+	}
 	if cfg.Jobs <= 0 {
 		cfg.Jobs = 1
 	}
@@ -238,10 +240,7 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 	opt := Options{TimeoutMs: cfg.Timeout.Milliseconds(), MaxOccur: cfg.MaxOccur, EarlyStop: cfg.EarlyStop, AllSnaps: cfg.AllSnaps,
 		Confirm: cfg.Confirm, TestsPerPoint: cfg.TestsPerPoint}
 	planner := cfg.Planner
-	if planner == nil {
-		planner = Detect
-	}
-	plan := &Plan{Planner: planner.Name, Header: hdr, Options: opt}
+	plan := &Plan{Planner: planner.Name, Header: hdr, Options: opt, planner: planner}
 	var passed []*Record // for planner.AllRuns
 	for _, p := range pkgs {
 		sum, err := fileSHA256(p.Binary)
@@ -307,7 +306,7 @@ func header(ctx context.Context, cfg Config) (*Header, error) {
 	h.Dir, h.Journal, h.Policy, h.Exec, h.Atomicx = cfg.Dir, cfg.Journal, cfg.Policy, cfg.Exec, cfg.Atomicx
 	h.Patterns = append([]string(nil), cfg.Patterns...)
 	h.Cover = cfg.Cover
-	if cfg.Planner != nil && cfg.Planner != Detect {
+	if !cfg.Planner.Unnamed {
 		h.Question = cfg.Planner.Name
 		h.OneAtATime, h.TestsPerPoint = cfg.Planner.OneAtATime, cfg.TestsPerPoint
 	}

@@ -63,8 +63,6 @@ var Handlers = &Planner{
 	WholeFollowUps: true,
 }
 
-func init() { planners[Handlers.Name] = Handlers }
-
 // HandlerFaultWord is the Fault of the records of handler runs.
 const HandlerFaultWord = handlerFault
 

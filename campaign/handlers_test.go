@@ -34,9 +34,6 @@ func TestHandlersPlanner(t *testing.T) {
 	if r.Run.Site != "m.F#handler:f.go:3:2" || r.Run.Test != "TestA" || r.Run.Kind != "experiment" || r.CostMs != 7 || r.Key != r.Run.Key() {
 		t.Errorf("run %+v", r.Run)
 	}
-	if PlannerNamed("handlers") != Handlers {
-		t.Errorf("the handlers planner is not registered")
-	}
 }
 
 func TestHandlerVerdicts(t *testing.T) {

@@ -27,7 +27,7 @@ func testPlan(t *testing.T) (string, *Plan) {
 		t.Fatal(err)
 	}
 	prof := &Record{Kind: "profile", Package: "example.com/m", Test: "TestA", Status: Passed, Millis: 12}
-	p := &Plan{Planner: Detect.Name, Header: &Header{Module: "example.com/m", ModuleRoot: "/src/m"},
+	p := &Plan{Planner: Detect.Name, planner: Detect, Header: &Header{Module: "example.com/m", ModuleRoot: "/src/m"},
 		Packages: []*PlanPackage{{ImportPath: "example.com/m", Dir: "sub", Binary: "bin/example.com_m.test", SHA256: sum, Tests: []string{"TestA"}}},
 		Options:  Options{TimeoutMs: 60000, MaxOccur: 3, EarlyStop: true},
 		Profiles: []*Record{prof},
@@ -37,6 +37,14 @@ func testPlan(t *testing.T) (string, *Plan) {
 		t.Fatal(err)
 	}
 	return dir, p
+}
+
+// plannerNamed knows the questions of the engine's tests.
+func plannerNamed(name string) *Planner {
+	if name == Detect.Name {
+		return Detect
+	}
+	return nil
 }
 
 // TestReadPlan checks that a plan reads back as written, and that a
@@ -79,7 +87,7 @@ func TestReadPlan(t *testing.T) {
 			if tt.damage != nil {
 				tt.damage(dir)
 			}
-			p, err := ReadPlan(dir)
+			p, err := ReadPlan(dir, plannerNamed)
 			if tt.readErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.readErr) {
 					t.Fatalf("ReadPlan: %v, want an error saying %q", err, tt.readErr)

@@ -41,13 +41,11 @@ type Planner struct {
 	// FollowUpsText says what a round of follow-ups does, with the
 	// number of runs as %d.
 	FollowUpsText string
+	// Unnamed says that a campaign's header does not name the question
+	// (Header.Question): its journals were written before questions had
+	// names, and a header that names none is its.
+	Unnamed bool
 }
-
-// planners are the questions a plan may name.
-var planners = map[string]*Planner{Detect.Name: Detect, Confirm.Name: Confirm, Perturb.Name: Perturb}
-
-// PlannerNamed returns the planner of that name, nil if none.
-func PlannerNamed(name string) *Planner { return planners[name] }
 
 // Detect asks which functions are not failure atomic: one experiment
 // per reached point, occurrence and fault, a natural rerun for the
@@ -61,7 +59,7 @@ var Detect = &Planner{
 			recs = append(recs, n)
 		}
 		recs = append(recs, experimentsOf(prof, opt.MaxOccur, !opt.AllSnaps)...)
-		return plannedRuns(recs, prof.Millis, opt)
+		return PlannedRuns(recs, prof.Millis, opt)
 	},
 	FollowUps: func(recs []*Record, opt Options) []*PlannedRun {
 		// In the order of their keys, not of the journal, so that which
@@ -69,10 +67,11 @@ var Detect = &Planner{
 		// depend on which finished first.
 		recs = append([]*Record(nil), recs...)
 		sort.SliceStable(recs, func(i, j int) bool { return recs[i].Key() < recs[j].Key() })
-		return plannedRuns(replaysOf(recs, askedBy(recs)), 0, opt)
+		return PlannedRuns(replaysOf(recs, askedBy(recs)), 0, opt)
 	},
 	Rounds:        MaxMasks,
 	FollowUpsText: "replaying %d failures with the non-atomic functions that ran inside them masked",
+	Unnamed:       true,
 }
 
 // askedBy returns the questions that the journaled replays among recs
@@ -93,8 +92,9 @@ func askedBy(recs []*Record) map[Question]bool {
 	return asked
 }
 
-// plannedRuns gives each record its arming environment and cost.
-func plannedRuns(recs []*Record, cost int64, opt Options) []*PlannedRun {
+// PlannedRuns gives each detection run its arming environment and cost:
+// the planned runs of records that arm faults as Detect's do.
+func PlannedRuns(recs []*Record, cost int64, opt Options) []*PlannedRun {
 	runs := make([]*PlannedRun, len(recs))
 	for i, r := range recs {
 		runs[i] = &PlannedRun{Key: r.Key(), CostMs: cost, Env: detectEnv(r, opt), Run: r}

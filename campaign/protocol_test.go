@@ -57,7 +57,8 @@ func TestRuntimeProtocol(t *testing.T) {
 		dir  string
 		side programSide
 	}{
-		{".", readProgramSide(t, ".")},
+		// The engine and the questions: what arms a run is theirs.
+		{".", readProgramSide(t, campaignDirs(t)...)},
 		{filepath.Join("..", "report"), readProgramSide(t, filepath.Join("..", "report"))},
 		{filepath.Join("..", "cmd", "atomicx"), readProgramSide(t, filepath.Join("..", "cmd", "atomicx"))},
 	}
@@ -236,18 +237,40 @@ type programSide struct {
 	envVars     map[string]token.Position // ATOMICX_* names in string literals
 	envValues   map[string]token.Position // "NAME=value" literals with a constant value
 	eventKinds  map[string]token.Position // kinds compared with an event's Event field or passed to hasEvent
-	eventFields map[string]token.Position // json tags of its event struct types
+	eventFields map[string]token.Position // json tags of its event (or Event) struct types
 }
 
 var envInLiteral = regexp.MustCompile(`\bATOMICX_[A-Z0-9_]*[A-Z0-9]`)
 
-func readProgramSide(t *testing.T, dir string) programSide {
+// campaignDirs are the directories of the engine and of the questions it
+// is handed, which plan and read its runs.
+func campaignDirs(t *testing.T) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("..", "question", "*", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{".", filepath.Join("..", "question")}
+	for _, d := range dirs {
+		if d := filepath.Dir(d); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// readProgramSide reads the non-test source of the packages in dirs.
+func readProgramSide(t *testing.T, dirs ...string) programSide {
 	s := programSide{
 		envVars: map[string]token.Position{}, envValues: map[string]token.Position{},
 		eventKinds: map[string]token.Position{}, eventFields: map[string]token.Position{},
 	}
 	fset := token.NewFileSet()
-	for _, f := range parseDirWith(t, fset, dir) {
+	var files []*ast.File
+	for _, dir := range dirs {
+		files = append(files, parseDirWith(t, fset, dir)...)
+	}
+	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BasicLit:
@@ -282,7 +305,7 @@ func readProgramSide(t *testing.T, dir string) programSide {
 				}
 			case *ast.TypeSpec:
 				st, ok := n.Type.(*ast.StructType)
-				if !ok || n.Name.Name != "event" {
+				if !ok || n.Name.Name != "event" && n.Name.Name != "Event" {
 					return true
 				}
 				for _, field := range st.Fields.List {

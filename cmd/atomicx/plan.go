@@ -22,7 +22,7 @@ import (
 // planFlags are plan's flags for question q: the workload's and q's own,
 // as q's command takes them; the example files' command lines are
 // checked against them too.
-func planFlags(stderr io.Writer, q question) (*flag.FlagSet, *planOptions) {
+func planFlags(stderr io.Writer, q questionCommand) (*flag.FlagSet, *planOptions) {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &planOptions{}
@@ -52,7 +52,7 @@ type planOptions struct {
 // planQuestion is the question that plan's command line asks: its flags
 // are read with every question's, so that a flag of another question
 // than the one asked is refused by name.
-func planQuestion(args []string, stderr io.Writer) (question, bool) {
+func planQuestion(args []string, stderr io.Writer) (questionCommand, bool) {
 	all := flag.NewFlagSet("plan", flag.ContinueOnError)
 	all.SetOutput(io.Discard)
 	own := map[string]map[string]bool{}

@@ -10,11 +10,11 @@ import (
 	"github.com/atomicx/atomicx/report"
 )
 
-// A question is what a campaign asks of its runs. Its command (atomicx
-// NAME) and plan -question NAME take the same flags, the workload's and
+// A questionCommand is the command side of a question, what a campaign
+// asks of its runs (package question). Its command (atomicx NAME) and plan -question NAME take the same flags, the workload's and
 // the question's own, which define defines: both build them from here,
 // so that neither can take a flag the other refuses.
-type question struct {
+type questionCommand struct {
 	name string
 	// define defines the question's own flags on fs, beside the
 	// workload's in w, and returns what checks their values and sets
@@ -24,10 +24,13 @@ type question struct {
 }
 
 // questions are the campaigns' questions, detect's first: the default.
-var questions = []question{
+var questions = []questionCommand{
 	{name: campaign.Detect.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		w.registerExperiments(fs)
-		return func(string, *campaign.Config, io.Writer) bool { return true }
+		return func(_ string, cfg *campaign.Config, _ io.Writer) bool {
+			cfg.Planner = campaign.Detect
+			return true
+		}
 	}},
 	{name: campaign.Perturb.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		oracle := registerOracle(fs)
@@ -59,13 +62,13 @@ var questions = []question{
 }
 
 // questionNamed is the question called name.
-func questionNamed(name string) (question, bool) {
+func questionNamed(name string) (questionCommand, bool) {
 	for _, q := range questions {
 		if q.name == name {
 			return q, true
 		}
 	}
-	return question{}, false
+	return questionCommand{}, false
 }
 
 // questionNames lists the questions for a message: "detect, perturb or
@@ -89,7 +92,7 @@ type campaignFlags struct {
 
 // newCampaignFlags defines the flags of q's command on a new flag set
 // that writes its errors to stderr.
-func newCampaignFlags(q question, stderr io.Writer) (*flag.FlagSet, *campaignFlags) {
+func newCampaignFlags(q questionCommand, stderr io.Writer) (*flag.FlagSet, *campaignFlags) {
 	fs := flag.NewFlagSet(q.name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &campaignFlags{}

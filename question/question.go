@@ -1,0 +1,44 @@
+// Package question is the registry of the questions a campaign asks:
+// detection of functions that are not failure atomic, the tests of error
+// handlers, perturbation, and the confirmation of errleak's findings.
+// Each question lives in a package of its own; the engine (package
+// campaign) knows none of them by name, and is handed the one it runs.
+package question
+
+import (
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/leaks"
+)
+
+// All returns the questions, detect's first: the default of the commands
+// that ask one.
+func All() []*campaign.Planner {
+	return []*campaign.Planner{campaign.Detect, campaign.Perturb, campaign.Handlers, leaks.Confirm}
+}
+
+// Named returns the question of that name (as plans and journal headers
+// name it), nil if there is none. A journal header that names no
+// question is of the question that leaves itself unnamed
+// (campaign.Planner.Unnamed): use Of for headers.
+func Named(name string) *campaign.Planner {
+	for _, q := range All() {
+		if q.Name == name {
+			return q
+		}
+	}
+	return nil
+}
+
+// Of returns the question a campaign's header says it asked, nil if
+// the header names one that there is not.
+func Of(h *campaign.Header) *campaign.Planner {
+	if h != nil && h.Question != "" {
+		return Named(h.Question)
+	}
+	for _, q := range All() {
+		if q.Unnamed {
+			return q
+		}
+	}
+	return nil
+}
