@@ -611,6 +611,10 @@ func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
 	return plan
 }
 
+// OccurrenceAlways is the OCCURRENCE of an arming (ATOMICX_INJECT) that
+// makes every reach of the point fail, from the first.
+const OccurrenceAlways = "always"
+
 // SnapshotList is the value of ATOMICX_SNAPSHOT_CALLS for a list of
 // calls ("N@SITE;...", as Event.Stack lists them); ";" stands for none, as an empty variable would mean "all".
 func SnapshotList(calls string) string {

@@ -9,10 +9,6 @@ import (
 	"strings"
 )
 
-// OccurrenceAlways is the OCCURRENCE of an arming (ATOMICX_INJECT) that
-// makes every reach of the point fail, from the first.
-const OccurrenceAlways = "always"
-
 // Perturb asks which failure points the workload survives, after
 // TripleAgent (Zhang and Monperrus): every point that a test reaches is
 // run twice with that test, failing its first reach (one-shot) and every

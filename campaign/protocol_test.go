@@ -364,42 +364,8 @@ func sortedKeys[V any](m map[string]V) []string {
 	return slices.Sorted(maps.Keys(m))
 }
 
-// TestHandlerArming checks the words of a handler's arming string
-// (HandlerInjection) against rt's source: the fault word and the
-// occurrence word are ones rt's parse knows.
-func TestHandlerArming(t *testing.T) {
-	rtSide := readRuntimeSide(t, filepath.Join("..", "rt"))
-	for _, word := range []string{handlerFault, OccurrenceAlways} {
-		if !rtSide.literals[word] {
-			t.Errorf("rt's source has no %q: it cannot parse the arming string %s", word, HandlerInjection("m.F#handler:f.go:1:2"))
-		}
-	}
-	fault, rest, _ := strings.Cut(HandlerInjection("m.F#handler:f.go:1:2"), ":")
-	occ, id, _ := strings.Cut(rest, ":")
-	if fault != handlerFault || occ != OccurrenceAlways || id != "m.F#handler:f.go:1:2" {
-		t.Errorf("HandlerInjection is not FAULT:OCCURRENCE:SITE: %s", HandlerInjection("m.F#handler:f.go:1:2"))
-	}
-}
-
-// TestArmingWords: the words the campaign writes into ATOMICX_INJECT's
-// FAULT and OCCURRENCE fields are words rt's parse knows.
-func TestArmingWords(t *testing.T) {
-	rtSide := readRuntimeSide(t, filepath.Join("..", "rt"))
-	for _, word := range []string{"error", "panic", OccurrenceAlways} {
-		if !rtSide.literals[word] {
-			t.Errorf("the campaign arms %q, which rt's source never names", word)
-		}
-	}
-	for _, r := range []*Record{
-		{Kind: "experiment", Site: "m.F#entry", Occurrence: 1, Fault: "error"},
-		{Kind: "experiment", Site: "m.F#entry", Always: true, Fault: "panic"},
-	} {
-		inject := PerturbEnv(r)[0]
-		_, value, _ := strings.Cut(inject, "=")
-		fault, rest, _ := strings.Cut(value, ":")
-		occ, site, _ := strings.Cut(rest, ":")
-		if fault != r.Fault || site != r.Site || r.Always != (occ == OccurrenceAlways) {
-			t.Errorf("PerturbEnv(%+v) arms %q", r, inject)
-		}
-	}
+// RuntimeLiterals are the string literals of rt's source, for the tests
+// of the questions' arming strings (package campaign_test).
+func RuntimeLiterals(t *testing.T) map[string]bool {
+	return readRuntimeSide(t, filepath.Join("..", "rt")).literals
 }
