@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/perturb"
 )
 
 // TestHandlerArming checks the words of a handler's arming string
@@ -24,7 +25,7 @@ func TestHandlerArming(t *testing.T) {
 	}
 }
 
-// TestArmingWords: the words the campaign writes into ATOMICX_INJECT's
+// TestArmingWords: the words the perturbation runs write into ATOMICX_INJECT's
 // FAULT and OCCURRENCE fields are words rt's parse knows.
 func TestArmingWords(t *testing.T) {
 	rtLiterals := campaign.RuntimeLiterals(t)
@@ -37,12 +38,12 @@ func TestArmingWords(t *testing.T) {
 		{Kind: "experiment", Site: "m.F#entry", Occurrence: 1, Fault: "error"},
 		{Kind: "experiment", Site: "m.F#entry", Always: true, Fault: "panic"},
 	} {
-		inject := campaign.PerturbEnv(r)[0]
+		inject := perturb.PerturbEnv(r)[0]
 		_, value, _ := strings.Cut(inject, "=")
 		fault, rest, _ := strings.Cut(value, ":")
 		occ, site, _ := strings.Cut(rest, ":")
 		if fault != r.Fault || site != r.Site || r.Always != (occ == campaign.OccurrenceAlways) {
-			t.Errorf("campaign.PerturbEnv(%+v) arms %q", r, inject)
+			t.Errorf("perturb.PerturbEnv(%+v) arms %q", r, inject)
 		}
 	}
 }

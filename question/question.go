@@ -8,12 +8,13 @@ package question
 import (
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/question/leaks"
+	"github.com/atomicx/atomicx/question/perturb"
 )
 
 // All returns the questions, detect's first: the default of the commands
 // that ask one.
 func All() []*campaign.Planner {
-	return []*campaign.Planner{campaign.Detect, campaign.Perturb, campaign.Handlers, leaks.Confirm}
+	return []*campaign.Planner{campaign.Detect, perturb.Perturb, campaign.Handlers, leaks.Confirm}
 }
 
 // Named returns the question of that name (as plans and journal headers

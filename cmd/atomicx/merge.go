@@ -15,6 +15,7 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/question"
+	"github.com/atomicx/atomicx/question/perturb"
 )
 
 // mergeFlags are merge's flags; the example files' command lines are
@@ -194,7 +195,7 @@ func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
 	}
 	fmt.Fprintf(w, "plan %s: %d/%d runs done (%s)\n", p.ID, m.Done, m.Planned, strings.Join(parts, ", "))
 	followUps := "rechecks" // the runs that a shard's own runs call for
-	if p.Planner == campaign.Perturb.Name {
+	if p.Planner == perturb.Perturb.Name {
 		followUps = "always and validation runs"
 	}
 	for _, s := range m.Shards {

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/perturb"
 	"github.com/atomicx/atomicx/report"
 )
 
@@ -32,7 +33,7 @@ var questions = []questionCommand{
 			return true
 		}
 	}},
-	{name: campaign.Perturb.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
+	{name: perturb.Perturb.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		oracle := registerOracle(fs)
 		testsPerPoint := fs.Int("tests-per-point", 0, testsPerPointUsage)
 		return func(cmd string, cfg *campaign.Config, stderr io.Writer) bool {
@@ -44,7 +45,7 @@ var questions = []questionCommand{
 				return false
 			}
 			// A point's runs need its first reach only.
-			cfg.Planner, cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, absExec(cfg.Dir, *oracle), false, 1
+			cfg.Planner, cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = perturb.Perturb, absExec(cfg.Dir, *oracle), false, 1
 			cfg.TestsPerPoint = *testsPerPoint
 			return true
 		}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/perturb"
 	"github.com/atomicx/atomicx/report"
 )
 
@@ -76,7 +77,7 @@ func (o reportOut) write(r questionReport) error {
 // question's own default category.
 func (o reportOut) writeJournal(recs []*campaign.Record, problems []campaign.Problem) error {
 	switch {
-	case o.hdr != nil && o.hdr.Question == campaign.Perturb.Name:
+	case o.hdr != nil && o.hdr.Question == perturb.Perturb.Name:
 		return o.write(perturbReport{report.Perturbation(recs, problems)})
 	case o.hdr != nil && o.hdr.Question == campaign.Handlers.Name || handlersJournal(recs):
 		return o.write(handlersReport{report.Handlers(recs, problems)})
