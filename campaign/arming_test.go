@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/handlers"
 	"github.com/atomicx/atomicx/question/perturb"
 )
 
@@ -13,15 +14,15 @@ import (
 // occurrence word are ones rt's parse knows.
 func TestHandlerArming(t *testing.T) {
 	rtLiterals := campaign.RuntimeLiterals(t)
-	for _, word := range []string{campaign.HandlerFaultWord, campaign.OccurrenceAlways} {
+	for _, word := range []string{handlers.HandlerFaultWord, campaign.OccurrenceAlways} {
 		if !rtLiterals[word] {
-			t.Errorf("rt's source has no %q: it cannot parse the arming string %s", word, campaign.HandlerInjection("m.F#handler:f.go:1:2"))
+			t.Errorf("rt's source has no %q: it cannot parse the arming string %s", word, handlers.HandlerInjection("m.F#handler:f.go:1:2"))
 		}
 	}
-	fault, rest, _ := strings.Cut(campaign.HandlerInjection("m.F#handler:f.go:1:2"), ":")
+	fault, rest, _ := strings.Cut(handlers.HandlerInjection("m.F#handler:f.go:1:2"), ":")
 	occ, id, _ := strings.Cut(rest, ":")
-	if fault != campaign.HandlerFaultWord || occ != campaign.OccurrenceAlways || id != "m.F#handler:f.go:1:2" {
-		t.Errorf("HandlerInjection is not FAULT:OCCURRENCE:SITE: %s", campaign.HandlerInjection("m.F#handler:f.go:1:2"))
+	if fault != handlers.HandlerFaultWord || occ != campaign.OccurrenceAlways || id != "m.F#handler:f.go:1:2" {
+		t.Errorf("HandlerInjection is not FAULT:OCCURRENCE:SITE: %s", handlers.HandlerInjection("m.F#handler:f.go:1:2"))
 	}
 }
 

@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/handlers"
 	"github.com/atomicx/atomicx/report"
 )
 
 // handlersCmd runs a handlers campaign: short-circuit testing of the
 // packages' error handlers against their tests.
 func handlersCmd(args []string, stdout, stderr io.Writer) int {
-	q, _ := questionNamed(campaign.Handlers.Name)
+	q, _ := questionNamed(handlers.Handlers.Name)
 	fs, c := newCampaignFlags(q, stderr)
 	widenDiff := fs.String("widen-diff", "", "write the kept handler widenings to this file, as a unified diff of the sources (apply with patch -p1 in the module's root)")
 	fs.Usage = func() {
@@ -108,8 +109,8 @@ func writeWidenDiff(stderr io.Writer, file string, rep *report.HandlersReport, h
 func handlersJournal(recs []*campaign.Record) bool {
 	for _, r := range recs {
 		if r.Kind == "experiment" {
-			return r.Fault == campaign.HandlerFaultWord || r.Fault == campaign.WidenFaultWord ||
-				r.Fault == campaign.RouteFaultWord || r.Fault == campaign.RoutePanicFaultWord
+			return r.Fault == handlers.HandlerFaultWord || r.Fault == handlers.WidenFaultWord ||
+				r.Fault == handlers.RouteFaultWord || r.Fault == handlers.RoutePanicFaultWord
 		}
 	}
 	return false

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/handlers"
 	"github.com/atomicx/atomicx/question/perturb"
 	"github.com/atomicx/atomicx/report"
 )
@@ -50,13 +51,13 @@ var questions = []questionCommand{
 			return true
 		}
 	}},
-	{name: campaign.Handlers.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
+	{name: handlers.Handlers.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		oracle := registerOracle(fs)
 		return func(cmd string, cfg *campaign.Config, stderr io.Writer) bool {
 			if oracleWithoutExec(cmd, *oracle, w, stderr) {
 				return false
 			}
-			cfg.Planner, cfg.Oracle = campaign.Handlers, absExec(cfg.Dir, *oracle)
+			cfg.Planner, cfg.Oracle = handlers.Handlers, absExec(cfg.Dir, *oracle)
 			return true
 		}
 	}},

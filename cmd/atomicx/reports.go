@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/handlers"
 	"github.com/atomicx/atomicx/question/perturb"
 	"github.com/atomicx/atomicx/report"
 )
@@ -79,7 +80,7 @@ func (o reportOut) writeJournal(recs []*campaign.Record, problems []campaign.Pro
 	switch {
 	case o.hdr != nil && o.hdr.Question == perturb.Perturb.Name:
 		return o.write(perturbReport{report.Perturbation(recs, problems)})
-	case o.hdr != nil && o.hdr.Question == campaign.Handlers.Name || handlersJournal(recs):
+	case o.hdr != nil && o.hdr.Question == handlers.Handlers.Name || handlersJournal(recs):
 		return o.write(handlersReport{report.Handlers(recs, problems)})
 	}
 	rep := report.Classify(recs, problems)
