@@ -50,7 +50,7 @@ const reasonBeforeFault = "not snapshotted: failed before the fault"
 
 // verdictCall is what the nesting of failed calls needs of a verdict.
 type verdictCall struct {
-	Event       int
+	event       int
 	site        string
 	nonAtomic   bool
 	masked      bool
@@ -72,7 +72,7 @@ func Failures(rec *Record) []Failure {
 		if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" {
 			continue
 		}
-		calls = append(calls, &verdictCall{Event: i, site: v.Site, nonAtomic: v.Verdict == "non-atomic",
+		calls = append(calls, &verdictCall{event: i, site: v.Site, nonAtomic: v.Verdict == "non-atomic",
 			masked: v.Masked, pid: v.Pid, g: v.G, seq: v.Seq, placed: v.Seq != 0, beforeFault: v.Reason == reasonBeforeFault})
 	}
 	var masks []string
@@ -98,7 +98,7 @@ func Failures(rec *Record) []Failure {
 			}
 		}
 		if unsettled {
-			out = append(out, Failure{Event: outer.Event, Question: Question{Site: outer.site}, Unsettled: true})
+			out = append(out, Failure{Event: outer.event, Question: Question{Site: outer.site}, Unsettled: true})
 			continue
 		}
 		if len(inside) == 0 {
@@ -110,7 +110,7 @@ func Failures(rec *Record) []Failure {
 				all = append(all, s)
 			}
 		}
-		f := Failure{Event: outer.Event, Question: Question{Site: outer.site}}
+		f := Failure{Event: outer.event, Question: Question{Site: outer.site}}
 		if len(all) > MaxMasks {
 			f.OverBound = true
 		} else {
@@ -175,7 +175,7 @@ type Blame struct {
 type outcome struct {
 	what   string
 	rec    *Record // for OutcomePure: the replay that showed it
-	Event  int     // and the index of its verdict there
+	event  int     // and the index of its verdict there
 	inProg bool
 }
 
@@ -193,7 +193,7 @@ func NewBlame(recs []*Record) *Blame {
 // Resolve says what the replays found about a failed call that asks a
 // question. For OutcomePure found by a replay, it also returns that
 // replay and the index of the function's verdict in its events.
-func (b *Blame) Resolve(f Failure) (what string, rec *Record, Event int) {
+func (b *Blame) Resolve(f Failure) (what string, rec *Record, event int) {
 	switch {
 	case f.OverBound:
 		return OutcomeOverBound, nil, 0
@@ -201,7 +201,7 @@ func (b *Blame) Resolve(f Failure) (what string, rec *Record, Event int) {
 		return OutcomeUnsettled, nil, 0
 	}
 	o := b.resolve(f.Question)
-	return o.what, o.rec, o.Event
+	return o.what, o.rec, o.event
 }
 
 func (b *Blame) resolve(q Question) outcome {
@@ -240,7 +240,7 @@ func (b *Blame) resolveReplays(q Question) outcome {
 			case "non-atomic":
 				f, ok := asks[i]
 				if !ok {
-					return outcome{what: OutcomePure, rec: r, Event: i}
+					return outcome{what: OutcomePure, rec: r, event: i}
 				}
 				again = append(again, f)
 			}
@@ -248,10 +248,10 @@ func (b *Blame) resolveReplays(q Question) outcome {
 	}
 	worst := ""
 	for _, f := range again {
-		what, rec, Event := b.Resolve(f)
+		what, rec, event := b.Resolve(f)
 		switch what {
 		case OutcomePure:
-			return outcome{what: what, rec: rec, Event: Event}
+			return outcome{what: what, rec: rec, event: event}
 		case OutcomeOverBound, OutcomeNoAnswer, OutcomeUnsettled:
 			worst = what
 		}

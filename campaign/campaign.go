@@ -616,7 +616,8 @@ func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
 const OccurrenceAlways = "always"
 
 // SnapshotList is the value of ATOMICX_SNAPSHOT_CALLS for a list of
-// calls ("N@SITE;...", as Event.Stack lists them); ";" stands for none, as an empty variable would mean "all".
+// calls ("N@SITE;...", as Event.Stack lists them); ";" stands for none,
+// as an empty variable would mean "all".
 func SnapshotList(calls string) string {
 	if calls == "" {
 		return ";"

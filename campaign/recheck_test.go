@@ -168,12 +168,12 @@ func TestBlameResolve(t *testing.T) {
 		{Failure{Question: Question{Site: "p.Big#entry"}, OverBound: true}, OutcomeOverBound},
 	}
 	for _, tt := range tests {
-		got, rec, Event := b.Resolve(tt.f)
+		got, rec, event := b.Resolve(tt.f)
 		if got != tt.want {
 			t.Errorf("%s with %s masked: %s, want %s", tt.f.Site, tt.f.Mask, got, tt.want)
 		}
-		if got == OutcomePure && (rec != recs[1] || Event != 1) {
-			t.Errorf("%s: pure shown by %+v event %d, want the second replay's event 1", tt.f.Site, rec, Event)
+		if got == OutcomePure && (rec != recs[1] || event != 1) {
+			t.Errorf("%s: pure shown by %+v event %d, want the second replay's event 1", tt.f.Site, rec, event)
 		}
 	}
 }
