@@ -590,27 +590,6 @@ func (c *runner) profile(ctx context.Context, slot *jobSlot, p *Package, test st
 	return rec, nil
 }
 
-// experimentsOf plans one experiment per point, occurrence and fault that
-// the profile run reached; targeted ones snapshot only the calls that the
-// profile run saw on the stack there.
-func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
-	var plan []*Record
-	for _, r := range Reaches(prof) {
-		if r.Occurrence > uint64(maxOccur) {
-			continue
-		}
-		for _, fault := range r.FaultNames() {
-			e := &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-				Site: r.Site, Occurrence: r.Occurrence, Fault: fault}
-			if targeted {
-				e.Snapshot = SnapshotList(r.Stack)
-			}
-			plan = append(plan, e)
-		}
-	}
-	return plan
-}
-
 // OccurrenceAlways is the OCCURRENCE of an arming (ATOMICX_INJECT) that
 // makes every reach of the point fail, from the first.
 const OccurrenceAlways = "always"
@@ -623,35 +602,6 @@ func SnapshotList(calls string) string {
 		return ";"
 	}
 	return calls
-}
-
-// naturalRunOf plans the run that gets the verdicts of the profile run's
-// natural failures: the test runs again, snapshotting only the calls
-// that failed (the first maxOccur of each function). It returns nil when
-// the profile run saw no failure, or snapshotted everything itself.
-// A failure beyond the calls the profile run numbers (BeyondCall) has no
-// number to snapshot by: it is not planned.
-func naturalRunOf(prof *Record, maxOccur int) *Record {
-	var calls []string
-	perSite := map[string]int{}
-	seen := map[string]bool{}
-	for _, raw := range prof.Events {
-		var f Event
-		if json.Unmarshal(raw, &f) != nil || f.Event != "fail" || f.Call == 0 {
-			continue
-		}
-		call := fmt.Sprintf("%d@%s", f.Call, f.Site)
-		if seen[call] || perSite[f.Site] >= maxOccur {
-			continue
-		}
-		seen[call] = true
-		perSite[f.Site]++
-		calls = append(calls, call)
-	}
-	if len(calls) == 0 {
-		return nil
-	}
-	return &Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Snapshot: strings.Join(calls, ";")}
 }
 
 // An Event is one line of a run's event log (Record.Events), as far as
