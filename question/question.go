@@ -7,6 +7,7 @@ package question
 
 import (
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/detect"
 	"github.com/atomicx/atomicx/question/handlers"
 	"github.com/atomicx/atomicx/question/leaks"
 	"github.com/atomicx/atomicx/question/perturb"
@@ -15,7 +16,7 @@ import (
 // All returns the questions, detect's first: the default of the commands
 // that ask one.
 func All() []*campaign.Planner {
-	return []*campaign.Planner{campaign.Detect, perturb.Perturb, handlers.Handlers, leaks.Confirm}
+	return []*campaign.Planner{detect.Detect, perturb.Perturb, handlers.Handlers, leaks.Confirm}
 }
 
 // Named returns the question of that name (as plans and journal headers

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/detect"
 )
 
 // The three steps of a sharded campaign: plan builds and profiles once,
@@ -28,7 +29,7 @@ func planFlags(stderr io.Writer, q questionCommand) (*flag.FlagSet, *planOptions
 	o := &planOptions{}
 	fs.StringVar(&o.out, "o", "", "the plan's directory (required): plan.json, the test binaries, the profile runs' journal")
 	o.workload.registerWorkload(fs, true)
-	fs.StringVar(&o.question, "question", campaign.Detect.Name, "the question the runs ask: "+questionNames()+"; each takes the flags of its command (atomicx QUESTION -h)")
+	fs.StringVar(&o.question, "question", detect.Detect.Name, "the question the runs ask: "+questionNames()+"; each takes the flags of its command (atomicx QUESTION -h)")
 	o.apply = q.define(fs, &o.workload)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx plan -o PLANDIR [-question QUESTION] [flags] [packages]\n\n"+

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/detect"
 	"github.com/atomicx/atomicx/question/handlers"
 	"github.com/atomicx/atomicx/question/perturb"
 	"github.com/atomicx/atomicx/report"
@@ -27,10 +28,10 @@ type questionCommand struct {
 
 // questions are the campaigns' questions, detect's first: the default.
 var questions = []questionCommand{
-	{name: campaign.Detect.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
+	{name: detect.Detect.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		w.registerExperiments(fs)
 		return func(_ string, cfg *campaign.Config, _ io.Writer) bool {
-			cfg.Planner = campaign.Detect
+			cfg.Planner = detect.Detect
 			return true
 		}
 	}},
@@ -105,7 +106,7 @@ func newCampaignFlags(q questionCommand, stderr io.Writer) (*flag.FlagSet, *camp
 	fs.StringVar(&c.format, "format", "text", formatUsage)
 	fs.StringVar(&c.out, "o", "", "write the report to this file instead of standard output")
 	category := report.DefaultSARIFCategory
-	if q.name != campaign.Detect.Name {
+	if q.name != detect.Detect.Name {
 		category += "-" + q.name
 	}
 	fs.StringVar(&c.category, "category", category, sarifCategoryUsage)

@@ -1,25 +1,26 @@
-package campaign
+package detect
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/atomicx/atomicx/campaign"
 	"strings"
 )
 
 // experimentsOf plans one experiment per point, occurrence and fault that
 // the profile run reached; targeted ones snapshot only the calls that the
 // profile run saw on the stack there.
-func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
-	var plan []*Record
-	for _, r := range Reaches(prof) {
+func experimentsOf(prof *campaign.Record, maxOccur int, targeted bool) []*campaign.Record {
+	var plan []*campaign.Record
+	for _, r := range campaign.Reaches(prof) {
 		if r.Occurrence > uint64(maxOccur) {
 			continue
 		}
 		for _, fault := range r.FaultNames() {
-			e := &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
+			e := &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
 				Site: r.Site, Occurrence: r.Occurrence, Fault: fault}
 			if targeted {
-				e.Snapshot = SnapshotList(r.Stack)
+				e.Snapshot = campaign.SnapshotList(r.Stack)
 			}
 			plan = append(plan, e)
 		}
@@ -33,12 +34,12 @@ func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
 // the profile run saw no failure, or snapshotted everything itself.
 // A failure beyond the calls the profile run numbers (BeyondCall) has no
 // number to snapshot by: it is not planned.
-func naturalRunOf(prof *Record, maxOccur int) *Record {
+func naturalRunOf(prof *campaign.Record, maxOccur int) *campaign.Record {
 	var calls []string
 	perSite := map[string]int{}
 	seen := map[string]bool{}
 	for _, raw := range prof.Events {
-		var f Event
+		var f campaign.Event
 		if json.Unmarshal(raw, &f) != nil || f.Event != "fail" || f.Call == 0 {
 			continue
 		}
@@ -53,5 +54,5 @@ func naturalRunOf(prof *Record, maxOccur int) *Record {
 	if len(calls) == 0 {
 		return nil
 	}
-	return &Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Snapshot: strings.Join(calls, ";")}
+	return &campaign.Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Snapshot: strings.Join(calls, ";")}
 }

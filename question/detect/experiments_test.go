@@ -1,7 +1,8 @@
-package campaign
+package detect
 
 import (
 	"encoding/json"
+	"github.com/atomicx/atomicx/campaign"
 	"strings"
 	"testing"
 )
@@ -11,7 +12,7 @@ import (
 // fault, once each even when the runtime logged a reach twice.
 func TestExperimentsOf(t *testing.T) {
 	ev := func(s string) json.RawMessage { return json.RawMessage(s) }
-	prof := &Record{Kind: "profile", Package: "p", Test: "T", Events: []json.RawMessage{
+	prof := &campaign.Record{Kind: "profile", Package: "p", Test: "T", Events: []json.RawMessage{
 		ev(`{"event":"reach","site":"p.F#entry","occurrence":1,"faults":3}`),
 		ev(`{"event":"reach","site":"p.F#entry","occurrence":2,"faults":3}`),
 		ev(`{"event":"reach","site":"p.F#entry","occurrence":2,"faults":3}`),
@@ -38,7 +39,7 @@ func TestExperimentsOf(t *testing.T) {
 // failures: each failed call once, at most the cap per function.
 func TestNaturalRunOf(t *testing.T) {
 	ev := func(s string) json.RawMessage { return json.RawMessage(s) }
-	prof := &Record{Kind: "profile", Package: "p", Test: "T", Events: []json.RawMessage{
+	prof := &campaign.Record{Kind: "profile", Package: "p", Test: "T", Events: []json.RawMessage{
 		ev(`{"event":"fail","site":"p.F#entry","call":3}`),
 		ev(`{"event":"fail","site":"p.G#entry","call":1}`),
 		ev(`{"event":"fail","site":"p.F#entry","call":3}`),
@@ -50,7 +51,7 @@ func TestNaturalRunOf(t *testing.T) {
 	if got == nil || got.Kind != "natural" || got.Snapshot != "3@p.F#entry;1@p.G#entry;7@p.F#entry" {
 		t.Errorf("natural run = %+v, want the calls 3@p.F, 1@p.G, 7@p.F", got)
 	}
-	if n := naturalRunOf(&Record{Kind: "profile", Events: prof.Events[5:]}, 2); n != nil {
+	if n := naturalRunOf(&campaign.Record{Kind: "profile", Events: prof.Events[5:]}, 2); n != nil {
 		t.Errorf("natural run %+v for a profile run without failures", n)
 	}
 }

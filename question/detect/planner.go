@@ -1,8 +1,9 @@
-package campaign
+package detect
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/atomicx/atomicx/campaign"
 	"sort"
 )
 
@@ -10,21 +11,21 @@ import (
 // per reached point, occurrence and fault, a natural rerun for the
 // profile run's own failures, then rechecks that tell pure from
 // dependent non-atomic functions.
-var Detect = &Planner{
+var Detect = &campaign.Planner{
 	Name: "detect",
-	Runs: func(prof *Record, opt Options) []*PlannedRun {
-		var recs []*Record
+	Runs: func(prof *campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
+		var recs []*campaign.Record
 		if n := naturalRunOf(prof, opt.MaxOccur); n != nil {
 			recs = append(recs, n)
 		}
 		recs = append(recs, experimentsOf(prof, opt.MaxOccur, !opt.AllSnaps)...)
 		return PlannedRuns(recs, prof.Millis, opt)
 	},
-	FollowUps: func(recs []*Record, opt Options) []*PlannedRun {
+	FollowUps: func(recs []*campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
 		// In the order of their keys, not of the journal, so that which
 		// of several runs asking one question gets the replay does not
 		// depend on which finished first.
-		recs = append([]*Record(nil), recs...)
+		recs = append([]*campaign.Record(nil), recs...)
 		sort.SliceStable(recs, func(i, j int) bool { return recs[i].Key() < recs[j].Key() })
 		return PlannedRuns(replaysOf(recs, askedBy(recs)), 0, opt)
 	},
@@ -35,14 +36,14 @@ var Detect = &Planner{
 
 // askedBy returns the questions that the journaled replays among recs
 // answer: asked already.
-func askedBy(recs []*Record) map[Question]bool {
+func askedBy(recs []*campaign.Record) map[Question]bool {
 	asked := map[Question]bool{}
 	for _, r := range recs {
 		if r.Kind != "recheck" {
 			continue
 		}
 		for _, raw := range r.Events {
-			var v Event
+			var v campaign.Event
 			if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" {
 				asked[Question{Site: v.Site, Mask: r.Mask}] = true
 			}
@@ -53,17 +54,17 @@ func askedBy(recs []*Record) map[Question]bool {
 
 // PlannedRuns gives each detection run its arming environment and cost:
 // the planned runs of records that arm faults as Detect's do.
-func PlannedRuns(recs []*Record, cost int64, opt Options) []*PlannedRun {
-	runs := make([]*PlannedRun, len(recs))
+func PlannedRuns(recs []*campaign.Record, cost int64, opt campaign.Options) []*campaign.PlannedRun {
+	runs := make([]*campaign.PlannedRun, len(recs))
 	for i, r := range recs {
-		runs[i] = &PlannedRun{Key: r.Key(), CostMs: cost, Env: detectEnv(r, opt), Run: r}
+		runs[i] = &campaign.PlannedRun{Key: r.Key(), CostMs: cost, Env: detectEnv(r, opt), Run: r}
 	}
 	return runs
 }
 
 // detectEnv is the environment that arms a detection run: the fault, the
 // calls snapshotted, the functions masked.
-func detectEnv(e *Record, opt Options) []string {
+func detectEnv(e *campaign.Record, opt campaign.Options) []string {
 	var env []string
 	if (e.Kind == "experiment" || e.Kind == "recheck") && e.Site != "" {
 		env = append(env, fmt.Sprintf("ATOMICX_INJECT=%s:%d:%s", e.Fault, e.Occurrence, e.Site))

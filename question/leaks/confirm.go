@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/detect"
 )
 
 // A LeakTarget is a finding of the errleak analysis to confirm by
@@ -67,7 +68,7 @@ var Confirm = &campaign.Planner{
 				}
 			}
 		}
-		return campaign.PlannedRuns(recs, prof.Millis, opt)
+		return detect.PlannedRuns(recs, prof.Millis, opt)
 	},
 }
 
