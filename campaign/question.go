@@ -35,8 +35,17 @@ type Planner struct {
 	// FollowUpsText says what a round of follow-ups does, with the
 	// number of runs as %d.
 	FollowUpsText string
+	// FollowUpsName is what the follow-ups are called where a merge
+	// counts them ("rechecks").
+	FollowUpsName string
+	// Recognizes, when set, says whether the records of a journal whose
+	// header names no question are this question's: journals written
+	// before headers named their question.
+	Recognizes func(recs []*Record) bool
 	// Unnamed says that a campaign's header does not name the question
-	// (Header.Question): its journals were written before questions had
-	// names, and a header that names none is its.
+	// (Header.Question), nor do the places named after a question (a
+	// journal's default directory, a report's category): its journals
+	// were written before questions had names, and a header that names
+	// none is its, unless another question Recognizes the records.
 	Unnamed bool
 }

@@ -22,7 +22,8 @@ func All() []*campaign.Planner {
 // Named returns the question of that name (as plans and journal headers
 // name it), nil if there is none. A journal header that names no
 // question is of the question that leaves itself unnamed
-// (campaign.Planner.Unnamed): use Of for headers.
+// (campaign.Planner.Unnamed), or of one that recognizes the records: use
+// Of for journals.
 func Named(name string) *campaign.Planner {
 	for _, q := range All() {
 		if q.Name == name {
@@ -32,11 +33,18 @@ func Named(name string) *campaign.Planner {
 	return nil
 }
 
-// Of returns the question a campaign's header says it asked, nil if
-// the header names one that there is not.
-func Of(h *campaign.Header) *campaign.Planner {
+// Of returns the question that a campaign asked, by its header (nil if
+// none) and its journal's records: the question the header names, nil if
+// there is none of that name; when it names none, the question that
+// recognizes the records, else the unnamed one.
+func Of(h *campaign.Header, recs []*campaign.Record) *campaign.Planner {
 	if h != nil && h.Question != "" {
 		return Named(h.Question)
+	}
+	for _, q := range All() {
+		if q.Recognizes != nil && q.Recognizes(recs) {
+			return q
+		}
 	}
 	for _, q := range All() {
 		if q.Unnamed {

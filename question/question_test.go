@@ -25,7 +25,7 @@ func TestRegistry(t *testing.T) {
 			unnamed++
 			h.Question = ""
 		}
-		if Of(h) != q {
+		if Of(h, nil) != q {
 			t.Errorf("the header of a campaign asking %s does not name it", q.Name)
 		}
 	}
@@ -37,7 +37,34 @@ func TestRegistry(t *testing.T) {
 			t.Errorf("Named(%q) is a question", name)
 		}
 	}
-	if Of(&campaign.Header{Question: "nosuch"}) != nil {
+	if Of(&campaign.Header{Question: "nosuch"}, nil) != nil {
 		t.Error("a header naming an unknown question is read as a known one")
+	}
+}
+
+// TestOfJournal: a journal whose header names no question is detect's,
+// unless its runs are another question's that recognizes them (a
+// handlers campaign's journal from before headers named questions); a
+// header naming a question wins over the records.
+func TestOfJournal(t *testing.T) {
+	handlerRun := &campaign.Record{Kind: "experiment", Site: "m.F#handler:f.go:1:2", Fault: "handler"}
+	detectRun := &campaign.Record{Kind: "experiment", Site: "m.F#entry", Occurrence: 1, Fault: "error"}
+	tests := []struct {
+		name string
+		h    *campaign.Header
+		recs []*campaign.Record
+		want string
+	}{
+		{"no header, detect's runs", nil, []*campaign.Record{detectRun}, "detect"},
+		{"no header, no runs", nil, nil, "detect"},
+		{"a header naming none, handler runs", &campaign.Header{}, []*campaign.Record{handlerRun}, "handlers"},
+		{"no header, handler runs", nil, []*campaign.Record{handlerRun}, "handlers"},
+		{"a header naming perturb", &campaign.Header{Question: "perturb"}, []*campaign.Record{handlerRun}, "perturb"},
+	}
+	for _, tt := range tests {
+		q := Of(tt.h, tt.recs)
+		if q == nil || q.Name != tt.want {
+			t.Errorf("%s: %v, want %s", tt.name, q, tt.want)
+		}
 	}
 }

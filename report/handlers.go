@@ -739,7 +739,7 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 		}
 		add(idx, msg, h.ID)
 	}
-	return writeSARIFLog(w, opt, sarifEnvelope{question: "handlers", rules: handlerRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
+	return writeSARIFLog(w, opt, sarifEnvelope{question: handlers.Handlers.Name, rules: handlerRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
 }
 
 func containsUsage(usages []string, u string) bool {

@@ -656,5 +656,5 @@ func WritePerturbSARIF(w io.Writer, r *PerturbReport, locate Locator, opt SARIFO
 			PartialFingerprints: map[string]string{PerturbFingerprint: p.Site},
 		})
 	}
-	return writeSARIFLog(w, opt, sarifEnvelope{question: "perturb", rules: perturbRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
+	return writeSARIFLog(w, opt, sarifEnvelope{question: perturb.Perturb.Name, rules: perturbRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
 }

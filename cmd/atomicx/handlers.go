@@ -103,15 +103,3 @@ func writeWidenDiff(stderr io.Writer, file string, rep *report.HandlersReport, h
 	}
 	return nil
 }
-
-// handlersJournal reports whether a journal is a handlers campaign's: its
-// runs arm or widen handlers.
-func handlersJournal(recs []*campaign.Record) bool {
-	for _, r := range recs {
-		if r.Kind == "experiment" {
-			return r.Fault == handlers.HandlerFaultWord || r.Fault == handlers.WidenFaultWord ||
-				r.Fault == handlers.RouteFaultWord || r.Fault == handlers.RoutePanicFaultWord
-		}
-	}
-	return false
-}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/question"
-	"github.com/atomicx/atomicx/question/perturb"
 )
 
 // mergeFlags are merge's flags; the example files' command lines are
@@ -194,10 +193,7 @@ func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
 		parts = append(parts, fmt.Sprintf("%s %d/%d", k, c[0], c[1]))
 	}
 	fmt.Fprintf(w, "plan %s: %d/%d runs done (%s)\n", p.ID, m.Done, m.Planned, strings.Join(parts, ", "))
-	followUps := "rechecks" // the runs that a shard's own runs call for
-	if p.Planner == perturb.Perturb.Name {
-		followUps = "always and validation runs"
-	}
+	followUps := p.Question().FollowUpsName
 	for _, s := range m.Shards {
 		state := "complete"
 		if s.Done < s.Planned {

@@ -14,28 +14,32 @@ import (
 )
 
 // A questionCommand is the command side of a question, what a campaign
-// asks of its runs (package question). Its command (atomicx NAME) and plan -question NAME take the same flags, the workload's and
-// the question's own, which define defines: both build them from here,
-// so that neither can take a flag the other refuses.
+// asks of its runs (package question). Its command (atomicx NAME) and
+// plan -question NAME take the same flags, the workload's and the
+// question's own, which define defines: both build them from here, so
+// that neither can take a flag the other refuses.
 type questionCommand struct {
-	name string
+	planner *campaign.Planner
 	// define defines the question's own flags on fs, beside the
 	// workload's in w, and returns what checks their values and sets
 	// them in a campaign's configuration; it says on stderr why it
 	// cannot (cmd names the command), and returns false.
 	define func(fs *flag.FlagSet, w *workloadFlags) (apply func(cmd string, cfg *campaign.Config, stderr io.Writer) bool)
+	// report builds the report of a campaign of the question from its
+	// journal's records.
+	report func(o reportOut, recs []*campaign.Record, problems []campaign.Problem) (questionReport, error)
 }
+
+// name is the question's name, its command's.
+func (q questionCommand) name() string { return q.planner.Name }
 
 // questions are the campaigns' questions, detect's first: the default.
 var questions = []questionCommand{
-	{name: detect.Detect.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
+	{planner: detect.Detect, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		w.registerExperiments(fs)
-		return func(_ string, cfg *campaign.Config, _ io.Writer) bool {
-			cfg.Planner = detect.Detect
-			return true
-		}
-	}},
-	{name: perturb.Perturb.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
+		return func(string, *campaign.Config, io.Writer) bool { return true }
+	}, report: detectReportOf},
+	{planner: perturb.Perturb, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		oracle := registerOracle(fs)
 		testsPerPoint := fs.Int("tests-per-point", 0, testsPerPointUsage)
 		return func(cmd string, cfg *campaign.Config, stderr io.Writer) bool {
@@ -47,27 +51,31 @@ var questions = []questionCommand{
 				return false
 			}
 			// A point's runs need its first reach only.
-			cfg.Planner, cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = perturb.Perturb, absExec(cfg.Dir, *oracle), false, 1
+			cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = absExec(cfg.Dir, *oracle), false, 1
 			cfg.TestsPerPoint = *testsPerPoint
 			return true
 		}
+	}, report: func(_ reportOut, recs []*campaign.Record, problems []campaign.Problem) (questionReport, error) {
+		return perturbReport{report.Perturbation(recs, problems)}, nil
 	}},
-	{name: handlers.Handlers.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
+	{planner: handlers.Handlers, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		oracle := registerOracle(fs)
 		return func(cmd string, cfg *campaign.Config, stderr io.Writer) bool {
 			if oracleWithoutExec(cmd, *oracle, w, stderr) {
 				return false
 			}
-			cfg.Planner, cfg.Oracle = handlers.Handlers, absExec(cfg.Dir, *oracle)
+			cfg.Oracle = absExec(cfg.Dir, *oracle)
 			return true
 		}
+	}, report: func(_ reportOut, recs []*campaign.Record, problems []campaign.Problem) (questionReport, error) {
+		return handlersReport{report.Handlers(recs, problems)}, nil
 	}},
 }
 
 // questionNamed is the question called name.
 func questionNamed(name string) (questionCommand, bool) {
 	for _, q := range questions {
-		if q.name == name {
+		if q.name() == name {
 			return q, true
 		}
 	}
@@ -79,7 +87,7 @@ func questionNamed(name string) (questionCommand, bool) {
 func questionNames() string {
 	names := make([]string, len(questions))
 	for i, q := range questions {
-		names[i] = q.name
+		names[i] = q.name()
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
@@ -88,6 +96,7 @@ func questionNames() string {
 // the question's own, and where the journal and the report go.
 type campaignFlags struct {
 	workload                       workloadFlags
+	planner                        *campaign.Planner
 	apply                          func(cmd string, cfg *campaign.Config, stderr io.Writer) bool
 	journal, format, out, category string
 	resume                         bool
@@ -96,18 +105,20 @@ type campaignFlags struct {
 // newCampaignFlags defines the flags of q's command on a new flag set
 // that writes its errors to stderr.
 func newCampaignFlags(q questionCommand, stderr io.Writer) (*flag.FlagSet, *campaignFlags) {
-	fs := flag.NewFlagSet(q.name, flag.ContinueOnError)
+	fs := flag.NewFlagSet(q.name(), flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &campaignFlags{}
 	c.workload.registerWorkload(fs, false)
-	c.apply = q.define(fs, &c.workload)
+	c.planner, c.apply = q.planner, q.define(fs, &c.workload)
 	fs.StringVar(&c.journal, "journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
 	fs.BoolVar(&c.resume, "resume", false, "keep the journal and skip the work it records")
 	fs.StringVar(&c.format, "format", "text", formatUsage)
 	fs.StringVar(&c.out, "o", "", "write the report to this file instead of standard output")
 	category := report.DefaultSARIFCategory
-	if q.name != detect.Detect.Name {
-		category += "-" + q.name
+	if !q.planner.Unnamed {
+		// As its journals' directories: the question of the campaigns
+		// made before questions had names has the plain category.
+		category += "-" + q.name()
 	}
 	fs.StringVar(&c.category, "category", category, sarifCategoryUsage)
 	return fs, c
@@ -125,6 +136,7 @@ func (c *campaignFlags) config(cmd string, args, patterns []string, stderr io.Wr
 	if code != 0 {
 		return cfg, "", code
 	}
+	cfg.Planner = c.planner
 	if !c.apply(cmd, &cfg, stderr) {
 		return cfg, "", 2
 	}

@@ -31,6 +31,7 @@ var Detect = &campaign.Planner{
 	},
 	Rounds:        MaxMasks,
 	FollowUpsText: "replaying %d failures with the non-atomic functions that ran inside them masked",
+	FollowUpsName: "rechecks",
 	Unnamed:       true,
 }
 

@@ -62,6 +62,20 @@ var Handlers = &campaign.Planner{
 	// A widening or a routing is validated once the verdict runs of
 	// every test that executes the arm's region are in.
 	WholeFollowUps: true,
+	// A shard runs none of them: the merge's count of a shard's is 0.
+	FollowUpsName: "rechecks",
+	Recognizes:    armsHandlers,
+}
+
+// armsHandlers reports whether a journal is a handlers campaign's: its
+// runs arm, widen or route handlers.
+func armsHandlers(recs []*campaign.Record) bool {
+	for _, r := range recs {
+		if r.Kind == "experiment" {
+			return r.Fault == handlerFault || r.Fault == widenFault || r.Fault == routeFault || r.Fault == routePanicFault
+		}
+	}
+	return false
 }
 
 // HandlerFaultWord is the Fault of the records of handler runs.

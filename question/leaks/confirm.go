@@ -53,7 +53,8 @@ const maxConfirmOccurrences = 3
 // injected, at most maxConfirmOccurrences per test. ConfirmLeaks reads
 // the answers.
 var Confirm = &campaign.Planner{
-	Name: "confirm",
+	Name:          "confirm",
+	FollowUpsName: "rechecks",
 	Runs: func(prof *campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
 		var recs []*campaign.Record
 		seen := map[string]bool{}

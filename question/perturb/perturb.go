@@ -50,6 +50,7 @@ var Perturb = &campaign.Planner{
 	WholeFollowUps: true,
 	OneAtATime:     true,
 	FollowUpsText:  "running %d perturbation runs: points failed at every reach, or failure-oblivious candidates",
+	FollowUpsName:  "always and validation runs",
 }
 
 // perturbPoints plans the one-shot runs of every point the profile runs
