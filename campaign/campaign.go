@@ -67,7 +67,7 @@ type Config struct {
 	// Confirm are the findings a leak-confirmation campaign confirms, as
 	// that question encodes them (Options.Confirm).
 	Confirm json.RawMessage
-	// TestsPerPoint bounds the tests a Perturb campaign runs each point
+	// TestsPerPoint bounds the tests a perturbation campaign runs each point
 	// with (Options.TestsPerPoint); 0: every test that reaches it.
 	TestsPerPoint int
 	// Oracle, with Exec, is a domain check run after each run of the

@@ -66,7 +66,7 @@ type Options struct {
 	MaxOccur  int   `json:"max_occurrences"`
 	EarlyStop bool  `json:"early_stop"`
 	AllSnaps  bool  `json:"all_snapshots"`
-	// TestsPerPoint bounds the tests a Perturb plan runs each point
+	// TestsPerPoint bounds the tests a perturbation plan runs each point
 	// with; 0 runs it with every test that reaches it.
 	TestsPerPoint int `json:"tests_per_point,omitempty"`
 	// Confirm are the findings a leak-confirmation plan asks about, as
