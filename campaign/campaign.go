@@ -63,11 +63,12 @@ type Config struct {
 	// CoverDirs' first directory, every other run (a fault armed, or a
 	// rerun after the profile) under its second.
 	Cover bool
-	// Planner is the question the campaign asks; nil for Detect.
+	// Planner is the question the campaign asks.
 	Planner *Planner
-	// Confirm are the findings a Confirm campaign confirms.
-	Confirm []LeakTarget
-	// TestsPerPoint bounds the tests a Perturb campaign runs each point
+	// Confirm are the findings a leak-confirmation campaign confirms, as
+	// that question encodes them (Options.Confirm).
+	Confirm json.RawMessage
+	// TestsPerPoint bounds the tests a perturbation campaign runs each point
 	// with (Options.TestsPerPoint); 0: every test that reaches it.
 	TestsPerPoint int
 	// Oracle, with Exec, is a domain check run after each run of the
@@ -131,15 +132,16 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 
 // MakePlan builds the workload's binaries into cfg.Journal/bin, runs the
 // profile runs (journaled in cfg.Journal/journal.jsonl, resumed from
-// there with cfg.Resume), plans the runs with cfg.Planner (Detect by
-// default), and
-// writes the plan into cfg.Journal. The result counts the profile runs.
+// there with cfg.Resume), plans the runs with cfg.Planner, and writes the plan into cfg.Journal. The result counts the profile runs.
 func MakePlan(ctx context.Context, cfg Config) (*Plan, *Result, error) {
 	return makePlan(ctx, cfg, time.Now())
 }
 
 // makePlan is MakePlan in a command that started at start.
 func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result, error) {
+	if cfg.Planner == nil {
+		return nil, nil, errors.New("a campaign asks a question: Config.Planner is not set")
+	}
 	if cfg.Jobs <= 0 {
 		cfg.Jobs = 1
 	}
@@ -239,10 +241,7 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 	opt := Options{TimeoutMs: cfg.Timeout.Milliseconds(), MaxOccur: cfg.MaxOccur, EarlyStop: cfg.EarlyStop, AllSnaps: cfg.AllSnaps,
 		Confirm: cfg.Confirm, TestsPerPoint: cfg.TestsPerPoint}
 	planner := cfg.Planner
-	if planner == nil {
-		planner = Detect
-	}
-	plan := &Plan{Planner: planner.Name, Header: hdr, Options: opt}
+	plan := &Plan{Planner: planner.Name, Header: hdr, Options: opt, planner: planner}
 	var passed []*Record // for planner.AllRuns
 	for _, p := range pkgs {
 		sum, err := fileSHA256(p.Binary)
@@ -308,7 +307,7 @@ func header(ctx context.Context, cfg Config) (*Header, error) {
 	h.Dir, h.Journal, h.Policy, h.Exec, h.Atomicx = cfg.Dir, cfg.Journal, cfg.Policy, cfg.Exec, cfg.Atomicx
 	h.Patterns = append([]string(nil), cfg.Patterns...)
 	h.Cover = cfg.Cover
-	if cfg.Planner != nil && cfg.Planner != Detect {
+	if !cfg.Planner.Unnamed {
 		h.Question = cfg.Planner.Name
 		h.OneAtATime, h.TestsPerPoint = cfg.Planner.OneAtATime, cfg.TestsPerPoint
 	}
@@ -585,71 +584,24 @@ func (c *runner) profile(ctx context.Context, slot *jobSlot, p *Package, test st
 	c.mu.Lock()
 	c.res.ProfileRuns++
 	c.mu.Unlock()
-	c.logf("profiled %s %s: %s, %d points reached", p.ImportPath, test, rec.Status, len(reaches(rec)))
+	c.logf("profiled %s %s: %s, %d points reached", p.ImportPath, test, rec.Status, len(Reaches(rec)))
 	return rec, nil
 }
 
-// experimentsOf plans one experiment per point, occurrence and fault that
-// the profile run reached; targeted ones snapshot only the calls that the
-// profile run saw on the stack there.
-func experimentsOf(prof *Record, maxOccur int, targeted bool) []*Record {
-	var plan []*Record
-	for _, r := range reaches(prof) {
-		if r.Occurrence > uint64(maxOccur) {
-			continue
-		}
-		for _, fault := range r.faults() {
-			e := &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-				Site: r.Site, Occurrence: r.Occurrence, Fault: fault}
-			if targeted {
-				e.Snapshot = snapshotList(r.Stack)
-			}
-			plan = append(plan, e)
-		}
-	}
-	return plan
-}
-
-// snapshotList is the value of arm.EnvSnapshotCalls for a list of
-// calls; ";" stands for none, as an empty variable would mean "all".
-func snapshotList(calls string) string {
+// SnapshotList is the value of arm.EnvSnapshotCalls for a list of calls
+// ("N@SITE;...", as Event.Stack lists them); ";" stands for none, as an
+// empty variable would mean "all".
+func SnapshotList(calls string) string {
 	if calls == "" {
 		return ";"
 	}
 	return calls
 }
 
-// naturalRunOf plans the run that gets the verdicts of the profile run's
-// natural failures: the test runs again, snapshotting only the calls
-// that failed (the first maxOccur of each function). It returns nil when
-// the profile run saw no failure, or snapshotted everything itself.
-// A failure beyond the calls the profile run numbers (BeyondCall) has no
-// number to snapshot by: it is not planned.
-func naturalRunOf(prof *Record, maxOccur int) *Record {
-	var calls []string
-	perSite := map[string]int{}
-	seen := map[string]bool{}
-	for _, raw := range prof.Events {
-		var f event
-		if json.Unmarshal(raw, &f) != nil || f.Event != "fail" || f.Call == 0 {
-			continue
-		}
-		call := fmt.Sprintf("%d@%s", f.Call, f.Site)
-		if seen[call] || perSite[f.Site] >= maxOccur {
-			continue
-		}
-		seen[call] = true
-		perSite[f.Site]++
-		calls = append(calls, call)
-	}
-	if len(calls) == 0 {
-		return nil
-	}
-	return &Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Snapshot: strings.Join(calls, ";")}
-}
-
-// event is the part of the runtime's events that the campaign reads.
-type event struct {
+// An Event is one line of a run's event log (Record.Events), as far as
+// the engine and the questions read it: the runtime writes events of
+// several kinds (Event.Event), each with some of these fields.
+type Event struct {
 	Event string `json:"event"`
 	Site  string `json:"site"`
 	Pos   string `json:"pos"`
@@ -708,28 +660,33 @@ type event struct {
 	Why string `json:"why"`
 }
 
-// The runtime's fault bits (rt.FaultError, rt.FaultPanic).
+// The runtime's fault bits (rt.FaultError, rt.FaultPanic): the faults a
+// reach allows (Event.Faults).
 const (
-	faultError = 1 << iota
-	faultPanic
+	FaultError = 1 << iota
+	FaultPanic
 )
 
-func (r event) faults() []string {
+// FaultNames are the faults a reach allows, as an arming names them
+// ("error", "panic").
+func (r Event) FaultNames() []string {
 	var f []string
-	if r.Faults&faultError != 0 {
+	if r.Faults&FaultError != 0 {
 		f = append(f, "error")
 	}
-	if r.Faults&faultPanic != 0 {
+	if r.Faults&FaultPanic != 0 {
 		f = append(f, "panic")
 	}
 	return f
 }
 
-func reaches(rec *Record) []event {
-	var out []event
+// Reaches are the reach events of a run, one per point and occurrence,
+// in the order of their sites and occurrences.
+func Reaches(rec *Record) []Event {
+	var out []Event
 	seen := map[string]bool{}
 	for _, raw := range rec.Events {
-		var r event
+		var r Event
 		if json.Unmarshal(raw, &r) != nil || r.Event != "reach" {
 			continue
 		}

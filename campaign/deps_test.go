@@ -33,3 +33,22 @@ func TestEngineLinksNoRewriter(t *testing.T) {
 		}
 	}
 }
+
+// TestEngineKnowsNoQuestion: the questions (package question and its
+// packages) plan and read runs with the engine; the engine is handed the
+// one it runs and imports none of them.
+func TestEngineKnowsNoQuestion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	const questions = "github.com/atomicx/atomicx/question"
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == questions || strings.HasPrefix(dep, questions+"/") {
+			t.Errorf("the engine depends on %s", dep)
+		}
+	}
+}

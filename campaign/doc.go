@@ -1,10 +1,17 @@
-// Package campaign drives a detection campaign: it builds each package's
-// test binary instrumented, runs every test once as the profile run to
-// learn which injection points it reaches, then runs one experiment per
-// reached point, occurrence and fault, with exactly one injection armed.
+// Package campaign is the engine that every question runs on: it builds
+// each package's test binary instrumented (or a program workload), runs
+// every test once as the profile run to learn which injection points it
+// reaches, hands the profile runs to the question it is given (a
+// Planner) for the runs to do, runs them with one arming each, and
+// journals every finished run. A plan (Plan) carries the runs as data so
+// that shards (RunShard) run them anywhere; Merge combines their
+// journals.
 //
-// It knows nothing of syntax trees or of the go command's tool runs: it
-// runs the go command and the test binaries, and reads the event logs the
-// runtime writes. Every finished run is appended to a journal at once, so
-// a killed campaign loses nothing it finished and a rerun resumes.
+// It knows no question by name: the questions (package question and its
+// packages) plan runs and read their records; the engine neither imports
+// them nor links the rewriter (package instrument). It knows nothing of
+// syntax trees or of the go command's tool runs: it runs the go command
+// and the test binaries, and reads the event logs the runtime writes.
+// Every finished run is appended to a journal at once, so a killed
+// campaign loses nothing it finished and a rerun resumes.
 package campaign

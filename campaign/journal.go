@@ -55,7 +55,7 @@ type Record struct {
 	Began   int64 `json:"began,omitempty"`
 	Session int64 `json:"session,omitempty"`
 
-	// Perturbation runs (Perturb): Always arms every reach of the point
+	// Perturbation runs (package perturb): Always arms every reach of the point
 	// (Occurrence is then 0); Oblivious names the functions made
 	// failure-oblivious (ATOMICX_OBLIVIOUS), with Mask for the atomic
 	// variant; Stack is where the profile run reached the point, the

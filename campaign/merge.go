@@ -160,7 +160,7 @@ func Merge(p *Plan, journals []*ShardJournal) (*Merged, error) {
 			}
 		}
 	}
-	if kept, ok := followUpsOfOne(PlannerNamed(p.Planner), p.Options, recs, followUps); ok && len(js) > 1 {
+	if kept, ok := followUpsOfOne(p.planner, p.Options, recs, followUps); ok && len(js) > 1 {
 		m.Unused = len(followUps) - len(kept)
 		recs = append(recs, kept...)
 	} else {

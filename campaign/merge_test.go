@@ -1,7 +1,6 @@
 package campaign
 
 import (
-	"encoding/json"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -149,7 +148,6 @@ func TestMergeRefuses(t *testing.T) {
 // replay that one process would have run, whichever shard ran it.
 func TestMergeFollowUps(t *testing.T) {
 	dir, p := testPlan(t)
-	nested := []json.RawMessage{verdictAt("p.Set#entry", "non-atomic", 1, 2, false), verdictAt("p.Parse#entry", "non-atomic", 1, 1, false)}
 	split := Split(p.Runs, 2)
 	var paths []string
 	var replays []string
@@ -160,13 +158,13 @@ func TestMergeFollowUps(t *testing.T) {
 		recs := []*Record{{Kind: "campaign", Campaign: &h}}
 		for _, r := range runs {
 			rec := *r.Run
-			rec.Status, rec.Fired, rec.Events = Passed, true, nested
+			rec.Status, rec.Fired = Passed, true
 			recs = append(recs, &rec)
 		}
 		// What the shard's own rechecks would be.
-		for _, f := range Detect.FollowUps(recs, p.Options) {
+		for _, f := range replayOnce.FollowUps(recs, p.Options) {
 			rec := *f.Run
-			rec.Status, rec.Events = Passed, []json.RawMessage{verdictAt("p.Parse#entry", "atomic", 1, 1, false)}
+			rec.Status = Passed
 			recs = append(recs, &rec)
 			replays = append(replays, f.Key)
 		}
@@ -191,7 +189,7 @@ func TestMergeFollowUps(t *testing.T) {
 			}
 		}
 		// One process asks with the first run (by key) that asks.
-		want := Detect.FollowUps(m.Records[:len(m.Records)-len(kept)], p.Options)
+		want := replayOnce.FollowUps(m.Records[:len(m.Records)-len(kept)], p.Options)
 		if len(kept) != 1 || len(want) != 1 || kept[0] != want[0].Key || m.Unused != 1 {
 			t.Errorf("kept rechecks %q, %d left out; want the one replay %q", kept, m.Unused, keysOf([][]*PlannedRun{want}))
 		}
@@ -207,7 +205,7 @@ func TestMergeWholeFollowUps(t *testing.T) {
 	paths := shardJournals(t, dir, p, 3, 1, 3)
 	h := *p.Header
 	h.Plan, h.Shard = p.ID, mergeShardName
-	widened := &Record{Kind: "experiment", Package: "example.com/m", Test: "TestA", Site: "p.F#handler:f.go:1:1", Fault: widenFault, Status: Passed}
+	widened := &Record{Kind: "experiment", Package: "example.com/m", Test: "TestA", Site: "p.F#handler:f.go:1:1", Fault: "widen", Status: Passed}
 	whole := &ShardJournal{Path: filepath.Join(dir, FollowUpsJournalName), FollowUps: true,
 		Records: []*Record{{Kind: "campaign", Campaign: &h}, widened}}
 	for _, order := range [][]*ShardJournal{append(readShards(t, p, paths...), whole), append([]*ShardJournal{whole}, readShards(t, p, paths...)...)} {

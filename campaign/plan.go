@@ -41,7 +41,14 @@ type Plan struct {
 	Options  Options        `json:"options"`
 	Profiles []*Record      `json:"profiles"` // the profile runs the runs were planned from; the report needs them
 	Runs     []*PlannedRun  `json:"runs"`
+
+	// planner is the question that Planner names, as the plan's maker
+	// (Config.Planner) or reader (ReadPlan) was given it.
+	planner *Planner
 }
+
+// Question is the planner of the plan's runs.
+func (p *Plan) Question() *Planner { return p.planner }
 
 // PlanPackage is a package of the workload, with paths relative to
 // the module's root and to the plan's directory.
@@ -59,11 +66,12 @@ type Options struct {
 	MaxOccur  int   `json:"max_occurrences"`
 	EarlyStop bool  `json:"early_stop"`
 	AllSnaps  bool  `json:"all_snapshots"`
-	// TestsPerPoint bounds the tests a Perturb plan runs each point
+	// TestsPerPoint bounds the tests a perturbation plan runs each point
 	// with; 0 runs it with every test that reaches it.
 	TestsPerPoint int `json:"tests_per_point,omitempty"`
-	// Confirm are the findings a Confirm plan asks about.
-	Confirm []LeakTarget `json:"confirm,omitempty"`
+	// Confirm are the findings a leak-confirmation plan asks about, as
+	// that question encodes them (Config.Confirm).
+	Confirm json.RawMessage `json:"confirm,omitempty"`
 }
 
 // Timeout is the time limit of one run.
@@ -125,8 +133,10 @@ func WritePlan(dir string, p *Plan) error {
 }
 
 // ReadPlan reads the plan in dir and checks that it is one this atomicx
-// runs and that it is whole: its ID is the hash of its contents.
-func ReadPlan(dir string) (*Plan, error) {
+// runs and that it is whole: its ID is the hash of its contents. named
+// returns the question of a name, nil when there is none: the engine
+// knows no question by name.
+func ReadPlan(dir string, named func(name string) *Planner) (*Plan, error) {
 	path := filepath.Join(dir, PlanFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -153,7 +163,7 @@ func ReadPlan(dir string) (*Plan, error) {
 	if p.Header == nil {
 		return nil, fmt.Errorf("%s has no campaign header", path)
 	}
-	if PlannerNamed(p.Planner) == nil {
+	if p.planner = named(p.Planner); p.planner == nil {
 		return nil, fmt.Errorf("%s asks the question %q, which this atomicx does not know", path, p.Planner)
 	}
 	for _, r := range p.Runs {

@@ -27,7 +27,7 @@ func testPlan(t *testing.T) (string, *Plan) {
 		t.Fatal(err)
 	}
 	prof := &Record{Kind: "profile", Package: "example.com/m", Test: "TestA", Status: Passed, Millis: 12}
-	p := &Plan{Planner: Detect.Name, Header: &Header{Module: "example.com/m", ModuleRoot: "/src/m"},
+	p := &Plan{Planner: replayOnce.Name, planner: replayOnce, Header: &Header{Module: "example.com/m", ModuleRoot: "/src/m"},
 		Packages: []*PlanPackage{{ImportPath: "example.com/m", Dir: "sub", Binary: "bin/example.com_m.test", SHA256: sum, Tests: []string{"TestA"}}},
 		Options:  Options{TimeoutMs: 60000, MaxOccur: 3, EarlyStop: true},
 		Profiles: []*Record{prof},
@@ -37,6 +37,40 @@ func testPlan(t *testing.T) (string, *Plan) {
 		t.Fatal(err)
 	}
 	return dir, p
+}
+
+// replayOnce is the question of the engine's tests: once a journal holds
+// an experiment and no recheck, it asks one recheck of the first
+// experiment by key, as a question that asks a thing once per campaign
+// does, whichever shard's runs ask it.
+var replayOnce = &Planner{
+	Name: "replay-once",
+	FollowUps: func(recs []*Record, opt Options) []*PlannedRun {
+		var first *Record
+		for _, r := range recs {
+			switch {
+			case r.Kind == "recheck":
+				return nil
+			case r.Kind == "experiment" && (first == nil || r.Key() < first.Key()):
+				first = r
+			}
+		}
+		if first == nil {
+			return nil
+		}
+		re := &Record{Kind: "recheck", Package: first.Package, Test: first.Test, Site: first.Site,
+			Occurrence: first.Occurrence, Fault: first.Fault, Mask: "p.Parse"}
+		return []*PlannedRun{{Key: re.Key(), Run: re}}
+	},
+	Rounds: 1,
+}
+
+// plannerNamed knows the questions of the engine's tests.
+func plannerNamed(name string) *Planner {
+	if name == replayOnce.Name {
+		return replayOnce
+	}
+	return nil
 }
 
 // TestReadPlan checks that a plan reads back as written, and that a
@@ -79,7 +113,7 @@ func TestReadPlan(t *testing.T) {
 			if tt.damage != nil {
 				tt.damage(dir)
 			}
-			p, err := ReadPlan(dir)
+			p, err := ReadPlan(dir, plannerNamed)
 			if tt.readErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.readErr) {
 					t.Fatalf("ReadPlan: %v, want an error saying %q", err, tt.readErr)

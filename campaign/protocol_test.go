@@ -53,87 +53,6 @@ func armVars() map[string]bool {
 	return names
 }
 
-// getenvOf looks names up in a list of "NAME=value", the last first, as
-// a process started with the list sees them.
-func getenvOf(env []string) func(string) string {
-	return func(name string) string {
-		for _, kv := range slices.Backward(env) {
-			if n, v, ok := strings.Cut(kv, "="); ok && n == name {
-				return v
-			}
-		}
-		return ""
-	}
-}
-
-// TestEngineArmings: every environment the engine arms a run with
-// parses back, without a problem, to the arming it meant, and sets each
-// variable once.
-func TestEngineArmings(t *testing.T) {
-	const site, call, a, b = "m.F#entry", "m.F#call:m/f.go:3:4", "m.A#entry", "m.B#entry"
-	const h1, h2 = "m.F#handler:f.go:3:2", "m.G#handler:g.go:8:2"
-	tests := []struct {
-		name string
-		env  []string
-		want arm.Arming
-	}{
-		{
-			"detect experiment",
-			detectEnv(&Record{Kind: "experiment", Site: call, Occurrence: 2, Fault: "error", Snapshot: "1-3@" + a}, Options{EarlyStop: true}),
-			arm.Arming{Inject: arm.Injection{Fault: arm.FaultError, Occurrence: 2, Site: call}, StopAbsorbed: true,
-				Snapshots: arm.SnapshotsBeforeFault, SnapshotCalls: "1-3@" + a},
-		},
-		{
-			"detect recheck",
-			detectEnv(&Record{Kind: "recheck", Site: site, Occurrence: 1, Fault: "panic", Snapshot: ";", Mask: a + ";" + b}, Options{AllSnaps: true}),
-			arm.Arming{Inject: arm.Injection{Fault: arm.FaultPanic, Occurrence: 1, Site: site}, Snapshots: arm.SnapshotsAll,
-				SnapshotCalls: ";", Mask: []string{a, b}, UndoFiles: []string{a, b}},
-		},
-		{
-			"detect natural run",
-			detectEnv(&Record{Kind: "natural", Snapshot: "4@" + a}, Options{}),
-			arm.Arming{SnapshotCalls: "4@" + a},
-		},
-		{"handler", HandlerEnv(h1), arm.Arming{Inject: arm.Injection{Fault: arm.FaultHandler, Always: true, Site: h1}, Snapshots: arm.SnapshotsNone}},
-		{"widen", WidenEnv(h1 + ";" + h2), arm.Arming{Widen: []string{h1, h2}, Snapshots: arm.SnapshotsNone}},
-		{"route", RouteEnv(h1), arm.Arming{Route: []string{h1}, Snapshots: arm.SnapshotsNone}},
-		{"route, not routed", RoutePanicEnv(h1 + ";" + h2), arm.Arming{Route: []string{h1, h2}, RouteUnrouted: true, Snapshots: arm.SnapshotsNone}},
-		{
-			"perturb one-shot",
-			PerturbEnv(&Record{Kind: "experiment", Site: call, Occurrence: 3, Fault: "error"}),
-			arm.Arming{Inject: arm.Injection{Fault: arm.FaultError, Occurrence: 3, Site: call}, Snapshots: arm.SnapshotsNone},
-		},
-		{
-			"perturb always, atomic failure-oblivious",
-			PerturbEnv(&Record{Kind: "experiment", Site: site, Occurrence: 1, Always: true, Fault: "panic", Oblivious: a, Mask: a}),
-			arm.Arming{Inject: arm.Injection{Fault: arm.FaultPanic, Always: true, Site: site}, Oblivious: []string{a}, Mask: []string{a},
-				Snapshots: arm.SnapshotsNone},
-		},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			seen := map[string]bool{}
-			for _, kv := range tt.env {
-				name, _, _ := strings.Cut(kv, "=")
-				if seen[name] {
-					t.Errorf("%s set twice in %q", name, tt.env)
-				}
-				seen[name] = true
-			}
-			got, problems := arm.Parse(getenvOf(tt.env))
-			if len(problems) > 0 {
-				t.Errorf("%q: %q", tt.env, problems)
-			}
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("%q parses to\n%+v, want\n%+v", tt.env, got, tt.want)
-			}
-		})
-	}
-	if got, want := HandlerInjection(h1), "handler:always:"+h1; got != want {
-		t.Errorf("HandlerInjection = %q, want %q", got, want)
-	}
-}
-
 // TestArmingVariables: the programs name no ATOMICX_* variable that is
 // neither the arming's nor one something else reads, never write an
 // arming variable's assignment by hand (arm.Arming.Env does), and atomicx
@@ -143,7 +62,7 @@ func TestArmingVariables(t *testing.T) {
 	if len(vars) != 12 {
 		t.Fatalf("the arming has %d variables, want 12: %v", len(vars), sortedKeys(vars))
 	}
-	for _, dir := range []string{".", filepath.Join("..", "report"), filepath.Join("..", "cmd", "atomicx")} {
+	for _, dir := range append(campaignDirs(t), filepath.Join("..", "report"), filepath.Join("..", "cmd", "atomicx")) {
 		side := readProgramSide(t, dir)
 		for name, pos := range side.envVars {
 			if !vars[name] && nonRuntimeVars[name] == "" {
@@ -187,7 +106,8 @@ func TestRuntimeProtocol(t *testing.T) {
 		dir  string
 		side programSide
 	}{
-		{".", readProgramSide(t, ".")},
+		// The engine and the questions: what arms a run is theirs.
+		{".", readProgramSide(t, campaignDirs(t)...)},
 		{filepath.Join("..", "report"), readProgramSide(t, filepath.Join("..", "report"))},
 		{filepath.Join("..", "cmd", "atomicx"), readProgramSide(t, filepath.Join("..", "cmd", "atomicx"))},
 	}
@@ -324,18 +244,40 @@ type programSide struct {
 	envVars     map[string]token.Position // ATOMICX_* names in string literals
 	envAssigns  map[string]token.Position // ATOMICX_* names of literals that start "NAME="
 	eventKinds  map[string]token.Position // kinds compared with an event's Event field or passed to hasEvent
-	eventFields map[string]token.Position // json tags of its event struct types
+	eventFields map[string]token.Position // json tags of its event (or Event) struct types
 }
 
 var envInLiteral = regexp.MustCompile(`\bATOMICX_[A-Z0-9_]*[A-Z0-9]`)
 
-func readProgramSide(t *testing.T, dir string) programSide {
+// campaignDirs are the directories of the engine and of the questions it
+// is handed, which plan and read its runs.
+func campaignDirs(t *testing.T) []string {
+	t.Helper()
+	dirs, err := filepath.Glob(filepath.Join("..", "question", "*", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := []string{".", filepath.Join("..", "question")}
+	for _, d := range dirs {
+		if d := filepath.Dir(d); !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// readProgramSide reads the non-test source of the packages in dirs.
+func readProgramSide(t *testing.T, dirs ...string) programSide {
 	s := programSide{
 		envVars: map[string]token.Position{}, envAssigns: map[string]token.Position{},
 		eventKinds: map[string]token.Position{}, eventFields: map[string]token.Position{},
 	}
 	fset := token.NewFileSet()
-	for _, f := range parseDirWith(t, fset, dir) {
+	var files []*ast.File
+	for _, dir := range dirs {
+		files = append(files, parseDirWith(t, fset, dir)...)
+	}
+	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
 			case *ast.BasicLit:
@@ -370,7 +312,7 @@ func readProgramSide(t *testing.T, dir string) programSide {
 				}
 			case *ast.TypeSpec:
 				st, ok := n.Type.(*ast.StructType)
-				if !ok || n.Name.Name != "event" {
+				if !ok || n.Name.Name != "event" && n.Name.Name != "Event" {
 					return true
 				}
 				for _, field := range st.Fields.List {

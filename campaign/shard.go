@@ -106,7 +106,7 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 	if !sc.Session.IsZero() {
 		start = sc.Session
 	}
-	planner := PlannerNamed(p.Planner)
+	planner := p.planner
 	if planner == nil {
 		return nil, fmt.Errorf("the plan asks the question %q, which this atomicx does not know", p.Planner)
 	}

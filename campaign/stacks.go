@@ -76,9 +76,9 @@ func (s *stackScan) scanLine(line string) {
 	}
 }
 
-// stuckIn finds, among the goroutines of a dump, one with fn, or a
+// StuckIn finds, among the goroutines of a dump, one with fn, or a
 // function literal of fn, on its stack, and says what it waited for.
-func stuckIn(stacks []GoroutineStack, fn string) (state string, ok bool) {
+func StuckIn(stacks []GoroutineStack, fn string) (state string, ok bool) {
 	for _, g := range stacks {
 		for _, f := range g.Funcs {
 			if f == fn || strings.HasPrefix(f, fn+".func") || strings.HasPrefix(f, fn+".deferwrap") {
@@ -89,8 +89,8 @@ func stuckIn(stacks []GoroutineStack, fn string) (state string, ok bool) {
 	return "", false
 }
 
-// lockWait reports whether a goroutine state is a wait for a mutex.
-func lockWait(state string) bool {
+// LockWait reports whether a goroutine state is a wait for a mutex.
+func LockWait(state string) bool {
 	switch state {
 	case "sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock", "semacquire":
 		return true

@@ -8,6 +8,7 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/coverage"
+	"github.com/atomicx/atomicx/question/detect"
 	"github.com/atomicx/atomicx/rt/arm"
 
 	"github.com/atomicx/atomicx/internal/funcname"
@@ -375,7 +376,7 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		r.Plan = hdr.Plan
 	}
 	r.Crashes = crashes(recs, hdr)
-	blame := campaign.NewBlame(recs)
+	blame := detect.NewBlame(recs)
 	inside := r.pointsInside(recs)
 	var unprofiled []string
 	for _, rec := range recs {
@@ -398,8 +399,8 @@ func Classify(recs []*campaign.Record, problems []campaign.Problem) *Report {
 		default:
 			r.countExperiment(rec)
 		}
-		asks := map[int]campaign.Failure{}
-		for _, f := range campaign.Failures(rec) {
+		asks := map[int]detect.Failure{}
+		for _, f := range detect.Failures(rec) {
 			asks[f.Event] = f
 		}
 		reached := map[string]bool{}
@@ -684,7 +685,7 @@ func unknownKind(f *Function, in *injection) (kind, reason string) {
 // verdict event e (the ith event of rec) reports was non-atomic by itself,
 // and reports whether it was (a replay that shows it becomes f's evidence
 // when no plain run does).
-func (r *Report) blame(f *Function, e event, rec *campaign.Record, asks map[int]campaign.Failure, i int, b *campaign.Blame) bool {
+func (r *Report) blame(f *Function, e event, rec *campaign.Record, asks map[int]detect.Failure, i int, b *detect.Blame) bool {
 	q, asked := asks[i]
 	switch {
 	case !asked && e.Seq != 0:
@@ -696,7 +697,7 @@ func (r *Report) blame(f *Function, e event, rec *campaign.Record, asks map[int]
 	}
 	what, replay, at := b.Resolve(q)
 	switch what {
-	case campaign.OutcomePure:
+	case detect.OutcomePure:
 		f.PureWhenMasked++
 		if replay != nil && f.maskedEvidence == nil {
 			var re event
@@ -704,11 +705,11 @@ func (r *Report) blame(f *Function, e event, rec *campaign.Record, asks map[int]
 				f.maskedEvidence = newEvidence(re, replay)
 			}
 		}
-	case campaign.OutcomeDependent:
+	case detect.OutcomeDependent:
 		f.DependentWhenMasked++
-	case campaign.OutcomeOverBound:
+	case detect.OutcomeOverBound:
 		f.overBound++
-	case campaign.OutcomeUnsettled:
+	case detect.OutcomeUnsettled:
 		f.unsettled++
 	default:
 		f.noAnswer++
@@ -723,7 +724,7 @@ const reasonBeforeFault = "not snapshotted: failed before the fault"
 func practicalRule(f *Function) string {
 	var why []string
 	if f.overBound > 0 {
-		why = append(why, fmt.Sprintf("%d non-atomic failed calls had more than %d non-atomic functions inside them to mask", f.overBound, campaign.MaxMasks))
+		why = append(why, fmt.Sprintf("%d non-atomic failed calls had more than %d non-atomic functions inside them to mask", f.overBound, detect.MaxMasks))
 	}
 	if f.noAnswer > 0 {
 		why = append(why, fmt.Sprintf("%d non-atomic failed calls were not made to fail again by a replay", f.noAnswer))

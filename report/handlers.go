@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/handlers"
 	"github.com/atomicx/atomicx/rt/arm"
 )
 
@@ -24,7 +25,7 @@ type HandlersReport struct {
 	Summary    HandlersSummary   `json:"summary"`
 	Problems   []string          `json:"problems,omitempty"`
 	header     *campaign.Header  // for the reproduce commands
-	results    map[string]*campaign.HandlerResult
+	results    map[string]*handlers.HandlerResult
 
 	// Together is the run of the kept widenings all together; nil when
 	// none was kept.
@@ -136,7 +137,7 @@ var handlerTerms = []Term{
 }
 
 // HandlerRouting is the status of routing a panic of the region's call
-// to an err != nil arm (see campaign.Routing): kept, rejected, not
+// to an err != nil arm (see handlers.Routing): kept, rejected, not
 // offered or not validated.
 type HandlerRouting struct {
 	Status string `json:"status"`
@@ -151,7 +152,7 @@ type HandlerRouting struct {
 }
 
 // HandlerWidening is the widening status of a typed arm (see
-// campaign.Widening): kept, rejected, not offered or not validated.
+// handlers.Widening): kept, rejected, not offered or not validated.
 type HandlerWidening struct {
 	Status string `json:"status"`
 	// Widened is the predicate it is widened to ("err != nil"); "" when it
@@ -237,7 +238,7 @@ type HandlersSummary struct {
 
 // Handlers builds the report of a handlers campaign's records.
 func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersReport {
-	r := &HandlersReport{Question: campaign.Handlers.Name, header: campaign.HeaderOf(recs)}
+	r := &HandlersReport{Question: handlers.Handlers.Name, header: campaign.HeaderOf(recs)}
 	if r.header != nil {
 		r.Plan = r.header.Plan
 	}
@@ -251,9 +252,9 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 			r.Summary.ProfileRuns++
 		case "experiment":
 			switch rec.Fault {
-			case campaign.WidenFaultWord:
+			case handlers.WidenFaultWord:
 				r.Summary.WidenRuns++
-			case campaign.RouteFaultWord, campaign.RoutePanicFaultWord:
+			case handlers.RouteFaultWord, handlers.RoutePanicFaultWord:
 				r.Summary.RouteRuns++
 			default:
 				r.Summary.Runs++
@@ -261,7 +262,7 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 		}
 	}
 	r.Summary.WallMs, _ = wallTime(recs)
-	results := campaign.HandlerResults(recs)
+	results := handlers.HandlerResults(recs)
 	for _, res := range results {
 		h := &HandlerFinding{ID: res.ID, Func: res.Func, Pos: res.Pos, Region: res.Region, Kind: res.Kind,
 			Predicate: res.Predicate, NotInjectable: res.NotInjectable, Source: res.Source, Resilience: res.Resilience,
@@ -332,13 +333,13 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 		r.Summary.count(h)
 	}
 	sort.SliceStable(r.Handlers, func(i, j int) bool { return posKey(r.Handlers[i].Pos) < posKey(r.Handlers[j].Pos) })
-	if w := campaign.WideningsTogether(recs, results); w != nil {
+	if w := handlers.WideningsTogether(recs, results); w != nil {
 		r.Together = &WideningTogether{Handlers: w.IDs, Status: w.Status, Why: w.Why}
 		for _, t := range w.Tests {
 			r.Together.Tests = append(r.Together.Tests, WidenedRun{t.Package, t.Test, t.Outcome})
 		}
 	}
-	if w := campaign.RoutingsTogether(recs, results); w != nil {
+	if w := handlers.RoutingsTogether(recs, results); w != nil {
 		r.RoutedTogether = &WideningTogether{Handlers: w.IDs, Status: w.Status, Why: w.Why}
 		for _, t := range w.Tests {
 			r.RoutedTogether.Tests = append(r.RoutedTogether.Tests, WidenedRun{t.Package, t.Test, t.Outcome})
@@ -349,7 +350,7 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 
 // widenReproduce is the command that runs t's test (or program workload)
 // with the handlers ids ("ID;ID") widened.
-func (r *HandlersReport) widenReproduce(ids string, t *campaign.HandlerTest) string {
+func (r *HandlersReport) widenReproduce(ids string, t *handlers.HandlerTest) string {
 	ev := &Evidence{Package: t.Package, Test: t.Test}
 	if t.Widened != nil {
 		ev.Exec, ev.Binary = t.Widened.Exec, t.Widened.Binary
@@ -374,29 +375,29 @@ func (s *HandlersSummary) count(h *HandlerFinding) {
 		s.NotInjectable++
 	}
 	switch h.Resilience {
-	case campaign.PurelyResilient:
+	case handlers.PurelyResilient:
 		s.PurelyResilient++
-	case campaign.NotPurelyResilient:
+	case handlers.NotPurelyResilient:
 		s.NotPurely++
 	}
 	switch h.Source {
-	case campaign.SourceIndependent:
+	case handlers.SourceIndependent:
 		s.SourceIndependent++
-	case campaign.SourceDependent:
+	case handlers.SourceDependent:
 		s.SourceDependent++
 	}
-	if h.Source == campaign.HandlerUnknown && h.Resilience == campaign.HandlerUnknown {
+	if h.Source == handlers.HandlerUnknown && h.Resilience == handlers.HandlerUnknown {
 		s.Unknown++
 	}
 	if w := h.Widening; w != nil && w.Widened != "" {
 		s.Widenable++
-		if w.Status == campaign.WidenKept {
+		if w.Status == handlers.WidenKept {
 			s.WideningKept++
 		}
 	}
 	if rt := h.Routing; rt != nil && rt.Call != "" {
 		s.Routable++
-		if rt.Status == campaign.WidenKept {
+		if rt.Status == handlers.WidenKept {
 			s.RoutingKept++
 		}
 	}
@@ -717,15 +718,15 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 		}
 		idx := -1
 		switch {
-		case h.Source == campaign.SourceDependent:
+		case h.Source == handlers.SourceDependent:
 			idx = 0
-		case h.Resilience == campaign.NotPurelyResilient:
+		case h.Resilience == handlers.NotPurelyResilient:
 			idx = 1
 		}
-		if w := h.Widening; w != nil && w.Status == campaign.WidenKept && r.Together != nil && r.Together.Status == campaign.WidenKept {
+		if w := h.Widening; w != nil && w.Status == handlers.WidenKept && r.Together != nil && r.Together.Status == handlers.WidenKept {
 			add(2, fmt.Sprintf("The %s handler of %s in %s can be widened to %s: every test that executes it passes.", h.Kind, h.Predicate, h.Func, w.Widened), h.ID+"#widen")
 		}
-		if rt := h.Routing; rt != nil && rt.Status == campaign.WidenKept && r.RoutedTogether != nil && r.RoutedTogether.Status == campaign.WidenKept {
+		if rt := h.Routing; rt != nil && rt.Status == handlers.WidenKept && r.RoutedTogether != nil && r.RoutedTogether.Status == handlers.WidenKept {
 			add(3, fmt.Sprintf("A panic of %s in %s can be routed to its %s handler of %s as an error: every test that executes it passes.", rt.Call, h.Func, h.Kind, h.Predicate), h.ID+"#route")
 		}
 		if idx < 0 {
@@ -744,7 +745,7 @@ func WriteHandlersSARIF(w io.Writer, r *HandlersReport, locate Locator, opt SARI
 		}
 		add(idx, msg, h.ID)
 	}
-	return writeSARIFLog(w, opt, sarifEnvelope{question: "handlers", rules: handlerRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
+	return writeSARIFLog(w, opt, sarifEnvelope{question: handlers.Handlers.Name, rules: handlerRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
 }
 
 func containsUsage(usages []string, u string) bool {

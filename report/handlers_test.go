@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/handlers"
 )
 
 // handlerRecords are a handlers campaign over two tests and two arms of
@@ -194,16 +195,16 @@ func TestHandlersReportWidening(t *testing.T) {
 		}
 	}
 	for _, test := range []string{"TestA", "TestB"} {
-		recs = append(recs, &campaign.Record{Kind: "experiment", Package: "example.com/m", Test: test, Site: isArm, Fault: campaign.WidenFaultWord, Status: campaign.Passed})
+		recs = append(recs, &campaign.Record{Kind: "experiment", Package: "example.com/m", Test: test, Site: isArm, Fault: handlers.WidenFaultWord, Status: campaign.Passed})
 	}
 	r := Handlers(recs, nil)
 	if s := r.Summary; s.Widenable != 1 || s.WideningKept != 1 || s.WidenRuns != 2 || s.Runs != 4 {
 		t.Errorf("summary %+v", s)
 	}
-	if w := r.Handlers[0].Widening; w == nil || w.Status != campaign.WidenKept || w.Widened != "err != nil" || r.Handlers[1].Widening != nil {
+	if w := r.Handlers[0].Widening; w == nil || w.Status != handlers.WidenKept || w.Widened != "err != nil" || r.Handlers[1].Widening != nil {
 		t.Errorf("widenings %+v, %+v", r.Handlers[0].Widening, r.Handlers[1].Widening)
 	}
-	if r.Together == nil || r.Together.Status != campaign.WidenKept || len(r.Together.Tests) != 2 {
+	if r.Together == nil || r.Together.Status != handlers.WidenKept || len(r.Together.Tests) != 2 {
 		t.Errorf("together %+v", r.Together)
 	}
 	var text bytes.Buffer
@@ -257,9 +258,9 @@ func TestHandlersReportRouting(t *testing.T) {
 		}
 	}
 	for _, run := range []struct{ test, fault, status string }{
-		{"TestA", campaign.RouteFaultWord, campaign.Passed},
-		{"TestB", campaign.RouteFaultWord, campaign.Failed},
-		{"TestB", campaign.RoutePanicFaultWord, campaign.Passed},
+		{"TestA", handlers.RouteFaultWord, campaign.Passed},
+		{"TestB", handlers.RouteFaultWord, campaign.Failed},
+		{"TestB", handlers.RoutePanicFaultWord, campaign.Passed},
 	} {
 		recs = append(recs, &campaign.Record{Kind: "experiment", Package: "example.com/m", Test: run.test, Site: nilArm, Fault: run.fault, Status: run.status})
 	}
@@ -268,7 +269,7 @@ func TestHandlersReportRouting(t *testing.T) {
 		t.Errorf("summary %+v", s)
 	}
 	rt := r.Handlers[1].Routing
-	if rt == nil || rt.Status != campaign.WidenNotOffered || rt.Call != "load(name)" || !strings.Contains(rt.Why, "TestB expects the panic to propagate") ||
+	if rt == nil || rt.Status != handlers.WidenNotOffered || rt.Call != "load(name)" || !strings.Contains(rt.Why, "TestB expects the panic to propagate") ||
 		!strings.HasPrefix(rt.Reproduce, "ATOMICX_ROUTE='"+nilArm+"' ") || r.Handlers[0].Routing != nil {
 		t.Errorf("routings %+v, %+v", r.Handlers[0].Routing, rt)
 	}
@@ -303,12 +304,12 @@ func TestHandlersReportRouting(t *testing.T) {
 
 	// Kept when TestB passes routed: the SARIF log notes it.
 	for _, rec := range recs {
-		if rec.Test == "TestB" && rec.Fault == campaign.RouteFaultWord {
+		if rec.Test == "TestB" && rec.Fault == handlers.RouteFaultWord {
 			rec.Status = campaign.Passed
 		}
 	}
 	r = Handlers(recs, nil)
-	if rt := r.Handlers[1].Routing; rt.Status != campaign.WidenKept || r.RoutedTogether == nil || r.RoutedTogether.Status != campaign.WidenKept {
+	if rt := r.Handlers[1].Routing; rt.Status != handlers.WidenKept || r.RoutedTogether == nil || r.RoutedTogether.Status != handlers.WidenKept {
 		t.Fatalf("routing %+v, together %+v", rt, r.RoutedTogether)
 	}
 	var sarif bytes.Buffer
@@ -341,7 +342,7 @@ func TestHandlersReportSourceCounted(t *testing.T) {
 	}
 	r := Handlers(recs, nil)
 	h := r.Handlers[0]
-	if h.Source != campaign.SourceDependent || strings.Join(h.SourceTests, ",") != "example.com/m TestA,example.com/m TestC" {
+	if h.Source != handlers.SourceDependent || strings.Join(h.SourceTests, ",") != "example.com/m TestA,example.com/m TestC" {
 		t.Errorf("source %s from %v, want source-dependent from TestA and TestC", h.Source, h.SourceTests)
 	}
 	if b := h.Tests[1]; b.SourceCounted || !strings.Contains(b.NotCounted, "execution 2 of the region") {

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/perturb"
 )
 
 // PerturbSchema names the version of the JSON perturbation report's
@@ -81,7 +82,7 @@ type PerturbTest struct {
 	Handler      string `json:"handler"`
 	Distance     int    `json:"distance"`
 	// OtherPath: the one-shot run reached the point through other
-	// functions than the profile run (see campaign.PointTest).
+	// functions than the profile run (see perturb.PointTest).
 	OtherPath bool `json:"other_path"`
 }
 
@@ -153,7 +154,7 @@ type PerturbSummary struct {
 }
 
 // The order of the classes in reports, worst first.
-var perturbClasses = []string{campaign.Fragile, campaign.Sensitive, campaign.Immunized, campaign.PointNotInjected, campaign.PointNotRun}
+var perturbClasses = []string{perturb.Fragile, perturb.Sensitive, perturb.Immunized, perturb.PointNotInjected, perturb.PointNotRun}
 
 // Perturbation reads a perturbation campaign's records into its report.
 func Perturbation(recs []*campaign.Record, problems []campaign.Problem) *PerturbReport {
@@ -180,7 +181,7 @@ func Perturbation(recs []*campaign.Record, problems []campaign.Problem) *Perturb
 		r.Summary.RunMs += rec.Millis
 	}
 	r.Summary.WallMs, r.Summary.Sessions = wallTime(recs)
-	for _, p := range campaign.PerturbPointsOf(recs) {
+	for _, p := range perturb.PointsOf(recs) {
 		r.Points = append(r.Points, r.point(p))
 	}
 	rank := map[string]int{}
@@ -197,7 +198,7 @@ func Perturbation(recs []*campaign.Record, problems []campaign.Problem) *Perturb
 	return r
 }
 
-func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
+func (r *PerturbReport) point(p *perturb.Point) *PerturbPoint {
 	out := &PerturbPoint{Site: p.Site, Func: p.Func, Pos: p.Pos, Kind: "entry", Fault: p.Fault, Package: p.Package, Test: p.Test,
 		Class: p.Class, Inconsistent: p.Inconsistent, Handler: p.Handler, Distance: p.Distance,
 		OneShot: status(p.OneShot), Always: status(p.Always), Reached: p.Reached}
@@ -239,12 +240,12 @@ func (r *PerturbReport) point(p *campaign.PerturbPoint) *PerturbPoint {
 		case c.Atomic.Works(p.Class):
 			pc.Works = "only atomic"
 			s.WorkOnlyAtomic++
-		case c.Plain.Class == campaign.PointNotRun || c.Atomic.Class == campaign.PointNotRun:
+		case c.Plain.Class == perturb.PointNotRun || c.Atomic.Class == perturb.PointNotRun:
 			pc.Works = "not run"
 		default:
 			pc.Works = "none"
 		}
-		for _, v := range []campaign.Validation{c.Plain, c.Atomic} {
+		for _, v := range []perturb.Validation{c.Plain, c.Atomic} {
 			switch {
 			case !v.Works(p.Class):
 			case len(c.Hazards) > 0:
@@ -300,7 +301,7 @@ func (r *PerturbReport) reproduce(rec *campaign.Record) string {
 		words = append(words, "ATOMICX_POLICY="+shellQuote(h.Policy))
 	}
 	// Snapshots as a run by hand takes them: the run was armed without.
-	a := campaign.PerturbArming(rec)
+	a := perturb.PerturbArming(rec)
 	a.Snapshots, a.Log = "", reproduceLog
 	words = append(words, armingWords(a)...)
 	if r.OneAtATime {
@@ -367,9 +368,9 @@ func WritePerturbText(w io.Writer, r *PerturbReport, locate Locator) {
 			for _, c := range p.Candidates {
 				fmt.Fprintf(w, "\tcandidate %s: %s\n", shortName(c.Func), candidateText(p, c))
 			}
-			if p.Class == campaign.Fragile || p.Class == campaign.Sensitive {
+			if p.Class == perturb.Fragile || p.Class == perturb.Sensitive {
 				repro := p.Reproduce
-				if p.Class == campaign.Sensitive {
+				if p.Class == perturb.Sensitive {
 					repro = p.ReproAlways
 				}
 				fmt.Fprintf(w, "\treproduce: %s\n", repro)
@@ -402,7 +403,7 @@ func pointText(p *PerturbPoint) string {
 			fmt.Fprintf(&b, " of the %d that reach it", p.Reached)
 		}
 		switch p.Class {
-		case campaign.Fragile, campaign.Sensitive:
+		case perturb.Fragile, perturb.Sensitive:
 			fmt.Fprintf(&b, " (%s)", p.Test)
 		}
 		if p.Improvement != "" {
@@ -414,10 +415,10 @@ func pointText(p *PerturbPoint) string {
 		fmt.Fprintf(&b, "; 1 test of the %d that reach it", p.Reached)
 	}
 	switch p.Class {
-	case campaign.PointNotInjected:
+	case perturb.PointNotInjected:
 		fmt.Fprintf(&b, "; %s did not reach it again", p.Test)
 		return b.String()
-	case campaign.PointNotRun:
+	case perturb.PointNotRun:
 		fmt.Fprintf(&b, "; runs missing with %s", p.Test)
 		return b.String()
 	}
@@ -434,9 +435,9 @@ const otherPathText = " (reached by another path than in its profile run)"
 // testText says what one test's runs of a point showed.
 func testText(t *PerturbTest) string {
 	switch t.Class {
-	case campaign.PointNotInjected:
+	case perturb.PointNotInjected:
 		return t.Test + ": did not reach it again"
-	case campaign.PointNotRun:
+	case perturb.PointNotRun:
 		return t.Test + ": runs missing"
 	}
 	var b strings.Builder
@@ -638,12 +639,12 @@ func WritePerturbSARIF(w io.Writer, r *PerturbReport, locate Locator, opt SARIFO
 	used := map[string]sarifURIBase{}
 	results := []sarifResult{}
 	for _, p := range r.Points {
-		i := map[string]int{campaign.Fragile: 0, campaign.Sensitive: 1}[p.Class]
-		if p.Class != campaign.Fragile && p.Class != campaign.Sensitive {
+		i := map[string]int{perturb.Fragile: 0, perturb.Sensitive: 1}[p.Class]
+		if p.Class != perturb.Fragile && p.Class != perturb.Sensitive {
 			continue
 		}
 		msg := fmt.Sprintf("%s %s: %s", pointName(p), pointText(p), p.Reproduce)
-		if p.Class == campaign.Sensitive {
+		if p.Class == perturb.Sensitive {
 			msg = fmt.Sprintf("%s %s: %s", pointName(p), pointText(p), p.ReproAlways)
 		}
 		results = append(results, sarifResult{
@@ -653,5 +654,5 @@ func WritePerturbSARIF(w io.Writer, r *PerturbReport, locate Locator, opt SARIFO
 			PartialFingerprints: map[string]string{PerturbFingerprint: p.Site},
 		})
 	}
-	return writeSARIFLog(w, opt, sarifEnvelope{question: "perturb", rules: perturbRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
+	return writeSARIFLog(w, opt, sarifEnvelope{question: perturb.Perturb.Name, rules: perturbRules, used: used, prov: r.Provenance, wallMs: r.Summary.WallMs}, results)
 }

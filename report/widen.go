@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/handlers"
 )
 
 // The kept widenings of a handlers campaign, as a unified diff of the
@@ -52,8 +52,8 @@ type SourceFile struct {
 // source changed since). It writes nothing when no widening was kept,
 // or when the kept ones did not pass together, and says why in skipped.
 func WriteWidenDiff(w io.Writer, r *HandlersReport, read func(pos string) (*SourceFile, error)) (n int, skipped []string, err error) {
-	widen := r.Together != nil && r.Together.Status == campaign.WidenKept
-	route := r.RoutedTogether != nil && r.RoutedTogether.Status == campaign.WidenKept
+	widen := r.Together != nil && r.Together.Status == handlers.WidenKept
+	route := r.RoutedTogether != nil && r.RoutedTogether.Status == handlers.WidenKept
 	switch {
 	case r.Together == nil:
 		skipped = append(skipped, "no widening was kept")
@@ -97,7 +97,7 @@ func WriteWidenDiff(w io.Writer, r *HandlersReport, read func(pos string) (*Sour
 	}
 	for _, h := range r.Handlers {
 		rt := h.Routing
-		if !route || rt == nil || rt.Status != campaign.WidenKept || rt.Call == "" {
+		if !route || rt == nil || rt.Status != handlers.WidenKept || rt.Call == "" {
 			continue
 		}
 		if rt.Results == "" {
@@ -124,7 +124,7 @@ func WriteWidenDiff(w io.Writer, r *HandlersReport, read func(pos string) (*Sour
 		n++
 	}
 	for _, h := range r.Handlers {
-		if !widen || h.Widening == nil || h.Widening.Status != campaign.WidenKept || h.Widening.Widened == "" {
+		if !widen || h.Widening == nil || h.Widening.Status != handlers.WidenKept || h.Widening.Widened == "" {
 			continue
 		}
 		if strings.HasPrefix(h.Predicate, "case ") {

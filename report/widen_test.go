@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/handlers"
 )
 
 const widenSrc = `package m
@@ -32,15 +32,15 @@ func Parse(s string) int {
 `
 
 func TestWriteWidenDiff(t *testing.T) {
-	kept := &HandlerWidening{Status: campaign.WidenKept, Widened: "err != nil"}
-	handlers := []*HandlerFinding{
+	kept := &HandlerWidening{Status: handlers.WidenKept, Widened: "err != nil"}
+	findings := []*HandlerFinding{
 		{ID: "m.Load#handler:m.go:5:2", Pos: "example.com/m/m.go:5:2", Predicate: "errors.Is(err, fs.ErrNotExist)", Widening: kept},
 		{ID: "m.Load#handler:m.go:7:9", Pos: "example.com/m/m.go:7:9", Predicate: "err != nil"},
 		{ID: "m.Parse#handler:m.go:16:2", Pos: "example.com/m/m.go:16:2", Predicate: "err == strconv.ErrRange", Widening: kept},
 		{ID: "m.Kind#handler:m.go:12:2", Pos: "example.com/m/m.go:12:2", Predicate: "case *fs.PathError", Widening: kept},
 		{ID: "m.Tagged#handler:m.go:13:2", Pos: "example.com/m/m.go:13:2", Predicate: "case io.EOF", Widening: kept},
 		{ID: "m.Parse#handler:m.go:99:2", Pos: "example.com/m/m.go:17:2", Predicate: "errors.Is(err, io.EOF)",
-			Widening: &HandlerWidening{Status: campaign.WidenRejected, Widened: "err != nil"}},
+			Widening: &HandlerWidening{Status: handlers.WidenRejected, Widened: "err != nil"}},
 	}
 	read := func(pos string) (*SourceFile, error) {
 		if !strings.HasPrefix(pos, "example.com/m/m.go:") {
@@ -55,7 +55,7 @@ func TestWriteWidenDiff(t *testing.T) {
 		n        int
 		skipped  string
 	}{
-		{"kept together: both arms rewritten, one hunk each", &WideningTogether{Status: campaign.WidenKept}, `--- a/m.go
+		{"kept together: both arms rewritten, one hunk each", &WideningTogether{Status: handlers.WidenKept}, `--- a/m.go
 +++ b/m.go
 @@ -2,7 +2,7 @@
  
@@ -77,12 +77,12 @@ func TestWriteWidenDiff(t *testing.T) {
  	return n
 `, 2, "m.Kind#handler:m.go:12:2: a case of a switch on the error or on its type is not rewritten in the diff: widened, it takes every error that no case before it takes; " +
 			"m.Tagged#handler:m.go:13:2: a case of a switch on the error or on its type is not rewritten in the diff"},
-		{"rejected together: no diff", &WideningTogether{Status: campaign.WidenRejected, Why: "m TestA fails"}, "", 0, "rejected: m TestA fails"},
+		{"rejected together: no diff", &WideningTogether{Status: handlers.WidenRejected, Why: "m TestA fails"}, "", 0, "rejected: m TestA fails"},
 		{"nothing kept", nil, "", 0, "no widening was kept"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &HandlersReport{Handlers: handlers, Together: tt.together}
+			r := &HandlersReport{Handlers: findings, Together: tt.together}
 			var b bytes.Buffer
 			n, skipped, err := WriteWidenDiff(&b, r, read)
 			if err != nil {
@@ -99,9 +99,9 @@ func TestWriteWidenDiff(t *testing.T) {
 }
 
 func TestWriteWidenDiffSourceChanged(t *testing.T) {
-	r := &HandlersReport{Together: &WideningTogether{Status: campaign.WidenKept}, Handlers: []*HandlerFinding{
+	r := &HandlersReport{Together: &WideningTogether{Status: handlers.WidenKept}, Handlers: []*HandlerFinding{
 		{ID: "m.Load#handler:m.go:4:2", Pos: "example.com/m/m.go:4:2", Predicate: "errors.Is(err, fs.ErrNotExist)",
-			Widening: &HandlerWidening{Status: campaign.WidenKept, Widened: "err != nil"}},
+			Widening: &HandlerWidening{Status: handlers.WidenKept, Widened: "err != nil"}},
 	}}
 	var b bytes.Buffer
 	n, skipped, err := WriteWidenDiff(&b, r, func(string) (*SourceFile, error) { return &SourceFile{Name: "m.go", Src: []byte(widenSrc)}, nil })
@@ -124,11 +124,11 @@ func Load(name string) string {
 }
 `
 	h := &HandlerFinding{ID: "m.Load#handler:m.go:7:2", Pos: "example.com/m/m.go:7:2", Region: "example.com/m/m.go:6:16", Predicate: "err != nil",
-		Routing: &HandlerRouting{Status: campaign.WidenKept, Call: "load(name)", Results: "_ []byte, err error"}}
+		Routing: &HandlerRouting{Status: handlers.WidenKept, Call: "load(name)", Results: "_ []byte, err error"}}
 	read := func(pos string) (*SourceFile, error) {
 		return &SourceFile{Name: "m.go", Src: []byte(src)}, nil
 	}
-	r := &HandlersReport{Handlers: []*HandlerFinding{h}, RoutedTogether: &WideningTogether{Status: campaign.WidenKept}}
+	r := &HandlersReport{Handlers: []*HandlerFinding{h}, RoutedTogether: &WideningTogether{Status: handlers.WidenKept}}
 	var b bytes.Buffer
 	n, skipped, err := WriteWidenDiff(&b, r, read)
 	if err != nil || n != 1 || len(skipped) != 1 || skipped[0] != "no widening was kept" {
@@ -158,13 +158,13 @@ func Load(name string) string {
 	}
 
 	// Not together: nothing written, and why.
-	r.RoutedTogether.Status, r.RoutedTogether.Why = campaign.WidenRejected, "m TestA fails with them all routed"
+	r.RoutedTogether.Status, r.RoutedTogether.Why = handlers.WidenRejected, "m TestA fails with them all routed"
 	b.Reset()
 	if n, skipped, _ := WriteWidenDiff(&b, r, read); n != 0 || b.Len() != 0 || len(skipped) != 2 || !strings.Contains(skipped[1], "routings together are rejected") {
 		t.Errorf("n %d, skipped %q, diff %q", n, skipped, b.String())
 	}
 	// A file without fmt is left out.
-	r.RoutedTogether.Status = campaign.WidenKept
+	r.RoutedTogether.Status = handlers.WidenKept
 	read = func(pos string) (*SourceFile, error) {
 		return &SourceFile{Name: "m.go", Src: []byte(strings.Replace(src, `import "fmt"`, `import "os"`, 1))}, nil
 	}

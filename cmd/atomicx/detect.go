@@ -13,12 +13,13 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/policy"
+	"github.com/atomicx/atomicx/question/detect"
 	"github.com/atomicx/atomicx/report"
 	"golang.org/x/mod/semver"
 )
 
 func detectCmd(args []string, stdout, stderr io.Writer) int {
-	q, _ := questionNamed(campaign.Detect.Name)
+	q, _ := questionNamed(detect.Detect.Name)
 	fs, c := newCampaignFlags(q, stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx detect [flags] [packages]\n\n"+

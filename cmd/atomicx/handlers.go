@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/handlers"
 	"github.com/atomicx/atomicx/report"
 )
 
 // handlersCmd runs a handlers campaign: short-circuit testing of the
 // packages' error handlers against their tests.
 func handlersCmd(args []string, stdout, stderr io.Writer) int {
-	q, _ := questionNamed(campaign.Handlers.Name)
+	q, _ := questionNamed(handlers.Handlers.Name)
 	fs, c := newCampaignFlags(q, stderr)
 	widenDiff := fs.String("widen-diff", "", "write the kept handler widenings to this file, as a unified diff of the sources (apply with patch -p1 in the module's root)")
 	fs.Usage = func() {
@@ -101,16 +102,4 @@ func writeWidenDiff(stderr io.Writer, file string, rep *report.HandlersReport, h
 		fmt.Fprintf(stderr, "widen-diff: not written: %s\n", s)
 	}
 	return nil
-}
-
-// handlersJournal reports whether a journal is a handlers campaign's: its
-// runs arm or widen handlers.
-func handlersJournal(recs []*campaign.Record) bool {
-	for _, r := range recs {
-		if r.Kind == "experiment" {
-			return r.Fault == campaign.HandlerFaultWord || r.Fault == campaign.WidenFaultWord ||
-				r.Fault == campaign.RouteFaultWord || r.Fault == campaign.RoutePanicFaultWord
-		}
-	}
-	return false
 }

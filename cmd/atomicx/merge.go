@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question"
 )
 
 // mergeFlags are merge's flags; the example files' command lines are
@@ -66,7 +67,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
-	p, err := campaign.ReadPlan(planDir)
+	p, err := campaign.ReadPlan(planDir, question.Named)
 	if err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
@@ -132,7 +133,7 @@ func mergeCmd(args []string, stdout, stderr io.Writer) int {
 // kept: it runs only the missing ones, and none, nor needs the binaries
 // or the module, when none is missing.
 func mergeFollowUps(p *campaign.Plan, planDir string, m *campaign.Merged, journals []*campaign.ShardJournal, o *mergeOptions, stderr io.Writer) (*campaign.Merged, error) {
-	planner := campaign.PlannerNamed(p.Planner)
+	planner := p.Question()
 	if !planner.WholeFollowUps || m.Done < m.Planned {
 		return m, nil
 	}
@@ -192,10 +193,7 @@ func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
 		parts = append(parts, fmt.Sprintf("%s %d/%d", k, c[0], c[1]))
 	}
 	fmt.Fprintf(w, "plan %s: %d/%d runs done (%s)\n", p.ID, m.Done, m.Planned, strings.Join(parts, ", "))
-	followUps := "rechecks" // the runs that a shard's own runs call for
-	if p.Planner == campaign.Perturb.Name {
-		followUps = "always and validation runs"
-	}
+	followUps := p.Question().FollowUpsName
 	for _, s := range m.Shards {
 		state := "complete"
 		if s.Done < s.Planned {
@@ -217,7 +215,7 @@ func writeMergeProgress(w io.Writer, p *campaign.Plan, m *campaign.Merged) {
 	}
 	if m.Done < m.Planned {
 		fmt.Fprintf(w, "incomplete: %d of the plan's runs are not in the journals; the report covers the %d done\n", m.Planned-m.Done, m.Done)
-		if campaign.PlannerNamed(p.Planner).WholeFollowUps {
+		if p.Question().WholeFollowUps {
 			fmt.Fprintf(w, "  the runs planned from every shard's runs (handler widenings) wait for them all: merge again when every shard is in\n")
 		}
 	}

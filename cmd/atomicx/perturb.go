@@ -5,11 +5,12 @@ import (
 	"io"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/perturb"
 	"github.com/atomicx/atomicx/report"
 )
 
 func perturbCmd(args []string, stdout, stderr io.Writer) int {
-	q, _ := questionNamed(campaign.Perturb.Name)
+	q, _ := questionNamed(perturb.Perturb.Name)
 	fs, c := newCampaignFlags(q, stderr)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx perturb [flags] [packages | -exec SCRIPT [-oracle SCRIPT] package]\n\n"+

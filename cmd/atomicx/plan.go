@@ -22,13 +22,13 @@ import (
 // planFlags are plan's flags for question q: the workload's and q's own,
 // as q's command takes them; the example files' command lines are
 // checked against them too.
-func planFlags(stderr io.Writer, q question) (*flag.FlagSet, *planOptions) {
+func planFlags(stderr io.Writer, q questionCommand) (*flag.FlagSet, *planOptions) {
 	fs := flag.NewFlagSet("plan", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := &planOptions{}
 	fs.StringVar(&o.out, "o", "", "the plan's directory (required): plan.json, the test binaries, the profile runs' journal")
 	o.workload.registerWorkload(fs, true)
-	fs.StringVar(&o.question, "question", campaign.Detect.Name, "the question the runs ask: "+questionNames()+"; each takes the flags of its command (atomicx QUESTION -h)")
+	fs.StringVar(&o.question, "question", questions[0].name(), "the question the runs ask: "+questionNames()+"; each takes the flags of its command (atomicx QUESTION -h)")
 	o.apply = q.define(fs, &o.workload)
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: atomicx plan -o PLANDIR [-question QUESTION] [flags] [packages]\n\n"+
@@ -37,7 +37,7 @@ func planFlags(stderr io.Writer, q question) (*flag.FlagSet, *planOptions) {
 			"and writes the list of runs as PLANDIR/plan.json. Then run shares of it\n"+
 			"with 'atomicx run -shard K/N PLANDIR' (on any machine with the module\n"+
 			"checked out and a copy of PLANDIR) and combine their journals with\n"+
-			"'atomicx merge PLANDIR'.\n\nFlags (of -question %s):\n", q.name)
+			"'atomicx merge PLANDIR'.\n\nFlags (of -question %s):\n", q.name())
 		fs.PrintDefaults()
 	}
 	return fs, o
@@ -52,15 +52,15 @@ type planOptions struct {
 // planQuestion is the question that plan's command line asks: its flags
 // are read with every question's, so that a flag of another question
 // than the one asked is refused by name.
-func planQuestion(args []string, stderr io.Writer) (question, bool) {
+func planQuestion(args []string, stderr io.Writer) (questionCommand, bool) {
 	all := flag.NewFlagSet("plan", flag.ContinueOnError)
 	all.SetOutput(io.Discard)
 	own := map[string]map[string]bool{}
 	for _, q := range questions {
 		fs, _ := planFlags(io.Discard, q)
-		own[q.name] = map[string]bool{}
+		own[q.name()] = map[string]bool{}
 		fs.VisitAll(func(f *flag.Flag) {
-			own[q.name][f.Name] = true
+			own[q.name()][f.Name] = true
 			if all.Lookup(f.Name) == nil {
 				all.Var(f.Value, f.Name, f.Usage)
 			}
@@ -103,6 +103,7 @@ func planCmd(args []string, stdout, stderr io.Writer) int {
 	if code != 0 {
 		return code
 	}
+	cfg.Planner = q.planner
 	if !o.apply("plan", &cfg, stderr) {
 		return 2
 	}

@@ -7,29 +7,39 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/detect"
+	"github.com/atomicx/atomicx/question/handlers"
+	"github.com/atomicx/atomicx/question/perturb"
 	"github.com/atomicx/atomicx/report"
 )
 
-// A question is what a campaign asks of its runs. Its command (atomicx
-// NAME) and plan -question NAME take the same flags, the workload's and
-// the question's own, which define defines: both build them from here,
-// so that neither can take a flag the other refuses.
-type question struct {
-	name string
+// A questionCommand is the command side of a question, what a campaign
+// asks of its runs (package question). Its command (atomicx NAME) and
+// plan -question NAME take the same flags, the workload's and the
+// question's own, which define defines: both build them from here, so
+// that neither can take a flag the other refuses.
+type questionCommand struct {
+	planner *campaign.Planner
 	// define defines the question's own flags on fs, beside the
 	// workload's in w, and returns what checks their values and sets
 	// them in a campaign's configuration; it says on stderr why it
 	// cannot (cmd names the command), and returns false.
 	define func(fs *flag.FlagSet, w *workloadFlags) (apply func(cmd string, cfg *campaign.Config, stderr io.Writer) bool)
+	// report builds the report of a campaign of the question from its
+	// journal's records.
+	report func(o reportOut, recs []*campaign.Record, problems []campaign.Problem) (questionReport, error)
 }
 
+// name is the question's name, its command's.
+func (q questionCommand) name() string { return q.planner.Name }
+
 // questions are the campaigns' questions, detect's first: the default.
-var questions = []question{
-	{name: campaign.Detect.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
+var questions = []questionCommand{
+	{planner: detect.Detect, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		w.registerExperiments(fs)
 		return func(string, *campaign.Config, io.Writer) bool { return true }
-	}},
-	{name: campaign.Perturb.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
+	}, report: detectReportOf},
+	{planner: perturb.Perturb, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		oracle := registerOracle(fs)
 		testsPerPoint := fs.Int("tests-per-point", 0, testsPerPointUsage)
 		return func(cmd string, cfg *campaign.Config, stderr io.Writer) bool {
@@ -41,31 +51,35 @@ var questions = []question{
 				return false
 			}
 			// A point's runs need its first reach only.
-			cfg.Planner, cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = campaign.Perturb, absExec(cfg.Dir, *oracle), false, 1
+			cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = absExec(cfg.Dir, *oracle), false, 1
 			cfg.TestsPerPoint = *testsPerPoint
 			return true
 		}
+	}, report: func(_ reportOut, recs []*campaign.Record, problems []campaign.Problem) (questionReport, error) {
+		return perturbReport{report.Perturbation(recs, problems)}, nil
 	}},
-	{name: campaign.Handlers.Name, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
+	{planner: handlers.Handlers, define: func(fs *flag.FlagSet, w *workloadFlags) func(string, *campaign.Config, io.Writer) bool {
 		oracle := registerOracle(fs)
 		return func(cmd string, cfg *campaign.Config, stderr io.Writer) bool {
 			if oracleWithoutExec(cmd, *oracle, w, stderr) {
 				return false
 			}
-			cfg.Planner, cfg.Oracle = campaign.Handlers, absExec(cfg.Dir, *oracle)
+			cfg.Oracle = absExec(cfg.Dir, *oracle)
 			return true
 		}
+	}, report: func(_ reportOut, recs []*campaign.Record, problems []campaign.Problem) (questionReport, error) {
+		return handlersReport{report.Handlers(recs, problems)}, nil
 	}},
 }
 
 // questionNamed is the question called name.
-func questionNamed(name string) (question, bool) {
+func questionNamed(name string) (questionCommand, bool) {
 	for _, q := range questions {
-		if q.name == name {
+		if q.name() == name {
 			return q, true
 		}
 	}
-	return question{}, false
+	return questionCommand{}, false
 }
 
 // questionNames lists the questions for a message: "detect, perturb or
@@ -73,7 +87,7 @@ func questionNamed(name string) (question, bool) {
 func questionNames() string {
 	names := make([]string, len(questions))
 	for i, q := range questions {
-		names[i] = q.name
+		names[i] = q.name()
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
@@ -82,6 +96,7 @@ func questionNames() string {
 // the question's own, and where the journal and the report go.
 type campaignFlags struct {
 	workload                       workloadFlags
+	planner                        *campaign.Planner
 	apply                          func(cmd string, cfg *campaign.Config, stderr io.Writer) bool
 	journal, format, out, category string
 	resume                         bool
@@ -89,19 +104,21 @@ type campaignFlags struct {
 
 // newCampaignFlags defines the flags of q's command on a new flag set
 // that writes its errors to stderr.
-func newCampaignFlags(q question, stderr io.Writer) (*flag.FlagSet, *campaignFlags) {
-	fs := flag.NewFlagSet(q.name, flag.ContinueOnError)
+func newCampaignFlags(q questionCommand, stderr io.Writer) (*flag.FlagSet, *campaignFlags) {
+	fs := flag.NewFlagSet(q.name(), flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	c := &campaignFlags{}
 	c.workload.registerWorkload(fs, false)
-	c.apply = q.define(fs, &c.workload)
+	c.planner, c.apply = q.planner, q.define(fs, &c.workload)
 	fs.StringVar(&c.journal, "journal", "", "directory for the journal and test binaries (default: one per module and packages in the user cache)")
 	fs.BoolVar(&c.resume, "resume", false, "keep the journal and skip the work it records")
 	fs.StringVar(&c.format, "format", "text", formatUsage)
 	fs.StringVar(&c.out, "o", "", "write the report to this file instead of standard output")
 	category := report.DefaultSARIFCategory
-	if q.name != campaign.Detect.Name {
-		category += "-" + q.name
+	if !q.planner.Unnamed {
+		// As its journals' directories: the question of the campaigns
+		// made before questions had names has the plain category.
+		category += "-" + q.name()
 	}
 	fs.StringVar(&c.category, "category", category, sarifCategoryUsage)
 	return fs, c
@@ -119,6 +136,7 @@ func (c *campaignFlags) config(cmd string, args, patterns []string, stderr io.Wr
 	if code != 0 {
 		return cfg, "", code
 	}
+	cfg.Planner = c.planner
 	if !c.apply(cmd, &cfg, stderr) {
 		return cfg, "", 2
 	}

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/question"
 )
 
 // TestQuestionFlagsAgree: each question's command and plan -question
@@ -28,7 +30,7 @@ func TestQuestionFlagsAgree(t *testing.T) {
 		got := names(plan, "o", "question")
 		want := names(cmd, "journal", "resume", "format", "o", "category")
 		if !slices.Equal(got, want) {
-			t.Errorf("plan -question %s takes %q; atomicx %s takes %q", q.name, got, q.name, want)
+			t.Errorf("plan -question %s takes %q; atomicx %s takes %q", q.name(), got, q.name(), want)
 		}
 	}
 }
@@ -57,12 +59,29 @@ func TestPlanRefusesOtherQuestionsFlags(t *testing.T) {
 				continue
 			}
 			if fs, _ := planFlags(io.Discard, q); fs.Parse(tt.args) != nil {
-				t.Errorf("plan %q: question %s's flags do not parse it", tt.args, q.name)
+				t.Errorf("plan %q: question %s's flags do not parse it", tt.args, q.name())
 			}
 			continue
 		}
 		if ok || !strings.Contains(stderr.String(), tt.want) {
 			t.Errorf("plan %q: ok %t, stderr %q, want %q", tt.args, ok, stderr.String(), tt.want)
 		}
+	}
+}
+
+// TestQuestionCommandsAreQuestions: each question's command is of a
+// question of the registry (package question), by value, and has a
+// report; the first is the question a journal naming none asked.
+func TestQuestionCommandsAreQuestions(t *testing.T) {
+	for _, q := range questions {
+		if question.Named(q.name()) != q.planner {
+			t.Errorf("the command %s is not of the registry's question %s", q.name(), q.name())
+		}
+		if q.report == nil {
+			t.Errorf("the command %s writes no report", q.name())
+		}
+	}
+	if !questions[0].planner.Unnamed {
+		t.Errorf("the default question %s is not the one a journal naming none asked", questions[0].name())
 	}
 }

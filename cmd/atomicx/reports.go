@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question"
 	"github.com/atomicx/atomicx/report"
 )
 
@@ -75,17 +76,29 @@ func (o reportOut) write(r questionReport) error {
 // are recs, by the question the campaign asked. "" as o.category is the
 // question's own default category.
 func (o reportOut) writeJournal(recs []*campaign.Record, problems []campaign.Problem) error {
-	switch {
-	case o.hdr != nil && o.hdr.Question == campaign.Perturb.Name:
-		return o.write(perturbReport{report.Perturbation(recs, problems)})
-	case o.hdr != nil && o.hdr.Question == campaign.Handlers.Name || handlersJournal(recs):
-		return o.write(handlersReport{report.Handlers(recs, problems)})
+	// A question without a command of its own (vet's confirmation) has
+	// detect's report, the first question's.
+	q := questions[0]
+	if asked := question.Of(o.hdr, recs); asked != nil {
+		if c, ok := questionNamed(asked.Name); ok {
+			q = c
+		}
 	}
-	rep := report.Classify(recs, problems)
-	if err := addCoverage(context.Background(), rep, o.hdr); err != nil {
+	r, err := q.report(o, recs, problems)
+	if err != nil {
 		return err
 	}
-	return o.write(detectReport{rep})
+	return o.write(r)
+}
+
+// detectReportOf is a detection campaign's report, with the coverage of
+// its runs.
+func detectReportOf(o reportOut, recs []*campaign.Record, problems []campaign.Problem) (questionReport, error) {
+	rep := report.Classify(recs, problems)
+	if err := addCoverage(context.Background(), rep, o.hdr); err != nil {
+		return nil, err
+	}
+	return detectReport{rep}, nil
 }
 
 // detectReport is a detection campaign's report.

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question"
 )
 
 // runFlags are run's flags; the example files' command lines are checked
@@ -62,7 +63,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1
 	}
-	p, err := campaign.ReadPlan(planDir)
+	p, err := campaign.ReadPlan(planDir, question.Named)
 	if err != nil {
 		fmt.Fprintf(stderr, "atomicx: %v\n", err)
 		return 1

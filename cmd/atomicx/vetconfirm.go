@@ -16,6 +16,7 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/errleak"
+	"github.com/atomicx/atomicx/question/leaks"
 	"github.com/atomicx/atomicx/report"
 	"github.com/atomicx/atomicx/rt/arm"
 	"golang.org/x/tools/go/packages"
@@ -39,7 +40,7 @@ type confirmOptions struct {
 // vetFinding is a finding of errleak as atomicx vet -confirm needs it.
 type vetFinding struct {
 	pos    string // the acquire, as vet prints it: the finding's name
-	target *campaign.LeakTarget
+	target *leaks.LeakTarget
 	reason string // why it is not run: the answer, when target is nil
 }
 
@@ -57,7 +58,7 @@ func findingsOf(p *packages.Package, fs []errleak.Finding, wd string) []vetFindi
 			v.reason = confirmNotConfirmable + ": no failed call on the path decides it (the last error test found no error, or tests no call's error)"
 		default:
 			op := p.Fset.Position(f.Opening.Pos)
-			v.target = &campaign.LeakTarget{ID: v.pos, Func: f.Func, Callee: f.Opening.Callee, ReturnLine: f.ReturnLine,
+			v.target = &leaks.LeakTarget{ID: v.pos, Func: f.Func, Callee: f.Opening.Callee, ReturnLine: f.ReturnLine,
 				CallPos: sitePos(p.PkgPath, op), AcquirePos: sitePos(p.PkgPath, acq), IsClosed: f.IsClosed}
 		}
 		out = append(out, v)
@@ -76,7 +77,7 @@ func sitePos(pkg string, pos token.Position) string {
 // by its position.
 func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, stderr io.Writer) (map[string]*report.LeakConfirmation, error) {
 	answers := map[string]*report.LeakConfirmation{}
-	var targets []campaign.LeakTarget
+	var targets []leaks.LeakTarget
 	for _, f := range fs {
 		if f.target == nil {
 			answers[f.pos] = &report.LeakConfirmation{Answer: f.reason}
@@ -122,7 +123,7 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 	res, err := campaign.Run(ctx, campaign.Config{
 		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Identity: identity, Policy: pol,
 		Jobs: opt.jobs, Timeout: opt.timeout, MaxOccur: confirmProfileOccurrences, EarlyStop: true,
-		Progress: stderr, Run: opt.run, Planner: campaign.Confirm, Confirm: targets,
+		Progress: stderr, Run: opt.run, Planner: leaks.Confirm, Confirm: leaks.EncodeTargets(targets),
 		Header: campaign.Header{Command: append([]string{"atomicx", "vet"}, opt.args...), Version: version(),
 			Date: time.Now().UTC().Format(time.RFC3339)},
 	})
@@ -130,7 +131,7 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 		return nil, err
 	}
 	hdr := campaign.HeaderOf(res.Records)
-	for _, c := range campaign.ConfirmLeaks(targets, res.Records) {
+	for _, c := range leaks.ConfirmLeaks(targets, res.Records) {
 		a := &report.LeakConfirmation{Answer: c.Answer}
 		if e := c.Run; e != nil {
 			a.Package, a.Test = e.Package, e.Test
@@ -141,10 +142,10 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 		if c.Why != "" {
 			a.Answer += " (" + c.Why + ")"
 		}
-		if c.Answer == campaign.LeakHung {
+		if c.Answer == leaks.LeakHung {
 			a.Answer += " (the run hit its time limit outside the function)"
 		}
-		if c.Answer == campaign.LeakOtherReturn {
+		if c.Answer == leaks.LeakOtherReturn {
 			if c.End > 0 {
 				a.Answer += fmt.Sprintf(" (line %d)", c.End)
 			} else {
@@ -169,7 +170,7 @@ const confirmProfileOccurrences = 20
 // openness when their function returns an error (probe_acquires, a key
 // of the policy internal to vet -confirm), each with the method that
 // probes it when its [[leak.resource]] table names one.
-func confirmPolicy(dir string, pkgs []string, targets []campaign.LeakTarget) (string, error) {
+func confirmPolicy(dir string, pkgs []string, targets []leaks.LeakTarget) (string, error) {
 	var b strings.Builder
 	b.WriteString("# Written by atomicx vet -confirm: the packages of the findings, instrumented for detection,\n" +
 		"# with the resources of the findings' acquisitions probed when their function returns an error.\n" +

@@ -133,8 +133,8 @@ func oracleWithoutExec(cmd, oracle string, w *workloadFlags, stderr io.Writer) b
 func runQuestion(cmd string, cfg campaign.Config, self, dir string, resume bool, stderr io.Writer) (res *campaign.Result, interrupted bool, code int) {
 	if dir == "" {
 		key := cfg.Patterns
-		if cmd != "detect" {
-			key = append([]string{cmd}, key...)
+		if !cfg.Planner.Unnamed {
+			key = append([]string{cfg.Planner.Name}, key...)
 		}
 		var err error
 		if dir, err = defaultJournal(cfg.Dir, key); err != nil {

@@ -1,4 +1,4 @@
-package campaign
+package perturb
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/rt/arm"
 )
 
@@ -39,28 +40,29 @@ import (
 // Runs take no snapshot and are not ended early: the test's outcome is
 // the answer, and the failed calls the runtime logs ("fail" events)
 // tell how far the failure went.
-var Perturb = &Planner{
+var Perturb = &campaign.Planner{
 	Name: "perturb",
-	AllRuns: func(profs []*Record, opt Options) []*PlannedRun {
+	AllRuns: func(profs []*campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
 		return perturbRuns(perturbPoints(profs, opt.TestsPerPoint))
 	},
-	FollowUps: func(recs []*Record, opt Options) []*PlannedRun {
+	FollowUps: func(recs []*campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
 		return perturbRuns(perturbFollowUps(recs))
 	},
 	Rounds:         2,
 	WholeFollowUps: true,
 	OneAtATime:     true,
 	FollowUpsText:  "running %d perturbation runs: points failed at every reach, or failure-oblivious candidates",
+	FollowUpsName:  "always and validation runs",
 }
 
 // perturbPoints plans the one-shot runs of every point the profile runs
 // reached: one with each test that reached it, at most bound of them (0:
 // no bound), the smallest tests first.
-func perturbPoints(profs []*Record, bound int) []*Record {
-	order := append([]*Record(nil), profs...)
-	points := map[*Record][]event{}
+func perturbPoints(profs []*campaign.Record, bound int) []*campaign.Record {
+	order := append([]*campaign.Record(nil), profs...)
+	points := map[*campaign.Record][]campaign.Event{}
 	for _, prof := range order {
-		points[prof] = reaches(prof)
+		points[prof] = campaign.Reaches(prof)
 	}
 	sort.SliceStable(order, func(i, j int) bool {
 		if a, b := len(points[order[i]]), len(points[order[j]]); a != b {
@@ -69,7 +71,7 @@ func perturbPoints(profs []*Record, bound int) []*Record {
 		return order[i].Key() < order[j].Key()
 	})
 	taken := map[string]int{}
-	var out []*Record
+	var out []*campaign.Record
 	for _, prof := range order {
 		for _, r := range points[prof] {
 			fault := pointFault(r.Faults)
@@ -77,7 +79,7 @@ func perturbPoints(profs []*Record, bound int) []*Record {
 				continue
 			}
 			taken[r.Site]++
-			out = append(out, &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
+			out = append(out, &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
 				Site: r.Site, Occurrence: 1, Fault: fault, Stack: r.Stack, Millis: prof.Millis})
 		}
 	}
@@ -89,9 +91,9 @@ func perturbPoints(profs []*Record, bound int) []*Record {
 // allows faults: an error where it can return one, else a panic.
 func pointFault(faults uint64) string {
 	switch {
-	case faults&faultError != 0:
+	case faults&campaign.FaultError != 0:
 		return "error"
-	case faults&faultPanic != 0:
+	case faults&campaign.FaultPanic != 0:
 		return "panic"
 	}
 	return ""
@@ -99,23 +101,23 @@ func pointFault(faults uint64) string {
 
 // perturbRuns gives each run its arming and cost: the profile run's time,
 // which a planned record carries in Millis until it runs.
-func perturbRuns(recs []*Record) []*PlannedRun {
-	runs := make([]*PlannedRun, len(recs))
+func perturbRuns(recs []*campaign.Record) []*campaign.PlannedRun {
+	runs := make([]*campaign.PlannedRun, len(recs))
 	for i, r := range recs {
 		cost := r.Millis
 		r.Millis = 0
-		runs[i] = &PlannedRun{Key: r.Key(), CostMs: cost, Env: PerturbEnv(r), Run: r}
+		runs[i] = &campaign.PlannedRun{Key: r.Key(), CostMs: cost, Env: PerturbEnv(r), Run: r}
 	}
 	return runs
 }
 
 // PerturbEnv is the environment that arms a perturbation run.
-func PerturbEnv(r *Record) []string {
+func PerturbEnv(r *campaign.Record) []string {
 	return PerturbArming(r).Env()
 }
 
 // PerturbArming is the arming of a perturbation run.
-func PerturbArming(r *Record) arm.Arming {
+func PerturbArming(r *campaign.Record) arm.Arming {
 	return arm.Arming{
 		Inject:    arm.Injection{Fault: r.Fault, Occurrence: r.Occurrence, Always: r.Always, Site: r.Site},
 		Oblivious: arm.SplitIDs(r.Oblivious),
@@ -131,19 +133,19 @@ func PerturbArming(r *Record) arm.Arming {
 // each one-shot run, and, once a point has all of them, the validation
 // runs of each point that the workload does not survive, four per
 // candidate and test.
-func perturbFollowUps(recs []*Record) []*Record {
-	have := map[string]*Record{}
+func perturbFollowUps(recs []*campaign.Record) []*campaign.Record {
+	have := map[string]*campaign.Record{}
 	for _, r := range recs {
 		have[r.Key()] = r
 	}
-	var out []*Record
-	want := func(r *Record) {
+	var out []*campaign.Record
+	want := func(r *campaign.Record) {
 		if have[r.Key()] == nil {
 			have[r.Key()] = r
 			out = append(out, r)
 		}
 	}
-	for _, p := range PerturbPointsOf(recs) {
+	for _, p := range PointsOf(recs) {
 		complete := true
 		for _, t := range p.Tests {
 			if t.Always == nil {
@@ -170,7 +172,7 @@ func perturbFollowUps(recs []*Record) []*Record {
 	return out
 }
 
-// The classes of a perturbation point (PerturbPoint.Class).
+// The classes of a perturbation point (Point.Class).
 const (
 	Fragile   = "fragile"   // the one-shot run fails
 	Sensitive = "sensitive" // the one-shot run passes, the always run fails
@@ -203,8 +205,8 @@ func Improves(before, after string) bool {
 	return classRank(before) >= 0 && classRank(after) > classRank(before)
 }
 
-// A PerturbPoint is what a perturbation campaign learnt about one point.
-type PerturbPoint struct {
+// A Point is what a perturbation campaign learnt about one point.
+type Point struct {
 	Site  string // the point's site ID
 	Func  string // the function the point is in (a call site) or of (an entry)
 	Pos   string // the point's position, import path/file.go:line:col
@@ -217,7 +219,7 @@ type PerturbPoint struct {
 	Package string
 	Test    string
 	// OneShot and Always are the two runs, nil when not run.
-	OneShot, Always *Record
+	OneShot, Always *campaign.Record
 	// Inconsistent: a test's one-shot run failed and its always run
 	// passed.
 	Inconsistent bool
@@ -236,7 +238,7 @@ type PerturbPoint struct {
 // PointTest is what one test's runs of a point showed.
 type PointTest struct {
 	Package, Test   string
-	OneShot, Always *Record
+	OneShot, Always *campaign.Record
 	Class           string
 	Inconsistent    bool
 	// Monitor is where the one-shot failure stopped; AlwaysMonitor where
@@ -248,7 +250,7 @@ type PointTest struct {
 	// goroutines), and the reach failed may not be the one profiled.
 	OtherPath bool
 	// validations by candidate site and atomic, then always
-	validations map[string][2][2]*Record
+	validations map[string][2][2]*campaign.Record
 }
 
 // Monitor is where a run's injected failure stopped: the function that
@@ -296,7 +298,7 @@ var hazardousNames = map[string]bool{"Sync": true, "Close": true, "Flush": true,
 // hazardsOf says why candidate c of point p may do harm that its
 // validation does not show: it swallowed too many failures in one run,
 // or it, or the point's call, writes or syncs.
-func hazardsOf(p *PerturbPoint, c *Candidate) []string {
+func hazardsOf(p *Point, c *Candidate) []string {
 	var out []string
 	if n := max(c.Plain.MaxSwallowed, c.Atomic.MaxSwallowed); n >= HazardousSwallows {
 		out = append(out, fmt.Sprintf("swallowed %d failures in one run", n))
@@ -328,7 +330,7 @@ func lastName(fn string) string {
 // the point).
 type Validation struct {
 	// OneShot and Always are the runs of the test that gave the class.
-	OneShot, Always *Record
+	OneShot, Always *campaign.Record
 	Class           string
 	Inconsistent    bool
 	// Swallowed counts the failures the wrapper swallowed in the runs
@@ -347,14 +349,14 @@ type Validation struct {
 }
 
 // countWrapped counts what the wrapper did in the runs.
-func (v *Validation) countWrapped(runs ...*Record) {
+func (v *Validation) countWrapped(runs ...*campaign.Record) {
 	for _, r := range runs {
 		if r == nil {
 			continue
 		}
 		n := 0
 		for _, raw := range r.Events {
-			var e event
+			var e campaign.Event
 			if json.Unmarshal(raw, &e) != nil || e.Event != "oblivious" {
 				continue
 			}
@@ -365,13 +367,13 @@ func (v *Validation) countWrapped(runs ...*Record) {
 				v.NotRolledBack++
 			}
 		}
-		if r.Status == Hung {
+		if r.Status == campaign.Hung {
 			v.SwallowedUntilHung = v.SwallowedUntilHung || n > 0
 			continue
 		}
 		v.Swallowed += n
 		v.MaxSwallowed = max(v.MaxSwallowed, n)
-		if r.Always && r.Status == Passed && n > 0 {
+		if r.Always && r.Status == campaign.Passed && n > 0 {
 			v.Unchecked = true
 		}
 	}
@@ -380,14 +382,14 @@ func (v *Validation) countWrapped(runs ...*Record) {
 // Works reports whether wrapping the candidate made the point better.
 func (v Validation) Works(before string) bool { return Improves(before, v.Class) }
 
-func (t *PointTest) alwaysRun() *Record {
+func (t *PointTest) alwaysRun() *campaign.Record {
 	r := t.OneShot
-	return &Record{Kind: r.Kind, Package: r.Package, Test: r.Test, Site: r.Site, Fault: r.Fault, Always: true, Stack: r.Stack,
+	return &campaign.Record{Kind: r.Kind, Package: r.Package, Test: r.Test, Site: r.Site, Fault: r.Fault, Always: true, Stack: r.Stack,
 		Millis: r.Millis}
 }
 
-func (t *PointTest) validationRun(p *PerturbPoint, candidate string, atomic, always bool) *Record {
-	r := &Record{Kind: "experiment", Package: t.Package, Test: t.Test, Site: p.Site, Fault: p.Fault, Occurrence: 1,
+func (t *PointTest) validationRun(p *Point, candidate string, atomic, always bool) *campaign.Record {
+	r := &campaign.Record{Kind: "experiment", Package: t.Package, Test: t.Test, Site: p.Site, Fault: p.Fault, Occurrence: 1,
 		Oblivious: candidate, Stack: t.OneShot.Stack, Millis: t.OneShot.Millis}
 	if always {
 		r.Occurrence, r.Always = 0, true
@@ -398,20 +400,20 @@ func (t *PointTest) validationRun(p *PerturbPoint, candidate string, atomic, alw
 	return r
 }
 
-// PerturbPointsOf reads the points of a perturbation campaign from its
+// PointsOf reads the points of a perturbation campaign from its
 // records, in the order of their site IDs, each with its tests in the
 // order of their packages and names.
-func PerturbPointsOf(recs []*Record) []*PerturbPoint {
-	byKey := map[string]*Record{}
-	bySite := map[string]*PerturbPoint{}
-	var points []*PerturbPoint
+func PointsOf(recs []*campaign.Record) []*Point {
+	byKey := map[string]*campaign.Record{}
+	bySite := map[string]*Point{}
+	var points []*Point
 	posOf := map[string]string{} // from the profile runs' reach events
 	reached := map[string]int{}
 	for _, r := range recs {
 		if r.Kind == "profile" {
-			for _, e := range reaches(r) {
+			for _, e := range campaign.Reaches(r) {
 				posOf[e.Site] = e.Pos
-				if e.Occurrence == 1 && r.Status == Passed {
+				if e.Occurrence == 1 && r.Status == campaign.Passed {
 					reached[e.Site]++ // a test whose profile run failed runs no point
 				}
 			}
@@ -425,7 +427,7 @@ func PerturbPointsOf(recs []*Record) []*PerturbPoint {
 		}
 		p := bySite[r.Site]
 		if p == nil {
-			p = &PerturbPoint{Site: r.Site, Fault: r.Fault}
+			p = &Point{Site: r.Site, Fault: r.Fault}
 			bySite[r.Site] = p
 			points = append(points, p)
 		}
@@ -514,9 +516,9 @@ func candidatesOf(tests []*PointTest) []*Candidate {
 
 // validateCandidate reads the runs of point p with the candidate wrapped in every
 // test that reached the point again.
-func validateCandidate(p *PerturbPoint, candidate string, atomic bool, byKey map[string]*Record) Validation {
+func validateCandidate(p *Point, candidate string, atomic bool, byKey map[string]*campaign.Record) Validation {
 	var v Validation
-	type runs struct{ oneShot, always *Record }
+	type runs struct{ oneShot, always *campaign.Record }
 	var all []runs
 	for _, t := range p.Tests {
 		if t.Class == PointNotInjected || t.Class == PointNotRun {
@@ -560,15 +562,15 @@ func pointClass[T any](tests []T, classOf func(T) (string, bool)) string {
 }
 
 // classify gives the class of a point from its one-shot and always runs.
-func classify(oneShot, always *Record) (class string, inconsistent bool) {
+func classify(oneShot, always *campaign.Record) (class string, inconsistent bool) {
 	switch {
-	case oneShot == nil || oneShot.Status == NotRun:
+	case oneShot == nil || oneShot.Status == campaign.NotRun:
 		return PointNotRun, false
 	case !oneShot.Fired:
 		return PointNotInjected, false
 	case runFailed(oneShot):
-		return Fragile, always != nil && always.Status == Passed
-	case always == nil || always.Status == NotRun:
+		return Fragile, always != nil && always.Status == campaign.Passed
+	case always == nil || always.Status == campaign.NotRun:
 		return PointNotRun, false
 	case runFailed(always):
 		return Sensitive, false
@@ -578,8 +580,8 @@ func classify(oneShot, always *Record) (class string, inconsistent bool) {
 
 // runFailed reports whether a run failed: the test failed, the program
 // crashed or exited non-zero, or the run hung past the time limit.
-func runFailed(r *Record) bool {
-	return r.Status == Failed || r.Status == Crashed || r.Status == Hung
+func runFailed(r *campaign.Record) bool {
+	return r.Status == campaign.Failed || r.Status == campaign.Crashed || r.Status == campaign.Hung
 }
 
 // siteFunc is the function of a site ID: "pkg.F" of "pkg.F#entry" and of
@@ -591,9 +593,9 @@ func siteFunc(site string) string {
 
 // siteName is the position of a point, from the one-shot run's inject
 // event, or the call site's ID.
-func siteName(r *Record, site string) string {
+func siteName(r *campaign.Record, site string) string {
 	for _, raw := range r.Events {
-		var e event
+		var e campaign.Event
 		if json.Unmarshal(raw, &e) == nil && e.Event == "inject" && e.Site == site && e.Pos != "" {
 			return e.Pos
 		}
@@ -615,13 +617,13 @@ func siteName(r *Record, site string) string {
 // runtime, which does not list them, is read against where the profile
 // run reached the point (Record.Stack), whose numbers are the run's only
 // when nothing ran concurrently.
-func Monitored(r *Record) Monitor {
+func Monitored(r *campaign.Record) Monitor {
 	var m Monitor
 	failed := map[string]map[uint64]bool{}
 	injected := false
 	stack, gid := r.Stack, uint64(0)
 	for _, raw := range r.Events {
-		var e event
+		var e campaign.Event
 		if json.Unmarshal(raw, &e) != nil {
 			continue
 		}
@@ -657,9 +659,9 @@ func Monitored(r *Record) Monitor {
 // other functions than its profile run (Record.Stack): the functions of
 // the calls in progress that its inject event lists, call numbers aside.
 // A run of an older runtime, which lists none, is taken at its word.
-func otherPath(r *Record) bool {
+func otherPath(r *campaign.Record) bool {
 	for _, raw := range r.Events {
-		var e event
+		var e campaign.Event
 		if json.Unmarshal(raw, &e) != nil || e.Event != "inject" {
 			continue
 		}

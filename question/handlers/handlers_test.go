@@ -1,8 +1,9 @@
-package campaign
+package handlers
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/atomicx/atomicx/campaign"
 	"strings"
 	"testing"
 )
@@ -13,7 +14,7 @@ func handlerEvent(id, region, usage string) json.RawMessage {
 }
 
 func TestHandlersPlanner(t *testing.T) {
-	prof := &Record{Kind: "profile", Package: "m", Test: "TestA", Status: Passed, Millis: 7, Events: []json.RawMessage{
+	prof := &campaign.Record{Kind: "profile", Package: "m", Test: "TestA", Status: campaign.Passed, Millis: 7, Events: []json.RawMessage{
 		handlerEvent("m.F#handler:f.go:3:2", "m/f.go:2:9", "executed"),
 		handlerEvent("m.F#handler:f.go:3:2", "m/f.go:2:9", "pink"),
 		// Seen in a usage only, its region not executed: not a handler this
@@ -23,7 +24,7 @@ func TestHandlersPlanner(t *testing.T) {
 		json.RawMessage(`{"event":"handler","pid":1,"site":"m.H#handler:h.go:3:2","region":"m/h.go:2:9","usage":"executed","not_injectable":"why"}`),
 		json.RawMessage(`{"event":"reach","pid":1,"site":"m.F#entry","occurrence":1,"faults":1}`),
 	}}
-	runs := Handlers.Runs(prof, Options{})
+	runs := Handlers.Runs(prof, campaign.Options{})
 	if len(runs) != 1 {
 		t.Fatalf("%d runs, want 1: %+v", len(runs), runs)
 	}
@@ -33,9 +34,6 @@ func TestHandlersPlanner(t *testing.T) {
 	}
 	if r.Run.Site != "m.F#handler:f.go:3:2" || r.Run.Test != "TestA" || r.Run.Kind != "experiment" || r.CostMs != 7 || r.Key != r.Run.Key() {
 		t.Errorf("run %+v", r.Run)
-	}
-	if PlannerNamed("handlers") != Handlers {
-		t.Errorf("the handlers planner is not registered")
 	}
 }
 
@@ -49,21 +47,21 @@ func TestHandlerVerdicts(t *testing.T) {
 		source, resilience string
 	}{
 		{"no test executes the region", nil, HandlerUnknown, HandlerUnknown},
-		{"white, passes", []*HandlerTest{row("w", Passed)}, SourceIndependent, HandlerUnknown},
-		{"white and pink tests pass", []*HandlerTest{row("w", Passed), row("p", Passed)}, SourceIndependent, PurelyResilient},
-		{"pink passes", []*HandlerTest{row("p", Passed)}, HandlerUnknown, PurelyResilient},
-		{"white fails", []*HandlerTest{row("pw", Failed), row("p", Passed)}, SourceDependent, NotPurelyResilient},
-		{"a crash fails", []*HandlerTest{row("w", Crashed)}, SourceDependent, NotPurelyResilient},
-		{"a timeout fails", []*HandlerTest{row("p", Hung)}, HandlerUnknown, NotPurelyResilient},
-		{"pink fails, white passes", []*HandlerTest{row("w", Passed), row("p", Failed)}, SourceIndependent, NotPurelyResilient},
-		{"one of two white fails", []*HandlerTest{row("w", Passed), row("w", Failed)}, SourceDependent, NotPurelyResilient},
-		{"blue only, passes", []*HandlerTest{row("b", Passed)}, HandlerUnknown, HandlerUnknown},
-		{"a run missing", []*HandlerTest{row("w", ""), row("p", Passed)}, HandlerUnknown, HandlerUnknown},
-		{"a run not started", []*HandlerTest{row("pw", NotRun)}, HandlerUnknown, HandlerUnknown},
+		{"white, passes", []*HandlerTest{row("w", campaign.Passed)}, SourceIndependent, HandlerUnknown},
+		{"white and pink tests pass", []*HandlerTest{row("w", campaign.Passed), row("p", campaign.Passed)}, SourceIndependent, PurelyResilient},
+		{"pink passes", []*HandlerTest{row("p", campaign.Passed)}, HandlerUnknown, PurelyResilient},
+		{"white fails", []*HandlerTest{row("pw", campaign.Failed), row("p", campaign.Passed)}, SourceDependent, NotPurelyResilient},
+		{"a crash fails", []*HandlerTest{row("w", campaign.Crashed)}, SourceDependent, NotPurelyResilient},
+		{"a timeout fails", []*HandlerTest{row("p", campaign.Hung)}, HandlerUnknown, NotPurelyResilient},
+		{"pink fails, white passes", []*HandlerTest{row("w", campaign.Passed), row("p", campaign.Failed)}, SourceIndependent, NotPurelyResilient},
+		{"one of two white fails", []*HandlerTest{row("w", campaign.Passed), row("w", campaign.Failed)}, SourceDependent, NotPurelyResilient},
+		{"blue only, passes", []*HandlerTest{row("b", campaign.Passed)}, HandlerUnknown, HandlerUnknown},
+		{"a run missing", []*HandlerTest{row("w", ""), row("p", campaign.Passed)}, HandlerUnknown, HandlerUnknown},
+		{"a run not started", []*HandlerTest{row("pw", campaign.NotRun)}, HandlerUnknown, HandlerUnknown},
 		// A white test whose failure is not tied to its white usage
 		// tells nothing of the source; another's failure still does.
-		{"white fails, not counted", []*HandlerTest{{White: true, Outcome: Failed, NotCounted: "why"}, row("w", Passed)}, HandlerUnknown, NotPurelyResilient},
-		{"white fails, not counted, another counted", []*HandlerTest{{White: true, Outcome: Failed, NotCounted: "why"}, row("w", Failed)}, SourceDependent, NotPurelyResilient},
+		{"white fails, not counted", []*HandlerTest{{White: true, Outcome: campaign.Failed, NotCounted: "why"}, row("w", campaign.Passed)}, HandlerUnknown, NotPurelyResilient},
+		{"white fails, not counted, another counted", []*HandlerTest{{White: true, Outcome: campaign.Failed, NotCounted: "why"}, row("w", campaign.Failed)}, SourceDependent, NotPurelyResilient},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -77,24 +75,24 @@ func TestHandlerVerdicts(t *testing.T) {
 
 func TestHandlerResults(t *testing.T) {
 	const isArm, nilArm, region = "m.F#handler:f.go:3:2", "m.F#handler:f.go:5:9", "m/f.go:2:9"
-	profA := &Record{Kind: "profile", Package: "m", Test: "TestA", Status: Passed, Events: []json.RawMessage{
+	profA := &campaign.Record{Kind: "profile", Package: "m", Test: "TestA", Status: campaign.Passed, Events: []json.RawMessage{
 		handlerEvent(isArm, region, "executed"), handlerEvent(nilArm, region, "executed"),
 		// The Is arm took the error: the other arm's predicate never ran.
 		handlerEvent(isArm, region, "white"),
 	}}
-	profB := &Record{Kind: "profile", Package: "m", Test: "TestB", Status: Passed, Events: []json.RawMessage{
+	profB := &campaign.Record{Kind: "profile", Package: "m", Test: "TestB", Status: campaign.Passed, Events: []json.RawMessage{
 		handlerEvent(isArm, region, "executed"), handlerEvent(nilArm, region, "executed"),
 		handlerEvent(isArm, region, "pink"), handlerEvent(nilArm, region, "pink"),
 	}}
-	failedProf := &Record{Kind: "profile", Package: "m", Test: "TestC", Status: Failed, Events: []json.RawMessage{
+	failedProf := &campaign.Record{Kind: "profile", Package: "m", Test: "TestC", Status: campaign.Failed, Events: []json.RawMessage{
 		handlerEvent(isArm, region, "executed"),
 	}}
-	recs := []*Record{profA, profB, failedProf}
+	recs := []*campaign.Record{profA, profB, failedProf}
 	for _, arm := range []struct {
 		id string
 		a  string // TestA's outcome
 		b  string
-	}{{isArm, Passed, Passed}, {nilArm, Failed, Passed}} {
+	}{{isArm, campaign.Passed, campaign.Passed}, {nilArm, campaign.Failed, campaign.Passed}} {
 		ra, rb := handlerRun(profA, arm.id), handlerRun(profB, arm.id)
 		ra.Status, rb.Status, ra.Fired, rb.Fired = arm.a, arm.b, true, true
 		recs = append(recs, ra, rb)
@@ -166,28 +164,28 @@ func TestHandlerSourceCount(t *testing.T) {
 		why     string // part of NotCounted
 		source  string
 	}{
-		{"passes", []json.RawMessage{white(1)}, Passed, "", []json.RawMessage{armed(1), armed(2)}, true, "", SourceIndependent},
-		{"fails on the error it expected", []json.RawMessage{white(1)}, Failed, fault(1), []json.RawMessage{armed(1), armed(2)}, true, "", SourceDependent},
-		{"fails on a call it expected to succeed", []json.RawMessage{white(1)}, Failed, fault(2), []json.RawMessage{armed(1), armed(2)}, false, "failed on the armed error of execution 2", HandlerUnknown},
-		{"names both: tied", []json.RawMessage{white(2)}, Failed, fault(1) + fault(2), nil, true, "", SourceDependent},
-		{"names none, skipped only white executions", []json.RawMessage{white(1), white(2)}, Failed, "bad: 3\n", []json.RawMessage{armed(1), armed(2)}, true, "", SourceDependent},
-		{"names none, skipped a pink one", []json.RawMessage{white(1)}, Failed, "bad: 3\n", []json.RawMessage{armed(1), armed(2), armed(3)}, false, "skipped executions 2, 3", HandlerUnknown},
-		{"a crash names it in its death line", []json.RawMessage{white(1)}, Crashed, "", []json.RawMessage{armed(1)}, true, "", SourceDependent},
-		{"past the whites logged, more came", []json.RawMessage{white(1), more("white")}, Failed, fault(90), nil, true, "", SourceDependent},
-		{"armed past the log, whites all logged", []json.RawMessage{white(1)}, Failed, "bad\n", []json.RawMessage{armed(1), more("armed")}, false, "executions past the 1 the run logs", HandlerUnknown},
-		{"armed past the log, and whites", []json.RawMessage{white(1), more("white")}, Failed, "bad\n", []json.RawMessage{armed(1), more("armed")}, true, "", SourceDependent},
+		{"passes", []json.RawMessage{white(1)}, campaign.Passed, "", []json.RawMessage{armed(1), armed(2)}, true, "", SourceIndependent},
+		{"fails on the error it expected", []json.RawMessage{white(1)}, campaign.Failed, fault(1), []json.RawMessage{armed(1), armed(2)}, true, "", SourceDependent},
+		{"fails on a call it expected to succeed", []json.RawMessage{white(1)}, campaign.Failed, fault(2), []json.RawMessage{armed(1), armed(2)}, false, "failed on the armed error of execution 2", HandlerUnknown},
+		{"names both: tied", []json.RawMessage{white(2)}, campaign.Failed, fault(1) + fault(2), nil, true, "", SourceDependent},
+		{"names none, skipped only white executions", []json.RawMessage{white(1), white(2)}, campaign.Failed, "bad: 3\n", []json.RawMessage{armed(1), armed(2)}, true, "", SourceDependent},
+		{"names none, skipped a pink one", []json.RawMessage{white(1)}, campaign.Failed, "bad: 3\n", []json.RawMessage{armed(1), armed(2), armed(3)}, false, "skipped executions 2, 3", HandlerUnknown},
+		{"a crash names it in its death line", []json.RawMessage{white(1)}, campaign.Crashed, "", []json.RawMessage{armed(1)}, true, "", SourceDependent},
+		{"past the whites logged, more came", []json.RawMessage{white(1), more("white")}, campaign.Failed, fault(90), nil, true, "", SourceDependent},
+		{"armed past the log, whites all logged", []json.RawMessage{white(1)}, campaign.Failed, "bad\n", []json.RawMessage{armed(1), more("armed")}, false, "executions past the 1 the run logs", HandlerUnknown},
+		{"armed past the log, and whites", []json.RawMessage{white(1), more("white")}, campaign.Failed, "bad\n", []json.RawMessage{armed(1), more("armed")}, true, "", SourceDependent},
 		// A journal that predates the numbering: every failure counts.
-		{"no white executions numbered", nil, Failed, fault(2), nil, true, "", SourceDependent},
+		{"no white executions numbered", nil, campaign.Failed, fault(2), nil, true, "", SourceDependent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			prof := &Record{Kind: "profile", Package: "m", Test: "TestA", Status: Passed, Events: append(append([]json.RawMessage(nil), base...), tt.whites...)}
+			prof := &campaign.Record{Kind: "profile", Package: "m", Test: "TestA", Status: campaign.Passed, Events: append(append([]json.RawMessage(nil), base...), tt.whites...)}
 			run := handlerRun(prof, id)
 			run.Status, run.Fired, run.Output, run.Events = tt.status, true, tt.output, tt.armed
-			if tt.status == Crashed {
+			if tt.status == campaign.Crashed {
 				run.Died = strings.TrimSpace(strings.Replace(fault(1), "a_test.go:9: err:", "panic:", 1))
 			}
-			res := HandlerResults([]*Record{prof, run})
+			res := HandlerResults([]*campaign.Record{prof, run})
 			if len(res) != 1 || len(res[0].Tests) != 1 {
 				t.Fatalf("results %+v", res)
 			}

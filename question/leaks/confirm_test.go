@@ -1,4 +1,4 @@
-package campaign
+package leaks
 
 import (
 	"encoding/json"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/atomicx/atomicx/campaign"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -31,10 +32,10 @@ func rawEvents(t *testing.T, evs ...map[string]any) []json.RawMessage {
 }
 
 func reach(site, pos string, occ int, stack string) map[string]any {
-	return map[string]any{"event": "reach", "site": site, "pos": pos, "occurrence": occ, "faults": faultError, "stack": stack}
+	return map[string]any{"event": "reach", "site": site, "pos": pos, "occurrence": occ, "faults": campaign.FaultError, "stack": stack}
 }
 
-func confirmProfile(t *testing.T) *Record {
+func confirmProfile(t *testing.T) *campaign.Record {
 	var evs []map[string]any
 	// Four reaches of Load's call site: only three get experiments.
 	for occ := 1; occ <= 4; occ++ {
@@ -48,13 +49,13 @@ func confirmProfile(t *testing.T) *Record {
 		reach("m.check#entry", "m/check.go:5:6", 1, "2@m.Save#entry;1@m.TestLoad#entry"),
 		reach("m.check#entry", "m/check.go:5:6", 2, "1@m.Other#entry;2@m.Save#entry"),
 		// A reach that allows only panics.
-		map[string]any{"event": "reach", "site": "m.Load#call:os.ReadFile#1", "pos": "m/load.go:12:20", "occurrence": 9, "faults": faultPanic},
+		map[string]any{"event": "reach", "site": "m.Load#call:os.ReadFile#1", "pos": "m/load.go:12:20", "occurrence": 9, "faults": campaign.FaultPanic},
 	)
-	return &Record{Kind: "profile", Package: "m", Test: "TestLoad", Status: Passed, Events: rawEvents(t, evs...)}
+	return &campaign.Record{Kind: "profile", Package: "m", Test: "TestLoad", Status: campaign.Passed, Events: rawEvents(t, evs...)}
 }
 
 func TestConfirmPlanner(t *testing.T) {
-	runs := Confirm.Runs(confirmProfile(t), Options{Confirm: confirmTargets})
+	runs := Confirm.Runs(confirmProfile(t), campaign.Options{Confirm: EncodeTargets(confirmTargets)})
 	var got []string
 	for _, r := range runs {
 		e := r.Run
@@ -72,9 +73,6 @@ func TestConfirmPlanner(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("runs (-want +got):\n%s", diff)
 	}
-	if PlannerNamed("confirm") != Confirm {
-		t.Error("the confirm planner is not known by its name: a plan naming it could not be run")
-	}
 }
 
 func TestConfirmLeaks(t *testing.T) {
@@ -88,19 +86,19 @@ func TestConfirmLeaks(t *testing.T) {
 	}
 	probed := []LeakTarget{confirmTargets[0]}
 	probed[0].AcquirePos = "m/load.go:10:17"
-	exp := func(site string, occ int, fired bool, evs ...map[string]any) *Record {
-		return &Record{Kind: "experiment", Package: "m", Test: "TestLoad", Site: site, Occurrence: uint64(occ), Fault: "error",
-			Status: Failed, Fired: fired, Events: rawEvents(t, evs...)}
+	exp := func(site string, occ int, fired bool, evs ...map[string]any) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "m", Test: "TestLoad", Site: site, Occurrence: uint64(occ), Fault: "error",
+			Status: campaign.Failed, Fired: fired, Events: rawEvents(t, evs...)}
 	}
 	tests := []struct {
 		name    string
 		targets []LeakTarget
-		recs    []*Record
+		recs    []*campaign.Record
 		want    []string // answer, end line, occurrence and why, per target
 	}{{
 		name:    "confirmed by one occurrence of three",
 		targets: confirmTargets[:1],
-		recs: []*Record{prof,
+		recs: []*campaign.Record{prof,
 			exp("m.Load#call:os.ReadFile#1", 1, true, inject, verdict("m.Load#entry", 20)),
 			exp("m.Load#call:os.ReadFile#1", 2, true, verdict("m.Load#entry", 13), inject, verdict("m.Load#entry", 13), verdict("m.TestLoad#entry", 40)),
 			exp("m.Load#call:os.ReadFile#1", 3, false)},
@@ -108,26 +106,26 @@ func TestConfirmLeaks(t *testing.T) {
 	}, {
 		name:    "probed open at the return",
 		targets: probed,
-		recs: []*Record{prof,
+		recs: []*campaign.Record{prof,
 			exp("m.Load#call:os.ReadFile#1", 1, true, inject, probe("m/load.go:10:17", 13, "open"), verdict("m.Load#entry", 13))},
 		want: []string{"confirmed, open at return 13 #1"},
 	}, {
 		name:    "probed closed; open in another occurrence: open wins",
 		targets: probed,
-		recs: []*Record{prof,
+		recs: []*campaign.Record{prof,
 			exp("m.Load#call:os.ReadFile#1", 1, true, inject, probe("m/load.go:10:17", 13, "closed"), verdict("m.Load#entry", 13)),
 			exp("m.Load#call:os.ReadFile#1", 2, true, inject, probe("m/load.go:10:17", 13, "open"), verdict("m.Load#entry", 13))},
 		want: []string{"confirmed, open at return 13 #2"},
 	}, {
 		name:    "probed closed at the return",
 		targets: probed,
-		recs: []*Record{prof,
+		recs: []*campaign.Record{prof,
 			exp("m.Load#call:os.ReadFile#1", 1, true, inject, probe("m/load.go:10:17", 13, "closed"), verdict("m.Load#entry", 13))},
 		want: []string{"confirmed, closed at return 13 #1"},
 	}, {
 		name:    "the probe could not tell",
 		targets: probed,
-		recs: []*Record{prof,
+		recs: []*campaign.Record{prof,
 			exp("m.Load#call:os.ReadFile#1", 1, true, inject, func() map[string]any {
 				p := probe("m/load.go:10:17", 13, "unknown")
 				p["why"] = "timers: stopping one to probe it would change the program"
@@ -137,43 +135,43 @@ func TestConfirmLeaks(t *testing.T) {
 	}, {
 		name:    "the probe could not tell, and an older runtime did not say why",
 		targets: probed,
-		recs: []*Record{prof,
+		recs: []*campaign.Record{prof,
 			exp("m.Load#call:os.ReadFile#1", 1, true, inject, probe("m/load.go:10:17", 13, "unknown"), verdict("m.Load#entry", 13))},
 		want: []string{"confirmed, openness not checked 13 #1 (the probe could not tell)"},
 	}, {
 		name:    "probes of another acquire, before the fault, at another return: not this one's",
 		targets: probed,
-		recs: []*Record{prof,
+		recs: []*campaign.Record{prof,
 			exp("m.Load#call:os.ReadFile#1", 1, true, probe("m/load.go:10:17", 13, "open"), inject,
 				probe("m/load.go:11:17", 13, "open"), probe("m/load.go:10:17", 20, "open"), verdict("m.Load#entry", 13))},
 		want: []string{"confirmed, openness not checked 13 #1 (the build does not register this acquisition's resource)"},
 	}, {
 		name:    "a verdict before the fault does not count; another return does",
 		targets: confirmTargets[:1],
-		recs: []*Record{prof,
+		recs: []*campaign.Record{prof,
 			exp("m.Load#call:os.ReadFile#1", 1, true, verdict("m.Load#entry", 13), inject, verdict("m.Load#entry", 20))},
 		want: []string{"reached, other return 20 #1"},
 	}, {
 		name:    "returned without failing",
 		targets: confirmTargets[1:],
-		recs:    []*Record{prof, exp("m.check#entry", 1, true, inject, verdict("m.check#entry", 6))},
+		recs:    []*campaign.Record{prof, exp("m.check#entry", 1, true, inject, verdict("m.check#entry", 6))},
 		want:    []string{"reached, other return 0 #1"},
 	}, {
 		name:    "crashed after the fault, before the function's end",
 		targets: confirmTargets[1:],
-		recs: []*Record{prof, func() *Record {
+		recs: []*campaign.Record{prof, func() *campaign.Record {
 			e := exp("m.check#entry", 1, true, inject)
-			e.Status = Crashed
+			e.Status = campaign.Crashed
 			return e
 		}()},
 		want: []string{"reached, crashed 0 #1"},
 	}, {
 		name:    "hit the time limit with the function blocked on a lock in a deferred closure",
 		targets: confirmTargets[1:],
-		recs: []*Record{prof, func() *Record {
+		recs: []*campaign.Record{prof, func() *campaign.Record {
 			e := exp("m.check#entry", 1, true, inject, verdict("m.check#entry", 6))
-			e.Status = Hung
-			e.Stacks = []GoroutineStack{
+			e.Status = campaign.Hung
+			e.Stacks = []campaign.GoroutineStack{
 				{State: "chan receive", Funcs: []string{"testing.(*T).Run"}},
 				{State: "sync.Mutex.Lock", Funcs: []string{"sync.(*Mutex).Lock", "m.Save.func1", "m.Save", "m.TestLoad"}},
 			}
@@ -183,33 +181,33 @@ func TestConfirmLeaks(t *testing.T) {
 	}, {
 		name:    "deadlocked, as the runtime found every goroutine asleep, on a channel in the function",
 		targets: confirmTargets[1:],
-		recs: []*Record{prof, func() *Record {
+		recs: []*campaign.Record{prof, func() *campaign.Record {
 			e := exp("m.check#entry", 1, true, inject)
-			e.Status = Crashed
-			e.Stacks = []GoroutineStack{{State: "chan receive", Funcs: []string{"m.Save", "m.TestLoad"}}}
+			e.Status = campaign.Crashed
+			e.Stacks = []campaign.GoroutineStack{{State: "chan receive", Funcs: []string{"m.Save", "m.TestLoad"}}}
 			return e
 		}()},
 		want: []string{"confirmed: hangs 0 #1 (it waits for chan receive and never returns)"},
 	}, {
 		name:    "hit the time limit elsewhere",
 		targets: confirmTargets[1:],
-		recs: []*Record{prof, func() *Record {
+		recs: []*campaign.Record{prof, func() *campaign.Record {
 			e := exp("m.check#entry", 1, true, inject)
-			e.Status = Hung
-			e.Stacks = []GoroutineStack{{State: "sync.Mutex.Lock", Funcs: []string{"sync.(*Mutex).Lock", "m.Saver", "m.TestLoad"}}}
+			e.Status = campaign.Hung
+			e.Stacks = []campaign.GoroutineStack{{State: "sync.Mutex.Lock", Funcs: []string{"sync.(*Mutex).Lock", "m.Saver", "m.TestLoad"}}}
 			return e
 		}()},
 		want: []string{"reached, timed out 0 #1"},
 	}, {
 		name:    "reached in the profile, never injected",
 		targets: confirmTargets[1:],
-		recs:    []*Record{prof, exp("m.check#entry", 1, false)},
+		recs:    []*campaign.Record{prof, exp("m.check#entry", 1, false)},
 		want:    []string{"reached, not injected 0 -"},
 	}, {
 		name: "not reached",
 		targets: []LeakTarget{{ID: "x", Func: "m.X", CallPos: "m/x.go:1:1", ReturnLine: 2},
 			{ID: "y", Func: "m.Elsewhere", CallPos: "m/other.go:1:1", Callee: "m.check", ReturnLine: 2}},
-		recs: []*Record{prof},
+		recs: []*campaign.Record{prof},
 		want: []string{"not reached by the tests 0 -", "not reached by the tests 0 -"},
 	}}
 	for _, tt := range tests {
@@ -230,45 +228,5 @@ func TestConfirmLeaks(t *testing.T) {
 				t.Errorf("answers (-want +got):\n%s", diff)
 			}
 		})
-	}
-}
-
-// TestStackScan reads the goroutine dumps of a program stopped by SIGQUIT
-// and of one the runtime found deadlocked, written in pieces.
-func TestStackScan(t *testing.T) {
-	quit := "=== RUN   TestSave\nSIGQUIT: quit\nPC=0x40816e m=0 sigcode=0\n\n" +
-		"goroutine 0 gp=0x5471a0 m=0 mp=0x547f60 [idle]:\nruntime.mcall()\n\t/go/src/runtime/asm_amd64.s:496 +0x55\n\n" +
-		"goroutine 7 gp=0x1051957181e0 m=nil [sync.Mutex.Lock, 1 minutes]:\n" +
-		"sync.(*Mutex).Lock(...)\n\t/go/src/sync/mutex.go:46\n" +
-		"example.com/m.(*DB).Get.func1()\n\t/m/db.go:9 +0x32\n" +
-		"example.com/m.(*DB).Get(0x986e050c068?)\n\t/m/db.go:10 +0x7d\n" +
-		"created by testing.(*T).Run in goroutine 1\n\t/go/src/testing/testing.go:1997 +0x6e\n"
-	deadlock := "fatal error: all goroutines are asleep - deadlock!\n\ngoroutine 1 [chan receive]:\nmain.main()\n\t/m/main.go:13 +0x78\n"
-	tests := []struct {
-		name, out string
-		want      []GoroutineStack
-	}{
-		{"SIGQUIT", quit, []GoroutineStack{
-			{State: "idle", Funcs: []string{"runtime.mcall"}},
-			{State: "sync.Mutex.Lock", Funcs: []string{"sync.(*Mutex).Lock", "example.com/m.(*DB).Get.func1", "example.com/m.(*DB).Get"}},
-		}},
-		{"deadlock", deadlock, []GoroutineStack{{State: "chan receive", Funcs: []string{"main.main"}}}},
-		{"no dump", "goroutine 5 [running]:\nmain.main()\n", nil},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var s stackScan
-			for out := tt.out; out != ""; {
-				n := min(len(out), 7) // lines split between writes
-				s.write([]byte(out[:n]))
-				out = out[n:]
-			}
-			if diff := cmp.Diff(tt.want, s.stacks); diff != "" {
-				t.Errorf("stacks (-want +got):\n%s", diff)
-			}
-		})
-	}
-	if state, ok := stuckIn([]GoroutineStack{{State: "sync.Mutex.Lock", Funcs: []string{"example.com/m.(*DB).Get.func1"}}}, "example.com/m.(*DB).Get"); !ok || !lockWait(state) {
-		t.Errorf("a deferred closure of the function blocked on a mutex: stuckIn = %q, %v", state, ok)
 	}
 }

@@ -1,6 +1,7 @@
-package campaign
+package handlers
 
 import (
+	"github.com/atomicx/atomicx/campaign"
 	"strings"
 
 	"github.com/atomicx/atomicx/rt/arm"
@@ -59,21 +60,21 @@ func RoutePanicEnv(ids string) []string {
 // routeRun is the record of the run of prof's test with the regions of
 // the handlers ids ("ID;ID") armed to panic, routed when fault is
 // routeFault.
-func routeRun(prof *Record, ids, fault string) *Record {
-	return &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: ids, Fault: fault}
+func routeRun(prof *campaign.Record, ids, fault string) *campaign.Record {
+	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: ids, Fault: fault}
 }
 
 // routing gives the status of routing a panic of res's region to res;
 // nil for an arm that is not an err != nil arm of a region.
 func routing(res *HandlerResult) *Widening {
 	return validate(res, res.Route, res.NotRoutable, change{
-		run:  func(t *HandlerTest) *Record { return t.Routed },
+		run:  func(t *HandlerTest) *campaign.Record { return t.Routed },
 		name: "routed", with: "with the panic routed",
 		expected: func(t *HandlerTest) *Widening {
 			switch {
 			case t.Unrouted == nil || !(&HandlerTest{Outcome: t.Unrouted.Status}).known():
 				return &Widening{Status: WidenNotValidated, Why: "the run of " + t.Test + " with the panic not routed is missing"}
-			case t.Unrouted.Status == Passed:
+			case t.Unrouted.Status == campaign.Passed:
 				return &Widening{Status: WidenNotOffered, Why: t.Package + " " + t.Test + " expects the panic to propagate: routed, it " + outcomeVerb(t.Routed.Status), Test: t}
 			}
 			return nil
@@ -83,7 +84,7 @@ func routing(res *HandlerResult) *Widening {
 
 // RoutingsTogether reads the run of the kept routings together from a
 // handlers campaign's records; nil when no routing was kept.
-func RoutingsTogether(recs []*Record, results []*HandlerResult) *WideningTogether {
+func RoutingsTogether(recs []*campaign.Record, results []*HandlerResult) *WideningTogether {
 	return keptTogether(recs, results, func(res *HandlerResult) *Widening { return res.Routing }, routeFault, "routed")
 }
 
@@ -93,7 +94,7 @@ func RoutingsTogether(recs []*Record, results []*HandlerResult) *WideningTogethe
 // run is in; then the runs with the panic not routed of the tests that
 // failed routed; then, once every candidate has a status, the runs of the
 // kept ones together.
-func routeFollowUps(recs []*Record) []*Record {
+func routeFollowUps(recs []*campaign.Record) []*campaign.Record {
 	f := newFollowUps(recs)
 	results := HandlerResults(recs)
 	for _, res := range results {
@@ -112,7 +113,7 @@ func routeFollowUps(recs []*Record) []*Record {
 			continue
 		}
 		for _, t := range res.Tests {
-			if t.Routed != nil && t.Routed.Status != Passed {
+			if t.Routed != nil && t.Routed.Status != campaign.Passed {
 				f.want(routeRun(f.profile(t), res.ID, routePanicFault))
 			}
 		}

@@ -1,6 +1,7 @@
-package campaign
+package handlers
 
 import (
+	"github.com/atomicx/atomicx/campaign"
 	"sort"
 	"strings"
 
@@ -73,15 +74,15 @@ func WidenEnv(ids string) []string {
 
 // widenRun is the record of the run of prof's test with the handlers ids
 // ("ID;ID") widened.
-func widenRun(prof *Record, ids string) *Record {
-	return &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: ids, Fault: widenFault}
+func widenRun(prof *campaign.Record, ids string) *campaign.Record {
+	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: ids, Fault: widenFault}
 }
 
 // widening gives the status of res's widening; arms are the handlers of
 // its region, res among them. nil for an arm that is not typed.
 func widening(res *HandlerResult, arms []*HandlerResult) *Widening {
 	return validate(res, res.Widened, res.NotWidenable, change{
-		run:  func(t *HandlerTest) *Record { return t.Widened },
+		run:  func(t *HandlerTest) *campaign.Record { return t.Widened },
 		name: "widened", with: "with the arm widened",
 		expected: func(t *HandlerTest) *Widening {
 			if t.Blue && errorLeftRegion(res, arms, t) {
@@ -95,8 +96,8 @@ func widening(res *HandlerResult, arms []*HandlerResult) *Widening {
 // change is a change to a handler that its tests' runs validate: a
 // widening or a routing.
 type change struct {
-	run        func(t *HandlerTest) *Record // t's run with the change
-	name, with string                       // "widened"; "with the arm widened"
+	run        func(t *HandlerTest) *campaign.Record // t's run with the change
+	name, with string                                // "widened"; "with the arm widened"
 	// expected says, of a test that failed with the change, why that
 	// failure is what the test expects (the change is then not offered)
 	// or that a run that would tell is missing; nil when it is not.
@@ -124,7 +125,7 @@ func validate(res *HandlerResult, offered, notOffered string, c change) *Widenin
 	var rejected *Widening
 	for _, t := range res.Tests {
 		status := c.run(t).Status
-		if status == Passed {
+		if status == campaign.Passed {
 			continue
 		}
 		if w := c.expected(t); w != nil {
@@ -181,7 +182,7 @@ type WideningTogether struct {
 
 // WideningsTogether reads the run of the kept widenings together from a
 // handlers campaign's records; nil when no widening was kept.
-func WideningsTogether(recs []*Record, results []*HandlerResult) *WideningTogether {
+func WideningsTogether(recs []*campaign.Record, results []*HandlerResult) *WideningTogether {
 	return keptTogether(recs, results, func(res *HandlerResult) *Widening { return res.Widening }, widenFault, "widened")
 }
 
@@ -189,7 +190,7 @@ func WideningsTogether(recs []*Record, results []*HandlerResult) *WideningTogeth
 // a handler's validation of it: its widening or its routing) applied
 // together, armed by fault, from a handlers campaign's records; nil when
 // none was kept. done says what was done to them, in a rejection's why.
-func keptTogether(recs []*Record, results []*HandlerResult, which func(*HandlerResult) *Widening, fault, done string) *WideningTogether {
+func keptTogether(recs []*campaign.Record, results []*HandlerResult, which func(*HandlerResult) *Widening, fault, done string) *WideningTogether {
 	var ids []string
 	tests := map[string]*HandlerTest{}
 	var order []string
@@ -213,7 +214,7 @@ func keptTogether(recs []*Record, results []*HandlerResult, which func(*HandlerR
 	sort.Strings(order)
 	w := &WideningTogether{IDs: ids, Status: WidenKept}
 	site := strings.Join(ids, ";")
-	byKey := map[string]*Record{}
+	byKey := map[string]*campaign.Record{}
 	for _, r := range recs {
 		if r.Kind == "experiment" && r.Fault == fault && r.Site == site {
 			byKey[r.Package+"\x00"+r.Test] = r
@@ -241,15 +242,15 @@ func keptTogether(recs []*Record, results []*HandlerResult, which func(*HandlerR
 // campaign's records do not have yet.
 type followUps struct {
 	have  map[string]bool
-	profs map[string]*Record // passed profile runs, by package and test
-	out   []*Record
+	profs map[string]*campaign.Record // passed profile runs, by package and test
+	out   []*campaign.Record
 }
 
-func newFollowUps(recs []*Record) *followUps {
-	f := &followUps{have: map[string]bool{}, profs: map[string]*Record{}}
+func newFollowUps(recs []*campaign.Record) *followUps {
+	f := &followUps{have: map[string]bool{}, profs: map[string]*campaign.Record{}}
 	for _, r := range recs {
 		f.have[r.Key()] = true
-		if r.Kind == "profile" && r.Status == Passed {
+		if r.Kind == "profile" && r.Status == campaign.Passed {
 			f.profs[r.Package+"\x00"+r.Test] = r
 		}
 	}
@@ -257,10 +258,10 @@ func newFollowUps(recs []*Record) *followUps {
 }
 
 // profile is the passed profile run of a handler's test.
-func (f *followUps) profile(t *HandlerTest) *Record { return f.profs[t.Package+"\x00"+t.Test] }
+func (f *followUps) profile(t *HandlerTest) *campaign.Record { return f.profs[t.Package+"\x00"+t.Test] }
 
 // want adds r unless the records or an earlier want have it.
-func (f *followUps) want(r *Record) {
+func (f *followUps) want(r *campaign.Record) {
 	if !f.have[r.Key()] {
 		f.have[r.Key()] = true
 		f.out = append(f.out, r)
@@ -272,7 +273,7 @@ func (f *followUps) want(r *Record) {
 // widened and is source-independent), once every verdict run is in;
 // then, once every candidate has a status, those of the kept ones
 // together.
-func widenFollowUps(recs []*Record) []*Record {
+func widenFollowUps(recs []*campaign.Record) []*campaign.Record {
 	f := newFollowUps(recs)
 	results := HandlerResults(recs)
 	for _, res := range results {
@@ -302,11 +303,11 @@ func widenFollowUps(recs []*Record) []*Record {
 // outcomeVerb says what a run that did not pass did.
 func outcomeVerb(status string) string {
 	switch status {
-	case Failed:
+	case campaign.Failed:
 		return "fails"
-	case Crashed:
+	case campaign.Crashed:
 		return "crashes"
-	case Hung:
+	case campaign.Hung:
 		return "times out"
 	}
 	return "ends with " + status

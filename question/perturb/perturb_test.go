@@ -1,9 +1,9 @@
-package campaign
+package perturb
 
 import (
 	"encoding/json"
 	"fmt"
-	"os"
+	"github.com/atomicx/atomicx/campaign"
 	"reflect"
 	"slices"
 	"strings"
@@ -33,12 +33,12 @@ func reachLine(site string, occ, faults int, stack string) string {
 // allow no fault get none.
 func TestPerturbPoints(t *testing.T) {
 	const a, b, c, d = "m.A#entry", "m.B#call:m/b.go:3:4", "m.C#entry", "m.D#entry"
-	profs := []*Record{
-		{Kind: "profile", Package: "m", Test: "TestSlow", Millis: 90, Status: Passed, Events: eventLines(t,
+	profs := []*campaign.Record{
+		{Kind: "profile", Package: "m", Test: "TestSlow", Millis: 90, Status: campaign.Passed, Events: eventLines(t,
 			reachLine(a, 1, 1, "1@m.Outer#entry"), reachLine(a, 2, 1, "2@m.Outer#entry"), reachLine(b, 1, 3, "1@m.B#entry"), reachLine(d, 1, 0, ""))},
-		{Kind: "profile", Package: "m", Test: "TestFastB", Millis: 1000, Status: Passed, Events: eventLines(t,
+		{Kind: "profile", Package: "m", Test: "TestFastB", Millis: 1000, Status: campaign.Passed, Events: eventLines(t,
 			reachLine(a, 1, 3, "4@m.Other#entry"))},
-		{Kind: "profile", Package: "m", Test: "TestFastA", Millis: 10, Status: Passed, Events: eventLines(t,
+		{Kind: "profile", Package: "m", Test: "TestFastA", Millis: 10, Status: campaign.Passed, Events: eventLines(t,
 			reachLine(c, 1, 2, ""))},
 	}
 	fastA := "TestFastA m.C#entry panic:1 stack= cost=10 env=ATOMICX_INJECT=panic:1:m.C#entry ATOMICX_SNAPSHOTS=none"
@@ -54,7 +54,7 @@ func TestPerturbPoints(t *testing.T) {
 		{2, []string{fastA, fastB, slowA, slowB}},
 	}
 	for _, tt := range tests {
-		runs := Perturb.AllRuns(profs, Options{TestsPerPoint: tt.bound})
+		runs := Perturb.AllRuns(profs, campaign.Options{TestsPerPoint: tt.bound})
 		var got []string
 		for _, r := range runs {
 			got = append(got, fmt.Sprintf("%s %s %s:%d stack=%s cost=%d env=%s", r.Run.Test, r.Run.Site, r.Run.Fault, r.Run.Occurrence,
@@ -94,25 +94,27 @@ func TestPointClass(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
-	run := func(status string, fired bool) *Record { return &Record{Status: status, Fired: fired} }
+	run := func(status string, fired bool) *campaign.Record {
+		return &campaign.Record{Status: status, Fired: fired}
+	}
 	tests := []struct {
 		name            string
-		oneShot, always *Record
+		oneShot, always *campaign.Record
 		want            string
 		inconsistent    bool
 	}{
-		{"one-shot fails", run(Failed, true), run(Failed, true), Fragile, false},
-		{"one-shot crashes", run(Crashed, true), run(Failed, true), Fragile, false},
-		{"one-shot hangs", run(Hung, true), run(Failed, true), Fragile, false},
-		{"one-shot fails, always passes", run(Failed, true), run(Passed, true), Fragile, true},
-		{"one-shot fails, always not run yet", run(Failed, true), nil, Fragile, false},
-		{"always fails", run(Passed, true), run(Failed, true), Sensitive, false},
-		{"always hangs", run(Passed, true), run(Hung, true), Sensitive, false},
-		{"both pass", run(Passed, true), run(Passed, true), Immunized, false},
-		{"not reached again", run(Passed, false), run(Passed, false), PointNotInjected, false},
-		{"always missing", run(Passed, true), nil, PointNotRun, false},
-		{"one-shot missing", nil, run(Failed, true), PointNotRun, false},
-		{"one-shot did not start", run(NotRun, false), nil, PointNotRun, false},
+		{"one-shot fails", run(campaign.Failed, true), run(campaign.Failed, true), Fragile, false},
+		{"one-shot crashes", run(campaign.Crashed, true), run(campaign.Failed, true), Fragile, false},
+		{"one-shot hangs", run(campaign.Hung, true), run(campaign.Failed, true), Fragile, false},
+		{"one-shot fails, always passes", run(campaign.Failed, true), run(campaign.Passed, true), Fragile, true},
+		{"one-shot fails, always not run yet", run(campaign.Failed, true), nil, Fragile, false},
+		{"always fails", run(campaign.Passed, true), run(campaign.Failed, true), Sensitive, false},
+		{"always hangs", run(campaign.Passed, true), run(campaign.Hung, true), Sensitive, false},
+		{"both pass", run(campaign.Passed, true), run(campaign.Passed, true), Immunized, false},
+		{"not reached again", run(campaign.Passed, false), run(campaign.Passed, false), PointNotInjected, false},
+		{"always missing", run(campaign.Passed, true), nil, PointNotRun, false},
+		{"one-shot missing", nil, run(campaign.Failed, true), PointNotRun, false},
+		{"one-shot did not start", run(campaign.NotRun, false), nil, PointNotRun, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,7 +187,7 @@ func TestMonitored(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Monitored(&Record{Stack: stack, Events: eventLines(t, tt.events...)})
+			got := Monitored(&campaign.Record{Stack: stack, Events: eventLines(t, tt.events...)})
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Monitored = %+v, want %+v", got, tt.want)
 			}
@@ -202,15 +204,15 @@ func TestPerturbFollowUps(t *testing.T) {
 		return fmt.Sprintf(`{"event":"inject","site":%q,"pos":"m/f.go:3:4","chain":1}`, site)
 	}
 	const fragile, sensitive, immune = "m.F#entry", "m.S#entry", "m.I#entry"
-	oneShots := []*Record{
+	oneShots := []*campaign.Record{
 		{Kind: "experiment", Package: "m", Test: "T1", Site: fragile, Occurrence: 1, Fault: "error", Stack: "1@m.Caller#entry;1@m.Top#entry",
-			Status: Failed, Fired: true, Events: eventLines(t, inject(fragile), `{"event":"fail","site":"m.Caller#entry","call":1}`)},
+			Status: campaign.Failed, Fired: true, Events: eventLines(t, inject(fragile), `{"event":"fail","site":"m.Caller#entry","call":1}`)},
 		{Kind: "experiment", Package: "m", Test: "T2", Site: sensitive, Occurrence: 1, Fault: "error", Stack: "2@m.Loop#entry",
-			Status: Passed, Fired: true, Events: eventLines(t, inject(sensitive), `{"event":"fail","site":"m.Loop#entry","call":2}`)},
+			Status: campaign.Passed, Fired: true, Events: eventLines(t, inject(sensitive), `{"event":"fail","site":"m.Loop#entry","call":2}`)},
 		{Kind: "experiment", Package: "m", Test: "T3", Site: immune, Occurrence: 1, Fault: "error", Stack: "1@m.Safe#entry",
-			Status: Passed, Fired: true, Events: eventLines(t, inject(immune))},
+			Status: campaign.Passed, Fired: true, Events: eventLines(t, inject(immune))},
 	}
-	recs := append([]*Record{{Kind: "profile", Package: "m", Test: "T1", Status: Passed}}, oneShots...)
+	recs := append([]*campaign.Record{{Kind: "profile", Package: "m", Test: "T1", Status: campaign.Passed}}, oneShots...)
 	round1 := perturbFollowUps(recs)
 	if len(round1) != 3 {
 		t.Fatalf("round 1 planned %d runs, want the 3 always runs", len(round1))
@@ -222,7 +224,7 @@ func TestPerturbFollowUps(t *testing.T) {
 		}
 		delete(tests, r.Site)
 		r.Fired = true
-		r.Status = map[string]string{fragile: Failed, sensitive: Failed, immune: Passed}[r.Site]
+		r.Status = map[string]string{fragile: campaign.Failed, sensitive: campaign.Failed, immune: campaign.Passed}[r.Site]
 	}
 	recs = append(recs, round1...)
 	round2 := perturbFollowUps(recs)
@@ -250,9 +252,9 @@ func TestPerturbFollowUps(t *testing.T) {
 	// point's works plain.
 	for _, r := range round2 {
 		r.Fired = true
-		r.Status = Failed
+		r.Status = campaign.Failed
 		if r.Site == sensitive || r.Mask != "" {
-			r.Status = Passed
+			r.Status = campaign.Passed
 		}
 		if r.Mask != "" && r.Site == sensitive {
 			r.Events = eventLines(t, `{"event":"oblivious","site":"m.Loop#entry","swallowed":false,"atomic":true,"rolled_back":false}`)
@@ -264,7 +266,7 @@ func TestPerturbFollowUps(t *testing.T) {
 	if more := perturbFollowUps(recs); len(more) != 0 {
 		t.Errorf("round 3 planned %d runs, want none", len(more))
 	}
-	points := PerturbPointsOf(recs)
+	points := PointsOf(recs)
 	var summary []string
 	for _, p := range points {
 		line := fmt.Sprintf("%s %s %s handler=%q distance=%d", p.Site, p.Pos, p.Class, p.Handler, p.Distance)
@@ -283,33 +285,6 @@ func TestPerturbFollowUps(t *testing.T) {
 	}
 }
 
-// TestReadEventsBounded: a run's events are read up to maxRunEvents
-// bytes; a line cut there is dropped.
-func TestReadEventsBounded(t *testing.T) {
-	path := t.TempDir() + "/events.jsonl"
-	line := `{"event":"fail","site":"m.F#entry","call":1}` + "\n"
-	if err := os.WriteFile(path, []byte(strings.Repeat(line, 100)), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	if got := len(readEvents(path, eventsBound("experiment"))); got != 100 {
-		t.Errorf("read %d events, want all 100", got)
-	}
-	defer func(n int64) { maxRunEvents = n }(maxRunEvents)
-	maxRunEvents = int64(10*len(line) + len(line)/2)
-	if got := len(readEvents(path, eventsBound("experiment"))); got != 10 {
-		t.Errorf("read %d events under a bound of 10.5 lines, want 10", got)
-	}
-	maxRunEvents = 32 << 20
-	defer func(n int64) { maxArmedRunEvents = n }(maxArmedRunEvents)
-	maxArmedRunEvents = int64(20 * len(line))
-	if got := len(readEvents(path, eventsBound("experiment"))); got != 20 {
-		t.Errorf("an armed run kept %d events under a bound of 20 lines, want 20", got)
-	}
-	if got := len(readEvents(path, eventsBound("profile"))); got != 100 {
-		t.Errorf("a profile run kept %d events, want all 100", got)
-	}
-}
-
 // TestPerturbPointOverTests: a point reached by two tests is fragile when
 // one of them fails its one-shot run, whichever the other does; its
 // candidates are the functions that passed the one-shot failure on in
@@ -323,34 +298,34 @@ func TestPerturbPointOverTests(t *testing.T) {
 	fail := func(s string, call, g int) string {
 		return fmt.Sprintf(`{"event":"fail","site":%q,"call":%d,"g":%d}`, s, call, g)
 	}
-	oneShot := func(test, status string, events ...string) *Record {
-		return &Record{Kind: "experiment", Package: "m", Test: test, Site: site, Occurrence: 1, Fault: "error",
+	oneShot := func(test, status string, events ...string) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "m", Test: test, Site: site, Occurrence: 1, Fault: "error",
 			Status: status, Fired: true, Events: eventLines(t, events...)}
 	}
-	recs := []*Record{
-		{Kind: "profile", Package: "m", Test: "TestA", Status: Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
-		{Kind: "profile", Package: "m", Test: "TestB", Status: Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
-		{Kind: "profile", Package: "m", Test: "TestC", Status: Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
+	recs := []*campaign.Record{
+		{Kind: "profile", Package: "m", Test: "TestA", Status: campaign.Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
+		{Kind: "profile", Package: "m", Test: "TestB", Status: campaign.Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
+		{Kind: "profile", Package: "m", Test: "TestC", Status: campaign.Passed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
 		// A test whose profile run failed runs no point: not counted.
-		{Kind: "profile", Package: "m", Test: "TestD", Status: Failed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
+		{Kind: "profile", Package: "m", Test: "TestD", Status: campaign.Failed, Events: eventLines(t, reachLine(site, 1, 1, ""))},
 		// TestA survives both runs: the one-shot failure is handled by
 		// m.Retry, the always failure goes through it to the test.
-		oneShot("TestA", Passed, inject(1, "2@m.Retry#entry;1@m.Top#entry")),
+		oneShot("TestA", campaign.Passed, inject(1, "2@m.Retry#entry;1@m.Top#entry")),
 		// TestB fails once: m.Decode passes the failure on.
-		oneShot("TestB", Failed, inject(5, "3@m.Decode#entry;1@m.Top#entry"), fail("m.Decode#entry", 3, 5)),
+		oneShot("TestB", campaign.Failed, inject(5, "3@m.Decode#entry;1@m.Top#entry"), fail("m.Decode#entry", 3, 5)),
 	}
 	round1 := perturbFollowUps(recs)
 	if len(round1) != 2 {
 		t.Fatalf("round 1 planned %d runs, want the 2 always runs", len(round1))
 	}
 	for _, r := range round1 {
-		r.Fired, r.Status = true, Passed
+		r.Fired, r.Status = true, campaign.Passed
 		if r.Test == "TestA" {
 			r.Events = eventLines(t, inject(1, "2@m.Retry#entry;1@m.Top#entry"), fail("m.Retry#entry", 2, 1))
 		}
 	}
 	recs = append(recs, round1...)
-	points := PerturbPointsOf(recs)
+	points := PointsOf(recs)
 	if len(points) != 1 {
 		t.Fatalf("%d points, want 1", len(points))
 	}
@@ -396,13 +371,13 @@ func TestPerturbPointOverTests(t *testing.T) {
 	// Wrapping m.Decode immunizes TestB, but makes TestA fail: no
 	// improvement for the workload.
 	for _, r := range round2 {
-		r.Fired, r.Status = true, Passed
+		r.Fired, r.Status = true, campaign.Passed
 		if r.Test == "TestA" && r.Oblivious == "m.Decode#entry" || r.Test == "TestB" && r.Oblivious == "m.Retry#entry" {
-			r.Status = Failed
+			r.Status = campaign.Failed
 		}
 	}
 	recs = append(recs, round2...)
-	for _, c := range PerturbPointsOf(recs)[0].Candidates {
+	for _, c := range PointsOf(recs)[0].Candidates {
 		if c.Plain.Class != Fragile || c.Atomic.Class != Fragile || c.Plain.Works(Fragile) {
 			t.Errorf("candidate %s: plain %s, atomic %s; want fragile in the workload", c.Func, c.Plain.Class, c.Atomic.Class)
 		}
@@ -414,8 +389,8 @@ func TestPerturbPointOverTests(t *testing.T) {
 // or syncs; a test that passes its always run with failures swallowed
 // did not check what they should have produced.
 func TestCandidateHazards(t *testing.T) {
-	swallows := func(n int, always bool, status string) *Record {
-		r := &Record{Always: always, Status: status}
+	swallows := func(n int, always bool, status string) *campaign.Record {
+		r := &campaign.Record{Always: always, Status: status}
 		for range n {
 			r.Events = append(r.Events, json.RawMessage(`{"event":"oblivious","site":"m.F#entry","swallowed":true}`))
 		}
@@ -423,40 +398,40 @@ func TestCandidateHazards(t *testing.T) {
 	}
 	tests := []struct {
 		name, site, candidate string
-		runs                  []*Record
+		runs                  []*campaign.Record
 		hazards               []string
 		unchecked             bool
 	}{
 		{"a few swallowed, the always run failed", "m.Parse#call:strconv.Atoi#1", "m.Decode",
-			[]*Record{swallows(1, false, Passed), swallows(3, true, Failed)}, nil, false},
+			[]*campaign.Record{swallows(1, false, campaign.Passed), swallows(3, true, campaign.Failed)}, nil, false},
 		{"the always run passed with failures swallowed", "m.Parse#call:strconv.Atoi#1", "m.Decode",
-			[]*Record{swallows(1, false, Passed), swallows(3, true, Passed)}, nil, true},
+			[]*campaign.Record{swallows(1, false, campaign.Passed), swallows(3, true, campaign.Passed)}, nil, true},
 		{"the always run passed, nothing swallowed", "m.Parse#call:strconv.Atoi#1", "m.Decode",
-			[]*Record{swallows(0, false, Passed), swallows(0, true, Passed)}, nil, false},
+			[]*campaign.Record{swallows(0, false, campaign.Passed), swallows(0, true, campaign.Passed)}, nil, false},
 		{"thousands swallowed", "m.(*WAL).next#call:r.Read#1", "m.(*WAL).Read",
-			[]*Record{swallows(1, false, Passed), swallows(HazardousSwallows, true, Passed)},
+			[]*campaign.Record{swallows(1, false, campaign.Passed), swallows(HazardousSwallows, true, campaign.Passed)},
 			[]string{"swallowed 1000 failures in one run"}, true},
 		{"a Close that swallows a failed Sync", "m.(*WAL).Close#call:f.Sync#1", "m.(*WAL).Close",
-			[]*Record{swallows(1, false, Passed), swallows(1, true, Passed)},
+			[]*campaign.Record{swallows(1, false, campaign.Passed), swallows(1, true, campaign.Passed)},
 			[]string{"swallows failures of Close: what it should write or make durable may be lost",
 				"swallows a failed Sync: what it should write or make durable may be lost"}, true},
 		{"a run that hung swallowing failures: not counted, but hazardous", "m.Parse#call:strconv.Atoi#1", "m.Decode",
-			[]*Record{swallows(1, false, Passed), swallows(40, true, Hung)},
+			[]*campaign.Record{swallows(1, false, campaign.Passed), swallows(40, true, campaign.Hung)},
 			[]string{"swallowed failures until a run hit the time limit"}, false},
 		{"a failed write at entry", "m.(*Buf).Write#entry", "m.Save",
-			[]*Record{swallows(1, false, Passed), swallows(1, true, Failed)},
+			[]*campaign.Record{swallows(1, false, campaign.Passed), swallows(1, true, campaign.Failed)},
 			[]string{"swallows a failed Write: what it should write or make durable may be lost"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var v Validation
 			v.countWrapped(tt.runs...)
-			p := &PerturbPoint{Site: tt.site, Func: siteFunc(tt.site)}
+			p := &Point{Site: tt.site, Func: siteFunc(tt.site)}
 			c := &Candidate{Func: tt.candidate, Plain: v}
 			if got := hazardsOf(p, c); !slices.Equal(got, tt.hazards) {
 				t.Errorf("hazards = %q, want %q", got, tt.hazards)
 			}
-			if tt.runs[1].Status == Hung && (v.Swallowed != 1 || v.MaxSwallowed != 1) {
+			if tt.runs[1].Status == campaign.Hung && (v.Swallowed != 1 || v.MaxSwallowed != 1) {
 				t.Errorf("swallowed %d, at most %d in one run; want the run that ended by itself only: 1, 1", v.Swallowed, v.MaxSwallowed)
 			}
 			if v.Unchecked != tt.unchecked {
@@ -481,7 +456,7 @@ func TestOtherPath(t *testing.T) {
 		{"an older runtime", "3@m.A#entry", `{"event":"inject"}`, false},
 	}
 	for _, tt := range tests {
-		r := &Record{Stack: tt.profile, Events: eventLines(t, tt.inject)}
+		r := &campaign.Record{Stack: tt.profile, Events: eventLines(t, tt.inject)}
 		if got := otherPath(r); got != tt.want {
 			t.Errorf("%s: otherPath = %v, want %v", tt.name, got, tt.want)
 		}

@@ -1,8 +1,9 @@
-package campaign
+package detect
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/atomicx/atomicx/campaign"
 	"strings"
 	"testing"
 )
@@ -18,7 +19,7 @@ func verdictAt(site, verdict string, g, seq int, masked bool) json.RawMessage {
 // by themselves, and with which functions masked.
 func TestFailures(t *testing.T) {
 	v := verdictAt
-	base := Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.F#call:strconv.Atoi#1", Occurrence: 1, Fault: "error", Fired: true}
+	base := campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.F#call:strconv.Atoi#1", Occurrence: 1, Fault: "error", Fired: true}
 	tests := []struct {
 		name   string
 		mask   string
@@ -109,11 +110,11 @@ func TestFailures(t *testing.T) {
 // ask it, and that a replay asks again only about what is new.
 func TestReplaysOf(t *testing.T) {
 	v := verdictAt
-	exp := func(site string, events ...json.RawMessage) *Record {
-		return &Record{Kind: "experiment", Package: "p", Test: "T", Site: site, Occurrence: 1, Fault: "error", Fired: true, Events: events}
+	exp := func(site string, events ...json.RawMessage) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: site, Occurrence: 1, Fault: "error", Fired: true, Events: events}
 	}
 	nested := []json.RawMessage{v("p.Set#entry", "non-atomic", 1, 2, false), v("p.Parse#entry", "non-atomic", 1, 1, false)}
-	recs := []*Record{
+	recs := []*campaign.Record{
 		exp("p.X#entry", nested...),
 		exp("p.Y#entry", nested...), // the same question
 		{Kind: "natural", Package: "p", Test: "U", Snapshot: "1@p.Parse#entry", Events: nested},
@@ -140,10 +141,10 @@ func TestReplaysOf(t *testing.T) {
 // TestBlameResolve checks the outcome of questions from their replays.
 func TestBlameResolve(t *testing.T) {
 	v := verdictAt
-	replay := func(mask string, events ...json.RawMessage) *Record {
-		return &Record{Kind: "recheck", Package: "p", Test: "T", Site: "p.X#entry", Occurrence: 1, Fault: "error", Fired: true, Mask: mask, Events: events}
+	replay := func(mask string, events ...json.RawMessage) *campaign.Record {
+		return &campaign.Record{Kind: "recheck", Package: "p", Test: "T", Site: "p.X#entry", Occurrence: 1, Fault: "error", Fired: true, Mask: mask, Events: events}
 	}
-	recs := []*Record{
+	recs := []*campaign.Record{
 		// Parse is atomic once Set is masked: dependent.
 		replay("p.Set#entry", v("p.Set#entry", "non-atomic", 1, 2, true), v("p.Parse#entry", "atomic", 1, 1, false)),
 		// Load stays non-atomic with Read masked: pure.

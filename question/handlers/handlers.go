@@ -1,4 +1,4 @@
-package campaign
+package handlers
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/rt/arm"
 )
 
@@ -24,30 +25,30 @@ const handlerFault = arm.FaultHandler
 
 // Handlers asks which error handlers are resilient: one run per handler
 // and test that executes its region, with the handler armed.
-var Handlers = &Planner{
+var Handlers = &campaign.Planner{
 	Name: "handlers",
-	Runs: func(prof *Record, opt Options) []*PlannedRun {
-		var runs []*PlannedRun
+	Runs: func(prof *campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
+		var runs []*campaign.PlannedRun
 		for _, h := range handlersOf(prof) {
 			if !h.Executed || h.NotInjectable != "" {
 				continue
 			}
 			e := handlerRun(prof, h.ID)
-			runs = append(runs, &PlannedRun{Key: e.Key(), CostMs: prof.Millis, Env: HandlerEnv(h.ID), Run: e})
+			runs = append(runs, &campaign.PlannedRun{Key: e.Key(), CostMs: prof.Millis, Env: HandlerEnv(h.ID), Run: e})
 		}
 		return runs
 	},
-	FollowUps: func(recs []*Record, opt Options) []*PlannedRun {
-		var runs []*PlannedRun
+	FollowUps: func(recs []*campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
+		var runs []*campaign.PlannedRun
 		for _, r := range widenFollowUps(recs) {
-			runs = append(runs, &PlannedRun{Key: r.Key(), Env: WidenEnv(r.Site), Run: r})
+			runs = append(runs, &campaign.PlannedRun{Key: r.Key(), Env: WidenEnv(r.Site), Run: r})
 		}
 		for _, r := range routeFollowUps(recs) {
 			env := RouteEnv(r.Site)
 			if r.Fault == routePanicFault {
 				env = RoutePanicEnv(r.Site)
 			}
-			runs = append(runs, &PlannedRun{Key: r.Key(), Env: env, Run: r})
+			runs = append(runs, &campaign.PlannedRun{Key: r.Key(), Env: env, Run: r})
 		}
 		return runs
 	},
@@ -63,17 +64,29 @@ var Handlers = &Planner{
 	// A widening or a routing is validated once the verdict runs of
 	// every test that executes the arm's region are in.
 	WholeFollowUps: true,
+	// A shard runs none of them: the merge's count of a shard's is 0.
+	FollowUpsName: "rechecks",
+	Recognizes:    armsHandlers,
 }
 
-func init() { planners[Handlers.Name] = Handlers }
+// armsHandlers reports whether a journal is a handlers campaign's: its
+// runs arm, widen or route handlers.
+func armsHandlers(recs []*campaign.Record) bool {
+	for _, r := range recs {
+		if r.Kind == "experiment" {
+			return r.Fault == handlerFault || r.Fault == widenFault || r.Fault == routeFault || r.Fault == routePanicFault
+		}
+	}
+	return false
+}
 
 // HandlerFaultWord is the Fault of the records of handler runs.
 const HandlerFaultWord = handlerFault
 
 // handlerRun is the record of the run of prof's test with handler id
 // armed.
-func handlerRun(prof *Record, id string) *Record {
-	return &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: id, Fault: handlerFault}
+func handlerRun(prof *campaign.Record, id string) *campaign.Record {
+	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: id, Fault: handlerFault}
 }
 
 // HandlerEnv is the environment that arms a handler. Nothing is
@@ -116,10 +129,10 @@ type HandlerSeen struct {
 }
 
 // handlersOf returns what a run logged of each handler, by ID order.
-func handlersOf(rec *Record) []*HandlerSeen {
+func handlersOf(rec *campaign.Record) []*HandlerSeen {
 	byID := map[string]*HandlerSeen{}
 	for _, raw := range rec.Events {
-		var v event
+		var v campaign.Event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "handler" && v.Event != "white" {
 			continue
 		}
@@ -181,23 +194,23 @@ type HandlerTest struct {
 	// planned, or not finished yet); Fired says the fault was injected.
 	Outcome string
 	Fired   bool
-	Run     *Record // the armed run, nil if none
+	Run     *campaign.Record // the armed run, nil if none
 	// NotCounted, for a test with a white usage whose armed run failed,
 	// says why that failure does not count for the source verdict (see
 	// sourceCount); "" when it counts.
 	NotCounted string
 	// Widened is the run with the handler widened (see Widening), nil if
 	// none.
-	Widened *Record
+	Widened *campaign.Record
 	// Routed and Unrouted are the runs with the region armed to panic,
 	// the panic routed to the handler and not (see Routing), nil if none.
-	Routed, Unrouted *Record
+	Routed, Unrouted *campaign.Record
 }
 
 // passed reports whether the armed run passed. A test that fails,
 // crashes or times out does not; one whose run is missing is not known.
-func (t *HandlerTest) passed() bool { return t.Outcome == Passed }
-func (t *HandlerTest) known() bool  { return t.Outcome != "" && t.Outcome != NotRun }
+func (t *HandlerTest) passed() bool { return t.Outcome == campaign.Passed }
+func (t *HandlerTest) known() bool  { return t.Outcome != "" && t.Outcome != campaign.NotRun }
 
 // A HandlerResult is what a handlers campaign found of one handler.
 type HandlerResult struct {
@@ -217,13 +230,13 @@ type HandlerResult struct {
 
 // HandlerResults reads a handlers campaign's records: for each handler
 // that a profile run saw, its tests and its verdicts, by ID.
-func HandlerResults(recs []*Record) []*HandlerResult {
-	runs, widened, routed := map[string]*Record{}, map[string]*Record{}, map[string]*Record{}
-	var profiles []*Record
+func HandlerResults(recs []*campaign.Record) []*HandlerResult {
+	runs, widened, routed := map[string]*campaign.Record{}, map[string]*campaign.Record{}, map[string]*campaign.Record{}
+	var profiles []*campaign.Record
 	for _, r := range recs {
 		switch r.Kind {
 		case "profile":
-			if r.Status == Passed {
+			if r.Status == campaign.Passed {
 				profiles = append(profiles, r)
 			}
 		case "experiment":
@@ -326,7 +339,7 @@ func (t *HandlerTest) SourceCounted() bool { return t.White && t.known() && t.No
 // the test expected those calls to succeed, and says nothing of where
 // the handler's error comes from. A journal that predates the numbering
 // of the executions has every failure count, as before.
-func sourceCount(h *HandlerSeen, run *Record) string {
+func sourceCount(h *HandlerSeen, run *campaign.Record) string {
 	if len(h.WhiteAt) == 0 && !h.WhiteMore {
 		return ""
 	}
@@ -348,7 +361,7 @@ func sourceCount(h *HandlerSeen, run *Record) string {
 	var others []uint64
 	armed, more := false, false
 	for _, raw := range run.Events {
-		var v event
+		var v campaign.Event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "armed" || v.Site != h.ID {
 			continue
 		}

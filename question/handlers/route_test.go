@@ -1,8 +1,9 @@
-package campaign
+package handlers
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/atomicx/atomicx/campaign"
 	"strings"
 	"testing"
 )
@@ -10,8 +11,8 @@ import (
 // routeProfile is the profile run of test with the err != nil arm of one
 // region, whose call can panic when route is set (else notRoutable says
 // why not), and usages.
-func routeProfile(test, usages, route, notRoutable string) *Record {
-	p := &Record{Kind: "profile", Package: "m", Test: test, Status: Passed}
+func routeProfile(test, usages, route, notRoutable string) *campaign.Record {
+	p := &campaign.Record{Kind: "profile", Package: "m", Test: test, Status: campaign.Passed}
 	for _, u := range append([]string{"executed"}, strings.Fields(usages)...) {
 		p.Events = append(p.Events, json.RawMessage(fmt.Sprintf(`{"event":"handler","pid":1,"site":%q,"func":"m.F","pos":"m/f.go:5:9","region":%q,"usage":%q,"handler_kind":"propagate","predicate":"err != nil","route":%q,"not_routable":%q}`,
 			wNil, wRegion, u, route, notRoutable)))
@@ -28,26 +29,26 @@ func TestRoutingStatus(t *testing.T) {
 		wantFollowUp            string // the fault word of the next run planned, "" for none
 		wantTogether            bool
 	}{
-		{name: "kept: the routed run passes", route: "load(name)", armed: Passed, routed: Passed,
+		{name: "kept: the routed run passes", route: "load(name)", armed: campaign.Passed, routed: campaign.Passed,
 			status: WidenKept, wantTogether: true}, // one kept routing together is its own run
-		{name: "rejected: fails routed, and with the panic going on", route: "load(name)", armed: Passed, routed: Failed, unrouted: Crashed,
+		{name: "rejected: fails routed, and with the panic going on", route: "load(name)", armed: campaign.Passed, routed: campaign.Failed, unrouted: campaign.Crashed,
 			status: WidenRejected, why: "m TestA fails with the panic routed"},
-		{name: "not offered: the test expects the panic to propagate", route: "load(name)", armed: Passed, routed: Failed, unrouted: Passed,
+		{name: "not offered: the test expects the panic to propagate", route: "load(name)", armed: campaign.Passed, routed: campaign.Failed, unrouted: campaign.Passed,
 			status: WidenNotOffered, why: "m TestA expects the panic to propagate: routed, it fails"},
-		{name: "not validated: the run with the panic going on is missing", route: "load(name)", armed: Passed, routed: Failed,
+		{name: "not validated: the run with the panic going on is missing", route: "load(name)", armed: campaign.Passed, routed: campaign.Failed,
 			status: WidenNotValidated, why: "not routed is missing", wantFollowUp: routePanicFault},
-		{name: "not validated: the routed run is missing", route: "load(name)", armed: Passed,
+		{name: "not validated: the routed run is missing", route: "load(name)", armed: campaign.Passed,
 			status: WidenNotValidated, why: "the routed run of TestA is missing", wantFollowUp: routeFault},
-		{name: "not offered: the call cannot panic", notRoutable: "the call is to the standard library (os.Open)", armed: Passed,
+		{name: "not offered: the call cannot panic", notRoutable: "the call is to the standard library (os.Open)", armed: campaign.Passed,
 			status: WidenNotOffered, why: "standard library"},
-		{name: "not offered: source-dependent", route: "load(name)", armed: Failed,
+		{name: "not offered: source-dependent", route: "load(name)", armed: campaign.Failed,
 			status: WidenNotOffered, why: "not source-independent (source-dependent)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			prof := routeProfile("TestA", "white", tt.route, tt.notRoutable)
-			recs := []*Record{prof}
-			add := func(r *Record, status string) {
+			recs := []*campaign.Record{prof}
+			add := func(r *campaign.Record, status string) {
 				if status != "" {
 					r.Status = status
 					recs = append(recs, r)

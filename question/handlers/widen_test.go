@@ -1,8 +1,9 @@
-package campaign
+package handlers
 
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/atomicx/atomicx/campaign"
 	"strings"
 	"testing"
 )
@@ -22,8 +23,8 @@ func widenEvent(id, usage, kind, widened, notWidenable string) json.RawMessage {
 
 // widenProfile is the profile run of test: the Is arm saw isUsages, the
 // err != nil arm (of kind nilKind) nilUsages.
-func widenProfile(test, isUsages, nilKind, nilUsages, widened, notWidenable string) *Record {
-	p := &Record{Kind: "profile", Package: "m", Test: test, Status: Passed}
+func widenProfile(test, isUsages, nilKind, nilUsages, widened, notWidenable string) *campaign.Record {
+	p := &campaign.Record{Kind: "profile", Package: "m", Test: test, Status: campaign.Passed}
 	for _, u := range append([]string{"executed"}, strings.Fields(isUsages)...) {
 		p.Events = append(p.Events, widenEvent(wIs, u, "fallback", widened, notWidenable))
 	}
@@ -44,38 +45,38 @@ func TestWideningStatus(t *testing.T) {
 	}
 	tests := []test{
 		{name: "kept: every widened run passes", isUsages: "white blue", nilUsages: "white", nilKind: "propagate",
-			armed: Passed, widened: Passed, widen: "err != nil", status: WidenKept},
+			armed: campaign.Passed, widened: campaign.Passed, widen: "err != nil", status: WidenKept},
 		{name: "rejected: another arm handled the error without one", isUsages: "white blue", nilUsages: "white", nilKind: "fallback",
-			armed: Passed, widened: Failed, widen: "err != nil", status: WidenRejected, why: "m TestA fails with the arm widened"},
+			armed: campaign.Passed, widened: campaign.Failed, widen: "err != nil", status: WidenRejected, why: "m TestA fails with the arm widened"},
 		{name: "not offered: the error propagated, and the test expects it", isUsages: "white blue", nilUsages: "white", nilKind: "propagate",
-			armed: Passed, widened: Failed, widen: "err != nil", status: WidenNotOffered, why: "m TestA expects the error to propagate"},
+			armed: campaign.Passed, widened: campaign.Failed, widen: "err != nil", status: WidenNotOffered, why: "m TestA expects the error to propagate"},
 		{name: "not offered: the error was translated", isUsages: "white blue", nilUsages: "white", nilKind: "translate",
-			armed: Passed, widened: Crashed, widen: "err != nil", status: WidenNotOffered, why: "widened, it crashes"},
+			armed: campaign.Passed, widened: campaign.Crashed, widen: "err != nil", status: WidenNotOffered, why: "widened, it crashes"},
 		{name: "not offered: the error was accumulated, and returned later", isUsages: "white blue", nilUsages: "white", nilKind: "accumulate",
-			armed: Passed, widened: Failed, widen: "err != nil", status: WidenNotOffered, why: "m TestA expects the error to propagate"},
+			armed: campaign.Passed, widened: campaign.Failed, widen: "err != nil", status: WidenNotOffered, why: "m TestA expects the error to propagate"},
 		{name: "not offered: the program exited", isUsages: "white blue", nilUsages: "white", nilKind: "exit",
-			armed: Passed, widened: Failed, widen: "err != nil", status: WidenNotOffered, why: "m TestA expects the error to propagate"},
+			armed: campaign.Passed, widened: campaign.Failed, widen: "err != nil", status: WidenNotOffered, why: "m TestA expects the error to propagate"},
 		{name: "rejected: another arm logged the error", isUsages: "white blue", nilUsages: "white", nilKind: "log-and-continue",
-			armed: Passed, widened: Failed, widen: "err != nil", status: WidenRejected, why: "m TestA fails with the arm widened"},
+			armed: campaign.Passed, widened: campaign.Failed, widen: "err != nil", status: WidenRejected, why: "m TestA fails with the arm widened"},
 		{name: "rejected: no other arm took the error", isUsages: "white blue", nilKind: "propagate",
-			armed: Passed, widened: Hung, widen: "err != nil", status: WidenRejected, why: "m TestA times out with the arm widened"},
+			armed: campaign.Passed, widened: campaign.Hung, widen: "err != nil", status: WidenRejected, why: "m TestA times out with the arm widened"},
 		{name: "not offered: cannot be widened", isUsages: "white", nilKind: "propagate",
-			armed: Passed, notWiden: "the arm uses the typed value pe", status: WidenNotOffered, why: "the arm uses the typed value pe"},
+			armed: campaign.Passed, notWiden: "the arm uses the typed value pe", status: WidenNotOffered, why: "the arm uses the typed value pe"},
 		{name: "not offered: source-dependent", isUsages: "white", nilKind: "propagate",
-			armed: Failed, widen: "err != nil", status: WidenNotOffered, why: "not source-independent (source-dependent)"},
+			armed: campaign.Failed, widen: "err != nil", status: WidenNotOffered, why: "not source-independent (source-dependent)"},
 		{name: "not validated: the widened run is missing", isUsages: "white", nilKind: "propagate",
-			armed: Passed, widen: "err != nil", status: WidenNotValidated, why: "missing", wantFollowUp: true},
+			armed: campaign.Passed, widen: "err != nil", status: WidenNotValidated, why: "missing", wantFollowUp: true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			prof := widenProfile("TestA", tt.isUsages, tt.nilKind, tt.nilUsages, tt.widen, tt.notWiden)
-			recs := []*Record{prof}
+			recs := []*campaign.Record{prof}
 			if tt.armed != "" {
 				r := handlerRun(prof, wIs)
 				r.Status, r.Fired = tt.armed, true
 				recs = append(recs, r)
 				n := handlerRun(prof, wNil)
-				n.Status = Passed
+				n.Status = campaign.Passed
 				recs = append(recs, n)
 			}
 			if tt.widened != "" {
@@ -127,17 +128,17 @@ func TestWideningsTogether(t *testing.T) {
 		return json.RawMessage(fmt.Sprintf(`{"event":"handler","pid":1,"site":%q,"func":"m.G","pos":"m/g.go:3:2","region":"m/g.go:2:9","usage":%q,"handler_kind":"fallback","predicate":"p","widened":"err != nil"}`, wG, usage))
 	}
 	profB.Events = append(profB.Events, gEvent("executed"), gEvent("white"))
-	recs := []*Record{profA, profB}
-	for _, r := range []*Record{handlerRun(profA, wIs), handlerRun(profA, wNil), widenRun(profA, wIs),
+	recs := []*campaign.Record{profA, profB}
+	for _, r := range []*campaign.Record{handlerRun(profA, wIs), handlerRun(profA, wNil), widenRun(profA, wIs),
 		handlerRun(profB, wIs), handlerRun(profB, wNil), widenRun(profB, wIs), handlerRun(profB, wG)} {
-		r.Status = Passed
+		r.Status = campaign.Passed
 		recs = append(recs, r)
 	}
 	follow := widenFollowUps(recs)
 	if len(follow) != 1 || follow[0].Site != wG || follow[0].Test != "TestB" {
 		t.Fatalf("follow-ups %+v, want G's widened run first", follow)
 	}
-	follow[0].Status = Passed
+	follow[0].Status = campaign.Passed
 	recs = append(recs, follow...)
 	w := WideningsTogether(recs, HandlerResults(recs))
 	if w == nil || strings.Join(w.IDs, ";") != wIs+";"+wG || len(w.Tests) != 2 || w.Status != WidenNotValidated {
@@ -147,7 +148,7 @@ func TestWideningsTogether(t *testing.T) {
 	if len(follow) != 2 || follow[0].Site != wIs+";"+wG {
 		t.Fatalf("follow-ups %+v, want the two tests widened together", follow)
 	}
-	follow[0].Status, follow[1].Status = Passed, Hung
+	follow[0].Status, follow[1].Status = campaign.Passed, campaign.Hung
 	recs = append(recs, follow...)
 	w = WideningsTogether(recs, HandlerResults(recs))
 	if w.Status != WidenRejected || !strings.Contains(w.Why, "m TestB times out with them all widened") {

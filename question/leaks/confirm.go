@@ -1,9 +1,12 @@
-package campaign
+package leaks
 
 import (
 	"encoding/json"
 	"sort"
 	"strings"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/detect"
 )
 
 // A LeakTarget is a finding of the errleak analysis to confirm by
@@ -30,20 +33,35 @@ type LeakTarget struct {
 	IsClosed string `json:"is_closed,omitempty"`
 }
 
+// EncodeTargets are the findings as a campaign's configuration and plan
+// carry them (campaign.Config.Confirm, campaign.Options.Confirm).
+func EncodeTargets(targets []LeakTarget) json.RawMessage {
+	b, err := json.Marshal(targets)
+	if err != nil {
+		panic(err) // strings and ints only
+	}
+	return b
+}
+
 // maxConfirmOccurrences bounds the experiments per finding and test: the
 // first reaches of the opening failure's point from the function.
 const maxConfirmOccurrences = 3
 
 // Confirm asks whether the tests take the paths that errleak reports:
-// for each finding (Options.Confirm), one error experiment per reach of
-// the point where its opening failure can be injected, at most
-// maxConfirmOccurrences per test. ConfirmLeaks reads the answers.
-var Confirm = &Planner{
-	Name: "confirm",
-	Runs: func(prof *Record, opt Options) []*PlannedRun {
-		var recs []*Record
+// for each finding (Options.Confirm, see EncodeTargets), one error
+// experiment per reach of the point where its opening failure can be
+// injected, at most maxConfirmOccurrences per test. ConfirmLeaks reads
+// the answers.
+var Confirm = &campaign.Planner{
+	Name:          "confirm",
+	FollowUpsName: "rechecks",
+	Runs: func(prof *campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
+		var recs []*campaign.Record
 		seen := map[string]bool{}
-		for _, t := range opt.Confirm {
+		// The plan's own data, checked by its ID: it decodes.
+		var targets []LeakTarget
+		json.Unmarshal(opt.Confirm, &targets)
+		for _, t := range targets {
 			for _, e := range confirmRuns(prof, t) {
 				if !seen[e.Key()] {
 					seen[e.Key()] = true
@@ -51,7 +69,7 @@ var Confirm = &Planner{
 				}
 			}
 		}
-		return plannedRuns(recs, prof.Millis, opt)
+		return detect.PlannedRuns(recs, prof.Millis, opt)
 	},
 }
 
@@ -61,24 +79,24 @@ var Confirm = &Planner{
 // t.Func. The calls on the stack are snapshotted, as a detection
 // experiment's are, so that t.Func's failure gets a verdict that says
 // where it returned.
-func confirmRuns(prof *Record, t LeakTarget) []*Record {
-	var out []*Record
-	for _, r := range reaches(prof) {
-		if r.Faults&faultError == 0 || !injectsFor(r, t) {
+func confirmRuns(prof *campaign.Record, t LeakTarget) []*campaign.Record {
+	var out []*campaign.Record
+	for _, r := range campaign.Reaches(prof) {
+		if r.Faults&campaign.FaultError == 0 || !injectsFor(r, t) {
 			continue
 		}
 		if len(out) == maxConfirmOccurrences {
 			break
 		}
-		out = append(out, &Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-			Site: r.Site, Occurrence: r.Occurrence, Fault: "error", Snapshot: snapshotList(r.Stack)})
+		out = append(out, &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
+			Site: r.Site, Occurrence: r.Occurrence, Fault: "error", Snapshot: campaign.SnapshotList(r.Stack)})
 	}
 	return out
 }
 
 // injectsFor reports whether a reach is of a point that injects t's
 // opening failure.
-func injectsFor(r event, t LeakTarget) bool {
+func injectsFor(r campaign.Event, t LeakTarget) bool {
 	if strings.Contains(r.Site, "#call:") {
 		return r.Pos == t.CallPos
 	}
@@ -140,16 +158,16 @@ type LeakConfirmation struct {
 	End int
 	// Why says why the openness was not checked (LeakConfirmedUnchecked).
 	Why string
-	Run *Record
+	Run *campaign.Record
 }
 
 // ConfirmLeaks reads the answers of a confirm campaign's records (the
 // profile runs and the experiments): for each target, the best answer
 // any experiment gave, confirmed open first, in the order of the records'
 // keys.
-func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
-	byKey := map[string]*Record{}
-	var profiles []*Record
+func ConfirmLeaks(targets []LeakTarget, recs []*campaign.Record) []LeakConfirmation {
+	byKey := map[string]*campaign.Record{}
+	var profiles []*campaign.Record
 	for _, r := range recs {
 		switch r.Kind {
 		case "profile":
@@ -186,11 +204,11 @@ func ConfirmLeaks(targets []LeakTarget, recs []*Record) []LeakConfirmation {
 // the failure went through. The state of t's resource at that return is
 // the last probe of it logged before that verdict: a call's probes are
 // logged right before its verdict.
-func returnedAt(e *Record, t LeakTarget) (answer, why string, end int) {
+func returnedAt(e *campaign.Record, t LeakTarget) (answer, why string, end int) {
 	injected := false
-	var probe *event
+	var probe *campaign.Event
 	for _, raw := range e.Events {
-		var v event
+		var v campaign.Event
 		if json.Unmarshal(raw, &v) != nil {
 			continue
 		}
@@ -207,19 +225,19 @@ func returnedAt(e *Record, t LeakTarget) (answer, why string, end int) {
 			return LeakOtherReturn, "", v.End
 		}
 	}
-	if e.Status == Hung || e.Status == Crashed {
-		if state, ok := stuckIn(e.Stacks, t.Func); ok && injected {
+	if e.Status == campaign.Hung || e.Status == campaign.Crashed {
+		if state, ok := campaign.StuckIn(e.Stacks, t.Func); ok && injected {
 			why := "it waits for " + state + " and never returns"
-			if lockWait(state) {
+			if campaign.LockWait(state) {
 				why = "the lock is never released"
 			}
 			return LeakConfirmedHangs, why, 0
 		}
 	}
 	switch e.Status {
-	case Crashed:
+	case campaign.Crashed:
 		return LeakCrashed, "", 0
-	case Hung:
+	case campaign.Hung:
 		return LeakHung, "", 0
 	}
 	return LeakOtherReturn, "", 0
@@ -227,7 +245,7 @@ func returnedAt(e *Record, t LeakTarget) (answer, why string, end int) {
 
 // confirmedState is the answer for a confirmed path whose return at line
 // end the probe (nil if none) saw, and why openness was not checked.
-func confirmedState(probe *event, end int) (answer, why string) {
+func confirmedState(probe *campaign.Event, end int) (answer, why string) {
 	if probe == nil || probe.End != end {
 		return LeakConfirmedUnchecked, "the build does not register this acquisition's resource"
 	}

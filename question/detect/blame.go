@@ -1,7 +1,8 @@
-package campaign
+package detect
 
 import (
 	"encoding/json"
+	"github.com/atomicx/atomicx/campaign"
 	"slices"
 	"sort"
 	"strings"
@@ -65,10 +66,10 @@ type verdictCall struct {
 // in the same process and goroutine, it was entered after the other and
 // logged (it ended) before it. The question's mask is rec's own mask plus
 // those functions.
-func Failures(rec *Record) []Failure {
+func Failures(rec *campaign.Record) []Failure {
 	var calls []*verdictCall
 	for i, raw := range rec.Events {
-		var v event
+		var v campaign.Event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" {
 			continue
 		}
@@ -124,19 +125,19 @@ func Failures(rec *Record) []Failure {
 
 // asksQuestions says whether a record's failed calls are asked about:
 // those of every run but the profile runs, which snapshot nothing.
-func asksQuestions(rec *Record) bool { return rec.Kind != "profile" }
+func asksQuestions(rec *campaign.Record) bool { return rec.Kind != "profile" }
 
 // replayOf is the replay of rec with mask.
-func replayOf(rec *Record, mask string) *Record {
-	return &Record{Kind: "recheck", Package: rec.Package, Test: rec.Test, Site: rec.Site, Occurrence: rec.Occurrence,
+func replayOf(rec *campaign.Record, mask string) *campaign.Record {
+	return &campaign.Record{Kind: "recheck", Package: rec.Package, Test: rec.Test, Site: rec.Site, Occurrence: rec.Occurrence,
 		Fault: rec.Fault, Snapshot: rec.Snapshot, Mask: mask}
 }
 
 // replaysOf plans the replays that the records' failed calls ask for,
 // one per question not asked before (asked holds the questions of the
 // replays planned or journaled so far, and is updated).
-func replaysOf(recs []*Record, asked map[Question]bool) []*Record {
-	var plan []*Record
+func replaysOf(recs []*campaign.Record, asked map[Question]bool) []*campaign.Record {
+	var plan []*campaign.Record
 	planned := map[string]bool{}
 	for _, r := range recs {
 		if !asksQuestions(r) {
@@ -168,20 +169,20 @@ const (
 
 // Blame answers questions from the replays of a campaign.
 type Blame struct {
-	byMask   map[string][]*Record // replays by mask
+	byMask   map[string][]*campaign.Record // replays by mask
 	outcomes map[Question]outcome
 }
 
 type outcome struct {
 	what   string
-	rec    *Record // for OutcomePure: the replay that showed it
-	event  int     // and the index of its verdict there
+	rec    *campaign.Record // for OutcomePure: the replay that showed it
+	event  int              // and the index of its verdict there
 	inProg bool
 }
 
 // NewBlame reads the replays among recs.
-func NewBlame(recs []*Record) *Blame {
-	b := &Blame{byMask: map[string][]*Record{}, outcomes: map[Question]outcome{}}
+func NewBlame(recs []*campaign.Record) *Blame {
+	b := &Blame{byMask: map[string][]*campaign.Record{}, outcomes: map[Question]outcome{}}
 	for _, r := range recs {
 		if r.Kind == "recheck" {
 			b.byMask[r.Mask] = append(b.byMask[r.Mask], r)
@@ -193,7 +194,7 @@ func NewBlame(recs []*Record) *Blame {
 // Resolve says what the replays found about a failed call that asks a
 // question. For OutcomePure found by a replay, it also returns that
 // replay and the index of the function's verdict in its events.
-func (b *Blame) Resolve(f Failure) (what string, rec *Record, event int) {
+func (b *Blame) Resolve(f Failure) (what string, rec *campaign.Record, event int) {
 	switch {
 	case f.OverBound:
 		return OutcomeOverBound, nil, 0
@@ -230,7 +231,7 @@ func (b *Blame) resolveReplays(q Question) outcome {
 			asks[f.Event] = f
 		}
 		for i, raw := range r.Events {
-			var v event
+			var v campaign.Event
 			if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" || v.Site != q.Site || v.Masked || r.Site != "" && !v.Injected {
 				continue
 			}
