@@ -540,33 +540,39 @@ func (p *pkgRewriter) inPlaceLits() map[*ast.FuncLit]bool {
 	}
 	p.inPlace = map[*ast.FuncLit]bool{}
 	goLits := p.goroutineLits()
-	for _, fd := range p.decls {
+	p.eachCall(func(_ *gotypes.Func, call *ast.CallExpr) {
+		if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
+			if _, async := goLits[lit]; !async {
+				p.inPlace[lit] = true
+			}
+		}
+		fn, _ := calleeObject(p.info, call.Fun).(*gotypes.Func)
+		if fn == nil || fn.Pkg() == nil || !inPlaceCallers[fn.Pkg().Path()+"."+fn.Name()] {
+			return
+		}
+		for _, a := range call.Args {
+			if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok {
+				p.inPlace[lit] = true
+			}
+		}
+	})
+	return p.inPlace
+}
+
+// eachCall calls f with every call in the bodies of the package's
+// declared functions, and the function it is in.
+func (p *pkgRewriter) eachCall(f func(fn *gotypes.Func, call *ast.CallExpr)) {
+	for fn, fd := range p.decls {
 		if fd.Body == nil {
 			continue
 		}
 		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			if lit, ok := ast.Unparen(call.Fun).(*ast.FuncLit); ok {
-				if _, async := goLits[lit]; !async {
-					p.inPlace[lit] = true
-				}
-			}
-			fn, _ := calleeObject(p.info, call.Fun).(*gotypes.Func)
-			if fn == nil || fn.Pkg() == nil || !inPlaceCallers[fn.Pkg().Path()+"."+fn.Name()] {
-				return true
-			}
-			for _, a := range call.Args {
-				if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok {
-					p.inPlace[lit] = true
-				}
+			if call, ok := n.(*ast.CallExpr); ok {
+				f(fn, call)
 			}
 			return true
 		})
 	}
-	return p.inPlace
 }
 
 // goroutineLits returns the function literals that the package's
@@ -661,26 +667,16 @@ func (p *pkgRewriter) lockingFuncs() map[*gotypes.Func]bool {
 	lockers := map[*gotypes.Func]bool{}
 	callers := map[*gotypes.Func][]*gotypes.Func{} // callee → its callers in the package
 	var work []*gotypes.Func
-	for fn, fd := range p.decls {
-		if fd.Body == nil {
-			continue
+	p.eachCall(func(fn *gotypes.Func, call *ast.CallExpr) {
+		if takesLock(call) {
+			if !lockers[fn] {
+				lockers[fn] = true
+				work = append(work, fn)
+			}
+		} else if callee, ok := calleeObject(p.info, call.Fun).(*gotypes.Func); ok {
+			callers[callee.Origin()] = append(callers[callee.Origin()], fn)
 		}
-		ast.Inspect(fd.Body, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			if takesLock(call) {
-				if !lockers[fn] {
-					lockers[fn] = true
-					work = append(work, fn)
-				}
-			} else if callee, ok := calleeObject(p.info, call.Fun).(*gotypes.Func); ok {
-				callers[callee.Origin()] = append(callers[callee.Origin()], fn)
-			}
-			return true
-		})
-	}
+	})
 	for len(work) > 0 {
 		fn := work[len(work)-1]
 		work = work[:len(work)-1]
