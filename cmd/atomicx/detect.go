@@ -13,45 +13,9 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/policy"
-	"github.com/atomicx/atomicx/question/detect"
 	"github.com/atomicx/atomicx/report"
 	"golang.org/x/mod/semver"
 )
-
-func detectCmd(args []string, stdout, stderr io.Writer) int {
-	q, _ := questionNamed(detect.Detect.Name)
-	fs, c := newCampaignFlags(q, stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: atomicx detect [flags] [packages]\n\n"+
-			"Runs the packages' tests as the workload of a detection campaign: a profile\n"+
-			"run per test, then one run per reached injection point and occurrence with\n"+
-			"that one fault injected, and reports each function's verdict.\n\nFlags:\n")
-		fs.PrintDefaults()
-	}
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	cfg, self, code := c.config("detect", args, fs.Args(), stderr)
-	if code != 0 {
-		return code
-	}
-	res, interrupted, code := runQuestion("detect", cfg, self, c.journal, c.resume, stderr)
-	if code != 0 {
-		return code
-	}
-	if !interrupted {
-		fmt.Fprintln(stderr, ranLine(res))
-	}
-	out := reportOut{stdout: stdout, stderr: stderr, file: c.out, format: c.format, category: c.category, hdr: campaign.HeaderOf(res.Records), wd: cfg.Dir}
-	if err := out.writeJournal(res.Records, res.Problems); err != nil {
-		fmt.Fprintf(stderr, "atomicx: %v\n", err)
-		return 1
-	}
-	if interrupted {
-		return 130
-	}
-	return 0
-}
 
 func reportCmd(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)

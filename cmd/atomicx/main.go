@@ -38,6 +38,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprint(stderr, usage)
 		return 2
 	}
+	if q, ok := questionNamed(args[0]); ok {
+		return questionCmd(q, args[1:], stdout, stderr)
+	}
 	switch args[0] {
 	case "help", "-h", "-help", "--help":
 		return help(args[1:], stdout, stderr)
@@ -45,12 +48,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return versionCmd(stdout)
 	case "policy":
 		return policyCmd(args[1:], stdout, stderr)
-	case "detect":
-		return detectCmd(args[1:], stdout, stderr)
-	case "perturb":
-		return perturbCmd(args[1:], stdout, stderr)
-	case "handlers":
-		return handlersCmd(args[1:], stdout, stderr)
 	case "go":
 		return goCmd(args[1:], stdout, stderr)
 	case "plan":

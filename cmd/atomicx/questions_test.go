@@ -77,8 +77,16 @@ func TestQuestionCommandsAreQuestions(t *testing.T) {
 		if question.Named(q.name()) != q.planner {
 			t.Errorf("the command %s is not of the registry's question %s", q.name(), q.name())
 		}
-		if q.report == nil {
-			t.Errorf("the command %s writes no report", q.name())
+		if q.report == nil || q.ran == nil || q.synopsis == "" || q.doc == "" {
+			t.Errorf("the command %s lacks its report, its ran line, its synopsis or its doc", q.name())
+		}
+		// atomicx NAME is the question's command, from the registry.
+		var stderr bytes.Buffer
+		if code := run([]string{q.name(), "-h"}, io.Discard, &stderr); code != 2 {
+			t.Errorf("atomicx %s -h: exit %d, want 2", q.name(), code)
+		}
+		if want := "usage: atomicx " + q.name() + " " + q.synopsis + "\n\n" + q.doc; !strings.HasPrefix(stderr.String(), want) {
+			t.Errorf("atomicx %s -h prints\n%s\nwant it to start with\n%s", q.name(), stderr.String(), want)
 		}
 	}
 	if !questions[0].planner.Unnamed {
