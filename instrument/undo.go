@@ -372,24 +372,9 @@ func (u *undoScan) reachRoots(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) 
 		roots = append(roots, text)
 		return true
 	}
-	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
-		if selection := info.Selections[sel]; selection != nil && selection.Kind() == gotypes.MethodVal {
-			recv := info.TypeOf(sel.X)
-			_, ptrRecv := fn.Type().(*gotypes.Signature).Recv().Type().Underlying().(*gotypes.Pointer)
-			if !plainNoLocks(recv) || ptrRecv && !u.isLocal(sel.X) {
-				// A pointer method of an addressable value is called
-				// on its address: the value is written in place.
-				if !add(sel.X, ptrRecv && !isPointer(recv)) {
-					return nil
-				}
-			}
-		}
-	}
-	for _, a := range call.Args {
-		if t := info.TypeOf(a); t == nil || !plainNoLocks(t) {
-			if !add(a, false) {
-				return nil
-			}
+	for _, o := range u.writableOperands(call, fn) {
+		if !add(o.expr, o.addr) {
+			return nil
 		}
 	}
 	return roots
@@ -401,22 +386,41 @@ func (u *undoScan) reachRoots(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) 
 // or a value that holds a pointer, a slice, a map or an interface. nil
 // when there is none.
 func (u *undoScan) reachedBy(call *ast.CallExpr, fn *gotypes.Func) ast.Expr {
+	if ops := u.writableOperands(call, fn); len(ops) > 0 {
+		return ops[0].expr
+	}
+	return nil
+}
+
+// operand is a receiver or argument of a call; addr: the call takes its
+// address (a pointer method of an addressable value), so that it writes
+// the value in place.
+type operand struct {
+	expr ast.Expr
+	addr bool
+}
+
+// writableOperands returns the receiver and arguments of call, a call of
+// fn, through which it may write memory that the function's own
+// variables do not hold (see reachedBy), receiver first.
+func (u *undoScan) writableOperands(call *ast.CallExpr, fn *gotypes.Func) []operand {
 	info := u.fe.p.info
+	var ops []operand
 	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
 		if selection := info.Selections[sel]; selection != nil && selection.Kind() == gotypes.MethodVal {
 			recv := info.TypeOf(sel.X)
 			_, ptrRecv := fn.Type().(*gotypes.Signature).Recv().Type().Underlying().(*gotypes.Pointer)
 			if !plainNoLocks(recv) || ptrRecv && !u.isLocal(sel.X) {
-				return sel.X
+				ops = append(ops, operand{sel.X, ptrRecv && !isPointer(recv)})
 			}
 		}
 	}
 	for _, a := range call.Args {
 		if t := info.TypeOf(a); t == nil || !plainNoLocks(t) {
-			return a
+			ops = append(ops, operand{a, false})
 		}
 	}
-	return nil
+	return ops
 }
 
 // harmlessFunc reports the functions of the standard library that write
