@@ -6,6 +6,8 @@ import (
 	"go/token"
 	gotypes "go/types"
 	"strings"
+
+	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // The undo log. A masked function whose every write into memory it does
@@ -307,7 +309,7 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 		u.fail(call.Pos(), "calls "+u.short(call.Fun)+", a function value, at line "+u.line(call.Pos()))
 		return
 	}
-	if harmlessFunc(fn) {
+	if harmlessFunc(fn) || u.asIntoLocal(call, fn) {
 		return
 	}
 	reaches := u.reachedBy(call, fn)
@@ -424,26 +426,87 @@ func (u *undoScan) writableOperands(call *ast.CallExpr, fn *gotypes.Func) []oper
 }
 
 // harmlessFunc reports the functions of the standard library that write
-// nothing their arguments reach, and that error paths call.
+// nothing their arguments reach, and that error paths and the code
+// around them call.
 func harmlessFunc(fn *gotypes.Func) bool {
 	if fn.Pkg() == nil {
 		return false
 	}
-	switch fn.Pkg().Path() + "." + fn.Name() {
-	case "fmt.Errorf", "fmt.Sprintf", "fmt.Sprint", "fmt.Sprintln",
-		"errors.New", "errors.Is", "errors.Join", "errors.Unwrap":
+	pkg := fn.Pkg().Path()
+	recv := fn.Type().(*gotypes.Signature).Recv()
+	if recv == nil {
+		return harmlessFuncs[pkg+"."+fn.Name()]
+	}
+	t := recv.Type()
+	if p, ok := t.(*gotypes.Pointer); ok {
+		t = p.Elem()
+	}
+	named, ok := t.(*gotypes.Named)
+	if !ok {
+		return false
+	}
+	typ := pkg + "." + named.Obj().Name()
+	switch {
+	case pkg == "sync" && isMutex(t):
+		// A lock's state is never rolled back: taking and releasing one
+		// writes nothing the log must restore.
+		return true
+	case typ == "reflect.Type", typ == "time.Time":
+		// Every method of either reads: a reflect.Type describes a type,
+		// and a time.Time's methods take a copy of it.
 		return true
 	}
-	// A lock's state is never rolled back: taking and releasing one
-	// writes nothing the log must restore.
-	if recv := fn.Type().(*gotypes.Signature).Recv(); recv != nil && fn.Pkg().Path() == "sync" {
-		t := recv.Type()
-		if p, ok := t.(*gotypes.Pointer); ok {
-			t = p.Elem()
-		}
-		return isMutex(t)
+	return harmlessMethods[typ+"."+fn.Name()]
+}
+
+// asIntoLocal reports a call of errors.As whose target is a variable of
+// the function's own: the one thing errors.As writes.
+func (u *undoScan) asIntoLocal(call *ast.CallExpr, fn *gotypes.Func) bool {
+	if fn.Pkg() == nil || fn.Pkg().Path() != "errors" || fn.Name() != "As" || len(call.Args) != 2 {
+		return false
 	}
-	return false
+	addr, ok := ast.Unparen(call.Args[1]).(*ast.UnaryExpr)
+	if !ok || addr.Op != token.AND {
+		return false
+	}
+	id, ok := ast.Unparen(addr.X).(*ast.Ident)
+	return ok && u.isLocal(id) && u.fe.p.info.Uses[id] != nil && u.fe.p.info.Uses[id].Parent() != u.fe.p.pkg.Scope()
+}
+
+// harmlessFuncs are the functions of the standard library, by package
+// path and name, that write nothing their arguments reach.
+var harmlessFuncs = map[string]bool{
+	"fmt.Errorf": true, "fmt.Sprintf": true, "fmt.Sprint": true, "fmt.Sprintln": true,
+	"errors.New": true, "errors.Is": true, "errors.Join": true, "errors.Unwrap": true,
+	"bytes.Equal": true, "bytes.Compare": true, "bytes.EqualFold": true,
+	"bytes.HasPrefix": true, "bytes.HasSuffix": true,
+	"bytes.Contains": true, "bytes.ContainsAny": true, "bytes.ContainsRune": true, "bytes.Count": true,
+	"bytes.Index": true, "bytes.IndexAny": true, "bytes.IndexByte": true, "bytes.IndexRune": true,
+	"bytes.LastIndex": true, "bytes.LastIndexAny": true, "bytes.LastIndexByte": true,
+	"strings.Join":    true,
+	"reflect.ValueOf": true, "reflect.TypeOf": true, "reflect.DeepEqual": true,
+	"reflect.Indirect": true, "reflect.Zero": true, "reflect.New": true, "reflect.PointerTo": true,
+	"time.Date": true, "time.Unix": true, "time.UnixMilli": true, "time.UnixMicro": true,
+}
+
+// harmlessMethods are the methods of the standard library's types, by
+// type and name, that write neither their receiver nor what their
+// arguments reach. A sync.Pool's contents and a test's bookkeeping
+// (Helper) are no state that a rollback restores.
+var harmlessMethods = map[string]bool{
+	"reflect.Value.Kind": true, "reflect.Value.Type": true, "reflect.Value.Len": true,
+	"reflect.Value.Cap": true, "reflect.Value.IsNil": true, "reflect.Value.IsValid": true,
+	"reflect.Value.IsZero": true, "reflect.Value.Elem": true, "reflect.Value.Field": true,
+	"reflect.Value.FieldByIndex": true, "reflect.Value.FieldByName": true, "reflect.Value.Index": true,
+	"reflect.Value.NumField": true, "reflect.Value.NumMethod": true, "reflect.Value.MapIndex": true,
+	"reflect.Value.MapKeys": true, "reflect.Value.Interface": true, "reflect.Value.CanAddr": true,
+	"reflect.Value.CanSet": true, "reflect.Value.CanInterface": true, "reflect.Value.Addr": true,
+	"reflect.Value.Int": true, "reflect.Value.Uint": true, "reflect.Value.Float": true,
+	"reflect.Value.Bool": true, "reflect.Value.String": true, "reflect.Value.Pointer": true,
+	"reflect.Value.CanInt": true, "reflect.Value.CanUint": true, "reflect.Value.CanFloat": true,
+	"reflect.Value.OverflowInt": true, "reflect.Value.OverflowUint": true, "reflect.Value.OverflowFloat": true,
+	"sync.Map.Load": true, "sync.Pool.Get": true,
+	"testing.common.Helper": true, "testing.TB.Helper": true,
 }
 
 // builtin checks a call of a built-in function made by statement s.
@@ -678,6 +741,13 @@ func undoNote(why string) string {
 // twin (n *node) _atx_undo_bump(_atx_u *rt.Undo), appended to its file,
 // whose imports it uses. Calls outside masked calls still go to the
 // original, which pays nothing.
+//
+// A function that is masked itself gets a clone that marks a savepoint in
+// its caller's log and writes back, when it fails, what it recorded since
+// (rt.Savepoint): a failure it returns to its caller changes nothing, as
+// its own log would have made sure, and its caller's failure writes back
+// the stores of its successful calls with the caller's own. The clone has
+// a site of its own, which names its frame for a panic going through it.
 
 // cloneName is the name of the clone of the function named name.
 func cloneName(name string) string { return "_atx_undo_" + name }
@@ -688,6 +758,10 @@ type undoClone struct {
 	saves []undoSave
 	needs []*gotypes.Func
 	fe    *funcEdits
+	// savepoint: the function is masked itself (see rt.Savepoint), and
+	// sig are the edits that name its receiver, parameters and results.
+	savepoint bool
+	sig       editList
 	// written: its declaration is in the file's tail.
 	written bool
 }
@@ -730,6 +804,23 @@ func (u *undoScan) redirect(call *ast.CallExpr, fn *gotypes.Func) {
 	u.needs = append(u.needs, fn)
 }
 
+// cloneSite adds the site of the clone of fe's function, a function
+// masked itself (see rt.Savepoint), and returns the code that refers to
+// it.
+func (p *pkgRewriter) cloneSite(fe *funcEdits) string {
+	fn := funcname.Join(p.opts.ImportPath, fe.name)
+	i := strings.LastIndexByte(fe.name, '.')
+	frame := funcname.Join(p.opts.ImportPath, fe.name[:i+1]+cloneName(fe.name[i+1:]))
+	p.sites = append(p.sites, site{
+		id:    fn + "#undo",
+		fn:    fn,
+		frame: frame,
+		pos:   p.sitePos(p.fset.Position(fe.namePos)),
+		done:  fe.doneErrors(),
+	})
+	return fmt.Sprintf("&%s[%d]", sitesName, len(p.sites)-1)
+}
+
 // funcIdent is the name of a function in fun, a plain or qualified name.
 func funcIdent(fun ast.Expr) *ast.Ident {
 	switch f := ast.Unparen(fun).(type) {
@@ -757,10 +848,6 @@ func (p *pkgRewriter) cloneable(fn *gotypes.Func, fd *ast.FuncDecl) string {
 	switch {
 	case unsupported(fd) != "":
 		c.why = "has a compiler directive"
-	case p.opts.Selects == nil || p.opts.Selects(name):
-		// Its own failures roll back what it wrote, which a clone
-		// writing into its caller's log would not do.
-		c.why = "is masked itself"
 	case p.oblivious(name):
 		// Its failures are swallowed by its wrapper, which a clone
 		// would not have.
@@ -773,12 +860,41 @@ func (p *pkgRewriter) cloneable(fn *gotypes.Func, fd *ast.FuncDecl) string {
 		return c.why
 	}
 	c.fe = p.declEdits(tf, p.srcNow, fd, name)
+	if p.opts.Selects == nil || p.opts.Selects(name) {
+		c.fe.nameFields(&c.sig)
+		if why := c.fe.savepointable(); why != "" {
+			c.why = "is masked itself, and " + why
+			return c.why
+		}
+		c.savepoint = c.fe.needsCheckpoint()
+	}
 	u := c.fe.scanUndo(undoName)
 	if u.why != "" {
 		c.why = u.why
 		return c.why
 	}
 	c.saves, c.needs = u.saves, u.needs
+	return ""
+}
+
+// savepointable returns why the function, masked itself, cannot be
+// called as a clone that rolls back its own failures from a savepoint in
+// its caller's log, or "": its own masking would do more than its undo
+// log (take its checkpoint under the lock it opens with, undo its file
+// writes, release what it acquired), or refuse it. Its fields are named.
+func (fe *funcEdits) savepointable() string {
+	if unlock := lockIdiom(fe.body, fe.src, fe.tf); unlock != nil {
+		return "opens with the lock idiom"
+	}
+	if _, why := fe.outsideLocks(nil); why != "" {
+		return why
+	}
+	if fe.fileUndoWrap("nil") != "" {
+		return "undoes its file writes"
+	}
+	if len(fe.acquisitions()) > 0 {
+		return "releases what it acquires when it fails"
+	}
 	return ""
 }
 
@@ -817,6 +933,18 @@ func (p *pkgRewriter) writeClones(fn *gotypes.Func) error {
 		param += ", "
 	}
 	edits.insert(fe.off(fd.Type.Params.Opening)+1, param)
+	if c.savepoint {
+		for _, e := range c.sig.edits {
+			e.seq = len(edits.edits)
+			edits.edits = append(edits.edits, e)
+		}
+		siteRef := p.cloneSite(fe)
+		fe.insertPrologue(&edits, fmt.Sprintf(" var %[1]s bool; _atx_sp := %[2]s.Mark(); defer _atx_sp.End(%[3]s, &%[1]s, %[4]s); ", doneName, undoName, siteRef, fe.errArg()))
+		if err := fe.rewriteReturns(&edits); err != nil {
+			return fmt.Errorf("clone of %s: %w", fe.name, err)
+		}
+		fe.markFallOff(&edits)
+	}
 	for _, s := range c.saves {
 		s.add(&edits)
 	}

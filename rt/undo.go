@@ -189,7 +189,7 @@ func (u *Undo) End(done *bool, errp *error) {
 	}
 	u.log = nil
 	if !l.unmasked && (u.site.failed(errp) || !*done && Unwinding(u.site.Func)) {
-		l.rollback()
+		l.rollbackTo(0, 0)
 	}
 	if cap(l.entries) > maxKeptEntries {
 		return
@@ -199,9 +199,43 @@ func (u *Undo) End(done *bool, errp *error) {
 	undoLogs.Put(l)
 }
 
-func (l *undoLog) rollback() {
+// A Savepoint is where, in its caller's undo log, a call of a masked
+// function made from the code of another masked call begins: that call
+// runs as a clone that records its stores in its caller's log (see
+// instrument's undo.go), and its own failure writes back what it
+// recorded since, and no more, as its own log would have. A success
+// leaves its records to the caller, whose failure writes them back.
+type Savepoint struct {
+	u             *Undo
+	entries, bits int
+}
+
+// Mark starts a savepoint in u.
+func (u *Undo) Mark() Savepoint {
+	sp := Savepoint{u: u}
+	if l := u.log; l != nil {
+		sp.entries, sp.bits = len(l.entries), len(l.bits)
+	}
+	return sp
+}
+
+// End runs when the call that marked sp ends, as Undo.End does; s is the
+// site of the clone, whose frame (Site.Frame) a panic goes through.
+func (sp Savepoint) End(s *Site, done *bool, errp *error) {
+	l := sp.u.log
+	if l == nil || l.unmasked || len(l.entries) == sp.entries {
+		return
+	}
+	if s.failed(errp) || !*done && unwinding(s.frameName()) {
+		l.rollbackTo(sp.entries, sp.bits)
+	}
+}
+
+// rollbackTo writes back the records from the last to the one at index
+// entries, whose saved bytes begin at bits, and drops them.
+func (l *undoLog) rollbackTo(entries, bits int) {
 	off := uintptr(len(l.bits))
-	for i := len(l.entries) - 1; i >= 0; i-- {
+	for i := len(l.entries) - 1; i >= entries; i-- {
 		e := &l.entries[i]
 		if e.restore != nil {
 			e.restore()
@@ -214,4 +248,6 @@ func (l *undoLog) rollback() {
 		}
 		copy(unsafe.Slice((*byte)(e.addr), e.size), l.bits[off:off+e.size])
 	}
+	clear(l.entries[entries:])
+	l.entries, l.bits = l.entries[:entries], l.bits[:bits]
 }

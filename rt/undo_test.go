@@ -305,3 +305,109 @@ func TestSaveReachUnmasked(t *testing.T) {
 		t.Errorf("n = %d after a failure of the next call, want 50", s.n)
 	}
 }
+
+var savepointSite = Site{ID: "example.com/m.callee#entry", Func: "example.com/m.callee", Frame: "github.com/atomicx/atomicx/rt.runSavepoint"}
+
+// runSavepoint runs body as a masked callee called, through its clone,
+// from a masked call whose log is u: its stores go into u, after a
+// savepoint.
+func runSavepoint(u *Undo, s *undoState, body func(u *Undo, s *undoState), err error) (rerr error) {
+	var done bool
+	sp := u.Mark()
+	defer sp.End(&savepointSite, &done, &rerr)
+	body(u, s)
+	rerr, done = err, true
+	return
+}
+
+// TestSavepoint: a failed callee writes back its own stores, not its
+// caller's; a successful one leaves them to its caller, whose failure
+// writes back both.
+func TestSavepoint(t *testing.T) {
+	failed := errors.New("failed")
+	tests := []struct {
+		name            string
+		calleeErr       error
+		callerErr       error
+		wantN, wantName string
+		wantRows        int
+	}{
+		{"callee fails, caller succeeds", failed, nil, "caller", "a", 2},
+		{"callee succeeds, caller fails", nil, failed, "", "a", 1},
+		{"both fail", failed, failed, "", "a", 1},
+		{"callee returns io.EOF, caller succeeds", io.EOF, nil, "caller", "callee", 3},
+		{"both succeed", nil, nil, "caller", "callee", 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newUndoState()
+			var calleeErr error
+			runUndo(s, func(u *Undo, s *undoState) {
+				SaveBits(u, &s.pair[0])
+				s.pair[0] = 7
+				calleeErr = runSavepoint(u, s, func(u *Undo, s *undoState) {
+					Save(u, &s.name)
+					s.name = "callee"
+					SaveEntryBits(u, s.cells, [2]int8{1, 2})
+					delete(s.cells, [2]int8{1, 2})
+					SaveEntry(u, s.rows, "z")
+					s.rows["z"] = 3
+				}, tt.calleeErr)
+				Save(u, &s.head.name)
+				s.head.name = "caller"
+			}, tt.callerErr)
+			if calleeErr != tt.calleeErr {
+				t.Fatalf("callee returned %v", calleeErr)
+			}
+			want := newUndoState()
+			if tt.wantN != "" {
+				want.pair[0] = 7
+				want.head.name = tt.wantN
+			}
+			want.name = tt.wantName
+			if tt.wantName == "callee" {
+				delete(want.cells, [2]int8{1, 2})
+				want.rows["z"] = 3
+			}
+			if !reflect.DeepEqual(s, want) {
+				t.Errorf("got %+v\nwant %+v", s, want)
+			}
+		})
+	}
+}
+
+// TestSavepointPanic: a panic through the callee's clone writes back its
+// stores there, and the caller's as it goes on through the caller.
+func TestSavepointPanic(t *testing.T) {
+	s := newUndoState()
+	var inCallee *undoState
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Errorf("recovered %v, want boom", r)
+			}
+		}()
+		runUndo(s, func(u *Undo, s *undoState) {
+			SaveBits(u, &s.n)
+			s.n = 5
+			func() {
+				defer func() {
+					// The callee's frame is gone: its stores are written back.
+					c := *s
+					inCallee = &c
+				}()
+				runSavepoint(u, s, func(u *Undo, s *undoState) {
+					SaveBits(u, &s.pair[1])
+					s.pair[1] = 9
+					panic("boom")
+				}, nil)
+			}()
+		}, nil)
+	}()
+	if inCallee == nil || inCallee.pair[1] != 3 || inCallee.n != 5 {
+		t.Errorf("after the callee's frame: %+v, want pair[1] = 3 and n = 5", inCallee)
+	}
+	if want := newUndoState(); !reflect.DeepEqual(s, want) {
+		t.Errorf("after the panic: %+v, want %+v", s, want)
+	}
+}

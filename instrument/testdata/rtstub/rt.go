@@ -115,6 +115,12 @@ func NewUndo(s *Site) Undo { return Undo{} }
 
 func (u *Undo) End(done *bool, errp *error) {}
 
+type Savepoint struct{}
+
+func (u *Undo) Mark() Savepoint { return Savepoint{} }
+
+func (sp Savepoint) End(s *Site, done *bool, errp *error) {}
+
 func SaveBits[T any](u *Undo, p *T) {}
 
 func Save[T any](u *Undo, p *T) {}
