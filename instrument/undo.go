@@ -451,6 +451,10 @@ func harmlessFunc(fn *gotypes.Func) bool {
 		// A lock's state is never rolled back: taking and releasing one
 		// writes nothing the log must restore.
 		return true
+	case pkg == "testing":
+		// A test's bookkeeping (Helper, Errorf, Fatal, …) is no state
+		// that a rollback restores.
+		return true
 	case typ == "reflect.Type", typ == "time.Time":
 		// Every method of either reads: a reflect.Type describes a type,
 		// and a time.Time's methods take a copy of it.
@@ -491,8 +495,8 @@ var harmlessFuncs = map[string]bool{
 
 // harmlessMethods are the methods of the standard library's types, by
 // type and name, that write neither their receiver nor what their
-// arguments reach. A sync.Pool's contents and a test's bookkeeping
-// (Helper) are no state that a rollback restores.
+// arguments reach. A sync.Pool's contents are no state that a rollback
+// restores.
 var harmlessMethods = map[string]bool{
 	"reflect.Value.Kind": true, "reflect.Value.Type": true, "reflect.Value.Len": true,
 	"reflect.Value.Cap": true, "reflect.Value.IsNil": true, "reflect.Value.IsValid": true,
@@ -506,7 +510,6 @@ var harmlessMethods = map[string]bool{
 	"reflect.Value.CanInt": true, "reflect.Value.CanUint": true, "reflect.Value.CanFloat": true,
 	"reflect.Value.OverflowInt": true, "reflect.Value.OverflowUint": true, "reflect.Value.OverflowFloat": true,
 	"sync.Map.Load": true, "sync.Pool.Get": true,
-	"testing.common.Helper": true, "testing.TB.Helper": true,
 }
 
 // builtin checks a call of a built-in function made by statement s.

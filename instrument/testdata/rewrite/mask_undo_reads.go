@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"reflect"
 	"sync"
+	"testing"
 )
 
 var errBad = errors.New("bad")
@@ -35,4 +36,14 @@ func (t *Table) Give() error {
 	pool.Put(t.hist)
 	t.hist = nil
 	return errBad
+}
+
+// Expect is a test helper outside a _test.go file: what it does to t is
+// the test's bookkeeping, which no rollback restores.
+func (t *Table) Expect(tb testing.TB, want string) {
+	tb.Helper()
+	if t.last != want {
+		t.last = want
+		tb.Fatalf("last = %q, want %q", t.last, want)
+	}
 }
