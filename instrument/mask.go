@@ -159,7 +159,8 @@ const maxCopyCheaper = 512
 // write them all, one record each.
 func (fe *funcEdits) copyCheaper() bool {
 	types := fe.rootTypes()
-	if types == nil || fe.p.opts.Globals {
+	// A literal's checkpoint is the reflective one (see maskWrap).
+	if types == nil || fe.p.opts.Globals || fe.lit != nil {
 		return false
 	}
 	sizes := fe.p.opts.Sizes

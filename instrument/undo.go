@@ -71,8 +71,6 @@ func (fe *funcEdits) undoSaves() (saves []undoSave, pos token.Pos, why string) {
 	switch {
 	case fe.p.opts.checkpointsOnly:
 		return nil, fe.namePos, "is built with checkpoints only"
-	case fe.lit != nil:
-		return nil, fe.namePos, "is a function literal"
 	case fe.p.opts.Globals:
 		return nil, fe.namePos, "rolls back package-level variables"
 	case fe.sig == nil || fe.p.info == nil:
@@ -221,7 +219,7 @@ func (u *undoScan) stmt(s ast.Stmt) {
 // store records the old contents of lhs, written by statement s.
 func (u *undoScan) store(lhs ast.Expr, s ast.Stmt) {
 	lhs = ast.Unparen(lhs)
-	if _, ok := lhs.(*ast.Ident); ok {
+	if id, ok := lhs.(*ast.Ident); ok && !u.captured(id) {
 		// A local, a result, or a package-level variable: none is part
 		// of the call's graph (see Options.Globals).
 		return
@@ -592,7 +590,7 @@ func (u *undoScan) simple(s ast.Stmt) bool {
 		return false
 	}
 	switch s.(type) {
-	case *ast.AssignStmt, *ast.IncDecStmt, *ast.ExprStmt, *ast.DeclStmt:
+	case *ast.AssignStmt, *ast.IncDecStmt, *ast.ExprStmt, *ast.DeclStmt, *ast.ReturnStmt:
 		return true
 	}
 	return false
@@ -621,7 +619,7 @@ func (u *undoScan) isLocal(e ast.Expr) bool {
 	switch e := ast.Unparen(e).(type) {
 	case *ast.Ident:
 		_, ok := info.ObjectOf(e).(*gotypes.Var)
-		return ok
+		return ok && !u.captured(e)
 	case *ast.SelectorExpr:
 		if v, ok := info.Uses[e.Sel].(*gotypes.Var); ok && !v.IsField() {
 			return true // a package-level variable of another package
@@ -633,6 +631,21 @@ func (u *undoScan) isLocal(e ast.Expr) bool {
 		return isArray && u.isLocal(e.X)
 	}
 	return false
+}
+
+// captured reports whether id, in a function literal, is a variable of
+// a function around it: one of the literal's roots (see captured), which
+// its stores change for that function too.
+func (u *undoScan) captured(id *ast.Ident) bool {
+	lit := u.fe.lit
+	if lit == nil {
+		return false
+	}
+	v, ok := u.fe.p.info.Uses[id].(*gotypes.Var)
+	if !ok || v.Parent() == nil || v.Pkg() == nil || v.Parent() == v.Pkg().Scope() {
+		return false
+	}
+	return v.Pos() < lit.Pos() || v.Pos() >= lit.End()
 }
 
 func isPointer(t gotypes.Type) bool {

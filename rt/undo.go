@@ -188,7 +188,7 @@ func (u *Undo) End(done *bool, errp *error) {
 		return
 	}
 	u.log = nil
-	if !l.unmasked && (u.site.failed(errp) || !*done && Unwinding(u.site.Func)) {
+	if !l.unmasked && (u.site.failed(errp) || !*done && u.site.unwinding()) {
 		l.rollbackTo(0, 0)
 	}
 	if cap(l.entries) > maxKeptEntries {
@@ -229,6 +229,16 @@ func (sp Savepoint) End(s *Site, done *bool, errp *error) {
 	if s.failed(errp) || !*done && unwinding(s.frameName()) {
 		l.rollbackTo(sp.entries, sp.bits)
 	}
+}
+
+// unwinding is Unwinding for the function of s, whose frames a literal's
+// site names with their copies (see literalFrame).
+func (s *Site) unwinding() bool {
+	if s.Literal {
+		panicking, _ := unwindingAt(literalFrame(s.Func))
+		return panicking
+	}
+	return unwinding(s.Func)
 }
 
 // rollbackTo writes back the records from the last to the one at index
