@@ -484,10 +484,9 @@ var harmlessFuncs = map[string]bool{
 	"bytes.HasPrefix": true, "bytes.HasSuffix": true,
 	"bytes.Contains": true, "bytes.ContainsAny": true, "bytes.ContainsRune": true, "bytes.Count": true,
 	"bytes.Index": true, "bytes.IndexAny": true, "bytes.IndexByte": true, "bytes.IndexRune": true,
-	"bytes.LastIndex": true, "bytes.LastIndexAny": true, "bytes.LastIndexByte": true,
-	"strings.Join":    true,
+	"bytes.LastIndex": true, "bytes.LastIndexAny": true, "bytes.LastIndexByte": true, "strings.Join": true,
 	"reflect.ValueOf": true, "reflect.TypeOf": true, "reflect.DeepEqual": true,
-	"reflect.Indirect": true, "reflect.Zero": true, "reflect.New": true, "reflect.PointerTo": true,
+	"reflect.Indirect": true, "reflect.Zero": true, "reflect.New": true, "reflect.PointerTo": true, "reflect.PtrTo": true,
 	"time.Date": true, "time.Unix": true, "time.UnixMilli": true, "time.UnixMicro": true,
 }
 
@@ -634,8 +633,8 @@ func (u *undoScan) isLocal(e ast.Expr) bool {
 }
 
 // captured reports whether id, in a function literal, is a variable of
-// a function around it: one of the literal's roots (see captured), which
-// its stores change for that function too.
+// a function around it: one of the literal's roots (see
+// pkgRewriter.captured), which its stores change for that function too.
 func (u *undoScan) captured(id *ast.Ident) bool {
 	lit := u.fe.lit
 	if lit == nil {
