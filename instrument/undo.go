@@ -118,6 +118,9 @@ type undoScan struct {
 	why    string
 	// loops is how many loops enclose the statement walked.
 	loops int
+	// fresh are the variables that hold only memory the function
+	// allocated (see freshVars), once asked.
+	fresh map[*gotypes.Var]bool
 }
 
 func (u *undoScan) fail(pos token.Pos, why string) {
@@ -224,7 +227,7 @@ func (u *undoScan) store(lhs ast.Expr, s ast.Stmt) {
 		// of the call's graph (see Options.Globals).
 		return
 	}
-	if u.isLocal(lhs) {
+	if u.isLocal(lhs) || u.intoReport(lhs) || u.inFresh(lhs) {
 		return
 	}
 	info := u.fe.p.info
@@ -252,6 +255,30 @@ func (u *undoScan) store(lhs ast.Expr, s ast.Stmt) {
 		save = "SaveBits"
 	}
 	u.insert(s, fmt.Sprintf("%s.%s(%s, &%s); ", rtName, save, u.ref, u.fe.text(lhs)))
+}
+
+// intoReport reports whether lhs is a field of an error, through a
+// pointer: the report of a failure, which a rollback leaves as the
+// failing path wrote it (a key or a position that a decorator sets on
+// the error it found with errors.As), as the runtime's restore does.
+func (u *undoScan) intoReport(lhs ast.Expr) bool {
+	sel, ok := lhs.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	selection := u.fe.p.info.Selections[sel]
+	if selection == nil || selection.Kind() != gotypes.FieldVal || !selection.Indirect() && !isPointer(u.fe.p.info.TypeOf(sel.X)) {
+		return false
+	}
+	t := u.fe.p.info.TypeOf(sel.X)
+	if p, ok := t.Underlying().(*gotypes.Pointer); ok {
+		t = p.Elem()
+	}
+	if _, ok := t.Underlying().(*gotypes.Interface); ok {
+		return false
+	}
+	errType := gotypes.Universe.Lookup("error").Type().Underlying().(*gotypes.Interface)
+	return gotypes.Implements(t, errType) || gotypes.Implements(gotypes.NewPointer(t), errType)
 }
 
 // mapEntry records the entry of key k of map m (of type mt), which
@@ -516,15 +543,21 @@ func (u *undoScan) builtin(name string, call *ast.CallExpr, s ast.Stmt) {
 	case "delete":
 		m := call.Args[0]
 		mt, _ := info.TypeOf(m).Underlying().(*gotypes.Map)
-		if mt == nil {
+		if mt == nil || u.freshIdent(m) {
 			return
 		}
 		u.mapEntry(mt, m, call.Args[1], s)
 	case "copy":
 		dst, src := call.Args[0], call.Args[1]
+		if u.freshIdent(dst) {
+			return
+		}
 		u.elems(call, s, fmt.Sprintf("%s.SaveCopy(%s, %s, len(%s)); ", rtName, u.ref, u.fe.text(dst), u.fe.text(src)), dst, src)
 	case "clear":
 		x := call.Args[0]
+		if u.freshIdent(x) {
+			return
+		}
 		if _, isMap := info.TypeOf(x).Underlying().(*gotypes.Map); isMap {
 			u.fail(call.Pos(), "clears the map "+u.fe.text(x)+" at line "+u.line(call.Pos()))
 			return
@@ -541,7 +574,7 @@ func (u *undoScan) builtin(name string, call *ast.CallExpr, s ast.Stmt) {
 			n = "len(" + u.fe.text(call.Args[1]) + ")"
 			exprs = append(exprs, call.Args[1])
 		}
-		if len(call.Args) == 1 {
+		if len(call.Args) == 1 || u.freshIdent(first) {
 			return
 		}
 		if !u.simple(s) || !u.sideEffectFree(exprs...) || !u.declaredBefore(s, exprs...) {

@@ -137,6 +137,10 @@ type typePlan struct {
 	// hasIgnored says that the value contains ignored parts or concurrent
 	// data, so it must be copied field by field.
 	hasIgnored bool
+	// report marks the types whose values, or pointers to them, are
+	// errors: a failure's report, which a rollback leaves as the failed
+	// call made it (see snapshot.restore).
+	report bool
 	// conc marks concurrent data (sync.Map, the values of sync/atomic):
 	// read and written through their methods only (graph_conc.go).
 	// concOff is the offset of an atomic.Pointer's pointer, and held the
@@ -545,6 +549,7 @@ func makePlan(t reflect.Type, made map[reflect.Type]*typePlan) *typePlan {
 		return pl
 	}
 	pl := &typePlan{typ: t, kind: t.Kind(), size: t.Size()}
+	pl.report = t.Kind() != reflect.Interface && (t.Implements(errorType) || reflect.PointerTo(t).Implements(errorType))
 	switch {
 	case pl.size == 0:
 		// No state at all: nothing to copy or compare.

@@ -82,9 +82,16 @@ func SameBits[T any](a, b *T) bool {
 // (a lock keeps whatever state it has now); concurrent data is compared
 // and stored back through its methods (graph_conc.go). Objects the call
 // allocated are left alone: nothing in the restored graph refers to them
-// any more.
+// any more. So are the objects that are errors (typePlan.report): what
+// the failing path wrote into an error that it returns, or that its
+// caller will (a key, a position, a wrapped cause set by a decorator
+// that found it with errors.As), is the report of the failure, not a
+// change to undo.
 func (s *snapshot) restore() {
 	for k, c := range s.objects {
+		if k.plan.report {
+			continue
+		}
 		restoreValue(k.addr, c, k.plan)
 	}
 	for k, c := range s.arrays {

@@ -1983,3 +1983,30 @@ func TestMaskLiteralFrame(t *testing.T) {
 		}
 	}
 }
+
+// mtReport is an error that a failing path decorates.
+type mtReport struct{ key string }
+
+func (e *mtReport) Error() string { return "report " + e.key }
+
+// TestRestoreLeavesReports: a rollback writes back the state that the
+// failed call reached, but not the errors it wrote into: what a
+// decorator sets on an error is the report of the failure.
+func TestRestoreLeavesReports(t *testing.T) {
+	type holder struct {
+		n    int
+		last error
+	}
+	rep := &mtReport{}
+	h := &holder{n: 1, last: rep}
+	mtMaskedErr(mtFailError, func() {
+		h.n = 2
+		rep.key = "b"
+	}, h)
+	if h.n != 1 {
+		t.Errorf("n = %d after the rollback, want 1", h.n)
+	}
+	if rep.key != "b" {
+		t.Errorf("the error's key = %q after the rollback, want the decoration %q", rep.key, "b")
+	}
+}

@@ -58,3 +58,35 @@ func Less[T int | string]() func(a, b T) bool {
 var byName = func(a, b interface{ Name() string }) bool {
 	return a.Name() < b.Name()
 }
+
+// Decorate sets the path of the error it found: the report of the
+// failure, which no rollback takes back. The store is not recorded.
+func (t *Table) Decorate(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		pe.Path = t.last
+	}
+	return err
+}
+
+// Keys fills memory it allocated, then fails with it: only the store
+// into its table is recorded. A rollback that wrote back the others
+// would empty what it returns.
+func (t *Table) Keys(parts []string) ([]string, map[string]int, error) {
+	keys := make([]string, len(parts))
+	for i, p := range parts {
+		keys[i] = p
+	}
+	var more []string
+	more = append(more, "x")
+	copy(more, keys)
+	seen := map[string]int{}
+	seen["a"] = 1
+	delete(seen, "b")
+	pair := new([2]int)
+	pair[0] = len(more)
+	alias := keys
+	alias[0] = "y"
+	t.hist = append(t.hist, pair[0])
+	return keys, seen, errBad
+}
