@@ -65,12 +65,9 @@ type Config struct {
 	Cover bool
 	// Planner is the question the campaign asks.
 	Planner *Planner
-	// Confirm are the findings a leak-confirmation campaign confirms, as
-	// that question encodes them (Options.Confirm).
-	Confirm json.RawMessage
-	// TestsPerPoint bounds the tests a perturbation campaign runs each point
-	// with (Options.TestsPerPoint); 0: every test that reaches it.
-	TestsPerPoint int
+	// QuestionData are the question's own options, a JSON object that the
+	// question encodes and its planner reads (Options.QuestionData).
+	QuestionData json.RawMessage
 	// Oracle, with Exec, is a domain check run after each run of the
 	// program workload (see runOracle): the run passes only if Exec and
 	// Oracle both exit 0 within the time limit.
@@ -239,7 +236,7 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 		return nil, nil, err
 	}
 	opt := Options{TimeoutMs: cfg.Timeout.Milliseconds(), MaxOccur: cfg.MaxOccur, EarlyStop: cfg.EarlyStop, AllSnaps: cfg.AllSnaps,
-		Confirm: cfg.Confirm, TestsPerPoint: cfg.TestsPerPoint}
+		QuestionData: cfg.QuestionData}
 	planner := cfg.Planner
 	plan := &Plan{Planner: planner.Name, Header: hdr, Options: opt, planner: planner}
 	var passed []*Record // for planner.AllRuns
@@ -309,7 +306,10 @@ func header(ctx context.Context, cfg Config) (*Header, error) {
 	h.Cover = cfg.Cover
 	if !cfg.Planner.Unnamed {
 		h.Question = cfg.Planner.Name
-		h.OneAtATime, h.TestsPerPoint = cfg.Planner.OneAtATime, cfg.TestsPerPoint
+		h.OneAtATime = cfg.Planner.OneAtATime
+		if cfg.Planner.HeaderData != nil {
+			h.QuestionData = cfg.Planner.HeaderData(cfg.QuestionData)
+		}
 	}
 	h.Oracle = cfg.Oracle
 	h.BuildArgs = append([]string{}, cfg.BuildArgs...)

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // shardJournals runs no test: it writes, for each shard of n, the
@@ -205,7 +207,7 @@ func TestMergeWholeFollowUps(t *testing.T) {
 	paths := shardJournals(t, dir, p, 3, 1, 3)
 	h := *p.Header
 	h.Plan, h.Shard = p.ID, mergeShardName
-	widened := &Record{Kind: "experiment", Package: "example.com/m", Test: "TestA", Site: "p.F#handler:f.go:1:1", Fault: "widen", Status: Passed}
+	widened := &Record{Kind: "experiment", Package: "example.com/m", Test: "TestA", Arming: arm.Arming{Inject: arm.Injection{Site: "p.F#handler:f.go:1:1", Fault: "widen"}}, Status: Passed}
 	whole := &ShardJournal{Path: filepath.Join(dir, FollowUpsJournalName), FollowUps: true,
 		Records: []*Record{{Kind: "campaign", Campaign: &h}, widened}}
 	for _, order := range [][]*ShardJournal{append(readShards(t, p, paths...), whole), append([]*ShardJournal{whole}, readShards(t, p, paths...)...)} {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // runsOf plans n experiments of each test, costing what its profile run
@@ -14,7 +16,7 @@ func runsOf(costs map[string]int64, n int) []*PlannedRun {
 	var runs []*PlannedRun
 	for test, cost := range costs {
 		for i := 1; i <= n; i++ {
-			r := &Record{Kind: "experiment", Package: "p", Test: test, Site: fmt.Sprintf("p.F%d#entry", i), Occurrence: 1, Fault: "error"}
+			r := &Record{Kind: "experiment", Package: "p", Test: test, Arming: arm.Arming{Inject: arm.Injection{Site: fmt.Sprintf("p.F%d#entry", i), Occurrence: 1, Fault: "error"}}}
 			runs = append(runs, &PlannedRun{Key: r.Key(), CostMs: cost, Run: r})
 		}
 	}

@@ -3,8 +3,10 @@ package detect
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/atomicx/atomicx/campaign"
 	"strings"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // experimentsOf plans one experiment per point, occurrence and fault that
@@ -18,9 +20,9 @@ func experimentsOf(prof *campaign.Record, maxOccur int, targeted bool) []*campai
 		}
 		for _, fault := range r.FaultNames() {
 			e := &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-				Site: r.Site, Occurrence: r.Occurrence, Fault: fault}
+				Arming: arm.Arming{Inject: arm.Injection{Site: r.Site, Occurrence: r.Occurrence, Fault: fault}}}
 			if targeted {
-				e.Snapshot = campaign.SnapshotList(r.Stack)
+				e.Arming.SnapshotCalls = campaign.SnapshotList(r.Stack)
 			}
 			plan = append(plan, e)
 		}
@@ -54,5 +56,5 @@ func naturalRunOf(prof *campaign.Record, maxOccur int) *campaign.Record {
 	if len(calls) == 0 {
 		return nil
 	}
-	return &campaign.Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Snapshot: strings.Join(calls, ";")}
+	return &campaign.Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Arming: arm.Arming{SnapshotCalls: strings.Join(calls, ";")}}
 }

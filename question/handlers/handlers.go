@@ -41,12 +41,12 @@ var Handlers = &campaign.Planner{
 	FollowUps: func(recs []*campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
 		var runs []*campaign.PlannedRun
 		for _, r := range widenFollowUps(recs) {
-			runs = append(runs, &campaign.PlannedRun{Key: r.Key(), Env: WidenEnv(r.Site), Run: r})
+			runs = append(runs, &campaign.PlannedRun{Key: r.Key(), Env: WidenEnv(r.Arming.Inject.Site), Run: r})
 		}
 		for _, r := range routeFollowUps(recs) {
-			env := RouteEnv(r.Site)
-			if r.Fault == routePanicFault {
-				env = RoutePanicEnv(r.Site)
+			env := RouteEnv(r.Arming.Inject.Site)
+			if r.Arming.Inject.Fault == routePanicFault {
+				env = RoutePanicEnv(r.Arming.Inject.Site)
 			}
 			runs = append(runs, &campaign.PlannedRun{Key: r.Key(), Env: env, Run: r})
 		}
@@ -74,7 +74,7 @@ var Handlers = &campaign.Planner{
 func armsHandlers(recs []*campaign.Record) bool {
 	for _, r := range recs {
 		if r.Kind == "experiment" {
-			return r.Fault == handlerFault || r.Fault == widenFault || r.Fault == routeFault || r.Fault == routePanicFault
+			return r.Arming.Inject.Fault == handlerFault || r.Arming.Inject.Fault == widenFault || r.Arming.Inject.Fault == routeFault || r.Arming.Inject.Fault == routePanicFault
 		}
 	}
 	return false
@@ -86,7 +86,7 @@ const HandlerFaultWord = handlerFault
 // handlerRun is the record of the run of prof's test with handler id
 // armed.
 func handlerRun(prof *campaign.Record, id string) *campaign.Record {
-	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: id, Fault: handlerFault}
+	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Arming: arm.Arming{Inject: arm.Injection{Site: id, Fault: handlerFault}}}
 }
 
 // HandlerEnv is the environment that arms a handler. Nothing is
@@ -240,7 +240,7 @@ func HandlerResults(recs []*campaign.Record) []*HandlerResult {
 				profiles = append(profiles, r)
 			}
 		case "experiment":
-			switch r.Fault {
+			switch r.Arming.Inject.Fault {
 			case handlerFault:
 				runs[r.Key()] = r
 			case widenFault:

@@ -7,6 +7,7 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/question/detect"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // A LeakTarget is a finding of the errleak analysis to confirm by
@@ -33,10 +34,16 @@ type LeakTarget struct {
 	IsClosed string `json:"is_closed,omitempty"`
 }
 
+// options are leak confirmation's own options: the findings it asks
+// about (campaign.Options.QuestionData).
+type options struct {
+	Confirm []LeakTarget `json:"confirm"`
+}
+
 // EncodeTargets are the findings as a campaign's configuration and plan
-// carry them (campaign.Config.Confirm, campaign.Options.Confirm).
+// carry them (campaign.Config.QuestionData, campaign.Options.QuestionData).
 func EncodeTargets(targets []LeakTarget) json.RawMessage {
-	b, err := json.Marshal(targets)
+	b, err := json.Marshal(options{Confirm: targets})
 	if err != nil {
 		panic(err) // strings and ints only
 	}
@@ -48,7 +55,7 @@ func EncodeTargets(targets []LeakTarget) json.RawMessage {
 const maxConfirmOccurrences = 3
 
 // Confirm asks whether the tests take the paths that errleak reports:
-// for each finding (Options.Confirm, see EncodeTargets), one error
+// for each finding (see EncodeTargets), one error
 // experiment per reach of the point where its opening failure can be
 // injected, at most maxConfirmOccurrences per test. ConfirmLeaks reads
 // the answers.
@@ -59,9 +66,9 @@ var Confirm = &campaign.Planner{
 		var recs []*campaign.Record
 		seen := map[string]bool{}
 		// The plan's own data, checked by its ID: it decodes.
-		var targets []LeakTarget
-		json.Unmarshal(opt.Confirm, &targets)
-		for _, t := range targets {
+		var o options
+		json.Unmarshal(opt.QuestionData, &o)
+		for _, t := range o.Confirm {
 			for _, e := range confirmRuns(prof, t) {
 				if !seen[e.Key()] {
 					seen[e.Key()] = true
@@ -89,7 +96,7 @@ func confirmRuns(prof *campaign.Record, t LeakTarget) []*campaign.Record {
 			break
 		}
 		out = append(out, &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-			Site: r.Site, Occurrence: r.Occurrence, Fault: "error", Snapshot: campaign.SnapshotList(r.Stack)})
+			Arming: arm.Arming{Inject: arm.Injection{Site: r.Site, Occurrence: r.Occurrence, Fault: "error"}, SnapshotCalls: campaign.SnapshotList(r.Stack)}})
 	}
 	return out
 }

@@ -1,0 +1,83 @@
+package campaign
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+)
+
+// The engine's records, options and headers carry a question's own data
+// as a JSON object that only the question reads (Record.QuestionData,
+// Options.QuestionData, Header.QuestionData). On a journal's line and in
+// a plan its keys sit beside the engine's own, as they did when these
+// types had a field for every question's data: journals and plans
+// written then read the same now.
+
+// jsonKeys are the JSON keys of the fields of the struct T.
+func jsonKeys[T any]() map[string]bool {
+	keys := map[string]bool{}
+	t := reflect.TypeFor[T]()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		if name == "" || name == "-" {
+			name = t.Field(i).Name
+		}
+		keys[name] = true
+	}
+	return keys
+}
+
+// marshalWithQuestion writes own, a struct whose JSON keys are keys,
+// with the keys of data, a JSON object, after its own. The question's
+// keys are written in sorted order, as a map is, so that data reads
+// back as the same bytes (a plan's ID hashes them).
+func marshalWithQuestion(own any, data json.RawMessage, keys map[string]bool) ([]byte, error) {
+	b, err := json.Marshal(own)
+	if err != nil || len(data) == 0 {
+		return b, err
+	}
+	var extra map[string]json.RawMessage
+	if err := json.Unmarshal(data, &extra); err != nil {
+		return nil, fmt.Errorf("a question's data must be a JSON object: %w", err)
+	}
+	if len(extra) == 0 {
+		return b, nil
+	}
+	for k := range extra {
+		if keys[k] {
+			return nil, fmt.Errorf("a question's data names %q, a key of the engine's own", k)
+		}
+	}
+	more, err := json.Marshal(extra)
+	if err != nil {
+		return nil, err
+	}
+	out := b[:len(b)-1]
+	if len(out) > 1 {
+		out = append(out, ',')
+	}
+	return append(out, more[1:]...), nil
+}
+
+// unmarshalWithQuestion reads into own, a struct whose JSON keys are
+// keys, an object that marshalWithQuestion wrote, and returns the keys
+// that are not own's as the question's data: nil when there are none.
+func unmarshalWithQuestion(b []byte, own any, keys map[string]bool) (json.RawMessage, error) {
+	if err := json.Unmarshal(b, own); err != nil {
+		return nil, err
+	}
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return nil, err
+	}
+	for k := range all {
+		if keys[k] {
+			delete(all, k)
+		}
+	}
+	if len(all) == 0 {
+		return nil, nil
+	}
+	return json.Marshal(all)
+}
