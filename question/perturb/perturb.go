@@ -105,9 +105,9 @@ func withStack(stack string) json.RawMessage {
 	return b
 }
 
-// StackOf is where the profile run reached the point of a perturbation
+// stackOf is where the profile run reached the point of a perturbation
 // run (runData.Stack).
-func StackOf(r *campaign.Record) string {
+func stackOf(r *campaign.Record) string {
 	var d runData
 	if len(r.QuestionData) > 0 {
 		json.Unmarshal(r.QuestionData, &d)
@@ -675,13 +675,13 @@ func siteName(r *campaign.Record, site string) string {
 // The calls are those that the run's own inject event lists, by the
 // run's own numbers, the numbers of its "fail" events; a run of an older
 // runtime, which does not list them, is read against where the profile
-// run reached the point (StackOf), whose numbers are the run's only
+// run reached the point (stackOf), whose numbers are the run's only
 // when nothing ran concurrently.
 func Monitored(r *campaign.Record) Monitor {
 	var m Monitor
 	failed := map[string]map[uint64]bool{}
 	injected := false
-	stack, gid := StackOf(r), uint64(0)
+	stack, gid := stackOf(r), uint64(0)
 	for _, raw := range r.Events {
 		var e campaign.Event
 		if json.Unmarshal(raw, &e) != nil {
@@ -716,7 +716,7 @@ func Monitored(r *campaign.Record) Monitor {
 }
 
 // otherPath reports whether a one-shot run reached its point through
-// other functions than its profile run (StackOf): the functions of
+// other functions than its profile run (stackOf): the functions of
 // the calls in progress that its inject event lists, call numbers aside.
 // A run of an older runtime, which lists none, is taken at its word.
 func otherPath(r *campaign.Record) bool {
@@ -725,7 +725,7 @@ func otherPath(r *campaign.Record) bool {
 		if json.Unmarshal(raw, &e) != nil || e.Event != "inject" {
 			continue
 		}
-		return e.G != 0 && !slices.Equal(stackSites(e.Stack), stackSites(StackOf(r)))
+		return e.G != 0 && !slices.Equal(stackSites(e.Stack), stackSites(stackOf(r)))
 	}
 	return false
 }

@@ -60,7 +60,7 @@ func TestPerturbPoints(t *testing.T) {
 		var got []string
 		for _, r := range runs {
 			got = append(got, fmt.Sprintf("%s %s %s:%d stack=%s cost=%d env=%s", r.Run.Test, r.Run.Arming.Inject.Site, r.Run.Arming.Inject.Fault, r.Run.Arming.Inject.Occurrence,
-				StackOf(r.Run), r.CostMs, strings.Join(r.Env, " ")))
+				stackOf(r.Run), r.CostMs, strings.Join(r.Env, " ")))
 			if r.Key != r.Run.Key() || r.Run.Millis != 0 {
 				t.Errorf("run %q: key %q, millis %d", r.Run.Key(), r.Key, r.Run.Millis)
 			}
@@ -467,3 +467,34 @@ func TestOtherPath(t *testing.T) {
 
 // ids is a list of site IDs as a journal writes it.
 func ids(list []string) string { return strings.Join(list, ";") }
+
+// TestQuestionData: perturbation's options and a run's stack are its own
+// data on the engine's values, with the keys its journals have always
+// used, and nothing when there is nothing to say.
+func TestQuestionData(t *testing.T) {
+	for _, tt := range []struct {
+		bound int
+		want  string
+	}{{0, ""}, {1, `{"tests_per_point":1}`}, {12, `{"tests_per_point":12}`}} {
+		got := Options(tt.bound)
+		if string(got) != tt.want || TestsPerPoint(got) != tt.bound {
+			t.Errorf("Options(%d) = %s, read back as %d; want %s", tt.bound, got, TestsPerPoint(got), tt.want)
+		}
+	}
+	for _, tt := range []struct{ stack, want string }{{"", ""}, {"1@m.F#entry;2@m.G#entry", `{"stack":"1@m.F#entry;2@m.G#entry"}`}} {
+		r := &campaign.Record{QuestionData: withStack(tt.stack)}
+		if string(r.QuestionData) != tt.want || stackOf(r) != tt.stack {
+			t.Errorf("withStack(%q) = %s, read back as %q; want %s", tt.stack, r.QuestionData, stackOf(r), tt.want)
+		}
+	}
+	// The always run and the validation runs of a point keep the one-shot
+	// run's stack.
+	one := &PointTest{Package: "m", Test: "T", OneShot: &campaign.Record{Kind: "experiment", Package: "m", Test: "T",
+		Arming: arm.Arming{Inject: arm.Injection{Site: "m.F#entry", Occurrence: 1, Fault: "error"}}, QuestionData: withStack("1@m.G#entry")}}
+	p := &Point{Site: "m.F#entry", Fault: "error"}
+	for _, r := range []*campaign.Record{one.alwaysRun(), one.validationRun(p, "m.G#entry", true, true)} {
+		if stackOf(r) != "1@m.G#entry" {
+			t.Errorf("%s: stack %q", r.Key(), stackOf(r))
+		}
+	}
+}
