@@ -71,7 +71,7 @@ type verdictCall struct {
 func Failures(rec *campaign.Record) []Failure {
 	var calls []*verdictCall
 	for i, raw := range rec.Events {
-		var v campaign.Event
+		var v event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" {
 			continue
 		}
@@ -231,7 +231,7 @@ func (b *Blame) resolveReplays(q Question) outcome {
 			asks[f.Event] = f
 		}
 		for i, raw := range r.Events {
-			var v campaign.Event
+			var v event
 			if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" || v.Site != q.Site || v.Masked || r.Arming.Inject.Site != "" && !v.Injected {
 				continue
 			}

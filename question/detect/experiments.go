@@ -41,7 +41,7 @@ func naturalRunOf(prof *campaign.Record, maxOccur int) *campaign.Record {
 	perSite := map[string]int{}
 	seen := map[string]bool{}
 	for _, raw := range prof.Events {
-		var f campaign.Event
+		var f event
 		if json.Unmarshal(raw, &f) != nil || f.Event != "fail" || f.Call == 0 {
 			continue
 		}

@@ -46,7 +46,7 @@ func askedBy(recs []*campaign.Record) map[Question]bool {
 			continue
 		}
 		for _, raw := range r.Events {
-			var v campaign.Event
+			var v event
 			if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" {
 				asked[Question{Site: v.Site, Mask: strings.Join(r.Arming.Mask, ";")}] = true
 			}

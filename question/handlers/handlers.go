@@ -132,7 +132,7 @@ type HandlerSeen struct {
 func handlersOf(rec *campaign.Record) []*HandlerSeen {
 	byID := map[string]*HandlerSeen{}
 	for _, raw := range rec.Events {
-		var v campaign.Event
+		var v event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "handler" && v.Event != "white" {
 			continue
 		}
@@ -361,7 +361,7 @@ func sourceCount(h *HandlerSeen, run *campaign.Record) string {
 	var others []uint64
 	armed, more := false, false
 	for _, raw := range run.Events {
-		var v campaign.Event
+		var v event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "armed" || v.Site != h.ID {
 			continue
 		}

@@ -103,7 +103,7 @@ func confirmRuns(prof *campaign.Record, t LeakTarget) []*campaign.Record {
 
 // injectsFor reports whether a reach is of a point that injects t's
 // opening failure.
-func injectsFor(r campaign.Event, t LeakTarget) bool {
+func injectsFor(r campaign.Reach, t LeakTarget) bool {
 	if strings.Contains(r.Site, "#call:") {
 		return r.Pos == t.CallPos
 	}
@@ -213,9 +213,9 @@ func ConfirmLeaks(targets []LeakTarget, recs []*campaign.Record) []LeakConfirmat
 // logged right before its verdict.
 func returnedAt(e *campaign.Record, t LeakTarget) (answer, why string, end int) {
 	injected := false
-	var probe *campaign.Event
+	var probe *event
 	for _, raw := range e.Events {
-		var v campaign.Event
+		var v event
 		if json.Unmarshal(raw, &v) != nil {
 			continue
 		}
@@ -252,7 +252,7 @@ func returnedAt(e *campaign.Record, t LeakTarget) (answer, why string, end int) 
 
 // confirmedState is the answer for a confirmed path whose return at line
 // end the probe (nil if none) saw, and why openness was not checked.
-func confirmedState(probe *campaign.Event, end int) (answer, why string) {
+func confirmedState(probe *event, end int) (answer, why string) {
 	if probe == nil || probe.End != end {
 		return LeakConfirmedUnchecked, "the build does not register this acquisition's resource"
 	}

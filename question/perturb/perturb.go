@@ -120,7 +120,7 @@ func stackOf(r *campaign.Record) string {
 // no bound), the smallest tests first.
 func perturbPoints(profs []*campaign.Record, bound int) []*campaign.Record {
 	order := append([]*campaign.Record(nil), profs...)
-	points := map[*campaign.Record][]campaign.Event{}
+	points := map[*campaign.Record][]campaign.Reach{}
 	for _, prof := range order {
 		points[prof] = campaign.Reaches(prof)
 	}
@@ -416,7 +416,7 @@ func (v *Validation) countWrapped(runs ...*campaign.Record) {
 		}
 		n := 0
 		for _, raw := range r.Events {
-			var e campaign.Event
+			var e event
 			if json.Unmarshal(raw, &e) != nil || e.Event != "oblivious" {
 				continue
 			}
@@ -655,7 +655,7 @@ func siteFunc(site string) string {
 // event, or the call site's ID.
 func siteName(r *campaign.Record, site string) string {
 	for _, raw := range r.Events {
-		var e campaign.Event
+		var e event
 		if json.Unmarshal(raw, &e) == nil && e.Event == "inject" && e.Site == site && e.Pos != "" {
 			return e.Pos
 		}
@@ -683,7 +683,7 @@ func Monitored(r *campaign.Record) Monitor {
 	injected := false
 	stack, gid := stackOf(r), uint64(0)
 	for _, raw := range r.Events {
-		var e campaign.Event
+		var e event
 		if json.Unmarshal(raw, &e) != nil {
 			continue
 		}
@@ -721,7 +721,7 @@ func Monitored(r *campaign.Record) Monitor {
 // A run of an older runtime, which lists none, is taken at its word.
 func otherPath(r *campaign.Record) bool {
 	for _, raw := range r.Events {
-		var e campaign.Event
+		var e event
 		if json.Unmarshal(raw, &e) != nil || e.Event != "inject" {
 			continue
 		}
