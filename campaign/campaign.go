@@ -588,16 +588,6 @@ func (c *runner) profile(ctx context.Context, slot *jobSlot, p *Package, test st
 	return rec, nil
 }
 
-// SnapshotList is the value of arm.EnvSnapshotCalls for a list of calls
-// ("N@SITE;...", as Reach.Stack lists them); ";" stands for none, as an
-// empty variable would mean "all".
-func SnapshotList(calls string) string {
-	if calls == "" {
-		return ";"
-	}
-	return calls
-}
-
 // A Reach is a reach event of a run's event log (Record.Events): a
 // point that the run reached, as a profile run logs them for the
 // planners. The runtime logs events of several other kinds, which the

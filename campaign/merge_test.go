@@ -13,7 +13,7 @@ import (
 func shardJournals(t *testing.T, dir string, p *Plan, n int, only ...int) []string {
 	t.Helper()
 	var paths []string
-	for k, runs := range Split(p.Runs, n) {
+	for k, runs := range split(p.Runs, n) {
 		s := Shard{k + 1, n}
 		if len(only) > 0 && !containsInt(only, s.K) {
 			continue
@@ -150,10 +150,10 @@ func TestMergeRefuses(t *testing.T) {
 // replay that one process would have run, whichever shard ran it.
 func TestMergeFollowUps(t *testing.T) {
 	dir, p := testPlan(t)
-	split := Split(p.Runs, 2)
+	shares := split(p.Runs, 2)
 	var paths []string
 	var replays []string
-	for k, runs := range split {
+	for k, runs := range shares {
 		s := Shard{k + 1, 2}
 		h := *p.Header
 		h.Plan, h.Shard = p.ID, s.String()

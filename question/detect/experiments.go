@@ -22,7 +22,7 @@ func experimentsOf(prof *campaign.Record, maxOccur int, targeted bool) []*campai
 			e := &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
 				Arming: arm.Arming{Inject: arm.Injection{Site: r.Site, Occurrence: r.Occurrence, Fault: fault}}}
 			if targeted {
-				e.Arming.SnapshotCalls = campaign.SnapshotList(r.Stack)
+				e.Arming.SnapshotCalls = SnapshotList(r.Stack)
 			}
 			plan = append(plan, e)
 		}
@@ -57,4 +57,14 @@ func naturalRunOf(prof *campaign.Record, maxOccur int) *campaign.Record {
 		return nil
 	}
 	return &campaign.Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Arming: arm.Arming{SnapshotCalls: strings.Join(calls, ";")}}
+}
+
+// SnapshotList is the value of arm.Arming.SnapshotCalls for a list of
+// calls ("N@SITE;...", as campaign.Reach.Stack lists them); ";" stands
+// for none, as an empty variable would mean "all".
+func SnapshotList(calls string) string {
+	if calls == "" {
+		return ";"
+	}
+	return calls
 }

@@ -96,7 +96,7 @@ func confirmRuns(prof *campaign.Record, t LeakTarget) []*campaign.Record {
 			break
 		}
 		out = append(out, &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-			Arming: arm.Arming{Inject: arm.Injection{Site: r.Site, Occurrence: r.Occurrence, Fault: "error"}, SnapshotCalls: campaign.SnapshotList(r.Stack)}})
+			Arming: arm.Arming{Inject: arm.Injection{Site: r.Site, Occurrence: r.Occurrence, Fault: "error"}, SnapshotCalls: detect.SnapshotList(r.Stack)}})
 	}
 	return out
 }
@@ -233,9 +233,9 @@ func returnedAt(e *campaign.Record, t LeakTarget) (answer, why string, end int) 
 		}
 	}
 	if e.Status == campaign.Hung || e.Status == campaign.Crashed {
-		if state, ok := campaign.StuckIn(e.Stacks, t.Func); ok && injected {
+		if state, ok := stuckIn(e.Stacks, t.Func); ok && injected {
 			why := "it waits for " + state + " and never returns"
-			if campaign.LockWait(state) {
+			if lockWait(state) {
 				why = "the lock is never released"
 			}
 			return LeakConfirmedHangs, why, 0
@@ -267,4 +267,26 @@ func confirmedState(probe *event, end int) (answer, why string) {
 		why = "the probe could not tell"
 	}
 	return LeakConfirmedUnchecked, why
+}
+
+// stuckIn finds, among the goroutines of a dump, one with fn, or a
+// function literal of fn, on its stack, and says what it waited for.
+func stuckIn(stacks []campaign.GoroutineStack, fn string) (state string, ok bool) {
+	for _, g := range stacks {
+		for _, f := range g.Funcs {
+			if f == fn || strings.HasPrefix(f, fn+".func") || strings.HasPrefix(f, fn+".deferwrap") {
+				return g.State, true
+			}
+		}
+	}
+	return "", false
+}
+
+// lockWait reports whether a goroutine state is a wait for a mutex.
+func lockWait(state string) bool {
+	switch state {
+	case "sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock", "semacquire":
+		return true
+	}
+	return false
 }

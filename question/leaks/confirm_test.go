@@ -231,3 +231,27 @@ func TestConfirmLeaks(t *testing.T) {
 		})
 	}
 }
+
+// TestStuckIn: a hung run's goroutine with the function, or a function
+// literal of it, on its stack, and whether it waits for a lock.
+func TestStuckIn(t *testing.T) {
+	const fn = "example.com/m.(*DB).Get"
+	tests := []struct {
+		name     string
+		stacks   []campaign.GoroutineStack
+		state    string
+		ok, lock bool
+	}{
+		{"a deferred closure of the function blocked on a mutex",
+			[]campaign.GoroutineStack{{State: "idle", Funcs: []string{"runtime.mcall"}}, {State: "sync.Mutex.Lock", Funcs: []string{fn + ".func1"}}},
+			"sync.Mutex.Lock", true, true},
+		{"the function waiting on a channel", []campaign.GoroutineStack{{State: "chan receive", Funcs: []string{"runtime.gopark", fn}}}, "chan receive", true, false},
+		{"another function with the same prefix", []campaign.GoroutineStack{{State: "semacquire", Funcs: []string{fn + "All"}}}, "", false, false},
+	}
+	for _, tt := range tests {
+		state, ok := stuckIn(tt.stacks, fn)
+		if state != tt.state || ok != tt.ok || lockWait(state) != tt.lock {
+			t.Errorf("%s: stuckIn = %q, %v, lockWait %v; want %q, %v, %v", tt.name, state, ok, lockWait(state), tt.state, tt.ok, tt.lock)
+		}
+	}
+}
