@@ -257,7 +257,9 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 			continue
 		}
 		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+		// Not json.Unmarshal, which would scan the line twice more before
+		// handing it to the record's own reader.
+		if err := r.UnmarshalJSON(sc.Bytes()); err != nil {
 			problems = append(problems, Problem{Path: path, Line: line, Err: err})
 			continue
 		}

@@ -1,6 +1,7 @@
 package campaign
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -67,17 +68,103 @@ func unmarshalWithQuestion(b []byte, own any, keys map[string]bool) (json.RawMes
 	if err := json.Unmarshal(b, own); err != nil {
 		return nil, err
 	}
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(b, &all); err != nil {
+	// b is valid JSON now: its keys are found by a scan, not by decoding
+	// it all again (a journal line is mostly its events).
+	var extra map[string]json.RawMessage
+	var err error
+	members(b, func(key, value []byte) {
+		name := string(key[1 : len(key)-1])
+		if bytes.IndexByte(key, '\\') >= 0 {
+			if e := json.Unmarshal(key, &name); e != nil {
+				err = e
+			}
+		}
+		if keys[name] {
+			return
+		}
+		if extra == nil {
+			extra = map[string]json.RawMessage{}
+		}
+		extra[name] = value
+	})
+	if err != nil || extra == nil {
 		return nil, err
 	}
-	for k := range all {
-		if keys[k] {
-			delete(all, k)
+	return json.Marshal(extra)
+}
+
+// members calls f with each key (quoted) and value of the JSON object
+// b, which must be valid JSON.
+func members(b []byte, f func(key, value []byte)) {
+	i := skipSpace(b, 0)
+	if i == len(b) || b[i] != '{' {
+		return
+	}
+	for i++; ; {
+		i = skipSpace(b, i)
+		if i == len(b) || b[i] == '}' {
+			return
+		}
+		if b[i] == ',' {
+			i++
+			continue
+		}
+		start := i
+		i = skipString(b, i)
+		key := b[start:i]
+		i = skipSpace(b, skipSpace(b, i)+1) // the colon
+		start = i
+		i = skipValue(b, i)
+		f(key, b[start:i])
+	}
+}
+
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index after the string that starts at b[i].
+func skipString(b []byte, i int) int {
+	for i++; i < len(b); i++ {
+		switch b[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1
 		}
 	}
-	if len(all) == 0 {
-		return nil, nil
+	return i
+}
+
+// skipValue returns the index after the value that starts at b[i].
+func skipValue(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return skipString(b, i)
+	case '{', '[':
+		depth := 0
+		for i < len(b) {
+			switch b[i] {
+			case '"':
+				i = skipString(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+		return i
 	}
-	return json.Marshal(all)
+	for i < len(b) && b[i] != ',' && b[i] != '}' && b[i] != ']' && b[i] != ' ' && b[i] != '\t' && b[i] != '\n' && b[i] != '\r' {
+		i++
+	}
+	return i
 }

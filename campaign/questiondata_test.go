@@ -137,3 +137,31 @@ func TestQuestionDataSorted(t *testing.T) {
 		t.Errorf("read back: %s, %v", o.QuestionData, err)
 	}
 }
+
+// TestMembers: the scan of a record's keys skips whole values, however
+// they nest and whatever their strings hold.
+func TestMembers(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{`{}`, nil},
+		{` { "a" : 1 , "b":true,"c":null}`, []string{`"a"=1`, `"b"=true`, `"c"=null`}},
+		{`{"a":"x\"}{,","b":-1.5e3}`, []string{`"a"="x\"}{,"`, `"b"=-1.5e3`}},
+		{`{"events":[{"event":"reach","stack":"1@a;2@b"},{"x":[1,[2,{}]]}],"k\"ey":{"a":"]"}}`,
+			[]string{`"events"=[{"event":"reach","stack":"1@a;2@b"},{"x":[1,[2,{}]]}]`, `"k\"ey"={"a":"]"}`}},
+		{"{\"a\":\"\\\\\",\n\"b\":[]}", []string{`"a"="\\"`, `"b"=[]`}},
+	}
+	for _, tt := range tests {
+		var got []string
+		members([]byte(tt.in), func(k, v []byte) { got = append(got, string(k)+"="+string(v)) })
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("members(%s) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+	// A key written with escapes is the key it names.
+	var o Options
+	if err := json.Unmarshal([]byte(`{"timeout_ms":1,"\u0074ests":2,"max_occurrences":3}`), &o); err != nil || string(o.QuestionData) != `{"tests":2}` || o.MaxOccur != 3 {
+		t.Errorf("options %+v, question's data %s, error %v", o, o.QuestionData, err)
+	}
+}
