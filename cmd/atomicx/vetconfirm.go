@@ -18,7 +18,6 @@ import (
 	"github.com/atomicx/atomicx/errleak"
 	"github.com/atomicx/atomicx/question/leaks"
 	"github.com/atomicx/atomicx/report"
-	"github.com/atomicx/atomicx/rt/arm"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -135,7 +134,7 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 		a := &report.LeakConfirmation{Answer: c.Answer}
 		if e := c.Run; e != nil {
 			a.Package, a.Test = e.Package, e.Test
-			inj := arm.Injection{Fault: e.Arming.Inject.Fault, Occurrence: e.Arming.Inject.Occurrence, Site: e.Arming.Inject.Site}
+			inj := e.Arming.Inject
 			a.Injection = inj.String()
 			a.Reproduce = report.LeakReproduce(e.Package, e.Test, inj, hdr)
 		}

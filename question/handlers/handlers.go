@@ -44,9 +44,10 @@ var Handlers = &campaign.Planner{
 			runs = append(runs, &campaign.PlannedRun{Key: r.Key(), Env: WidenEnv(r.Arming.Inject.Site), Run: r})
 		}
 		for _, r := range routeFollowUps(recs) {
-			env := RouteEnv(r.Arming.Inject.Site)
+			ids := r.Arming.Inject.Site
+			env := RouteEnv(ids)
 			if r.Arming.Inject.Fault == routePanicFault {
-				env = RoutePanicEnv(r.Arming.Inject.Site)
+				env = RoutePanicEnv(ids)
 			}
 			runs = append(runs, &campaign.PlannedRun{Key: r.Key(), Env: env, Run: r})
 		}
@@ -74,7 +75,8 @@ var Handlers = &campaign.Planner{
 func armsHandlers(recs []*campaign.Record) bool {
 	for _, r := range recs {
 		if r.Kind == "experiment" {
-			return r.Arming.Inject.Fault == handlerFault || r.Arming.Inject.Fault == widenFault || r.Arming.Inject.Fault == routeFault || r.Arming.Inject.Fault == routePanicFault
+			f := r.Arming.Inject.Fault
+			return f == handlerFault || f == widenFault || f == routeFault || f == routePanicFault
 		}
 	}
 	return false
