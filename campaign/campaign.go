@@ -65,12 +65,9 @@ type Config struct {
 	Cover bool
 	// Planner is the question the campaign asks.
 	Planner *Planner
-	// Confirm are the findings a leak-confirmation campaign confirms, as
-	// that question encodes them (Options.Confirm).
-	Confirm json.RawMessage
-	// TestsPerPoint bounds the tests a perturbation campaign runs each point
-	// with (Options.TestsPerPoint); 0: every test that reaches it.
-	TestsPerPoint int
+	// QuestionData are the question's own options, a JSON object that the
+	// question encodes and its planner reads (Options.QuestionData).
+	QuestionData json.RawMessage
 	// Oracle, with Exec, is a domain check run after each run of the
 	// program workload (see runOracle): the run passes only if Exec and
 	// Oracle both exit 0 within the time limit.
@@ -239,7 +236,7 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 		return nil, nil, err
 	}
 	opt := Options{TimeoutMs: cfg.Timeout.Milliseconds(), MaxOccur: cfg.MaxOccur, EarlyStop: cfg.EarlyStop, AllSnaps: cfg.AllSnaps,
-		Confirm: cfg.Confirm, TestsPerPoint: cfg.TestsPerPoint}
+		QuestionData: cfg.QuestionData}
 	planner := cfg.Planner
 	plan := &Plan{Planner: planner.Name, Header: hdr, Options: opt, planner: planner}
 	var passed []*Record // for planner.AllRuns
@@ -309,7 +306,10 @@ func header(ctx context.Context, cfg Config) (*Header, error) {
 	h.Cover = cfg.Cover
 	if !cfg.Planner.Unnamed {
 		h.Question = cfg.Planner.Name
-		h.OneAtATime, h.TestsPerPoint = cfg.Planner.OneAtATime, cfg.TestsPerPoint
+		h.OneAtATime = cfg.Planner.OneAtATime
+		if cfg.Planner.HeaderData != nil {
+			h.QuestionData = cfg.Planner.HeaderData(cfg.QuestionData)
+		}
 	}
 	h.Oracle = cfg.Oracle
 	h.BuildArgs = append([]string{}, cfg.BuildArgs...)
@@ -588,24 +588,13 @@ func (c *runner) profile(ctx context.Context, slot *jobSlot, p *Package, test st
 	return rec, nil
 }
 
-// SnapshotList is the value of arm.EnvSnapshotCalls for a list of calls
-// ("N@SITE;...", as Event.Stack lists them); ";" stands for none, as an
-// empty variable would mean "all".
-func SnapshotList(calls string) string {
-	if calls == "" {
-		return ";"
-	}
-	return calls
-}
-
-// An Event is one line of a run's event log (Record.Events), as far as
-// the engine and the questions read it: the runtime writes events of
-// several kinds (Event.Event), each with some of these fields.
-type Event struct {
-	Event string `json:"event"`
-	Site  string `json:"site"`
-	Pos   string `json:"pos"`
-	// reach
+// A Reach is a reach event of a run's event log (Record.Events): a
+// point that the run reached, as a profile run logs them for the
+// planners. The runtime logs events of several other kinds, which the
+// questions read with types of their own: the engine reads none.
+type Reach struct {
+	Site       string `json:"site"`
+	Pos        string `json:"pos"`
 	Occurrence uint64 `json:"occurrence"`
 	Faults     uint64 `json:"faults"`
 	Stack      string `json:"stack"` // calls in progress on the stack: "N@SITE;..."
@@ -614,54 +603,10 @@ type Event struct {
 	// first calls (65536), it counts no more of them. An experiment at the
 	// point cannot snapshot that call.
 	Unnumbered string `json:"unnumbered"`
-	// fail
-	Call uint64 `json:"call"`
-	// BeyondCall, instead of Call, says that the failed call came after
-	// the first BeyondCall calls of its function, which are all that a
-	// profile run numbers: no run can snapshot it by number.
-	BeyondCall uint64 `json:"beyond_call"`
-	// verdict
-	Verdict  string `json:"verdict"`
-	Reason   string `json:"reason"`
-	Chain    uint64 `json:"chain"`
-	Injected bool   `json:"injected"`
-	Masked   bool   `json:"masked"`
-	Failure  string `json:"failure"` // error or panic
-	End      int    `json:"end"`     // the line the failed call ended at, 0 if not known
-	// probe (and End)
-	Acquire string `json:"acquire"` // the acquire call probed, as sites give positions
-	State   string `json:"state"`   // open, closed or unknown
-	// handler (and Site, Pos): see HandlerSeen
-	Func          string `json:"func"`
-	Region        string `json:"region"`
-	Usage         string `json:"usage"` // executed, pink, white or blue
-	HandlerKind   string `json:"handler_kind"`
-	Predicate     string `json:"predicate"`
-	NotInjectable string `json:"not_injectable"`
-	Widened       string `json:"widened"`
-	NotWidenable  string `json:"not_widenable"`
-	Route         string `json:"route"`
-	RouteResults  string `json:"route_results"`
-	NotRoutable   string `json:"not_routable"`
-	// white (a profile run) and armed (an armed run): the execution of
-	// a handler's region, and whether more came than the run logs
-	At   uint64 `json:"at"`
-	More bool   `json:"more"`
-	// oblivious: a failure-oblivious function's failed call, whether it
-	// was swallowed, and, for an atomic one, rolled back first
-	Swallowed  bool `json:"swallowed"`
-	Atomic     bool `json:"atomic"`
-	RolledBack bool `json:"rolled_back"`
-	// where the failed call ran: its process, goroutine and entry number
-	Pid uint64 `json:"pid"`
-	G   uint64 `json:"g"`
-	Seq uint64 `json:"seq"`
-	// probe: why its state is unknown
-	Why string `json:"why"`
 }
 
 // The runtime's fault bits (rt.FaultError, rt.FaultPanic): the faults a
-// reach allows (Event.Faults).
+// reach allows (Reach.Faults).
 const (
 	FaultError = 1 << iota
 	FaultPanic
@@ -669,7 +614,7 @@ const (
 
 // FaultNames are the faults a reach allows, as an arming names them
 // ("error", "panic").
-func (r Event) FaultNames() []string {
+func (r Reach) FaultNames() []string {
 	var f []string
 	if r.Faults&FaultError != 0 {
 		f = append(f, "error")
@@ -682,14 +627,18 @@ func (r Event) FaultNames() []string {
 
 // Reaches are the reach events of a run, one per point and occurrence,
 // in the order of their sites and occurrences.
-func Reaches(rec *Record) []Event {
-	var out []Event
+func Reaches(rec *Record) []Reach {
+	var out []Reach
 	seen := map[string]bool{}
 	for _, raw := range rec.Events {
-		var r Event
-		if json.Unmarshal(raw, &r) != nil || r.Event != "reach" {
+		var e struct {
+			Event string `json:"event"`
+			Reach
+		}
+		if json.Unmarshal(raw, &e) != nil || e.Event != "reach" {
 			continue
 		}
+		r := e.Reach
 		k := fmt.Sprintf("%s#%d", r.Site, r.Occurrence)
 		if !seen[k] {
 			seen[k] = true

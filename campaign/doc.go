@@ -14,4 +14,11 @@
 // and the test binaries, and reads the event logs the runtime writes.
 // Every finished run is appended to a journal at once, so a killed
 // campaign loses nothing it finished and a rerun resumes.
+//
+// A run's record (Record) carries its arming as the runtime's contract
+// has it (arm.Arming), and the question's own data about the run as a
+// JSON object that the engine keeps and never reads (Record.QuestionData;
+// the question's options likewise, Options.QuestionData). Of the event
+// logs the engine reads only the profile runs' reaches (Reaches): each
+// question reads the other events with a type of its own.
 package campaign

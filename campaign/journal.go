@@ -7,7 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"sync"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // JournalVersion is the version of the journal's record format. Version
@@ -23,46 +26,108 @@ import (
 const JournalVersion = 3
 
 // Record is one line of the journal: the campaign's header, or a
-// finished profile run or experiment.
+// finished profile run or experiment. Its JSON form is one object: the
+// fields of recordLine, then the keys of QuestionData.
 type Record struct {
-	V          int               `json:"v"`
-	Kind       string            `json:"kind"`               // "campaign" (the header), "plan", "profile", "natural" (verdicts of the profile's failures), "experiment" or "recheck"
-	Campaign   *Header           `json:"campaign,omitempty"` // the header: what the campaign ran and where
-	Plan       string            `json:"plan,omitempty"`     // "plan" records: the ID of the plan made from the profile runs (see ReadJournal)
-	Package    string            `json:"pkg"`
-	Test       string            `json:"test"`
-	Exec       string            `json:"exec,omitempty"`       // program workload: the script that ran
-	Binary     string            `json:"binary,omitempty"`     // program workload: the instrumented binary
-	Site       string            `json:"site,omitempty"`       // experiments: the armed point
-	Occurrence uint64            `json:"occurrence,omitempty"` // experiments: which reach of it
-	Fault      string            `json:"fault,omitempty"`      // experiments: error or panic
-	Snapshot   string            `json:"snapshot,omitempty"`   // the only calls snapshotted (ATOMICX_SNAPSHOT_CALLS)
-	Mask       string            `json:"mask,omitempty"`       // rechecks: functions rolled back (ATOMICX_MASK)
-	Status     string            `json:"status"`               // pass, fail, timeout, absorbed, crash, error: see Passed and the other outcomes
-	Fired      bool              `json:"fired,omitempty"`      // the armed fault was injected
-	Millis     int64             `json:"ms"`
-	Output     string            `json:"output,omitempty"` // the end of the output of a run that went wrong
-	Died       string            `json:"died,omitempty"`   // a crash's first "panic: " or "fatal error: " line, which Output may have lost
-	Events     []json.RawMessage `json:"events,omitempty"`
+	V        int     // the journal's format, JournalVersion
+	Kind     string  // "campaign" (the header), "plan", "profile", "natural" (verdicts of the profile's failures), "experiment" or "recheck"
+	Campaign *Header // the header: what the campaign ran and where
+	Plan     string  // "plan" records: the ID of the plan made from the profile runs (see ReadJournal)
+	Package  string
+	Test     string
+	Exec     string // program workload: the script that ran
+	Binary   string // program workload: the instrumented binary
+	// Arming is what the run armed, as far as it tells runs apart (Key):
+	// the injection, the only calls snapshotted, the functions rolled
+	// back (a recheck's, or a failure-oblivious function's atomic
+	// variant) and those made failure-oblivious. Its other fields are
+	// set by the engine when it runs the record (the log, the profile),
+	// or by the question in the run's environment (PlannedRun.Env), and
+	// a record does not keep them.
+	Arming arm.Arming
+	Status string // pass, fail, timeout, absorbed, crash, error: see Passed and the other outcomes
+	Fired  bool   // the armed fault was injected
+	Millis int64
+	Output string // the end of the output of a run that went wrong
+	Died   string // a crash's first "panic: " or "fatal error: " line, which Output may have lost
+	Events []json.RawMessage
 	// Stacks are the goroutines of a test binary stopped at its time
 	// limit ("timeout"), from the dump it wrote when asked to quit, or
 	// of one the runtime stopped as deadlocked ("crash").
-	Stacks []GoroutineStack `json:"stacks,omitempty"`
+	Stacks []GoroutineStack
 
 	// Began is when the run started and Session when the detect command
 	// that ran it started, both in Unix milliseconds: the report's wall
 	// time. 0 in journals that predate them.
-	Began   int64 `json:"began,omitempty"`
-	Session int64 `json:"session,omitempty"`
+	Began   int64
+	Session int64
 
-	// Perturbation runs (package perturb): Always arms every reach of the point
-	// (Occurrence is then 0); Oblivious names the functions made
-	// failure-oblivious (ATOMICX_OBLIVIOUS), with Mask for the atomic
-	// variant; Stack is where the profile run reached the point, the
-	// calls in progress ("N@SITE;..."), for monitoring.
-	Always    bool   `json:"always,omitempty"`
-	Oblivious string `json:"oblivious,omitempty"`
-	Stack     string `json:"stack,omitempty"`
+	// QuestionData is the question's own data about the run, a JSON
+	// object that the question encodes and decodes with a type of its
+	// own (perturbation's stack of the point, for one); the engine keeps
+	// it as it is. On the journal's line its keys are the record's own.
+	QuestionData json.RawMessage
+}
+
+// recordLine is a Record as a journal line has it, the question's data
+// aside: the arming's fields are keys of the record.
+type recordLine struct {
+	V          int               `json:"v"`
+	Kind       string            `json:"kind"`
+	Campaign   *Header           `json:"campaign,omitempty"`
+	Plan       string            `json:"plan,omitempty"`
+	Package    string            `json:"pkg"`
+	Test       string            `json:"test"`
+	Exec       string            `json:"exec,omitempty"`
+	Binary     string            `json:"binary,omitempty"`
+	Site       string            `json:"site,omitempty"`       // Arming.Inject.Site
+	Occurrence uint64            `json:"occurrence,omitempty"` // Arming.Inject.Occurrence
+	Fault      string            `json:"fault,omitempty"`      // Arming.Inject.Fault
+	Snapshot   string            `json:"snapshot,omitempty"`   // Arming.SnapshotCalls
+	Mask       string            `json:"mask,omitempty"`       // Arming.Mask, "SITE;SITE"
+	Status     string            `json:"status"`
+	Fired      bool              `json:"fired,omitempty"`
+	Millis     int64             `json:"ms"`
+	Output     string            `json:"output,omitempty"`
+	Died       string            `json:"died,omitempty"`
+	Events     []json.RawMessage `json:"events,omitempty"`
+	Stacks     []GoroutineStack  `json:"stacks,omitempty"`
+	Began      int64             `json:"began,omitempty"`
+	Session    int64             `json:"session,omitempty"`
+	Always     bool              `json:"always,omitempty"`    // Arming.Inject.Always
+	Oblivious  string            `json:"oblivious,omitempty"` // Arming.Oblivious, "SITE;SITE"
+}
+
+var recordLineKeys = jsonKeys[recordLine]()
+
+// MarshalJSON writes the record as one object, the question's data last.
+func (r Record) MarshalJSON() ([]byte, error) {
+	a := r.Arming
+	if a.Log != "" || a.Profile != 0 || a.StopAbsorbed || a.Snapshots != "" || a.UndoFiles != nil || a.Widen != nil ||
+		a.Route != nil || a.RouteUnrouted || a.ListAsWritten {
+		return nil, fmt.Errorf("a %s record of %s %s keeps the injection, the calls snapshotted, the functions masked and the failure-oblivious ones of its arming, and no other setting", r.Kind, r.Package, r.Test)
+	}
+	line := recordLine{V: r.V, Kind: r.Kind, Campaign: r.Campaign, Plan: r.Plan, Package: r.Package, Test: r.Test, Exec: r.Exec, Binary: r.Binary,
+		Site: a.Inject.Site, Occurrence: a.Inject.Occurrence, Fault: a.Inject.Fault, Snapshot: a.SnapshotCalls, Mask: strings.Join(a.Mask, ";"),
+		Status: r.Status, Fired: r.Fired, Millis: r.Millis, Output: r.Output, Died: r.Died, Events: r.Events, Stacks: r.Stacks,
+		Began: r.Began, Session: r.Session, Always: a.Inject.Always, Oblivious: strings.Join(a.Oblivious, ";")}
+	return marshalWithQuestion(&line, r.QuestionData, recordLineKeys)
+}
+
+// UnmarshalJSON reads a record written by MarshalJSON; the keys that
+// are not the record's own are the question's data.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	var line recordLine
+	data, err := unmarshalWithQuestion(b, &line, recordLineKeys)
+	if err != nil {
+		return err
+	}
+	*r = Record{V: line.V, Kind: line.Kind, Campaign: line.Campaign, Plan: line.Plan, Package: line.Package, Test: line.Test, Exec: line.Exec, Binary: line.Binary,
+		Arming: arm.Arming{Inject: arm.Injection{Site: line.Site, Occurrence: line.Occurrence, Fault: line.Fault, Always: line.Always},
+			SnapshotCalls: line.Snapshot, Mask: arm.SplitIDs(line.Mask), Oblivious: arm.SplitIDs(line.Oblivious)},
+		Status: line.Status, Fired: line.Fired, Millis: line.Millis, Output: line.Output, Died: line.Died, Events: line.Events, Stacks: line.Stacks,
+		Began: line.Began, Session: line.Session, QuestionData: data}
+	return nil
 }
 
 // The outcomes of a run (Record.Status). "crash" is a binary that died
@@ -89,15 +154,17 @@ func (r *Record) Key() string {
 	if r.Kind == "profile" || r.Kind == "natural" {
 		return r.Kind + "\x00" + r.Package + "\x00" + r.Test
 	}
-	key := fmt.Sprintf("experiment\x00%s\x00%s\x00%s\x00%d\x00%s", r.Package, r.Test, r.Site, r.Occurrence, r.Fault)
+	inj := r.Arming.Inject
+	key := fmt.Sprintf("experiment\x00%s\x00%s\x00%s\x00%d\x00%s", r.Package, r.Test, inj.Site, inj.Occurrence, inj.Fault)
+	mask := strings.Join(r.Arming.Mask, ";")
 	if r.Kind == "recheck" {
-		return "recheck" + key[len("experiment"):] + "\x00" + r.Mask
+		return "recheck" + key[len("experiment"):] + "\x00" + mask
 	}
-	if r.Always {
+	if inj.Always {
 		key += "\x00always"
 	}
-	if r.Oblivious != "" {
-		key += "\x00oblivious\x00" + r.Oblivious + "\x00" + r.Mask
+	if len(r.Arming.Oblivious) > 0 {
+		key += "\x00oblivious\x00" + strings.Join(r.Arming.Oblivious, ";") + "\x00" + mask
 	}
 	return key
 }
@@ -190,7 +257,9 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 			continue
 		}
 		var r Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+		// Not json.Unmarshal, which would scan the line twice more before
+		// handing it to the record's own reader.
+		if err := r.UnmarshalJSON(sc.Bytes()); err != nil {
 			problems = append(problems, Problem{Path: path, Line: line, Err: err})
 			continue
 		}

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // TestJournalRoundTrip appends records, damages the file the way a kill
@@ -18,7 +20,7 @@ func TestJournalRoundTrip(t *testing.T) {
 	}
 	recs := []*Record{
 		{Kind: "profile", Package: "example.com/m", Test: "TestA", Status: "pass"},
-		{Kind: "experiment", Package: "example.com/m", Test: "TestA", Site: "example.com/m.F#entry", Occurrence: 2, Fault: "error", Status: "fail", Fired: true},
+		{Kind: "experiment", Package: "example.com/m", Test: "TestA", Arming: arm.Arming{Inject: arm.Injection{Site: "example.com/m.F#entry", Occurrence: 2, Fault: "error"}}, Status: "fail", Fired: true},
 	}
 	for _, r := range recs {
 		if err := j.Append(r); err != nil {

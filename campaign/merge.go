@@ -193,7 +193,7 @@ func Merge(p *Plan, journals []*ShardJournal) (*Merged, error) {
 		sp := ShardProgress{Path: j.Path, Shard: j.Shard}
 		if j.Shard.N > 0 {
 			if splits[j.Shard.N] == nil {
-				splits[j.Shard.N] = Split(p.Runs, j.Shard.N)
+				splits[j.Shard.N] = split(p.Runs, j.Shard.N)
 			}
 			sp.Planned = len(splits[j.Shard.N][j.Shard.K-1])
 		}

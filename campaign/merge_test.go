@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // shardJournals runs no test: it writes, for each shard of n, the
@@ -11,7 +13,7 @@ import (
 func shardJournals(t *testing.T, dir string, p *Plan, n int, only ...int) []string {
 	t.Helper()
 	var paths []string
-	for k, runs := range Split(p.Runs, n) {
+	for k, runs := range split(p.Runs, n) {
 		s := Shard{k + 1, n}
 		if len(only) > 0 && !containsInt(only, s.K) {
 			continue
@@ -148,10 +150,10 @@ func TestMergeRefuses(t *testing.T) {
 // replay that one process would have run, whichever shard ran it.
 func TestMergeFollowUps(t *testing.T) {
 	dir, p := testPlan(t)
-	split := Split(p.Runs, 2)
+	shares := split(p.Runs, 2)
 	var paths []string
 	var replays []string
-	for k, runs := range split {
+	for k, runs := range shares {
 		s := Shard{k + 1, 2}
 		h := *p.Header
 		h.Plan, h.Shard = p.ID, s.String()
@@ -205,7 +207,7 @@ func TestMergeWholeFollowUps(t *testing.T) {
 	paths := shardJournals(t, dir, p, 3, 1, 3)
 	h := *p.Header
 	h.Plan, h.Shard = p.ID, mergeShardName
-	widened := &Record{Kind: "experiment", Package: "example.com/m", Test: "TestA", Site: "p.F#handler:f.go:1:1", Fault: "widen", Status: Passed}
+	widened := &Record{Kind: "experiment", Package: "example.com/m", Test: "TestA", Arming: arm.Arming{Inject: arm.Injection{Site: "p.F#handler:f.go:1:1", Fault: "widen"}}, Status: Passed}
 	whole := &ShardJournal{Path: filepath.Join(dir, FollowUpsJournalName), FollowUps: true,
 		Records: []*Record{{Kind: "campaign", Campaign: &h}, widened}}
 	for _, order := range [][]*ShardJournal{append(readShards(t, p, paths...), whole), append([]*ShardJournal{whole}, readShards(t, p, paths...)...)} {

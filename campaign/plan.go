@@ -60,18 +60,42 @@ type PlanPackage struct {
 	Tests      []string `json:"tests"`
 }
 
-// Options are what every shard of a plan runs with.
+// Options are what every shard of a plan runs with. Their JSON form is
+// one object: the fields of optionsLine, then the keys of QuestionData.
 type Options struct {
-	TimeoutMs int64 `json:"timeout_ms"` // per run
+	TimeoutMs int64 // per run
+	MaxOccur  int
+	EarlyStop bool
+	AllSnaps  bool
+	// QuestionData are the question's own options, a JSON object that
+	// the question encodes and decodes (Config.QuestionData).
+	QuestionData json.RawMessage
+}
+
+// optionsLine is Options as a plan has them, the question's aside.
+type optionsLine struct {
+	TimeoutMs int64 `json:"timeout_ms"`
 	MaxOccur  int   `json:"max_occurrences"`
 	EarlyStop bool  `json:"early_stop"`
 	AllSnaps  bool  `json:"all_snapshots"`
-	// TestsPerPoint bounds the tests a perturbation plan runs each point
-	// with; 0 runs it with every test that reaches it.
-	TestsPerPoint int `json:"tests_per_point,omitempty"`
-	// Confirm are the findings a leak-confirmation plan asks about, as
-	// that question encodes them (Config.Confirm).
-	Confirm json.RawMessage `json:"confirm,omitempty"`
+}
+
+var optionsKeys = jsonKeys[optionsLine]()
+
+// MarshalJSON writes the options as one object, the question's last.
+func (o Options) MarshalJSON() ([]byte, error) {
+	return marshalWithQuestion(optionsLine{o.TimeoutMs, o.MaxOccur, o.EarlyStop, o.AllSnaps}, o.QuestionData, optionsKeys)
+}
+
+// UnmarshalJSON reads options written by MarshalJSON.
+func (o *Options) UnmarshalJSON(b []byte) error {
+	var line optionsLine
+	data, err := unmarshalWithQuestion(b, &line, optionsKeys)
+	if err != nil {
+		return err
+	}
+	*o = Options{TimeoutMs: line.TimeoutMs, MaxOccur: line.MaxOccur, EarlyStop: line.EarlyStop, AllSnaps: line.AllSnaps, QuestionData: data}
+	return nil
 }
 
 // Timeout is the time limit of one run.

@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // testPlan writes a plan of one package with one test binary into a new
@@ -58,8 +60,7 @@ var replayOnce = &Planner{
 		if first == nil {
 			return nil
 		}
-		re := &Record{Kind: "recheck", Package: first.Package, Test: first.Test, Site: first.Site,
-			Occurrence: first.Occurrence, Fault: first.Fault, Mask: "p.Parse"}
+		re := &Record{Kind: "recheck", Package: first.Package, Test: first.Test, Arming: arm.Arming{Inject: arm.Injection{Site: first.Arming.Inject.Site, Occurrence: first.Arming.Inject.Occurrence, Fault: first.Arming.Inject.Fault}, Mask: arm.SplitIDs("p.Parse")}}
 		return []*PlannedRun{{Key: re.Key(), Run: re}}
 	},
 	Rounds: 1,

@@ -244,7 +244,7 @@ type programSide struct {
 	envVars     map[string]token.Position // ATOMICX_* names in string literals
 	envAssigns  map[string]token.Position // ATOMICX_* names of literals that start "NAME="
 	eventKinds  map[string]token.Position // kinds compared with an event's Event field or passed to hasEvent
-	eventFields map[string]token.Position // json tags of its event (or Event) struct types
+	eventFields map[string]token.Position // json tags of its event struct types (and the engine's Reach)
 }
 
 var envInLiteral = regexp.MustCompile(`\bATOMICX_[A-Z0-9_]*[A-Z0-9]`)
@@ -312,7 +312,7 @@ func readProgramSide(t *testing.T, dirs ...string) programSide {
 				}
 			case *ast.TypeSpec:
 				st, ok := n.Type.(*ast.StructType)
-				if !ok || n.Name.Name != "event" && n.Name.Name != "Event" {
+				if !ok || n.Name.Name != "event" && n.Name.Name != "Reach" {
 					return true
 				}
 				for _, field := range st.Fields.List {

@@ -1,5 +1,7 @@
 package campaign
 
+import "encoding/json"
+
 // A Planner is the question a campaign asks, as the engine sees it: the
 // runs to do after each test's profile run, and the further runs that
 // finished runs call for. The engine builds, profiles, runs, journals and
@@ -48,4 +50,8 @@ type Planner struct {
 	// were written before questions had names, and a header that names
 	// none is its, unless another question Recognizes the records.
 	Unnamed bool
+	// HeaderData, when set, is what of the question's options
+	// (Config.QuestionData) the campaign's header keeps for the report
+	// (Header.QuestionData); nil keeps nothing.
+	HeaderData func(options json.RawMessage) json.RawMessage
 }

@@ -33,11 +33,11 @@ func ParseShard(s string) (Shard, error) {
 // directory.
 func (s Shard) JournalName() string { return fmt.Sprintf("shard-%d-of-%d.jsonl", s.K, s.N) }
 
-// Split deals the runs out to n shards, the same way on every machine:
+// split deals the runs out to n shards, the same way on every machine:
 // the runs ordered by key, then the longest first (ties in key order) to
 // the shard with the least estimated time so far (ties to the lowest
 // shard). Each shard's runs come longest first.
-func Split(runs []*PlannedRun, n int) [][]*PlannedRun {
+func split(runs []*PlannedRun, n int) [][]*PlannedRun {
 	order := append([]*PlannedRun(nil), runs...)
 	sort.SliceStable(order, func(i, j int) bool { return order[i].Key < order[j].Key })
 	sort.SliceStable(order, func(i, j int) bool { return order[i].CostMs > order[j].CostMs })
@@ -186,7 +186,7 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 		c.label = "merge: "
 	}
 	if sc.Merged == nil {
-		if err := c.experiments(ctx, Split(p.Runs, sc.Shard.N)[sc.Shard.K-1]); err != nil {
+		if err := c.experiments(ctx, split(p.Runs, sc.Shard.N)[sc.Shard.K-1]); err != nil {
 			return nil, err
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // runsOf plans n experiments of each test, costing what its profile run
@@ -14,7 +16,7 @@ func runsOf(costs map[string]int64, n int) []*PlannedRun {
 	var runs []*PlannedRun
 	for test, cost := range costs {
 		for i := 1; i <= n; i++ {
-			r := &Record{Kind: "experiment", Package: "p", Test: test, Site: fmt.Sprintf("p.F%d#entry", i), Occurrence: 1, Fault: "error"}
+			r := &Record{Kind: "experiment", Package: "p", Test: test, Arming: arm.Arming{Inject: arm.Injection{Site: fmt.Sprintf("p.F%d#entry", i), Occurrence: 1, Fault: "error"}}}
 			runs = append(runs, &PlannedRun{Key: r.Key(), CostMs: cost, Run: r})
 		}
 	}
@@ -52,7 +54,7 @@ func TestSplit(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			runs := runsOf(tt.costs, tt.per)
 			slices.SortFunc(runs, func(a, b *PlannedRun) int { return strings.Compare(a.Key, b.Key) })
-			want := keysOf(Split(runs, tt.n))
+			want := keysOf(split(runs, tt.n))
 			if len(want) != tt.n {
 				t.Fatalf("%d shards, want %d", len(want), tt.n)
 			}
@@ -74,12 +76,12 @@ func TestSplit(t *testing.T) {
 			for range 5 {
 				shuffled := slices.Clone(runs)
 				rng.Shuffle(len(shuffled), func(i, j int) { shuffled[i], shuffled[j] = shuffled[j], shuffled[i] })
-				if got := keysOf(Split(shuffled, tt.n)); !slices.EqualFunc(got, want, slices.Equal) {
+				if got := keysOf(split(shuffled, tt.n)); !slices.EqualFunc(got, want, slices.Equal) {
 					t.Fatalf("the split depends on the order of the plan's runs:\n%q\n%q", got, want)
 				}
 			}
 			var lo, hi int64 = 1 << 62, 0
-			for _, s := range Split(runs, tt.n) {
+			for _, s := range split(runs, tt.n) {
 				var load int64
 				for _, r := range s {
 					load += max(r.CostMs, 1)

@@ -75,25 +75,3 @@ func (s *stackScan) scanLine(line string) {
 		g.Funcs = append(g.Funcs, line[:paren])
 	}
 }
-
-// StuckIn finds, among the goroutines of a dump, one with fn, or a
-// function literal of fn, on its stack, and says what it waited for.
-func StuckIn(stacks []GoroutineStack, fn string) (state string, ok bool) {
-	for _, g := range stacks {
-		for _, f := range g.Funcs {
-			if f == fn || strings.HasPrefix(f, fn+".func") || strings.HasPrefix(f, fn+".deferwrap") {
-				return g.State, true
-			}
-		}
-	}
-	return "", false
-}
-
-// LockWait reports whether a goroutine state is a wait for a mutex.
-func LockWait(state string) bool {
-	switch state {
-	case "sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock", "semacquire":
-		return true
-	}
-	return false
-}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // TestRegistry: every question is known by its name, as a plan names it,
@@ -47,8 +48,8 @@ func TestRegistry(t *testing.T) {
 // handlers campaign's journal from before headers named questions); a
 // header naming a question wins over the records.
 func TestOfJournal(t *testing.T) {
-	handlerRun := &campaign.Record{Kind: "experiment", Site: "m.F#handler:f.go:1:2", Fault: "handler"}
-	detectRun := &campaign.Record{Kind: "experiment", Site: "m.F#entry", Occurrence: 1, Fault: "error"}
+	handlerRun := &campaign.Record{Kind: "experiment", Arming: arm.Arming{Inject: arm.Injection{Site: "m.F#handler:f.go:1:2", Fault: "handler"}}}
+	detectRun := &campaign.Record{Kind: "experiment", Arming: arm.Arming{Inject: arm.Injection{Site: "m.F#entry", Occurrence: 1, Fault: "error"}}}
 	tests := []struct {
 		name string
 		h    *campaign.Header

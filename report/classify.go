@@ -8,10 +8,9 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/coverage"
+	"github.com/atomicx/atomicx/internal/funcname"
 	"github.com/atomicx/atomicx/question/detect"
 	"github.com/atomicx/atomicx/rt/arm"
-
-	"github.com/atomicx/atomicx/internal/funcname"
 )
 
 // Verdicts of functions and types.
@@ -636,7 +635,7 @@ func (r *Report) pointsInside(recs []*campaign.Record) map[string]*injection {
 		if rec.Kind != "experiment" {
 			continue
 		}
-		for _, fn := range stacks[fmt.Sprintf("%s\x00%s\x00%s\x00%d", rec.Package, rec.Test, rec.Site, rec.Occurrence)] {
+		for _, fn := range stacks[fmt.Sprintf("%s\x00%s\x00%s\x00%d", rec.Package, rec.Test, rec.Arming.Inject.Site, rec.Arming.Inject.Occurrence)] {
 			in := get(fn)
 			in.armed++
 			if rec.Fired {
@@ -738,9 +737,9 @@ func practicalRule(f *Function) string {
 // newEvidence is the evidence that a verdict event of rec gives.
 func newEvidence(e event, rec *campaign.Record) *Evidence {
 	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Changes: changesOf(e), Failure: e.Failure, Error: e.Error,
-		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: rec.Mask, first: e.First}
-	if (rec.Kind == "experiment" || rec.Kind == "recheck") && rec.Site != "" {
-		ev.injected(arm.Injection{Fault: rec.Fault, Occurrence: rec.Occurrence, Site: rec.Site})
+		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: strings.Join(rec.Arming.Mask, ";"), first: e.First}
+	if (rec.Kind == "experiment" || rec.Kind == "recheck") && rec.Arming.Inject.Site != "" {
+		ev.injected(arm.Injection{Fault: rec.Arming.Inject.Fault, Occurrence: rec.Arming.Inject.Occurrence, Site: rec.Arming.Inject.Site})
 	}
 	ev.EndLine, ev.Callback = e.End, e.Callback
 	ev.CallSite = injectedCallSite(rec)

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // TestClassifyRunEvents checks that events about a run (absorbed, fail)
@@ -21,7 +22,7 @@ func TestClassifyRunEvents(t *testing.T) {
 			ev(`{"event":"reach","site":"p.F#entry","func":"p.F","pos":"p/f.go:3:6"}`),
 			ev(`{"event":"fail","site":"p.G#entry","func":"p.G","pos":"p/f.go:9:6","call":1}`),
 		}},
-		{Kind: "experiment", Package: "p", Test: "T", Site: "p.F#entry", Occurrence: 1, Fault: "error", Fired: true, Status: "absorbed", Events: []json.RawMessage{
+		{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.F#entry", Occurrence: 1, Fault: "error"}}, Fired: true, Status: "absorbed", Events: []json.RawMessage{
 			ev(`{"event":"inject","site":"p.F#entry","func":"p.F","pos":"p/f.go:3:6","kind":"entry"}`),
 			ev(`{"event":"absorbed","site":"p.H#entry","func":"p.H"}`),
 		}},
@@ -39,7 +40,7 @@ func TestClassifyRunEvents(t *testing.T) {
 // on the order in which parallel experiments reached the journal.
 func TestEvidenceOrder(t *testing.T) {
 	exp := func(occ uint64, after string) *campaign.Record {
-		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.F#call:strconv.Atoi#1", Occurrence: occ, Fault: "error", Fired: true,
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.F#call:strconv.Atoi#1", Occurrence: occ, Fault: "error"}}, Fired: true,
 			Events: []json.RawMessage{json.RawMessage(`{"event":"verdict","site":"p.F#entry","func":"p.F","pos":"p/f.go:3:6","verdict":"non-atomic","failure":"error","path":"c.n","before":"0","after":"` + after + `","injected":true,"first":true}`)}}
 	}
 	a, b, c := exp(2, "1"), exp(3, "2"), exp(1, "3")
@@ -134,7 +135,7 @@ func TestClassifyFailureMarks(t *testing.T) {
 	verdict := func(fn string, chain int, extra string) json.RawMessage {
 		return json.RawMessage(`{"event":"verdict","site":"` + fn + `#entry","func":"` + fn + `","pos":"p/f.go:3:6","verdict":"non-atomic","failure":"error","path":"x.n","before":"0","after":"1","injected":true,"chain":` + itoa(chain) + extra + `}`)
 	}
-	recs := []*campaign.Record{{Kind: "experiment", Package: "p", Test: "T", Site: "p.Inner#call:os.Open#1", Occurrence: 1, Fault: "error", Fired: true,
+	recs := []*campaign.Record{{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.Inner#call:os.Open#1", Occurrence: 1, Fault: "error"}}, Fired: true,
 		Events: []json.RawMessage{
 			json.RawMessage(`{"event":"inject","site":"p.Inner#call:os.Open#1","func":"p.Inner","pos":"p/f.go:12:9","kind":"call","chain":1}`),
 			verdict("p.Inner", 1, `,"first":true,"end":13`),
@@ -203,7 +204,7 @@ func TestTypeVerdicts(t *testing.T) {
 // outcome and the wall time of one or several sessions.
 func TestSummaryOutcomesAndWallTime(t *testing.T) {
 	exp := func(status string, session, began, ms int64) *campaign.Record {
-		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.F#entry", Occurrence: uint64(began), Fault: "error",
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.F#entry", Occurrence: uint64(began), Fault: "error"}},
 			Status: status, Session: session, Began: began, Millis: ms}
 	}
 	recs := []*campaign.Record{
@@ -240,11 +241,11 @@ func TestClassifyBlame(t *testing.T) {
 		return b
 	}
 	exp := func(occ uint64, events ...json.RawMessage) *campaign.Record {
-		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.X#call:strconv.Atoi#1", Occurrence: occ, Fault: "error", Fired: true, Events: events}
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.X#call:strconv.Atoi#1", Occurrence: occ, Fault: "error"}}, Fired: true, Events: events}
 	}
 	replay := func(occ uint64, mask string, events ...json.RawMessage) *campaign.Record {
 		r := exp(occ, events...)
-		r.Kind, r.Mask = "recheck", mask
+		r.Kind, r.Arming.Mask = "recheck", arm.SplitIDs(mask)
 		return r
 	}
 	recs := []*campaign.Record{
@@ -325,8 +326,8 @@ func TestClassifyUnknownKinds(t *testing.T) {
 			reach("p.Broken#entry", "p.Broken", "", 1),
 			reach("p.Broken#call:os.Open#1", "p.Broken", "1@p.Broken#entry", 1),
 		}},
-		{Kind: "experiment", Package: "p", Test: "T", Site: "p.Armed#call:os.Open#1", Occurrence: 1, Fault: "error", Fired: true},
-		{Kind: "experiment", Package: "p", Test: "T", Site: "p.Missed#call:os.Open#1", Occurrence: 1, Fault: "error"},
+		{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.Armed#call:os.Open#1", Occurrence: 1, Fault: "error"}}, Fired: true},
+		{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.Missed#call:os.Open#1", Occurrence: 1, Fault: "error"}}},
 	}
 	r := Classify(recs, nil)
 	tests := []struct{ fn, kind, reason string }{
@@ -445,7 +446,7 @@ func TestAsWritten(t *testing.T) {
 		{Kind: "profile", Package: "p", Test: "TestOther", Events: []json.RawMessage{
 			ev(`{"event":"as_written","func":"p.(*Grid).At","pos":"p/g.go:3:16","whole_type":true}`),
 		}},
-		{Kind: "experiment", Package: "p", Test: "T", Site: "p.(*Box).Put#entry", Occurrence: 1, Fault: "error", Fired: true, Status: "fail", Events: []json.RawMessage{
+		{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.(*Box).Put#entry", Occurrence: 1, Fault: "error"}}, Fired: true, Status: "fail", Events: []json.RawMessage{
 			ev(`{"event":"verdict","site":"p.(*Box).Put#entry","func":"p.(*Box).Put","pos":"p/b.go:5:16","verdict":"atomic","failure":"error","injected":true}`),
 		}},
 	}
@@ -500,7 +501,7 @@ func TestEvidenceStrength(t *testing.T) {
 		return json.RawMessage(`{"event":"verdict","site":"` + fn + `#entry","func":"` + fn + `","pos":"p/f.go:3:6","verdict":"non-atomic","failure":"error","path":"` + path + `","before":"0","after":"1"` + own + `}`)
 	}
 	exp := func(site string, evs ...json.RawMessage) *campaign.Record {
-		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: site, Occurrence: 1, Fault: "error", Fired: true, Status: "fail", Events: evs}
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: site, Occurrence: 1, Fault: "error"}}, Fired: true, Status: "fail", Events: evs}
 	}
 	recs := []*campaign.Record{
 		// A: a helper's entry fault (the shortest path), a call's fault,
@@ -568,7 +569,7 @@ func TestEvidenceThroughCallback(t *testing.T) {
 		return &campaign.Record{Kind: "profile", Package: "p", Test: test, Events: evs}
 	}
 	exp := func(site string, evs ...json.RawMessage) *campaign.Record {
-		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: site, Occurrence: 1, Fault: "error", Fired: true, Status: "fail", Events: evs}
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: site, Occurrence: 1, Fault: "error"}}, Fired: true, Status: "fail", Events: evs}
 	}
 	recs := []*campaign.Record{
 		// Decode: a natural failure whose change came through the hook,
@@ -641,7 +642,7 @@ func TestWroteOutside(t *testing.T) {
 		return json.RawMessage(`{"event":"verdict","site":"` + fn + `#entry","func":"` + fn + `","pos":"p/wal.go:3:6","verdict":"non-atomic","failure":"error","path":"l.lastIndex","before":"143","after":"144","first":true,"g":1,"seq":7` + extra + `}`)
 	}
 	exp := func(evs ...json.RawMessage) *campaign.Record {
-		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.(*Log).writeBatch#call:(*os.File).Sync#1", Occurrence: 1, Fault: "error", Fired: true, Status: "fail", Events: evs}
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.(*Log).writeBatch#call:(*os.File).Sync#1", Occurrence: 1, Fault: "error"}}, Fired: true, Status: "fail", Events: evs}
 	}
 	for _, order := range [][]int{{0, 1, 2}, {2, 1, 0}} {
 		evs := []json.RawMessage{

@@ -56,8 +56,8 @@ func crashes(recs []*campaign.Record, hdr *campaign.Header) []*Crash {
 		c := byMessage[msg]
 		if c == nil {
 			ev := &Evidence{Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary}
-			if rec.Site != "" {
-				ev.injected(arm.Injection{Fault: rec.Fault, Occurrence: rec.Occurrence, Site: rec.Site})
+			if rec.Arming.Inject.Site != "" {
+				ev.injected(arm.Injection{Fault: rec.Arming.Inject.Fault, Occurrence: rec.Arming.Inject.Occurrence, Site: rec.Arming.Inject.Site})
 			}
 			c = &Crash{Message: msg, Injection: ev.Injection, Reproduce: reproduce(ev, hdr)}
 			byMessage[msg] = c

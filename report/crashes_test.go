@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -14,7 +15,7 @@ import (
 // runs are not.
 func TestCrashes(t *testing.T) {
 	crashed := func(test, site, died, output string) *campaign.Record {
-		return &campaign.Record{Kind: "experiment", Package: "m/fs", Test: test, Site: site, Occurrence: 2, Fault: "error",
+		return &campaign.Record{Kind: "experiment", Package: "m/fs", Test: test, Arming: arm.Arming{Inject: arm.Injection{Site: site, Occurrence: 2, Fault: "error"}},
 			Status: campaign.Crashed, Died: died, Output: output}
 	}
 	const unlock = "fatal error: sync: RUnlock of unlocked RWMutex"
@@ -28,7 +29,7 @@ func TestCrashes(t *testing.T) {
 		crashed("TestLoad", "m/fs.load#entry", "panic: atomicx: injected error at m/fs.load#entry (m/fs/fs.go:3:6), occurrence 2", ""),
 		// A journal from before Died: the message is read from the output.
 		crashed("TestExit", "m/fs.(*Fs).Close#entry", "", "=== RUN TestExit\nsome log line\nexit status 3\nFAIL\tm/fs\t0.01s\n"),
-		{Kind: "experiment", Package: "m/fs", Test: "TestOK", Site: "m/fs.F#entry", Status: campaign.Failed, Output: "panic: not a crash"},
+		{Kind: "experiment", Package: "m/fs", Test: "TestOK", Arming: arm.Arming{Inject: arm.Injection{Site: "m/fs.F#entry"}}, Status: campaign.Failed, Output: "panic: not a crash"},
 		{Kind: "profile", Package: "m/fs", Test: "TestP", Status: campaign.Crashed, Died: "panic: a profile run"},
 	}
 	r := Classify(recs, nil)

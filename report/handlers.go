@@ -251,7 +251,7 @@ func Handlers(recs []*campaign.Record, problems []campaign.Problem) *HandlersRep
 		case "profile":
 			r.Summary.ProfileRuns++
 		case "experiment":
-			switch rec.Fault {
+			switch rec.Arming.Inject.Fault {
 			case handlers.WidenFaultWord:
 				r.Summary.WidenRuns++
 			case handlers.RouteFaultWord, handlers.RoutePanicFaultWord:

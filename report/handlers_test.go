@@ -9,6 +9,7 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/question/handlers"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // handlerRecords are a handlers campaign over two tests and two arms of
@@ -32,8 +33,8 @@ func handlerRecords() []*campaign.Record {
 	}{
 		{a, isArm, campaign.Passed}, {b, isArm, campaign.Passed}, {a, nilArm, campaign.Passed}, {b, nilArm, campaign.Failed},
 	} {
-		recs = append(recs, &campaign.Record{Kind: "experiment", Package: run.prof.Package, Test: run.prof.Test, Site: run.id,
-			Fault: "handler", Status: run.status, Fired: true})
+		recs = append(recs, &campaign.Record{Kind: "experiment", Package: run.prof.Package, Test: run.prof.Test, Arming: arm.Arming{Inject: arm.Injection{Site: run.id, Fault: "handler"}},
+			Status: run.status, Fired: true})
 	}
 	return recs
 }
@@ -117,12 +118,12 @@ func TestHandlersReportLeads(t *testing.T) {
 		Events: []json.RawMessage{json.RawMessage(`{"event":"handler","pid":1,"site":"` + nilArm + `","func":"example.com/m.F","pos":"example.com/m/f.go:5:9","region":"example.com/m/f.go:2:9","usage":"executed","handler_kind":"propagate","predicate":"p"}`),
 			json.RawMessage(`{"event":"handler","pid":1,"site":"` + nilArm + `","func":"example.com/m.F","pos":"example.com/m/f.go:5:9","region":"example.com/m/f.go:2:9","usage":"pink","handler_kind":"propagate","predicate":"p"}`)}}
 	recs = append(recs, c,
-		&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: "TestC", Site: nilArm, Fault: "handler", Status: campaign.Passed, Fired: true})
+		&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: "TestC", Arming: arm.Arming{Inject: arm.Injection{Site: nilArm, Fault: "handler"}}, Status: campaign.Passed, Fired: true})
 	// A fuzz target passing the same way is left out: it looks for
 	// crashes, not at results.
 	fuzz := &campaign.Record{Kind: "profile", Package: "example.com/m", Test: "FuzzC", Status: campaign.Passed, Events: c.Events}
 	recs = append(recs, fuzz,
-		&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: "FuzzC", Site: nilArm, Fault: "handler", Status: campaign.Passed, Fired: true})
+		&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: "FuzzC", Arming: arm.Arming{Inject: arm.Injection{Site: nilArm, Fault: "handler"}}, Status: campaign.Passed, Fired: true})
 	// TestA had an error reach the Is arm of the same function: passing
 	// with the err != nil arm armed, it is not counted.
 	for _, rec := range recs {
@@ -195,7 +196,7 @@ func TestHandlersReportWidening(t *testing.T) {
 		}
 	}
 	for _, test := range []string{"TestA", "TestB"} {
-		recs = append(recs, &campaign.Record{Kind: "experiment", Package: "example.com/m", Test: test, Site: isArm, Fault: handlers.WidenFaultWord, Status: campaign.Passed})
+		recs = append(recs, &campaign.Record{Kind: "experiment", Package: "example.com/m", Test: test, Arming: arm.Arming{Inject: arm.Injection{Site: isArm, Fault: handlers.WidenFaultWord}}, Status: campaign.Passed})
 	}
 	r := Handlers(recs, nil)
 	if s := r.Summary; s.Widenable != 1 || s.WideningKept != 1 || s.WidenRuns != 2 || s.Runs != 4 {
@@ -262,7 +263,7 @@ func TestHandlersReportRouting(t *testing.T) {
 		{"TestB", handlers.RouteFaultWord, campaign.Failed},
 		{"TestB", handlers.RoutePanicFaultWord, campaign.Passed},
 	} {
-		recs = append(recs, &campaign.Record{Kind: "experiment", Package: "example.com/m", Test: run.test, Site: nilArm, Fault: run.fault, Status: run.status})
+		recs = append(recs, &campaign.Record{Kind: "experiment", Package: "example.com/m", Test: run.test, Arming: arm.Arming{Inject: arm.Injection{Site: nilArm, Fault: run.fault}}, Status: run.status})
 	}
 	r := Handlers(recs, nil)
 	if s := r.Summary; s.Routable != 1 || s.RoutingKept != 0 || s.RouteRuns != 3 || s.Runs != 4 {
@@ -304,7 +305,7 @@ func TestHandlersReportRouting(t *testing.T) {
 
 	// Kept when TestB passes routed: the SARIF log notes it.
 	for _, rec := range recs {
-		if rec.Test == "TestB" && rec.Fault == handlers.RouteFaultWord {
+		if rec.Test == "TestB" && rec.Arming.Inject.Fault == handlers.RouteFaultWord {
 			rec.Status = campaign.Passed
 		}
 	}
@@ -338,7 +339,7 @@ func TestHandlersReportSourceCounted(t *testing.T) {
 	} {
 		recs = append(recs, &campaign.Record{Kind: "profile", Package: "example.com/m", Test: tt.test, Status: campaign.Passed,
 			Events: []json.RawMessage{ev("executed"), ev("white"), white, ev("pink")}},
-			&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: tt.test, Site: id, Fault: "handler", Status: tt.status, Fired: true, Output: tt.output})
+			&campaign.Record{Kind: "experiment", Package: "example.com/m", Test: tt.test, Arming: arm.Arming{Inject: arm.Injection{Site: id, Fault: "handler"}}, Status: tt.status, Fired: true, Output: tt.output})
 	}
 	r := Handlers(recs, nil)
 	h := r.Handlers[0]

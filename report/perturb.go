@@ -162,7 +162,7 @@ func Perturbation(recs []*campaign.Record, problems []campaign.Problem) *Perturb
 	r := &PerturbReport{Provenance: provenanceOf(h), header: h,
 		Summary: PerturbSummary{ByClass: map[string]int{}, ByFault: map[string]int{}, Improved: map[string]int{}, ImprovedHazardous: map[string]int{}}}
 	if h != nil {
-		r.Plan, r.OneAtATime, r.TestsPerPoint = h.Plan, h.OneAtATime, h.TestsPerPoint
+		r.Plan, r.OneAtATime, r.TestsPerPoint = h.Plan, h.OneAtATime, perturb.TestsPerPoint(h.QuestionData)
 	}
 	for _, p := range problems {
 		r.Problems = append(r.Problems, p.String())
@@ -171,7 +171,7 @@ func Perturbation(recs []*campaign.Record, problems []campaign.Problem) *Perturb
 		switch {
 		case rec.Kind == "profile":
 			r.Summary.ProfileRuns++
-		case rec.Kind == "experiment" && rec.Oblivious != "":
+		case rec.Kind == "experiment" && len(rec.Arming.Oblivious) > 0:
 			r.Summary.Validations++
 		case rec.Kind == "experiment":
 			r.Summary.PointRuns++

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/question/perturb"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // perturbRecords is a perturbation campaign's journal: a fragile point
@@ -25,18 +27,18 @@ func perturbRecords() []*campaign.Record {
 	}
 	const persist, attempt, cache, gone = "m/s.(*Log).persist#entry", "m/s.(*Sender).attempt#entry", "m/s.readCache#entry", "m/s.gone#entry"
 	run := func(site, test, status string, fired, always bool, stack string, events []json.RawMessage) *campaign.Record {
-		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: test, Site: site, Fault: "error", Occurrence: 1,
-			Status: status, Fired: fired, Stack: stack, Events: events, Millis: 10}
+		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: test, Arming: arm.Arming{Inject: arm.Injection{Site: site, Fault: "error", Occurrence: 1}},
+			Status: status, Fired: fired, QuestionData: stackData(stack), Events: events, Millis: 10}
 		if always {
-			r.Occurrence, r.Always = 0, true
+			r.Arming.Inject.Occurrence, r.Arming.Inject.Always = 0, true
 		}
 		return r
 	}
 	validation := func(site, cand string, atomic, always bool, status string) *campaign.Record {
 		r := run(site, "TestAppend", status, true, always, "1@m/s.(*Log).Append#entry", nil)
-		r.Oblivious = cand
+		r.Arming.Oblivious = []string{cand}
 		if atomic {
-			r.Mask = cand
+			r.Arming.Mask = []string{cand}
 		}
 		return r
 	}
@@ -148,12 +150,12 @@ func TestPerturbationPanic(t *testing.T) {
 	recs := []*campaign.Record{
 		{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Question: "perturb", Atomicx: "/bin/atomicx", Plan: "0123456789abcdef"}},
 		{Kind: "profile", Package: "m/s", Test: "TestTick", Status: campaign.Passed},
-		{Kind: "experiment", Package: "m/s", Test: "TestTick", Site: tick, Fault: "panic", Occurrence: 1, Status: campaign.Crashed, Fired: true,
+		{Kind: "experiment", Package: "m/s", Test: "TestTick", Arming: arm.Arming{Inject: arm.Injection{Site: tick, Fault: "panic", Occurrence: 1}}, Status: campaign.Crashed, Fired: true,
 			Events: inject(tick, "m/s/s.go:9:19")},
-		{Kind: "experiment", Package: "m/s", Test: "TestTick", Site: tick, Fault: "panic", Always: true, Status: campaign.Crashed, Fired: true},
-		{Kind: "experiment", Package: "m/s", Test: "TestTick", Site: lookup, Fault: "error", Occurrence: 1, Status: campaign.Passed, Fired: true,
+		{Kind: "experiment", Package: "m/s", Test: "TestTick", Arming: arm.Arming{Inject: arm.Injection{Site: tick, Fault: "panic", Always: true}}, Status: campaign.Crashed, Fired: true},
+		{Kind: "experiment", Package: "m/s", Test: "TestTick", Arming: arm.Arming{Inject: arm.Injection{Site: lookup, Fault: "error", Occurrence: 1}}, Status: campaign.Passed, Fired: true,
 			Events: inject(lookup, "m/s/s.go:20:6")},
-		{Kind: "experiment", Package: "m/s", Test: "TestTick", Site: lookup, Fault: "error", Always: true, Status: campaign.Passed, Fired: true},
+		{Kind: "experiment", Package: "m/s", Test: "TestTick", Arming: arm.Arming{Inject: arm.Injection{Site: lookup, Fault: "error", Always: true}}, Status: campaign.Passed, Fired: true},
 	}
 	r := Perturbation(recs, nil)
 	if got := r.Summary.ByFault; got["panic"] != 1 || got["error"] != 1 {
@@ -202,10 +204,10 @@ func TestPerturbationTests(t *testing.T) {
 	const site, caller = "m/s.load#entry", "m/s.Open#entry"
 	reach := json.RawMessage(`{"event":"reach","site":"` + site + `","pos":"m/s/s.go:10:6","occurrence":1,"faults":1}`)
 	run := func(test, status string, always bool, events ...string) *campaign.Record {
-		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: test, Site: site, Fault: "error", Occurrence: 1, Status: status, Fired: true,
-			Stack: "1@" + caller}
+		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: test, Arming: arm.Arming{Inject: arm.Injection{Site: site, Fault: "error", Occurrence: 1}}, Status: status, Fired: true,
+			QuestionData: stackData("1@" + caller)}
 		if always {
-			r.Occurrence, r.Always = 0, true
+			r.Arming.Inject.Occurrence, r.Arming.Inject.Always = 0, true
 		}
 		for _, e := range events {
 			r.Events = append(r.Events, json.RawMessage(e))
@@ -214,7 +216,7 @@ func TestPerturbationTests(t *testing.T) {
 	}
 	inject := `{"event":"inject","site":"` + site + `","pos":"m/s/s.go:10:6","chain":1,"g":1,"stack":"1@` + caller + `"}`
 	recs := []*campaign.Record{
-		{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Atomicx: "atomicx", Question: "perturb", OneAtATime: true, TestsPerPoint: 2}},
+		{Kind: "campaign", Campaign: &campaign.Header{Module: "m", Atomicx: "atomicx", Question: "perturb", OneAtATime: true, QuestionData: perturb.Options(2)}},
 	}
 	for _, test := range []string{"TestA", "TestB", "TestC"} {
 		recs = append(recs, &campaign.Record{Kind: "profile", Package: "m/s", Test: test, Status: campaign.Passed, Events: []json.RawMessage{reach}})
@@ -250,10 +252,10 @@ func TestPerturbationHazard(t *testing.T) {
 	const site, closeSite = "m/s.(*WAL).Close#call:f.Sync#1", "m/s.(*WAL).Close#entry"
 	swallowed := json.RawMessage(`{"event":"oblivious","site":"` + closeSite + `","swallowed":true}`)
 	run := func(status string, always bool, oblivious, mask string, events ...json.RawMessage) *campaign.Record {
-		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: "TestClose", Site: site, Fault: "error", Occurrence: 1,
-			Status: status, Fired: true, Oblivious: oblivious, Mask: mask, Events: events}
+		r := &campaign.Record{Kind: "experiment", Package: "m/s", Test: "TestClose", Arming: arm.Arming{Inject: arm.Injection{Site: site, Fault: "error", Occurrence: 1}, Oblivious: arm.SplitIDs(oblivious), Mask: arm.SplitIDs(mask)},
+			Status: status, Fired: true, Events: events}
 		if always {
-			r.Occurrence, r.Always = 0, true
+			r.Arming.Inject.Occurrence, r.Arming.Inject.Always = 0, true
 		}
 		return r
 	}
@@ -280,4 +282,14 @@ func TestPerturbationHazard(t *testing.T) {
 			t.Errorf("the text report lacks\n%s\nreport:\n%s", want, text.String())
 		}
 	}
+}
+
+// stackData is a perturbation run's data, where its profile run reached
+// the point, as its journal line has it.
+func stackData(stack string) json.RawMessage {
+	if stack == "" {
+		return nil
+	}
+	b, _ := json.Marshal(map[string]string{"stack": stack})
+	return b
 }

@@ -79,7 +79,7 @@ var questions = []questionCommand{
 				}
 				// A point's runs need its first reach only.
 				cfg.Oracle, cfg.EarlyStop, cfg.MaxOccur = absExec(cfg.Dir, *oracle), false, 1
-				cfg.TestsPerPoint = *testsPerPoint
+				cfg.QuestionData = perturb.Options(*testsPerPoint)
 				return true
 			}
 		}, report: func(_ reportOut, recs []*campaign.Record, problems []campaign.Problem) (questionReport, error) {

@@ -18,7 +18,6 @@ import (
 	"github.com/atomicx/atomicx/errleak"
 	"github.com/atomicx/atomicx/question/leaks"
 	"github.com/atomicx/atomicx/report"
-	"github.com/atomicx/atomicx/rt/arm"
 	"golang.org/x/tools/go/packages"
 )
 
@@ -123,7 +122,7 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 	res, err := campaign.Run(ctx, campaign.Config{
 		Patterns: patterns, Dir: wd, Journal: dir, Atomicx: self, Identity: identity, Policy: pol,
 		Jobs: opt.jobs, Timeout: opt.timeout, MaxOccur: confirmProfileOccurrences, EarlyStop: true,
-		Progress: stderr, Run: opt.run, Planner: leaks.Confirm, Confirm: leaks.EncodeTargets(targets),
+		Progress: stderr, Run: opt.run, Planner: leaks.Confirm, QuestionData: leaks.EncodeTargets(targets),
 		Header: campaign.Header{Command: append([]string{"atomicx", "vet"}, opt.args...), Version: version(),
 			Date: time.Now().UTC().Format(time.RFC3339)},
 	})
@@ -135,7 +134,7 @@ func confirmFindings(fs []vetFinding, pkgs map[string]bool, opt confirmOptions, 
 		a := &report.LeakConfirmation{Answer: c.Answer}
 		if e := c.Run; e != nil {
 			a.Package, a.Test = e.Package, e.Test
-			inj := arm.Injection{Fault: e.Fault, Occurrence: e.Occurrence, Site: e.Site}
+			inj := e.Arming.Inject
 			a.Injection = inj.String()
 			a.Reproduce = report.LeakReproduce(e.Package, e.Test, inj, hdr)
 		}

@@ -12,12 +12,12 @@ import (
 // the arming it meant.
 func TestArming(t *testing.T) {
 	const site, call, a, b = "m.F#entry", "m.F#call:m/f.go:3:4", "m.A#entry", "m.B#entry"
-	armtest.Check(t, detectEnv(&campaign.Record{Kind: "experiment", Site: call, Occurrence: 2, Fault: "error", Snapshot: "1-3@" + a}, campaign.Options{EarlyStop: true}),
+	armtest.Check(t, detectEnv(&campaign.Record{Kind: "experiment", Arming: arm.Arming{Inject: arm.Injection{Site: call, Occurrence: 2, Fault: "error"}, SnapshotCalls: "1-3@" + a}}, campaign.Options{EarlyStop: true}),
 		arm.Arming{Inject: arm.Injection{Fault: arm.FaultError, Occurrence: 2, Site: call}, StopAbsorbed: true,
 			Snapshots: arm.SnapshotsBeforeFault, SnapshotCalls: "1-3@" + a})
-	armtest.Check(t, detectEnv(&campaign.Record{Kind: "recheck", Site: site, Occurrence: 1, Fault: "panic", Snapshot: ";", Mask: a + ";" + b}, campaign.Options{AllSnaps: true}),
+	armtest.Check(t, detectEnv(&campaign.Record{Kind: "recheck", Arming: arm.Arming{Inject: arm.Injection{Site: site, Occurrence: 1, Fault: "panic"}, SnapshotCalls: ";", Mask: arm.SplitIDs(a + ";" + b)}}, campaign.Options{AllSnaps: true}),
 		arm.Arming{Inject: arm.Injection{Fault: arm.FaultPanic, Occurrence: 1, Site: site}, Snapshots: arm.SnapshotsAll,
 			SnapshotCalls: ";", Mask: []string{a, b}, UndoFiles: []string{a, b}})
-	armtest.Check(t, detectEnv(&campaign.Record{Kind: "natural", Snapshot: "4@" + a}, campaign.Options{}),
+	armtest.Check(t, detectEnv(&campaign.Record{Kind: "natural", Arming: arm.Arming{SnapshotCalls: "4@" + a}}, campaign.Options{}),
 		arm.Arming{SnapshotCalls: "4@" + a})
 }

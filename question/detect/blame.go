@@ -2,10 +2,12 @@ package detect
 
 import (
 	"encoding/json"
-	"github.com/atomicx/atomicx/campaign"
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // Pure or dependent: a non-atomic function is dependent when it would be
@@ -69,17 +71,14 @@ type verdictCall struct {
 func Failures(rec *campaign.Record) []Failure {
 	var calls []*verdictCall
 	for i, raw := range rec.Events {
-		var v campaign.Event
+		var v event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" {
 			continue
 		}
 		calls = append(calls, &verdictCall{event: i, site: v.Site, nonAtomic: v.Verdict == "non-atomic",
 			masked: v.Masked, pid: v.Pid, g: v.G, seq: v.Seq, placed: v.Seq != 0, beforeFault: v.Reason == reasonBeforeFault})
 	}
-	var masks []string
-	if rec.Mask != "" {
-		masks = strings.Split(rec.Mask, ";")
-	}
+	masks := rec.Arming.Mask
 	var out []Failure
 	for j, outer := range calls {
 		if !outer.nonAtomic || outer.masked || !outer.placed || slices.Contains(masks, outer.site) {
@@ -129,8 +128,8 @@ func asksQuestions(rec *campaign.Record) bool { return rec.Kind != "profile" }
 
 // replayOf is the replay of rec with mask.
 func replayOf(rec *campaign.Record, mask string) *campaign.Record {
-	return &campaign.Record{Kind: "recheck", Package: rec.Package, Test: rec.Test, Site: rec.Site, Occurrence: rec.Occurrence,
-		Fault: rec.Fault, Snapshot: rec.Snapshot, Mask: mask}
+	return &campaign.Record{Kind: "recheck", Package: rec.Package, Test: rec.Test, Arming: arm.Arming{Inject: rec.Arming.Inject,
+		SnapshotCalls: rec.Arming.SnapshotCalls, Mask: arm.SplitIDs(mask)}}
 }
 
 // replaysOf plans the replays that the records' failed calls ask for,
@@ -185,7 +184,8 @@ func NewBlame(recs []*campaign.Record) *Blame {
 	b := &Blame{byMask: map[string][]*campaign.Record{}, outcomes: map[Question]outcome{}}
 	for _, r := range recs {
 		if r.Kind == "recheck" {
-			b.byMask[r.Mask] = append(b.byMask[r.Mask], r)
+			mask := strings.Join(r.Arming.Mask, ";")
+			b.byMask[mask] = append(b.byMask[mask], r)
 		}
 	}
 	return b
@@ -231,8 +231,8 @@ func (b *Blame) resolveReplays(q Question) outcome {
 			asks[f.Event] = f
 		}
 		for i, raw := range r.Events {
-			var v campaign.Event
-			if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" || v.Site != q.Site || v.Masked || r.Site != "" && !v.Injected {
+			var v event
+			if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" || v.Site != q.Site || v.Masked || r.Arming.Inject.Site != "" && !v.Injected {
 				continue
 			}
 			switch v.Verdict {

@@ -3,9 +3,12 @@ package detect
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/atomicx/atomicx/campaign"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // verdictAt is a verdict event of a call entered at seq on goroutine g.
@@ -19,7 +22,7 @@ func verdictAt(site, verdict string, g, seq int, masked bool) json.RawMessage {
 // by themselves, and with which functions masked.
 func TestFailures(t *testing.T) {
 	v := verdictAt
-	base := campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: "p.F#call:strconv.Atoi#1", Occurrence: 1, Fault: "error", Fired: true}
+	base := campaign.Record{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.F#call:strconv.Atoi#1", Occurrence: 1, Fault: "error"}}, Fired: true}
 	tests := []struct {
 		name   string
 		mask   string
@@ -84,7 +87,7 @@ func TestFailures(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := base
-			rec.Mask, rec.Events = tt.mask, tt.events
+			rec.Arming.Mask, rec.Events = arm.SplitIDs(tt.mask), tt.events
 			if tt.mask != "" {
 				rec.Kind = "recheck"
 			}
@@ -111,18 +114,18 @@ func TestFailures(t *testing.T) {
 func TestReplaysOf(t *testing.T) {
 	v := verdictAt
 	exp := func(site string, events ...json.RawMessage) *campaign.Record {
-		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Site: site, Occurrence: 1, Fault: "error", Fired: true, Events: events}
+		return &campaign.Record{Kind: "experiment", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: site, Occurrence: 1, Fault: "error"}}, Fired: true, Events: events}
 	}
 	nested := []json.RawMessage{v("p.Set#entry", "non-atomic", 1, 2, false), v("p.Parse#entry", "non-atomic", 1, 1, false)}
 	recs := []*campaign.Record{
 		exp("p.X#entry", nested...),
 		exp("p.Y#entry", nested...), // the same question
-		{Kind: "natural", Package: "p", Test: "U", Snapshot: "1@p.Parse#entry", Events: nested},
+		{Kind: "natural", Package: "p", Test: "U", Arming: arm.Arming{SnapshotCalls: "1@p.Parse#entry"}, Events: nested},
 		{Kind: "profile", Package: "p", Test: "T", Events: nested},
 	}
 	asked := map[Question]bool{}
 	plan := replaysOf(recs, asked)
-	if len(plan) != 1 || plan[0].Kind != "recheck" || plan[0].Site != "p.X#entry" || plan[0].Mask != "p.Set#entry" {
+	if len(plan) != 1 || plan[0].Kind != "recheck" || plan[0].Arming.Inject.Site != "p.X#entry" || !slices.Equal(plan[0].Arming.Mask, []string{"p.Set#entry"}) {
 		t.Fatalf("plan %+v, want one replay of the first experiment with Set masked", plan)
 	}
 	if again := replaysOf(recs, asked); len(again) != 0 {
@@ -133,7 +136,7 @@ func TestReplaysOf(t *testing.T) {
 	}
 	// A natural failure is replayed without a fault.
 	plan = replaysOf(recs[2:], map[Question]bool{})
-	if len(plan) != 1 || plan[0].Site != "" || plan[0].Test != "U" || plan[0].Snapshot != "1@p.Parse#entry" {
+	if len(plan) != 1 || plan[0].Arming.Inject.Site != "" || plan[0].Test != "U" || plan[0].Arming.SnapshotCalls != "1@p.Parse#entry" {
 		t.Errorf("plan %+v, want one replay of the natural run", plan)
 	}
 }
@@ -142,7 +145,7 @@ func TestReplaysOf(t *testing.T) {
 func TestBlameResolve(t *testing.T) {
 	v := verdictAt
 	replay := func(mask string, events ...json.RawMessage) *campaign.Record {
-		return &campaign.Record{Kind: "recheck", Package: "p", Test: "T", Site: "p.X#entry", Occurrence: 1, Fault: "error", Fired: true, Mask: mask, Events: events}
+		return &campaign.Record{Kind: "recheck", Package: "p", Test: "T", Arming: arm.Arming{Inject: arm.Injection{Site: "p.X#entry", Occurrence: 1, Fault: "error"}, Mask: arm.SplitIDs(mask)}, Fired: true, Events: events}
 	}
 	recs := []*campaign.Record{
 		// Parse is atomic once Set is masked: dependent.

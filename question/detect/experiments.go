@@ -3,8 +3,10 @@ package detect
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/atomicx/atomicx/campaign"
 	"strings"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // experimentsOf plans one experiment per point, occurrence and fault that
@@ -18,9 +20,9 @@ func experimentsOf(prof *campaign.Record, maxOccur int, targeted bool) []*campai
 		}
 		for _, fault := range r.FaultNames() {
 			e := &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-				Site: r.Site, Occurrence: r.Occurrence, Fault: fault}
+				Arming: arm.Arming{Inject: arm.Injection{Site: r.Site, Occurrence: r.Occurrence, Fault: fault}}}
 			if targeted {
-				e.Snapshot = campaign.SnapshotList(r.Stack)
+				e.Arming.SnapshotCalls = SnapshotList(r.Stack)
 			}
 			plan = append(plan, e)
 		}
@@ -39,7 +41,7 @@ func naturalRunOf(prof *campaign.Record, maxOccur int) *campaign.Record {
 	perSite := map[string]int{}
 	seen := map[string]bool{}
 	for _, raw := range prof.Events {
-		var f campaign.Event
+		var f event
 		if json.Unmarshal(raw, &f) != nil || f.Event != "fail" || f.Call == 0 {
 			continue
 		}
@@ -54,5 +56,15 @@ func naturalRunOf(prof *campaign.Record, maxOccur int) *campaign.Record {
 	if len(calls) == 0 {
 		return nil
 	}
-	return &campaign.Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Snapshot: strings.Join(calls, ";")}
+	return &campaign.Record{Kind: "natural", Package: prof.Package, Test: prof.Test, Arming: arm.Arming{SnapshotCalls: strings.Join(calls, ";")}}
+}
+
+// SnapshotList is the value of arm.Arming.SnapshotCalls for a list of
+// calls ("N@SITE;...", as campaign.Reach.Stack lists them); ";" stands
+// for none, as an empty variable would mean "all".
+func SnapshotList(calls string) string {
+	if calls == "" {
+		return ";"
+	}
+	return calls
 }

@@ -2,9 +2,10 @@ package detect
 
 import (
 	"encoding/json"
-	"github.com/atomicx/atomicx/campaign"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
 )
 
 // TestExperimentsOf checks the plan made from a profile run: one
@@ -23,7 +24,7 @@ func TestExperimentsOf(t *testing.T) {
 	}}
 	var got []string
 	for _, e := range experimentsOf(prof, 2, true) {
-		got = append(got, e.Fault+":"+strings.TrimPrefix(e.Key(), "experiment\x00p\x00T\x00")+":"+e.Snapshot)
+		got = append(got, e.Arming.Inject.Fault+":"+strings.TrimPrefix(e.Key(), "experiment\x00p\x00T\x00")+":"+e.Arming.SnapshotCalls)
 	}
 	want := []string{
 		"error:p.F#entry\x001\x00error:;", "panic:p.F#entry\x001\x00panic:;",
@@ -48,7 +49,7 @@ func TestNaturalRunOf(t *testing.T) {
 		ev(`{"event":"reach","site":"p.F#entry","occurrence":1}`),
 	}}
 	got := naturalRunOf(prof, 2)
-	if got == nil || got.Kind != "natural" || got.Snapshot != "3@p.F#entry;1@p.G#entry;7@p.F#entry" {
+	if got == nil || got.Kind != "natural" || got.Arming.SnapshotCalls != "3@p.F#entry;1@p.G#entry;7@p.F#entry" {
 		t.Errorf("natural run = %+v, want the calls 3@p.F, 1@p.G, 7@p.F", got)
 	}
 	if n := naturalRunOf(&campaign.Record{Kind: "profile", Events: prof.Events[5:]}, 2); n != nil {

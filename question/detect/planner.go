@@ -3,6 +3,7 @@ package detect
 import (
 	"encoding/json"
 	"sort"
+	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/rt/arm"
@@ -45,9 +46,9 @@ func askedBy(recs []*campaign.Record) map[Question]bool {
 			continue
 		}
 		for _, raw := range r.Events {
-			var v campaign.Event
+			var v event
 			if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" {
-				asked[Question{Site: v.Site, Mask: r.Mask}] = true
+				asked[Question{Site: v.Site, Mask: strings.Join(r.Arming.Mask, ";")}] = true
 			}
 		}
 	}
@@ -68,21 +69,21 @@ func PlannedRuns(recs []*campaign.Record, cost int64, opt campaign.Options) []*c
 // calls snapshotted, the functions masked.
 func detectEnv(e *campaign.Record, opt campaign.Options) []string {
 	var a arm.Arming
-	if (e.Kind == "experiment" || e.Kind == "recheck") && e.Site != "" {
-		a.Inject = arm.Injection{Fault: e.Fault, Occurrence: e.Occurrence, Site: e.Site}
+	if (e.Kind == "experiment" || e.Kind == "recheck") && e.Arming.Inject.Site != "" {
+		a.Inject = e.Arming.Inject
 		a.StopAbsorbed = opt.EarlyStop
 		a.Snapshots = arm.SnapshotsBeforeFault
 		if opt.AllSnaps {
 			a.Snapshots = arm.SnapshotsAll
 		}
 	}
-	a.SnapshotCalls = e.Snapshot
-	if e.Mask != "" {
+	a.SnapshotCalls = e.Arming.SnapshotCalls
+	if len(e.Arming.Mask) > 0 {
 		// Rolled back as masking can at best: with their writes to
 		// files undone too, where that is sound (UndoFiles), so that
 		// what runs after the rollback reads the files the memory is
 		// in step with.
-		a.Mask = arm.SplitIDs(e.Mask)
+		a.Mask = e.Arming.Mask
 		a.UndoFiles = a.Mask
 	}
 	return a.Env()

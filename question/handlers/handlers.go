@@ -41,12 +41,13 @@ var Handlers = &campaign.Planner{
 	FollowUps: func(recs []*campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
 		var runs []*campaign.PlannedRun
 		for _, r := range widenFollowUps(recs) {
-			runs = append(runs, &campaign.PlannedRun{Key: r.Key(), Env: WidenEnv(r.Site), Run: r})
+			runs = append(runs, &campaign.PlannedRun{Key: r.Key(), Env: WidenEnv(r.Arming.Inject.Site), Run: r})
 		}
 		for _, r := range routeFollowUps(recs) {
-			env := RouteEnv(r.Site)
-			if r.Fault == routePanicFault {
-				env = RoutePanicEnv(r.Site)
+			ids := r.Arming.Inject.Site
+			env := RouteEnv(ids)
+			if r.Arming.Inject.Fault == routePanicFault {
+				env = RoutePanicEnv(ids)
 			}
 			runs = append(runs, &campaign.PlannedRun{Key: r.Key(), Env: env, Run: r})
 		}
@@ -74,7 +75,8 @@ var Handlers = &campaign.Planner{
 func armsHandlers(recs []*campaign.Record) bool {
 	for _, r := range recs {
 		if r.Kind == "experiment" {
-			return r.Fault == handlerFault || r.Fault == widenFault || r.Fault == routeFault || r.Fault == routePanicFault
+			f := r.Arming.Inject.Fault
+			return f == handlerFault || f == widenFault || f == routeFault || f == routePanicFault
 		}
 	}
 	return false
@@ -86,7 +88,7 @@ const HandlerFaultWord = handlerFault
 // handlerRun is the record of the run of prof's test with handler id
 // armed.
 func handlerRun(prof *campaign.Record, id string) *campaign.Record {
-	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: id, Fault: handlerFault}
+	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Arming: arm.Arming{Inject: arm.Injection{Site: id, Fault: handlerFault}}}
 }
 
 // HandlerEnv is the environment that arms a handler. Nothing is
@@ -132,7 +134,7 @@ type HandlerSeen struct {
 func handlersOf(rec *campaign.Record) []*HandlerSeen {
 	byID := map[string]*HandlerSeen{}
 	for _, raw := range rec.Events {
-		var v campaign.Event
+		var v event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "handler" && v.Event != "white" {
 			continue
 		}
@@ -240,7 +242,7 @@ func HandlerResults(recs []*campaign.Record) []*HandlerResult {
 				profiles = append(profiles, r)
 			}
 		case "experiment":
-			switch r.Fault {
+			switch r.Arming.Inject.Fault {
 			case handlerFault:
 				runs[r.Key()] = r
 			case widenFault:
@@ -361,7 +363,7 @@ func sourceCount(h *HandlerSeen, run *campaign.Record) string {
 	var others []uint64
 	armed, more := false, false
 	for _, raw := range run.Events {
-		var v campaign.Event
+		var v event
 		if json.Unmarshal(raw, &v) != nil || v.Event != "armed" || v.Site != h.ID {
 			continue
 		}

@@ -3,9 +3,10 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/atomicx/atomicx/campaign"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
 )
 
 // handlerEvent is a handler event as rt logs it.
@@ -32,7 +33,7 @@ func TestHandlersPlanner(t *testing.T) {
 	if got := strings.Join(r.Env, " "); got != "ATOMICX_INJECT=handler:always:m.F#handler:f.go:3:2 ATOMICX_SNAPSHOTS=none" {
 		t.Errorf("environment %q", got)
 	}
-	if r.Run.Site != "m.F#handler:f.go:3:2" || r.Run.Test != "TestA" || r.Run.Kind != "experiment" || r.CostMs != 7 || r.Key != r.Run.Key() {
+	if r.Run.Arming.Inject.Site != "m.F#handler:f.go:3:2" || r.Run.Test != "TestA" || r.Run.Kind != "experiment" || r.CostMs != 7 || r.Key != r.Run.Key() {
 		t.Errorf("run %+v", r.Run)
 	}
 }

@@ -1,9 +1,9 @@
 package handlers
 
 import (
-	"github.com/atomicx/atomicx/campaign"
 	"strings"
 
+	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/rt/arm"
 )
 
@@ -61,7 +61,7 @@ func RoutePanicEnv(ids string) []string {
 // the handlers ids ("ID;ID") armed to panic, routed when fault is
 // routeFault.
 func routeRun(prof *campaign.Record, ids, fault string) *campaign.Record {
-	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: ids, Fault: fault}
+	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Arming: arm.Arming{Inject: arm.Injection{Site: ids, Fault: fault}}}
 }
 
 // routing gives the status of routing a panic of res's region to res;

@@ -3,9 +3,10 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/atomicx/atomicx/campaign"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
 )
 
 // routeProfile is the profile run of test with the err != nil arm of one
@@ -72,7 +73,7 @@ func TestRoutingStatus(t *testing.T) {
 			switch {
 			case tt.wantFollowUp == "" && len(next) > 0:
 				t.Errorf("follow-ups %+v, want none", next[0])
-			case tt.wantFollowUp != "" && (len(next) != 1 || next[0].Fault != tt.wantFollowUp || next[0].Site != wNil):
+			case tt.wantFollowUp != "" && (len(next) != 1 || next[0].Arming.Inject.Fault != tt.wantFollowUp || next[0].Arming.Inject.Site != wNil):
 				t.Errorf("follow-ups %v, want one %s run of %s", next, tt.wantFollowUp, wNil)
 			}
 		})

@@ -1,10 +1,10 @@
 package handlers
 
 import (
-	"github.com/atomicx/atomicx/campaign"
 	"sort"
 	"strings"
 
+	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/rt/arm"
 )
 
@@ -75,7 +75,7 @@ func WidenEnv(ids string) []string {
 // widenRun is the record of the run of prof's test with the handlers ids
 // ("ID;ID") widened.
 func widenRun(prof *campaign.Record, ids string) *campaign.Record {
-	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Site: ids, Fault: widenFault}
+	return &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test, Arming: arm.Arming{Inject: arm.Injection{Site: ids, Fault: widenFault}}}
 }
 
 // widening gives the status of res's widening; arms are the handlers of
@@ -216,7 +216,7 @@ func keptTogether(recs []*campaign.Record, results []*HandlerResult, which func(
 	site := strings.Join(ids, ";")
 	byKey := map[string]*campaign.Record{}
 	for _, r := range recs {
-		if r.Kind == "experiment" && r.Fault == fault && r.Site == site {
+		if r.Kind == "experiment" && r.Arming.Inject.Fault == fault && r.Arming.Inject.Site == site {
 			byKey[r.Package+"\x00"+r.Test] = r
 		}
 	}

@@ -3,9 +3,10 @@ package handlers
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/atomicx/atomicx/campaign"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
 )
 
 // The arms of one region, as in
@@ -135,7 +136,7 @@ func TestWideningsTogether(t *testing.T) {
 		recs = append(recs, r)
 	}
 	follow := widenFollowUps(recs)
-	if len(follow) != 1 || follow[0].Site != wG || follow[0].Test != "TestB" {
+	if len(follow) != 1 || follow[0].Arming.Inject.Site != wG || follow[0].Test != "TestB" {
 		t.Fatalf("follow-ups %+v, want G's widened run first", follow)
 	}
 	follow[0].Status = campaign.Passed
@@ -145,7 +146,7 @@ func TestWideningsTogether(t *testing.T) {
 		t.Fatalf("together before its runs: %+v", w)
 	}
 	follow = widenFollowUps(recs)
-	if len(follow) != 2 || follow[0].Site != wIs+";"+wG {
+	if len(follow) != 2 || follow[0].Arming.Inject.Site != wIs+";"+wG {
 		t.Fatalf("follow-ups %+v, want the two tests widened together", follow)
 	}
 	follow[0].Status, follow[1].Status = campaign.Passed, campaign.Hung

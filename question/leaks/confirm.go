@@ -7,6 +7,7 @@ import (
 
 	"github.com/atomicx/atomicx/campaign"
 	"github.com/atomicx/atomicx/question/detect"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // A LeakTarget is a finding of the errleak analysis to confirm by
@@ -33,10 +34,16 @@ type LeakTarget struct {
 	IsClosed string `json:"is_closed,omitempty"`
 }
 
+// options are leak confirmation's own options: the findings it asks
+// about (campaign.Options.QuestionData).
+type options struct {
+	Confirm []LeakTarget `json:"confirm"`
+}
+
 // EncodeTargets are the findings as a campaign's configuration and plan
-// carry them (campaign.Config.Confirm, campaign.Options.Confirm).
+// carry them (campaign.Config.QuestionData, campaign.Options.QuestionData).
 func EncodeTargets(targets []LeakTarget) json.RawMessage {
-	b, err := json.Marshal(targets)
+	b, err := json.Marshal(options{Confirm: targets})
 	if err != nil {
 		panic(err) // strings and ints only
 	}
@@ -48,7 +55,7 @@ func EncodeTargets(targets []LeakTarget) json.RawMessage {
 const maxConfirmOccurrences = 3
 
 // Confirm asks whether the tests take the paths that errleak reports:
-// for each finding (Options.Confirm, see EncodeTargets), one error
+// for each finding (see EncodeTargets), one error
 // experiment per reach of the point where its opening failure can be
 // injected, at most maxConfirmOccurrences per test. ConfirmLeaks reads
 // the answers.
@@ -59,9 +66,9 @@ var Confirm = &campaign.Planner{
 		var recs []*campaign.Record
 		seen := map[string]bool{}
 		// The plan's own data, checked by its ID: it decodes.
-		var targets []LeakTarget
-		json.Unmarshal(opt.Confirm, &targets)
-		for _, t := range targets {
+		var o options
+		json.Unmarshal(opt.QuestionData, &o)
+		for _, t := range o.Confirm {
 			for _, e := range confirmRuns(prof, t) {
 				if !seen[e.Key()] {
 					seen[e.Key()] = true
@@ -89,14 +96,14 @@ func confirmRuns(prof *campaign.Record, t LeakTarget) []*campaign.Record {
 			break
 		}
 		out = append(out, &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-			Site: r.Site, Occurrence: r.Occurrence, Fault: "error", Snapshot: campaign.SnapshotList(r.Stack)})
+			Arming: arm.Arming{Inject: arm.Injection{Site: r.Site, Occurrence: r.Occurrence, Fault: "error"}, SnapshotCalls: detect.SnapshotList(r.Stack)}})
 	}
 	return out
 }
 
 // injectsFor reports whether a reach is of a point that injects t's
 // opening failure.
-func injectsFor(r campaign.Event, t LeakTarget) bool {
+func injectsFor(r campaign.Reach, t LeakTarget) bool {
 	if strings.Contains(r.Site, "#call:") {
 		return r.Pos == t.CallPos
 	}
@@ -206,9 +213,9 @@ func ConfirmLeaks(targets []LeakTarget, recs []*campaign.Record) []LeakConfirmat
 // logged right before its verdict.
 func returnedAt(e *campaign.Record, t LeakTarget) (answer, why string, end int) {
 	injected := false
-	var probe *campaign.Event
+	var probe *event
 	for _, raw := range e.Events {
-		var v campaign.Event
+		var v event
 		if json.Unmarshal(raw, &v) != nil {
 			continue
 		}
@@ -226,9 +233,9 @@ func returnedAt(e *campaign.Record, t LeakTarget) (answer, why string, end int) 
 		}
 	}
 	if e.Status == campaign.Hung || e.Status == campaign.Crashed {
-		if state, ok := campaign.StuckIn(e.Stacks, t.Func); ok && injected {
+		if state, ok := stuckIn(e.Stacks, t.Func); ok && injected {
 			why := "it waits for " + state + " and never returns"
-			if campaign.LockWait(state) {
+			if lockWait(state) {
 				why = "the lock is never released"
 			}
 			return LeakConfirmedHangs, why, 0
@@ -245,7 +252,7 @@ func returnedAt(e *campaign.Record, t LeakTarget) (answer, why string, end int) 
 
 // confirmedState is the answer for a confirmed path whose return at line
 // end the probe (nil if none) saw, and why openness was not checked.
-func confirmedState(probe *campaign.Event, end int) (answer, why string) {
+func confirmedState(probe *event, end int) (answer, why string) {
 	if probe == nil || probe.End != end {
 		return LeakConfirmedUnchecked, "the build does not register this acquisition's resource"
 	}
@@ -260,4 +267,26 @@ func confirmedState(probe *campaign.Event, end int) (answer, why string) {
 		why = "the probe could not tell"
 	}
 	return LeakConfirmedUnchecked, why
+}
+
+// stuckIn finds, among the goroutines of a dump, one with fn, or a
+// function literal of fn, on its stack, and says what it waited for.
+func stuckIn(stacks []campaign.GoroutineStack, fn string) (state string, ok bool) {
+	for _, g := range stacks {
+		for _, f := range g.Funcs {
+			if f == fn || strings.HasPrefix(f, fn+".func") || strings.HasPrefix(f, fn+".deferwrap") {
+				return g.State, true
+			}
+		}
+	}
+	return "", false
+}
+
+// lockWait reports whether a goroutine state is a wait for a mutex.
+func lockWait(state string) bool {
+	switch state {
+	case "sync.Mutex.Lock", "sync.RWMutex.Lock", "sync.RWMutex.RLock", "semacquire":
+		return true
+	}
+	return false
 }

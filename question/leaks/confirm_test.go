@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -55,12 +56,12 @@ func confirmProfile(t *testing.T) *campaign.Record {
 }
 
 func TestConfirmPlanner(t *testing.T) {
-	runs := Confirm.Runs(confirmProfile(t), campaign.Options{Confirm: EncodeTargets(confirmTargets)})
+	runs := Confirm.Runs(confirmProfile(t), campaign.Options{QuestionData: EncodeTargets(confirmTargets)})
 	var got []string
 	for _, r := range runs {
 		e := r.Run
-		got = append(got, fmt.Sprintf("%s %s #%d %s snap=%s", e.Kind, e.Site, e.Occurrence, e.Fault, e.Snapshot))
-		if !strings.Contains(strings.Join(r.Env, " "), fmt.Sprintf("ATOMICX_INJECT=error:%d:%s", e.Occurrence, e.Site)) {
+		got = append(got, fmt.Sprintf("%s %s #%d %s snap=%s", e.Kind, e.Arming.Inject.Site, e.Arming.Inject.Occurrence, e.Arming.Inject.Fault, e.Arming.SnapshotCalls))
+		if !strings.Contains(strings.Join(r.Env, " "), fmt.Sprintf("ATOMICX_INJECT=error:%d:%s", e.Arming.Inject.Occurrence, e.Arming.Inject.Site)) {
 			t.Errorf("run %s: environment %q does not arm it", r.Key, r.Env)
 		}
 	}
@@ -87,7 +88,7 @@ func TestConfirmLeaks(t *testing.T) {
 	probed := []LeakTarget{confirmTargets[0]}
 	probed[0].AcquirePos = "m/load.go:10:17"
 	exp := func(site string, occ int, fired bool, evs ...map[string]any) *campaign.Record {
-		return &campaign.Record{Kind: "experiment", Package: "m", Test: "TestLoad", Site: site, Occurrence: uint64(occ), Fault: "error",
+		return &campaign.Record{Kind: "experiment", Package: "m", Test: "TestLoad", Arming: arm.Arming{Inject: arm.Injection{Site: site, Occurrence: uint64(occ), Fault: "error"}},
 			Status: campaign.Failed, Fired: fired, Events: rawEvents(t, evs...)}
 	}
 	tests := []struct {
@@ -216,7 +217,7 @@ func TestConfirmLeaks(t *testing.T) {
 			for _, c := range ConfirmLeaks(tt.targets, tt.recs) {
 				run := "-"
 				if c.Run != nil {
-					run = fmt.Sprintf("#%d", c.Run.Occurrence)
+					run = fmt.Sprintf("#%d", c.Run.Arming.Inject.Occurrence)
 				}
 				a := fmt.Sprintf("%s %d %s", c.Answer, c.End, run)
 				if c.Why != "" {
@@ -228,5 +229,29 @@ func TestConfirmLeaks(t *testing.T) {
 				t.Errorf("answers (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestStuckIn: a hung run's goroutine with the function, or a function
+// literal of it, on its stack, and whether it waits for a lock.
+func TestStuckIn(t *testing.T) {
+	const fn = "example.com/m.(*DB).Get"
+	tests := []struct {
+		name     string
+		stacks   []campaign.GoroutineStack
+		state    string
+		ok, lock bool
+	}{
+		{"a deferred closure of the function blocked on a mutex",
+			[]campaign.GoroutineStack{{State: "idle", Funcs: []string{"runtime.mcall"}}, {State: "sync.Mutex.Lock", Funcs: []string{fn + ".func1"}}},
+			"sync.Mutex.Lock", true, true},
+		{"the function waiting on a channel", []campaign.GoroutineStack{{State: "chan receive", Funcs: []string{"runtime.gopark", fn}}}, "chan receive", true, false},
+		{"another function with the same prefix", []campaign.GoroutineStack{{State: "semacquire", Funcs: []string{fn + "All"}}}, "", false, false},
+	}
+	for _, tt := range tests {
+		state, ok := stuckIn(tt.stacks, fn)
+		if state != tt.state || ok != tt.ok || lockWait(state) != tt.lock {
+			t.Errorf("%s: stuckIn = %q, %v, lockWait %v; want %q, %v, %v", tt.name, state, ok, lockWait(state), tt.state, tt.ok, tt.lock)
+		}
 	}
 }

@@ -17,8 +17,8 @@ import (
 // run twice with that test, failing its first reach (one-shot) and every
 // reach (always), and classified by the test's outcome (PointClass).
 // The class of a point is the workload's: each point is run with every
-// test whose profile run reached it (or the first Options.TestsPerPoint
-// of them, the tests that reached the fewest points first, ties to the
+// test whose profile run reached it (or the first TestsPerPoint of them
+// (Options), the tests that reached the fewest points first, ties to the
 // smaller key), and is fragile if one of them fails the one-shot run,
 // immunized only if every one passes both runs.
 // The fault is an error where the point can return one, else a panic.
@@ -43,7 +43,7 @@ import (
 var Perturb = &campaign.Planner{
 	Name: "perturb",
 	AllRuns: func(profs []*campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
-		return perturbRuns(perturbPoints(profs, opt.TestsPerPoint))
+		return perturbRuns(perturbPoints(profs, TestsPerPoint(opt.QuestionData)))
 	},
 	FollowUps: func(recs []*campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
 		return perturbRuns(perturbFollowUps(recs))
@@ -53,6 +53,66 @@ var Perturb = &campaign.Planner{
 	OneAtATime:     true,
 	FollowUpsText:  "running %d perturbation runs: points failed at every reach, or failure-oblivious candidates",
 	FollowUpsName:  "always and validation runs",
+	// The report says how many tests ran each point.
+	HeaderData: func(options json.RawMessage) json.RawMessage { return options },
+}
+
+// options are perturbation's own options (campaign.Options.QuestionData,
+// and the header's).
+type options struct {
+	// TestsPerPoint bounds the tests each point runs with; 0 runs it
+	// with every test that reaches it.
+	TestsPerPoint int `json:"tests_per_point,omitempty"`
+}
+
+// Options are perturbation's options as a campaign carries them
+// (campaign.Config.QuestionData): at most testsPerPoint tests run each
+// point, 0 for every test that reaches it.
+func Options(testsPerPoint int) json.RawMessage {
+	if testsPerPoint == 0 {
+		return nil
+	}
+	b, _ := json.Marshal(options{TestsPerPoint: testsPerPoint})
+	return b
+}
+
+// TestsPerPoint is the bound on the tests each point runs with, from a
+// perturbation campaign's options or its header's data
+// (campaign.Header.QuestionData); 0 when there is none.
+func TestsPerPoint(data json.RawMessage) int {
+	var o options
+	if len(data) > 0 {
+		json.Unmarshal(data, &o)
+	}
+	return o.TestsPerPoint
+}
+
+// runData is perturbation's own data about a run
+// (campaign.Record.QuestionData).
+type runData struct {
+	// Stack is where the profile run reached the point, the calls in
+	// progress ("N@SITE;..."), for monitoring.
+	Stack string `json:"stack,omitempty"`
+}
+
+// withStack is the data of a run of a point that the profile run
+// reached with stack.
+func withStack(stack string) json.RawMessage {
+	if stack == "" {
+		return nil
+	}
+	b, _ := json.Marshal(runData{Stack: stack})
+	return b
+}
+
+// stackOf is where the profile run reached the point of a perturbation
+// run (runData.Stack).
+func stackOf(r *campaign.Record) string {
+	var d runData
+	if len(r.QuestionData) > 0 {
+		json.Unmarshal(r.QuestionData, &d)
+	}
+	return d.Stack
 }
 
 // perturbPoints plans the one-shot runs of every point the profile runs
@@ -60,7 +120,7 @@ var Perturb = &campaign.Planner{
 // no bound), the smallest tests first.
 func perturbPoints(profs []*campaign.Record, bound int) []*campaign.Record {
 	order := append([]*campaign.Record(nil), profs...)
-	points := map[*campaign.Record][]campaign.Event{}
+	points := map[*campaign.Record][]campaign.Reach{}
 	for _, prof := range order {
 		points[prof] = campaign.Reaches(prof)
 	}
@@ -80,7 +140,7 @@ func perturbPoints(profs []*campaign.Record, bound int) []*campaign.Record {
 			}
 			taken[r.Site]++
 			out = append(out, &campaign.Record{Kind: "experiment", Package: prof.Package, Test: prof.Test,
-				Site: r.Site, Occurrence: 1, Fault: fault, Stack: r.Stack, Millis: prof.Millis})
+				Arming: arm.Arming{Inject: arm.Injection{Site: r.Site, Occurrence: 1, Fault: fault}}, QuestionData: withStack(r.Stack), Millis: prof.Millis})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key() < out[j].Key() })
@@ -119,11 +179,11 @@ func PerturbEnv(r *campaign.Record) []string {
 // PerturbArming is the arming of a perturbation run.
 func PerturbArming(r *campaign.Record) arm.Arming {
 	return arm.Arming{
-		Inject:    arm.Injection{Fault: r.Fault, Occurrence: r.Occurrence, Always: r.Always, Site: r.Site},
-		Oblivious: arm.SplitIDs(r.Oblivious),
+		Inject:    r.Arming.Inject,
+		Oblivious: r.Arming.Oblivious,
 		// The runtime snapshots every call of a function that it rolls
 		// back before swallowing its failure, and nothing else.
-		Mask:      arm.SplitIDs(r.Mask),
+		Mask:      r.Arming.Mask,
 		Snapshots: arm.SnapshotsNone,
 	}
 }
@@ -356,7 +416,7 @@ func (v *Validation) countWrapped(runs ...*campaign.Record) {
 		}
 		n := 0
 		for _, raw := range r.Events {
-			var e campaign.Event
+			var e event
 			if json.Unmarshal(raw, &e) != nil || e.Event != "oblivious" {
 				continue
 			}
@@ -373,7 +433,7 @@ func (v *Validation) countWrapped(runs ...*campaign.Record) {
 		}
 		v.Swallowed += n
 		v.MaxSwallowed = max(v.MaxSwallowed, n)
-		if r.Always && r.Status == campaign.Passed && n > 0 {
+		if r.Arming.Inject.Always && r.Status == campaign.Passed && n > 0 {
 			v.Unchecked = true
 		}
 	}
@@ -384,18 +444,18 @@ func (v Validation) Works(before string) bool { return Improves(before, v.Class)
 
 func (t *PointTest) alwaysRun() *campaign.Record {
 	r := t.OneShot
-	return &campaign.Record{Kind: r.Kind, Package: r.Package, Test: r.Test, Site: r.Site, Fault: r.Fault, Always: true, Stack: r.Stack,
-		Millis: r.Millis}
+	return &campaign.Record{Kind: r.Kind, Package: r.Package, Test: r.Test, Arming: arm.Arming{Inject: arm.Injection{Site: r.Arming.Inject.Site, Fault: r.Arming.Inject.Fault, Always: true}},
+		QuestionData: r.QuestionData, Millis: r.Millis}
 }
 
 func (t *PointTest) validationRun(p *Point, candidate string, atomic, always bool) *campaign.Record {
-	r := &campaign.Record{Kind: "experiment", Package: t.Package, Test: t.Test, Site: p.Site, Fault: p.Fault, Occurrence: 1,
-		Oblivious: candidate, Stack: t.OneShot.Stack, Millis: t.OneShot.Millis}
+	r := &campaign.Record{Kind: "experiment", Package: t.Package, Test: t.Test, Arming: arm.Arming{Inject: arm.Injection{Site: p.Site, Fault: p.Fault, Occurrence: 1}, Oblivious: arm.SplitIDs(candidate)},
+		QuestionData: t.OneShot.QuestionData, Millis: t.OneShot.Millis}
 	if always {
-		r.Occurrence, r.Always = 0, true
+		r.Arming.Inject.Occurrence, r.Arming.Inject.Always = 0, true
 	}
 	if atomic {
-		r.Mask = candidate
+		r.Arming.Mask = r.Arming.Oblivious
 	}
 	return r
 }
@@ -418,17 +478,17 @@ func PointsOf(recs []*campaign.Record) []*Point {
 				}
 			}
 		}
-		if r.Kind != "experiment" || r.Site == "" {
+		if r.Kind != "experiment" || r.Arming.Inject.Site == "" {
 			continue
 		}
 		byKey[r.Key()] = r
-		if r.Always || r.Oblivious != "" || r.Occurrence != 1 {
+		if r.Arming.Inject.Always || len(r.Arming.Oblivious) > 0 || r.Arming.Inject.Occurrence != 1 {
 			continue
 		}
-		p := bySite[r.Site]
+		p := bySite[r.Arming.Inject.Site]
 		if p == nil {
-			p = &Point{Site: r.Site, Fault: r.Fault}
-			bySite[r.Site] = p
+			p = &Point{Site: r.Arming.Inject.Site, Fault: r.Arming.Inject.Fault}
+			bySite[r.Arming.Inject.Site] = p
 			points = append(points, p)
 		}
 		p.Tests = append(p.Tests, &PointTest{Package: r.Package, Test: r.Test, OneShot: r})
@@ -595,7 +655,7 @@ func siteFunc(site string) string {
 // event, or the call site's ID.
 func siteName(r *campaign.Record, site string) string {
 	for _, raw := range r.Events {
-		var e campaign.Event
+		var e event
 		if json.Unmarshal(raw, &e) == nil && e.Event == "inject" && e.Site == site && e.Pos != "" {
 			return e.Pos
 		}
@@ -615,15 +675,15 @@ func siteName(r *campaign.Record, site string) string {
 // The calls are those that the run's own inject event lists, by the
 // run's own numbers, the numbers of its "fail" events; a run of an older
 // runtime, which does not list them, is read against where the profile
-// run reached the point (Record.Stack), whose numbers are the run's only
+// run reached the point (stackOf), whose numbers are the run's only
 // when nothing ran concurrently.
 func Monitored(r *campaign.Record) Monitor {
 	var m Monitor
 	failed := map[string]map[uint64]bool{}
 	injected := false
-	stack, gid := r.Stack, uint64(0)
+	stack, gid := stackOf(r), uint64(0)
 	for _, raw := range r.Events {
-		var e campaign.Event
+		var e event
 		if json.Unmarshal(raw, &e) != nil {
 			continue
 		}
@@ -656,16 +716,16 @@ func Monitored(r *campaign.Record) Monitor {
 }
 
 // otherPath reports whether a one-shot run reached its point through
-// other functions than its profile run (Record.Stack): the functions of
+// other functions than its profile run (stackOf): the functions of
 // the calls in progress that its inject event lists, call numbers aside.
 // A run of an older runtime, which lists none, is taken at its word.
 func otherPath(r *campaign.Record) bool {
 	for _, raw := range r.Events {
-		var e campaign.Event
+		var e event
 		if json.Unmarshal(raw, &e) != nil || e.Event != "inject" {
 			continue
 		}
-		return e.G != 0 && !slices.Equal(stackSites(e.Stack), stackSites(r.Stack))
+		return e.G != 0 && !slices.Equal(stackSites(e.Stack), stackSites(stackOf(r)))
 	}
 	return false
 }

@@ -3,11 +3,13 @@ package perturb
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/atomicx/atomicx/campaign"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 func eventLines(t *testing.T, lines ...string) []json.RawMessage {
@@ -54,11 +56,11 @@ func TestPerturbPoints(t *testing.T) {
 		{2, []string{fastA, fastB, slowA, slowB}},
 	}
 	for _, tt := range tests {
-		runs := Perturb.AllRuns(profs, campaign.Options{TestsPerPoint: tt.bound})
+		runs := Perturb.AllRuns(profs, campaign.Options{QuestionData: Options(tt.bound)})
 		var got []string
 		for _, r := range runs {
-			got = append(got, fmt.Sprintf("%s %s %s:%d stack=%s cost=%d env=%s", r.Run.Test, r.Run.Site, r.Run.Fault, r.Run.Occurrence,
-				r.Run.Stack, r.CostMs, strings.Join(r.Env, " ")))
+			got = append(got, fmt.Sprintf("%s %s %s:%d stack=%s cost=%d env=%s", r.Run.Test, r.Run.Arming.Inject.Site, r.Run.Arming.Inject.Fault, r.Run.Arming.Inject.Occurrence,
+				stackOf(r.Run), r.CostMs, strings.Join(r.Env, " ")))
 			if r.Key != r.Run.Key() || r.Run.Millis != 0 {
 				t.Errorf("run %q: key %q, millis %d", r.Run.Key(), r.Key, r.Run.Millis)
 			}
@@ -187,7 +189,7 @@ func TestMonitored(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Monitored(&campaign.Record{Stack: stack, Events: eventLines(t, tt.events...)})
+			got := Monitored(&campaign.Record{QuestionData: withStack(stack), Events: eventLines(t, tt.events...)})
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("Monitored = %+v, want %+v", got, tt.want)
 			}
@@ -205,11 +207,11 @@ func TestPerturbFollowUps(t *testing.T) {
 	}
 	const fragile, sensitive, immune = "m.F#entry", "m.S#entry", "m.I#entry"
 	oneShots := []*campaign.Record{
-		{Kind: "experiment", Package: "m", Test: "T1", Site: fragile, Occurrence: 1, Fault: "error", Stack: "1@m.Caller#entry;1@m.Top#entry",
+		{Kind: "experiment", Package: "m", Test: "T1", Arming: arm.Arming{Inject: arm.Injection{Site: fragile, Occurrence: 1, Fault: "error"}}, QuestionData: withStack("1@m.Caller#entry;1@m.Top#entry"),
 			Status: campaign.Failed, Fired: true, Events: eventLines(t, inject(fragile), `{"event":"fail","site":"m.Caller#entry","call":1}`)},
-		{Kind: "experiment", Package: "m", Test: "T2", Site: sensitive, Occurrence: 1, Fault: "error", Stack: "2@m.Loop#entry",
+		{Kind: "experiment", Package: "m", Test: "T2", Arming: arm.Arming{Inject: arm.Injection{Site: sensitive, Occurrence: 1, Fault: "error"}}, QuestionData: withStack("2@m.Loop#entry"),
 			Status: campaign.Passed, Fired: true, Events: eventLines(t, inject(sensitive), `{"event":"fail","site":"m.Loop#entry","call":2}`)},
-		{Kind: "experiment", Package: "m", Test: "T3", Site: immune, Occurrence: 1, Fault: "error", Stack: "1@m.Safe#entry",
+		{Kind: "experiment", Package: "m", Test: "T3", Arming: arm.Arming{Inject: arm.Injection{Site: immune, Occurrence: 1, Fault: "error"}}, QuestionData: withStack("1@m.Safe#entry"),
 			Status: campaign.Passed, Fired: true, Events: eventLines(t, inject(immune))},
 	}
 	recs := append([]*campaign.Record{{Kind: "profile", Package: "m", Test: "T1", Status: campaign.Passed}}, oneShots...)
@@ -219,19 +221,19 @@ func TestPerturbFollowUps(t *testing.T) {
 	}
 	tests := map[string]string{fragile: "T1", sensitive: "T2", immune: "T3"}
 	for i, r := range round1 {
-		if !r.Always || r.Test != tests[r.Site] || r.Occurrence != 0 {
+		if !r.Arming.Inject.Always || r.Test != tests[r.Arming.Inject.Site] || r.Arming.Inject.Occurrence != 0 {
 			t.Errorf("round 1 run %d: %+v", i, r)
 		}
-		delete(tests, r.Site)
+		delete(tests, r.Arming.Inject.Site)
 		r.Fired = true
-		r.Status = map[string]string{fragile: campaign.Failed, sensitive: campaign.Failed, immune: campaign.Passed}[r.Site]
+		r.Status = map[string]string{fragile: campaign.Failed, sensitive: campaign.Failed, immune: campaign.Passed}[r.Arming.Inject.Site]
 	}
 	recs = append(recs, round1...)
 	round2 := perturbFollowUps(recs)
 	var got []string
 	for _, r := range round2 {
 		env := strings.Join(PerturbEnv(r), " ")
-		got = append(got, fmt.Sprintf("%s always=%v %s", r.Site, r.Always, env))
+		got = append(got, fmt.Sprintf("%s always=%v %s", r.Arming.Inject.Site, r.Arming.Inject.Always, env))
 	}
 	want := []string{
 		"m.F#entry always=false ATOMICX_INJECT=error:1:m.F#entry ATOMICX_OBLIVIOUS=m.Caller#entry ATOMICX_SNAPSHOTS=none",
@@ -253,13 +255,13 @@ func TestPerturbFollowUps(t *testing.T) {
 	for _, r := range round2 {
 		r.Fired = true
 		r.Status = campaign.Failed
-		if r.Site == sensitive || r.Mask != "" {
+		if r.Arming.Inject.Site == sensitive || len(r.Arming.Mask) > 0 {
 			r.Status = campaign.Passed
 		}
-		if r.Mask != "" && r.Site == sensitive {
+		if len(r.Arming.Mask) > 0 && r.Arming.Inject.Site == sensitive {
 			r.Events = eventLines(t, `{"event":"oblivious","site":"m.Loop#entry","swallowed":false,"atomic":true,"rolled_back":false}`)
 		} else {
-			r.Events = eventLines(t, fmt.Sprintf(`{"event":"oblivious","site":%q,"swallowed":true,"atomic":%v,"rolled_back":%v}`, r.Oblivious, r.Mask != "", r.Mask != ""))
+			r.Events = eventLines(t, fmt.Sprintf(`{"event":"oblivious","site":%q,"swallowed":true,"atomic":%v,"rolled_back":%v}`, ids(r.Arming.Oblivious), len(r.Arming.Mask) > 0, len(r.Arming.Mask) > 0))
 		}
 	}
 	recs = append(recs, round2...)
@@ -299,7 +301,7 @@ func TestPerturbPointOverTests(t *testing.T) {
 		return fmt.Sprintf(`{"event":"fail","site":%q,"call":%d,"g":%d}`, s, call, g)
 	}
 	oneShot := func(test, status string, events ...string) *campaign.Record {
-		return &campaign.Record{Kind: "experiment", Package: "m", Test: test, Site: site, Occurrence: 1, Fault: "error",
+		return &campaign.Record{Kind: "experiment", Package: "m", Test: test, Arming: arm.Arming{Inject: arm.Injection{Site: site, Occurrence: 1, Fault: "error"}},
 			Status: status, Fired: true, Events: eventLines(t, events...)}
 	}
 	recs := []*campaign.Record{
@@ -351,7 +353,7 @@ func TestPerturbPointOverTests(t *testing.T) {
 	round2 := perturbFollowUps(recs)
 	var got []string
 	for _, r := range round2 {
-		got = append(got, fmt.Sprintf("%s %s always=%v mask=%s", r.Test, r.Oblivious, r.Always, r.Mask))
+		got = append(got, fmt.Sprintf("%s %s always=%v mask=%s", r.Test, ids(r.Arming.Oblivious), r.Arming.Inject.Always, ids(r.Arming.Mask)))
 	}
 	slices.Sort(got)
 	var want []string
@@ -372,7 +374,7 @@ func TestPerturbPointOverTests(t *testing.T) {
 	// improvement for the workload.
 	for _, r := range round2 {
 		r.Fired, r.Status = true, campaign.Passed
-		if r.Test == "TestA" && r.Oblivious == "m.Decode#entry" || r.Test == "TestB" && r.Oblivious == "m.Retry#entry" {
+		if r.Test == "TestA" && ids(r.Arming.Oblivious) == "m.Decode#entry" || r.Test == "TestB" && ids(r.Arming.Oblivious) == "m.Retry#entry" {
 			r.Status = campaign.Failed
 		}
 	}
@@ -390,7 +392,7 @@ func TestPerturbPointOverTests(t *testing.T) {
 // did not check what they should have produced.
 func TestCandidateHazards(t *testing.T) {
 	swallows := func(n int, always bool, status string) *campaign.Record {
-		r := &campaign.Record{Always: always, Status: status}
+		r := &campaign.Record{Arming: arm.Arming{Inject: arm.Injection{Always: always}}, Status: status}
 		for range n {
 			r.Events = append(r.Events, json.RawMessage(`{"event":"oblivious","site":"m.F#entry","swallowed":true}`))
 		}
@@ -456,9 +458,43 @@ func TestOtherPath(t *testing.T) {
 		{"an older runtime", "3@m.A#entry", `{"event":"inject"}`, false},
 	}
 	for _, tt := range tests {
-		r := &campaign.Record{Stack: tt.profile, Events: eventLines(t, tt.inject)}
+		r := &campaign.Record{QuestionData: withStack(tt.profile), Events: eventLines(t, tt.inject)}
 		if got := otherPath(r); got != tt.want {
 			t.Errorf("%s: otherPath = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// ids is a list of site IDs as a journal writes it.
+func ids(list []string) string { return strings.Join(list, ";") }
+
+// TestQuestionData: perturbation's options and a run's stack are its own
+// data on the engine's values, with the keys its journals have always
+// used, and nothing when there is nothing to say.
+func TestQuestionData(t *testing.T) {
+	for _, tt := range []struct {
+		bound int
+		want  string
+	}{{0, ""}, {1, `{"tests_per_point":1}`}, {12, `{"tests_per_point":12}`}} {
+		got := Options(tt.bound)
+		if string(got) != tt.want || TestsPerPoint(got) != tt.bound {
+			t.Errorf("Options(%d) = %s, read back as %d; want %s", tt.bound, got, TestsPerPoint(got), tt.want)
+		}
+	}
+	for _, tt := range []struct{ stack, want string }{{"", ""}, {"1@m.F#entry;2@m.G#entry", `{"stack":"1@m.F#entry;2@m.G#entry"}`}} {
+		r := &campaign.Record{QuestionData: withStack(tt.stack)}
+		if string(r.QuestionData) != tt.want || stackOf(r) != tt.stack {
+			t.Errorf("withStack(%q) = %s, read back as %q; want %s", tt.stack, r.QuestionData, stackOf(r), tt.want)
+		}
+	}
+	// The always run and the validation runs of a point keep the one-shot
+	// run's stack.
+	one := &PointTest{Package: "m", Test: "T", OneShot: &campaign.Record{Kind: "experiment", Package: "m", Test: "T",
+		Arming: arm.Arming{Inject: arm.Injection{Site: "m.F#entry", Occurrence: 1, Fault: "error"}}, QuestionData: withStack("1@m.G#entry")}}
+	p := &Point{Site: "m.F#entry", Fault: "error"}
+	for _, r := range []*campaign.Record{one.alwaysRun(), one.validationRun(p, "m.G#entry", true, true)} {
+		if stackOf(r) != "1@m.G#entry" {
+			t.Errorf("%s: stack %q", r.Key(), stackOf(r))
 		}
 	}
 }
