@@ -419,6 +419,12 @@ func (c *comparer) pointers(sp, lp unsafe.Pointer, pl *typePlan) bool {
 		return !c.again() && c.report(c.s.renderPointer(sp, pl, true), c.s.renderPointer(lp, pl, false))
 	}
 	elem := c.s.elemPlan(pl)
+	if elem.report && sp == lp {
+		// An error written in place is the report of the failure (a
+		// key, a position, a cause set by a decorator), which a rollback
+		// leaves as it is too: no change of state.
+		return false
+	}
 	if elem.opaque && sp != lp {
 		return !c.again() && c.report(c.s.renderPointer(sp, pl, true), c.s.renderPointer(lp, pl, false))
 	}

@@ -1026,3 +1026,44 @@ func checkMutation(t *testing.T, roots []any, names []string, mutate func() *dif
 	}
 	return s
 }
+
+// graphReport is an error that a failing path completes.
+type graphReport struct{ key string }
+
+func (e *graphReport) Error() string { return "report " + e.key }
+
+// TestCompareLeavesReports: an error written in place is the report of
+// the failure, no change of state; an error replaced by another, and the
+// state around it, are changes.
+func TestCompareLeavesReports(t *testing.T) {
+	type holder struct {
+		n    int
+		last error
+	}
+	for _, tt := range []struct {
+		name   string
+		change func(h *holder)
+		path   string // "" when equal
+	}{
+		{"decorated in place", func(h *holder) { h.last.(*graphReport).key = "b" }, ""},
+		{"replaced", func(h *holder) { h.last = &graphReport{key: "c"} }, "v.last.(*rt.graphReport).key"},
+		{"state beside it", func(h *holder) { h.n = 2; h.last.(*graphReport).key = "b" }, "v.n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			h := &holder{n: 1, last: &graphReport{}}
+			roots := []any{h}
+			s, ok := takeSnapshot(roots, 0)
+			if !ok {
+				t.Fatal("snapshot over budget")
+			}
+			tt.change(h)
+			d, equal := s.firstDiff(roots, []string{"v"})
+			if tt.path == "" && !equal {
+				t.Errorf("a difference at %s: %+v", d.Path, d)
+			}
+			if tt.path != "" && (equal || !strings.HasPrefix(d.Path, tt.path)) {
+				t.Errorf("got %+v (equal %v), want a difference at %s", d, equal, tt.path)
+			}
+		})
+	}
+}
