@@ -109,9 +109,12 @@ func (e *Evidence) injected(inj arm.Injection) {
 }
 
 // Arming is the arming of the run that gave the evidence, as far as a
-// run again needs it: its fault and the functions it rolled back.
+// run again needs it: its fault and the functions it rolled back, whose
+// writes to files were undone with their memory, as the campaign's
+// recheck did them (see detect's planner).
 func (e *Evidence) Arming() arm.Arming {
-	return arm.Arming{Inject: e.inject, Mask: arm.SplitIDs(e.Mask)}
+	mask := arm.SplitIDs(e.Mask)
+	return arm.Arming{Inject: e.inject, Mask: mask, UndoFiles: mask}
 }
 
 // OutsideWrite is a call that wrote outside memory inside a failed call.

@@ -217,3 +217,19 @@ func everyFormat(t *testing.T, r *Report) (text, js, html, sarif string) {
 	}
 	return tb.String(), jb.String(), hb.String(), sb.String()
 }
+
+// TestReproduceMasked: evidence found in a replay with callees masked is
+// run again as the recheck ran it, the masked functions' writes to files
+// undone with their memory.
+func TestReproduceMasked(t *testing.T) {
+	ev := &Evidence{Mask: "example.com/m.(*T).a#entry;example.com/m.(*T).b#entry", Test: "TestX", Package: "example.com/m"}
+	got := reproduce(ev, nil)
+	for _, want := range []string{
+		"ATOMICX_MASK='example.com/m.(*T).a#entry;example.com/m.(*T).b#entry'",
+		"ATOMICX_UNDO_FILES='example.com/m.(*T).a#entry;example.com/m.(*T).b#entry'",
+	} {
+		if !strings.Contains(got, want) {
+			t.Errorf("reproduce line %s\nlacks %s", got, want)
+		}
+	}
+}

@@ -81,9 +81,6 @@ func reproduceCmd(args []string, stdout, stderr io.Writer) int {
 	defer os.RemoveAll(tmp)
 	logPath := filepath.Join(tmp, "events.jsonl")
 	a := ev.Arming()
-	// The masked functions' writes to files are undone with their
-	// memory, as the campaign's recheck did.
-	a.UndoFiles = a.Mask
 	a.Snapshots, a.Log = arm.SnapshotsAll, logPath
 	env := a.Env()
 	if hdr.Policy != "" {
