@@ -1027,11 +1027,6 @@ func checkMutation(t *testing.T, roots []any, names []string, mutate func() *dif
 	return s
 }
 
-// graphReport is an error that a failing path completes.
-type graphReport struct{ key string }
-
-func (e *graphReport) Error() string { return "report " + e.key }
-
 // TestCompareLeavesReports: an error written in place is the report of
 // the failure, no change of state; an error replaced by another, and the
 // state around it, are changes.
@@ -1045,12 +1040,12 @@ func TestCompareLeavesReports(t *testing.T) {
 		change func(h *holder)
 		path   string // "" when equal
 	}{
-		{"decorated in place", func(h *holder) { h.last.(*graphReport).key = "b" }, ""},
-		{"replaced", func(h *holder) { h.last = &graphReport{key: "c"} }, "v.last.(*rt.graphReport).key"},
-		{"state beside it", func(h *holder) { h.n = 2; h.last.(*graphReport).key = "b" }, "v.n"},
+		{"decorated in place", func(h *holder) { h.last.(*mtReport).key = "b" }, ""},
+		{"replaced", func(h *holder) { h.last = &mtReport{key: "c"} }, "v.last.(*rt.mtReport).key"},
+		{"state beside it", func(h *holder) { h.n = 2; h.last.(*mtReport).key = "b" }, "v.n"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := &holder{n: 1, last: &graphReport{}}
+			h := &holder{n: 1, last: &mtReport{}}
 			roots := []any{h}
 			s, ok := takeSnapshot(roots, 0)
 			if !ok {

@@ -201,12 +201,7 @@ func outOfSight(items []int) {
 // on with its own value.
 func TestUndoPanic(t *testing.T) {
 	s := newUndoState()
-	func() {
-		defer func() {
-			if r := recover(); r != "boom" {
-				t.Errorf("recovered %v, want boom", r)
-			}
-		}()
+	expectBoom(t, func() {
 		runUndo(s, func(u *Undo, s *undoState) {
 			SaveBits(u, &s.n)
 			s.n = 99
@@ -214,10 +209,21 @@ func TestUndoPanic(t *testing.T) {
 			delete(s.rows, "x")
 			panic("boom")
 		}, nil)
-	}()
+	})
 	if want := newUndoState(); !reflect.DeepEqual(s, want) {
 		t.Errorf("after a panic: %+v, want %+v", s, want)
 	}
+}
+
+// expectBoom runs f, which must panic with "boom".
+func expectBoom(t *testing.T, f func()) {
+	t.Helper()
+	defer func() {
+		if r := recover(); r != "boom" {
+			t.Errorf("recovered %v, want boom", r)
+		}
+	}()
+	f()
 }
 
 // TestUndoReuse: a log's buffers are emptied for the next call, which
@@ -381,12 +387,7 @@ func TestSavepoint(t *testing.T) {
 func TestSavepointPanic(t *testing.T) {
 	s := newUndoState()
 	var inCallee *undoState
-	func() {
-		defer func() {
-			if r := recover(); r != "boom" {
-				t.Errorf("recovered %v, want boom", r)
-			}
-		}()
+	expectBoom(t, func() {
 		runUndo(s, func(u *Undo, s *undoState) {
 			SaveBits(u, &s.n)
 			s.n = 5
@@ -403,7 +404,7 @@ func TestSavepointPanic(t *testing.T) {
 				}, nil)
 			}()
 		}, nil)
-	}()
+	})
 	if inCallee == nil || inCallee.pair[1] != 3 || inCallee.n != 5 {
 		t.Errorf("after the callee's frame: %+v, want pair[1] = 3 and n = 5", inCallee)
 	}
