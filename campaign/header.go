@@ -17,72 +17,47 @@ import (
 // so that a report made later, from any directory, finds the sources, and
 // a finding can be reproduced with the same policy, build flags and
 // atomicx binary. A resumed campaign keeps the header of its first run.
-// Its JSON form is one object: the fields of headerLine, then the keys of
-// QuestionData.
+// Its JSON form is one object: its fields, then the keys of QuestionData.
 type Header struct {
-	Module     string   // path of the main module
-	ModuleRoot string   // directory holding its go.mod
-	RepoRoot   string   // nearest directory at or above it holding .git; "" when none
-	Dir        string   // where the go command ran
-	Journal    string   // the campaign's directory
-	Patterns   []string // the packages named
-	Policy     string   // the policy file the builds used
-	BuildArgs  []string // extra go build flags
-	Exec       string   // program workload's script
-	Atomicx    string   // the atomicx binary, absolute
-	Version    string   // its version
-	GoVersion  string   // of the go command that built the workload
-	Command    []string // the command line that started the campaign
-	Date       string   // when it started, RFC 3339
-	Run        string   // the tests selected, as go test -run
-	Plan       string   // the ID (Plan.ID) of the plan the campaign ran: a sharded campaign's, or the one a campaign made of its profile runs
-	Shard      string   // a shard's journal: which shard, "K/N"
-	Cover      bool     // built with coverage (Config.Cover)
+	Module     string   `json:"module"`         // path of the main module
+	ModuleRoot string   `json:"module_root"`    // directory holding its go.mod
+	RepoRoot   string   `json:"repo_root"`      // nearest directory at or above it holding .git; "" when none
+	Dir        string   `json:"dir"`            // where the go command ran
+	Journal    string   `json:"journal"`        // the campaign's directory
+	Patterns   []string `json:"patterns"`       // the packages named
+	Policy     string   `json:"policy"`         // the policy file the builds used
+	BuildArgs  []string `json:"build_args"`     // extra go build flags
+	Exec       string   `json:"exec,omitempty"` // program workload's script
+	Atomicx    string   `json:"atomicx"`        // the atomicx binary, absolute
+	Version    string   `json:"atomicx_version"`
+	GoVersion  string   `json:"go_version"`      // of the go command that built the workload
+	Command    []string `json:"command"`         // the command line that started the campaign
+	Date       string   `json:"date"`            // when it started, RFC 3339
+	Run        string   `json:"run,omitempty"`   // the tests selected, as go test -run
+	Plan       string   `json:"plan,omitempty"`  // the ID (Plan.ID) of the plan the campaign ran: a sharded campaign's, or the one a campaign made of its profile runs
+	Shard      string   `json:"shard,omitempty"` // a shard's journal: which shard, "K/N"
+	Cover      bool     `json:"cover,omitempty"` // built with coverage (Config.Cover)
 	// Question is the planner's name when it is not detect's (Planner).
-	Question string
+	Question string `json:"question,omitempty"`
 	// Oracle is a program workload's domain check (Config.Oracle).
-	Oracle string
+	Oracle string `json:"oracle,omitempty"`
 	// OneAtATime: every run ran on one thread, a test's parallel subtests
 	// one at a time (Planner.OneAtATime).
-	OneAtATime bool
+	OneAtATime bool `json:"one_at_a_time,omitempty"`
 	// QuestionData is what the question's report needs of its options
 	// (Planner.HeaderData), a JSON object that the question encodes and
 	// decodes.
-	QuestionData json.RawMessage
+	QuestionData json.RawMessage `json:"-"`
 }
 
 // headerLine is Header as a journal has it, the question's data aside.
-type headerLine struct {
-	Module     string   `json:"module"`
-	ModuleRoot string   `json:"module_root"`
-	RepoRoot   string   `json:"repo_root"`
-	Dir        string   `json:"dir"`
-	Journal    string   `json:"journal"`
-	Patterns   []string `json:"patterns"`
-	Policy     string   `json:"policy"`
-	BuildArgs  []string `json:"build_args"`
-	Exec       string   `json:"exec,omitempty"`
-	Atomicx    string   `json:"atomicx"`
-	Version    string   `json:"atomicx_version"`
-	GoVersion  string   `json:"go_version"`
-	Command    []string `json:"command"`
-	Date       string   `json:"date"`
-	Run        string   `json:"run,omitempty"`
-	Plan       string   `json:"plan,omitempty"`
-	Shard      string   `json:"shard,omitempty"`
-	Cover      bool     `json:"cover,omitempty"`
-	Question   string   `json:"question,omitempty"`
-	Oracle     string   `json:"oracle,omitempty"`
-	OneAtATime bool     `json:"one_at_a_time,omitempty"`
-}
+type headerLine Header
 
 var headerKeys = jsonKeys[headerLine]()
 
 // MarshalJSON writes the header as one object, the question's data last.
 func (h Header) MarshalJSON() ([]byte, error) {
-	line := headerLine{h.Module, h.ModuleRoot, h.RepoRoot, h.Dir, h.Journal, h.Patterns, h.Policy, h.BuildArgs, h.Exec, h.Atomicx,
-		h.Version, h.GoVersion, h.Command, h.Date, h.Run, h.Plan, h.Shard, h.Cover, h.Question, h.Oracle, h.OneAtATime}
-	return marshalWithQuestion(line, h.QuestionData, headerKeys)
+	return marshalWithQuestion(headerLine(h), h.QuestionData, headerKeys)
 }
 
 // UnmarshalJSON reads a header written by MarshalJSON.
@@ -92,8 +67,8 @@ func (h *Header) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*h = Header{l.Module, l.ModuleRoot, l.RepoRoot, l.Dir, l.Journal, l.Patterns, l.Policy, l.BuildArgs, l.Exec, l.Atomicx,
-		l.Version, l.GoVersion, l.Command, l.Date, l.Run, l.Plan, l.Shard, l.Cover, l.Question, l.Oracle, l.OneAtATime, data}
+	*h = Header(l)
+	h.QuestionData = data
 	return nil
 }
 

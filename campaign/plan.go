@@ -61,30 +61,25 @@ type PlanPackage struct {
 }
 
 // Options are what every shard of a plan runs with. Their JSON form is
-// one object: the fields of optionsLine, then the keys of QuestionData.
+// one object: its fields, then the keys of QuestionData.
 type Options struct {
-	TimeoutMs int64 // per run
-	MaxOccur  int
-	EarlyStop bool
-	AllSnaps  bool
-	// QuestionData are the question's own options, a JSON object that
-	// the question encodes and decodes (Config.QuestionData).
-	QuestionData json.RawMessage
-}
-
-// optionsLine is Options as a plan has them, the question's aside.
-type optionsLine struct {
-	TimeoutMs int64 `json:"timeout_ms"`
+	TimeoutMs int64 `json:"timeout_ms"` // per run
 	MaxOccur  int   `json:"max_occurrences"`
 	EarlyStop bool  `json:"early_stop"`
 	AllSnaps  bool  `json:"all_snapshots"`
+	// QuestionData are the question's own options, a JSON object that
+	// the question encodes and decodes (Config.QuestionData).
+	QuestionData json.RawMessage `json:"-"`
 }
+
+// optionsLine is Options as a plan has them, the question's aside.
+type optionsLine Options
 
 var optionsKeys = jsonKeys[optionsLine]()
 
 // MarshalJSON writes the options as one object, the question's last.
 func (o Options) MarshalJSON() ([]byte, error) {
-	return marshalWithQuestion(optionsLine{o.TimeoutMs, o.MaxOccur, o.EarlyStop, o.AllSnaps}, o.QuestionData, optionsKeys)
+	return marshalWithQuestion(optionsLine(o), o.QuestionData, optionsKeys)
 }
 
 // UnmarshalJSON reads options written by MarshalJSON.
@@ -94,7 +89,8 @@ func (o *Options) UnmarshalJSON(b []byte) error {
 	if err != nil {
 		return err
 	}
-	*o = Options{TimeoutMs: line.TimeoutMs, MaxOccur: line.MaxOccur, EarlyStop: line.EarlyStop, AllSnaps: line.AllSnaps, QuestionData: data}
+	*o = Options(line)
+	o.QuestionData = data
 	return nil
 }
 

@@ -21,7 +21,10 @@ func jsonKeys[T any]() map[string]bool {
 	t := reflect.TypeFor[T]()
 	for i := range t.NumField() {
 		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
-		if name == "" || name == "-" {
+		switch name {
+		case "-":
+			continue // the question's data, written apart
+		case "":
 			name = t.Field(i).Name
 		}
 		keys[name] = true
