@@ -43,10 +43,16 @@ var fileWriteMethods = map[string]bool{"Write": true, "WriteString": true, "Writ
 // the resources the call acquired are deferred before it, so that a
 // file the call opened is still open when its writes are undone.
 func (fe *funcEdits) fileUndoWrap(siteRef string) string {
-	if fe.lit != nil || fe.p.opts.UndoFiles == nil || !fe.p.opts.UndoFiles(fe.name) {
+	if !fe.undoesFiles() {
 		return ""
 	}
 	return fmt.Sprintf("%[1]s := %[2]s.UndoFiles(); defer %[1]s.End(%[3]s, &%[4]s, %[5]s); ", fileUndoName, rtName, siteRef, doneName, fe.errArg())
+}
+
+// undoesFiles reports a function of undo_files: its writes to regular
+// files go back with its memory.
+func (fe *funcEdits) undoesFiles() bool {
+	return fe.lit == nil && fe.p.opts.UndoFiles != nil && fe.p.opts.UndoFiles(fe.name)
 }
 
 // fileWriteRange returns the arguments of rt.FileWriting and rt.WroteFile

@@ -277,7 +277,7 @@ func (u *undoScan) intoReport(lhs ast.Expr) bool {
 	if _, ok := t.Underlying().(*gotypes.Interface); ok {
 		return false
 	}
-	errType := gotypes.Universe.Lookup("error").Type().Underlying().(*gotypes.Interface)
+	errType := errorType.Underlying().(*gotypes.Interface)
 	return gotypes.Implements(t, errType) || gotypes.Implements(gotypes.NewPointer(t), errType)
 }
 
@@ -937,7 +937,7 @@ func (fe *funcEdits) savepointable() string {
 	if _, why := fe.outsideLocks(nil); why != "" {
 		return why
 	}
-	if fe.fileUndoWrap("nil") != "" {
+	if fe.undoesFiles() {
 		return "undoes its file writes"
 	}
 	if len(fe.acquisitions()) > 0 {
