@@ -708,19 +708,12 @@ func exitUnsnapped(c *Call, v *verdictEvent) {
 // not snapshotted, before an experiment's fault fired.
 const ReasonBeforeFault = "not snapshotted: failed before the fault"
 
-// callerName returns the name that the frame of the function calling
-// Enter or Mask shows: for a function literal, the name of the copy of
-// its code that runs (see Site.Literal). An instrumented function is
-// never inlined (it defers a call), so its caller's frame is its own.
-func callerName(skip int) string {
-	if ext := callerFrame(skip + 1); ext != nil {
-		return ext.frame
-	}
-	return ""
-}
-
-// callerFrame is callerName as the shared callExt of the calls made from
-// that frame, which Begin hands to them; nil when there is no caller.
+// callerFrame returns the shared callExt of the calls made from the
+// frame of the function calling Enter, which Begin hands to them: its
+// name is the one the frame shows, for a function literal the name of
+// the copy of its code that runs (see Site.Literal). nil when there is
+// no caller. An instrumented function is never inlined (it defers a
+// call), so its caller's frame is its own.
 func callerFrame(skip int) *callExt {
 	var pc [1]uintptr
 	if runtime.Callers(skip, pc[:]) == 0 {

@@ -51,12 +51,18 @@ type snapshot struct {
 	names []string
 
 	// objects maps an original pointed-to object to the address of its copy.
+	// This map and the next two are made at their first entry: most
+	// snapshots of a masked call's arguments need one of them, or none.
 	objects map[objectKey]unsafe.Pointer
 	// arrays maps the first len elements of a slice's backing array to the
 	// address of the copy of those elements.
 	arrays map[arrayKey]unsafe.Pointer
 	// maps maps a map (its runtime pointer and type) to copies of its entries.
 	maps map[objectKey]*savedMap
+	// lastType and lastPlan are the last plan looked up (see plan): the
+	// values behind a slice of interfaces are most often of one type.
+	lastType reflect.Type
+	lastPlan *typePlan
 	// unsaved is set when a well-known value's rendering needed elements
 	// that the snapshot does not hold (graph_known.go).
 	unsaved bool
@@ -219,12 +225,9 @@ func snapshotGraph(roots []any, budget int, locks *lockSet) (*snapshot, bool) {
 		budget = defaultSnapshotBudget
 	}
 	s := &snapshot{
-		roots:   append([]any(nil), roots...),
-		objects: make(map[objectKey]unsafe.Pointer),
-		arrays:  make(map[arrayKey]unsafe.Pointer),
-		maps:    make(map[objectKey]*savedMap),
-		budget:  budget,
-		locks:   locks,
+		roots:  append([]any(nil), roots...),
+		budget: budget,
+		locks:  locks,
 	}
 	if locks != nil && !locks.lockRoots(roots, locks.names) {
 		return nil, false
@@ -321,6 +324,9 @@ func (s *snapshot) savePointee(target unsafe.Pointer, elem *typePlan) bool {
 	}
 	c := s.newCopy(elem)
 	copyValue(c, target, elem)
+	if s.objects == nil {
+		s.objects = make(map[objectKey]unsafe.Pointer)
+	}
 	s.objects[key] = c
 	if elem.reaches {
 		s.pending = append(s.pending, savedRun{c, elem, 1})
@@ -353,6 +359,9 @@ func (s *snapshot) saveSlice(v reflect.Value, pl *typePlan) bool {
 	} else {
 		reflect.Copy(reflect.SliceAt(elem.typ, cp, n), v)
 	}
+	if s.arrays == nil {
+		s.arrays = make(map[arrayKey]unsafe.Pointer)
+	}
 	s.arrays[key] = cp
 	if elem.reaches {
 		s.pending = append(s.pending, savedRun{cp, elem, n})
@@ -378,6 +387,9 @@ func (s *snapshot) saveMap(v reflect.Value, pl *typePlan) bool {
 	}
 	sm := &savedMap{}
 	sm.keys, sm.vals, sm.n = copyEntries(v, kp, vp, n)
+	if s.maps == nil {
+		s.maps = make(map[objectKey]*savedMap)
+	}
 	s.maps[key] = sm
 	if kp.reaches {
 		s.pending = append(s.pending, savedRun{sm.keys, kp, sm.n})
@@ -518,7 +530,14 @@ var (
 )
 
 // plan returns the plan of type t.
-func (s *snapshot) plan(t reflect.Type) *typePlan { return planOf(t) }
+func (s *snapshot) plan(t reflect.Type) *typePlan {
+	if t == s.lastType {
+		return s.lastPlan
+	}
+	pl := planOf(t)
+	s.lastType, s.lastPlan = t, pl
+	return pl
+}
 
 // planOf returns the plan of type t, making it on first use. Struct fields
 // and array elements are planned at once (a type cannot contain itself

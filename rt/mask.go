@@ -17,7 +17,6 @@ import (
 // was at entry.
 type Checkpoint struct {
 	site *Site
-	fn   string
 	// snap is the *snapshot: not that type, which reaches reflect's (see
 	// callSnapshot), as every masked package names Checkpoint.
 	snap unsafe.Pointer
@@ -35,11 +34,7 @@ func Mask(s *Site, roots ...any) *Checkpoint {
 	if !ok {
 		return nil // a graph the walk cannot handle: the call runs unmasked
 	}
-	fn := s.Func
-	if s.Literal {
-		fn = callerName(3)
-	}
-	return &Checkpoint{site: s, fn: fn, snap: unsafe.Pointer(snap)}
+	return &Checkpoint{site: s, snap: unsafe.Pointer(snap)}
 }
 
 // Rollback runs when the masked call ends, deferred before the function's
@@ -55,7 +50,7 @@ func (c *Checkpoint) Rollback(done *bool, errp *error) {
 	if c == nil {
 		return
 	}
-	if c.site.failed(errp) || !*done && Unwinding(c.fn) {
+	if c.site.failed(errp) || !*done && c.site.unwinding() {
 		(*snapshot)(c.snap).restore()
 	}
 }

@@ -2,6 +2,7 @@ package rt
 
 import (
 	"math"
+	"reflect"
 	"sync"
 	"unsafe"
 )
@@ -135,6 +136,9 @@ func SaveEntryBits[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {
 // graph, written back in place on failure. A graph the walk cannot handle
 // leaves the call unmasked, as Mask does.
 func SaveReach(u *Undo, roots ...any) {
+	if !reachWritable(roots) {
+		return
+	}
 	l := u.buffers()
 	if l.unmasked {
 		return
@@ -145,6 +149,25 @@ func SaveReach(u *Undo, roots ...any) {
 		return
 	}
 	l.entries = append(l.entries, undoEntry{restore: snap.restore})
+}
+
+// reachWritable reports whether a callee handed roots can write memory
+// through one of them: a pointer, or a value that holds a pointer, a
+// slice, a map or an interface. A value that holds none of them is the
+// callee's own copy (an interface's dynamic value too: its box is never
+// written), and a call handed only such values, the comparison of two
+// integers behind an interface for one, needs no snapshot.
+func reachWritable(roots []any) bool {
+	for _, r := range roots {
+		if r == nil {
+			continue
+		}
+		pl := planOf(reflect.TypeOf(r))
+		if pl.reaches || pl.kind == reflect.Pointer || pl.kind == reflect.UnsafePointer {
+			return true
+		}
+	}
+	return false
 }
 
 // SaveElems records the elements of s before the call writes them

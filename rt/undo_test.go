@@ -2,9 +2,12 @@ package rt
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
 	"testing"
+	"time"
+	"unsafe"
 )
 
 // Tests of the undo log: the masked functions below are written the way
@@ -410,5 +413,47 @@ func TestSavepointPanic(t *testing.T) {
 	}
 	if want := newUndoState(); !reflect.DeepEqual(s, want) {
 		t.Errorf("after the panic: %+v, want %+v", s, want)
+	}
+}
+
+// TestSaveReachValues: a call handed only values that hold no reference
+// cannot write through them, and SaveReach takes no snapshot for it; one
+// handed a pointer, or a value that holds a reference, can.
+func TestSaveReachValues(t *testing.T) {
+	type flat struct {
+		a int
+		s string
+	}
+	type holder struct{ p *int }
+	var stringer fmt.Stringer = time.Second
+	n := 1
+	tests := []struct {
+		name  string
+		roots []any
+		want  bool
+	}{
+		{"none", nil, false},
+		{"nil interface", []any{nil}, false},
+		{"integers", []any{1, int8(2)}, false},
+		{"a string and a flat struct", []any{"x", flat{1, "y"}}, false},
+		{"an integer behind an interface", []any{stringer}, false},
+		{"a pointer", []any{1, &n}, true},
+		{"an unsafe pointer", []any{unsafe.Pointer(&n)}, true},
+		{"a slice", []any{[]int{1}}, true},
+		{"a map", []any{map[int]int{}}, true},
+		{"a struct holding a pointer", []any{holder{&n}}, true},
+		{"an array of interfaces", []any{[1]any{&n}}, true},
+	}
+	for _, tt := range tests {
+		if got := reachWritable(tt.roots); got != tt.want {
+			t.Errorf("%s: reachWritable = %t, want %t", tt.name, got, tt.want)
+		}
+	}
+	u := NewUndo(&Site{})
+	if n := testing.AllocsPerRun(100, func() { SaveReach(&u, 1, stringer) }); n != 0 {
+		t.Errorf("SaveReach of values allocates %v times, want 0", n)
+	}
+	if u.log != nil {
+		t.Error("SaveReach of values started a log")
 	}
 }
