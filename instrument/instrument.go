@@ -370,6 +370,8 @@ type pkgRewriter struct {
 	lockers       map[*types.Func]bool          // functions that take a lock (see locks), once asked
 	goLits        map[*ast.FuncLit]token.Pos    // literals run as goroutines, and where (see goroutineLits), once asked
 	inPlace       map[*ast.FuncLit]bool         // literals called in place (see inPlaceLits), once asked
+	accessors     map[*types.Func]bool          // the package's functions known to be accessors or not (see accessor)
+	boundLits     map[*types.Var]*ast.FuncLit   // the variables bound to literals called in place by name (see calledByName)
 	ends          map[*types.Func]string        // functions that always panic or exit (see funcEnds), once asked
 	savers        map[string][]fieldCopy        // generated checkpoint code, by type name
 	wholeSaver    bool                          // the generic whole-value checkpoint is used

@@ -499,22 +499,29 @@ func isMutex(t gotypes.Type) bool {
 
 // coveredByEnclosing reports a function literal that returns no error
 // and that the masked function it is written in calls in place: called
-// where it is written, or handed to a function of the standard library
-// that calls it before it returns and keeps no reference to it (a
-// comparison for sort.Search, say). Only a panic would roll it back, and
-// that panic goes on through the masked function, whose checkpoint
-// covers what the literal can write of its graph (a function that holds
-// a literal keeps the checkpoint of its whole graph): a checkpoint per
-// call of the literal, per comparison of a search, would only add cost.
+// where it is written, bound to a variable that is only ever called, or
+// handed to a function of the standard library that calls it before it
+// returns and keeps no reference to it (a comparison for sort.Search,
+// say). Only a panic would roll it back, and that panic goes on through
+// the masked function, whose checkpoint covers what the literal can
+// write of its graph, or whose undo log records the literal's stores
+// (see undoScan.walk): a checkpoint per call of the literal, per
+// comparison of a search, would only add cost.
 func (fe *funcEdits) coveredByEnclosing() bool {
-	if fe.lit == nil || fe.errResult != "" || fe.p.opts.Selects == nil || fe.p.oblivious(fe.name) {
+	return fe.lit != nil && fe.errResult == "" && fe.p.coveredLit(fe.lit, fe.name)
+}
+
+// coveredLit is coveredByEnclosing for the literal lit, named name, that
+// returns no error.
+func (p *pkgRewriter) coveredLit(lit *ast.FuncLit, name string) bool {
+	if p.opts.Selects == nil || p.oblivious(name) {
 		return false
 	}
-	name, ok := fe.p.literals[fe.lit]
-	if !ok || !fe.p.opts.Selects(name.In) || fe.p.oblivious(name.In) {
+	lname, ok := p.literals[lit]
+	if !ok || !p.opts.Selects(lname.In) || p.oblivious(lname.In) {
 		return false
 	}
-	return fe.p.inPlaceLits()[fe.lit]
+	return p.inPlaceLits()[lit]
 }
 
 // inPlaceCallers are the functions of the standard library that call the
@@ -557,7 +564,86 @@ func (p *pkgRewriter) inPlaceLits() map[*ast.FuncLit]bool {
 			}
 		}
 	})
+	for _, fd := range p.decls {
+		if fd.Body != nil {
+			p.calledByName(fd.Body, goLits)
+		}
+	}
 	return p.inPlace
+}
+
+// calledByName adds to p.inPlace the function literals of body bound to a
+// local variable that is only ever called (appendChild := func(h int32)
+// { … } … appendChild(h)), never from a goroutine: the variable is not
+// assigned again, handed on, or kept, so the literal runs only in a call
+// of the function it is written in.
+func (p *pkgRewriter) calledByName(body *ast.BlockStmt, goLits map[*ast.FuncLit]token.Pos) {
+	bound := map[*gotypes.Var]*ast.FuncLit{}
+	bind := func(id *ast.Ident, e ast.Expr) {
+		lit, ok := ast.Unparen(e).(*ast.FuncLit)
+		if v, isVar := p.info.Defs[id].(*gotypes.Var); ok && isVar {
+			bound[v] = lit
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			if n.Tok == token.DEFINE && len(n.Lhs) == 1 && len(n.Rhs) == 1 {
+				if id, ok := n.Lhs[0].(*ast.Ident); ok {
+					bind(id, n.Rhs[0])
+				}
+			}
+		case *ast.ValueSpec:
+			if len(n.Names) == 1 && len(n.Values) == 1 {
+				bind(n.Names[0], n.Values[0])
+			}
+		}
+		return true
+	})
+	if len(bound) == 0 {
+		return
+	}
+	called := map[*ast.Ident]bool{}
+	other := map[*gotypes.Var]bool{}
+	var inGoroutine []*ast.FuncLit
+	ast.Inspect(body, func(n ast.Node) bool {
+		if n == nil {
+			return true
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			if _, async := goLits[n]; async {
+				inGoroutine = append(inGoroutine, n)
+			}
+		case *ast.CallExpr:
+			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
+				called[id] = true
+			}
+		case *ast.Ident:
+			v, ok := p.info.Uses[n].(*gotypes.Var)
+			if !ok || bound[v] == nil {
+				break
+			}
+			if !called[n] {
+				other[v] = true
+			}
+			for _, g := range inGoroutine {
+				if n.Pos() >= g.Pos() && n.End() <= g.End() {
+					other[v] = true
+				}
+			}
+		}
+		return true
+	})
+	for v, lit := range bound {
+		if !other[v] {
+			p.inPlace[lit] = true
+			if p.boundLits == nil {
+				p.boundLits = map[*gotypes.Var]*ast.FuncLit{}
+			}
+			p.boundLits[v] = lit
+		}
+	}
 }
 
 // eachCall calls f with every call in the bodies of the package's

@@ -171,7 +171,15 @@ func (u *undoScan) walk(n ast.Node, stmt ast.Stmt) {
 		}
 		switch m := m.(type) {
 		case *ast.FuncLit:
-			u.fail(m.Pos(), "holds a function literal at line "+u.line(m.Pos()))
+			if !u.inPlace(m) {
+				u.fail(m.Pos(), "holds a function literal at line "+u.line(m.Pos()))
+				return false
+			}
+			// Its stores are the call's, recorded in its log; it may
+			// run many times, as a loop's body does.
+			u.loops++
+			u.walk(m.Body, nil)
+			u.loops--
 			return false
 		case *ast.GoStmt:
 			u.fail(m.Pos(), "starts a goroutine at line "+u.line(m.Pos()))
@@ -194,6 +202,24 @@ func (u *undoScan) walk(n ast.Node, stmt ast.Stmt) {
 		}
 		return true
 	})
+}
+
+// inPlace reports whether lit, in the masked function's own body, runs
+// only within its call and is not masked itself (see coveredByEnclosing):
+// its stores go to the function's log as the body's own do. A clone's
+// literals are not: the literal's code in the clone is the original's.
+func (u *undoScan) inPlace(lit *ast.FuncLit) bool {
+	if u.ref != "&"+undoName {
+		return false
+	}
+	name, ok := u.fe.p.literals[lit]
+	if !ok {
+		return false
+	}
+	if sig, ok := u.fe.p.info.TypeOf(lit).(*gotypes.Signature); !ok || sig.Results().Len() > 0 && failsWith(sig.Results().At(sig.Results().Len()-1).Type(), nil) {
+		return false
+	}
+	return u.fe.p.coveredLit(lit, name.Name)
 }
 
 // stmt records the stores that statement s makes itself.
@@ -329,12 +355,15 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 		u.builtin(b.Name(), call, s)
 		return
 	}
+	if u.callsInPlace(call) {
+		return // its body's stores are recorded where they are written
+	}
 	fn, _ := calleeObject(info, call.Fun).(*gotypes.Func)
 	if fn == nil {
 		u.fail(call.Pos(), "calls "+u.short(call.Fun)+", a function value, at line "+u.line(call.Pos()))
 		return
 	}
-	if harmlessFunc(fn) || u.asIntoLocal(call, fn) {
+	if harmlessFunc(fn) || u.asIntoLocal(call, fn) || u.fe.p.accessor(fn, map[*gotypes.Func]bool{}) {
 		return
 	}
 	reaches := u.reachedBy(call, fn)
@@ -443,11 +472,30 @@ func (u *undoScan) writableOperands(call *ast.CallExpr, fn *gotypes.Func) []oper
 		}
 	}
 	for _, a := range call.Args {
+		if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok && u.inPlace(lit) {
+			continue // a comparison for sort.Search: walked as the body
+		}
 		if t := info.TypeOf(a); t == nil || !plainNoLocks(t) {
 			ops = append(ops, operand{a, false})
 		}
 	}
 	return ops
+}
+
+// callsInPlace reports whether call calls a literal that u walks as part
+// of the body (see inPlace): written where it is called, or bound to a
+// variable that is only ever called.
+func (u *undoScan) callsInPlace(call *ast.CallExpr) bool {
+	switch f := ast.Unparen(call.Fun).(type) {
+	case *ast.FuncLit:
+		return u.inPlace(f)
+	case *ast.Ident:
+		v, ok := u.fe.p.info.Uses[f].(*gotypes.Var)
+		u.fe.p.inPlaceLits() // binds boundLits
+		lit := u.fe.p.boundLits[v]
+		return ok && lit != nil && u.inPlace(lit)
+	}
+	return false
 }
 
 // harmlessFunc reports the functions of the standard library that write
@@ -687,9 +735,15 @@ func isPointer(t gotypes.Type) bool {
 
 // sideEffectFree reports whether evaluating the expressions twice gives
 // the same values and changes nothing: no calls but conversions, len and
-// cap, no receive.
+// cap and the package's accessors (see accessor), no receive.
 func (u *undoScan) sideEffectFree(exprs ...ast.Expr) bool {
-	info := u.fe.p.info
+	return u.fe.p.sideEffectFree(exprs, map[*gotypes.Func]bool{})
+}
+
+// sideEffectFree is undoScan.sideEffectFree; asked holds the accessors
+// whose bodies are being asked about, which a recursive one does not
+// pass.
+func (p *pkgRewriter) sideEffectFree(exprs []ast.Expr, asked map[*gotypes.Func]bool) bool {
 	ok := true
 	for _, e := range exprs {
 		ast.Inspect(e, func(n ast.Node) bool {
@@ -701,11 +755,18 @@ func (u *undoScan) sideEffectFree(exprs ...ast.Expr) bool {
 					ok = false
 				}
 			case *ast.CallExpr:
-				if tv, isType := info.Types[n.Fun]; isType && tv.IsType() {
+				if tv, isType := p.info.Types[n.Fun]; isType && tv.IsType() {
 					return true
 				}
-				if b, isBuiltin := calleeObject(info, n.Fun).(*gotypes.Builtin); isBuiltin && (b.Name() == "len" || b.Name() == "cap") {
-					return true
+				switch callee := calleeObject(p.info, n.Fun).(type) {
+				case *gotypes.Builtin:
+					if callee.Name() == "len" || callee.Name() == "cap" {
+						return true
+					}
+				case *gotypes.Func:
+					if p.accessor(callee, asked) {
+						return true
+					}
 				}
 				ok = false
 			}
@@ -713,6 +774,33 @@ func (u *undoScan) sideEffectFree(exprs ...ast.Expr) bool {
 		})
 	}
 	return ok
+}
+
+// accessor reports whether fn is a function of the package whose body is
+// one return of side-effect-free expressions (func (p *P) at(i int) *Node
+// { return &p.nodes[i] }): a call of it writes nothing, and a store
+// through what it returns can be recorded by calling it again.
+func (p *pkgRewriter) accessor(fn *gotypes.Func, asked map[*gotypes.Func]bool) bool {
+	fn = fn.Origin()
+	if known, ok := p.accessors[fn]; ok {
+		return known
+	}
+	fd := p.decls[fn]
+	if fd == nil || fd.Body == nil || len(fd.Body.List) != 1 || asked[fn] {
+		return false
+	}
+	ret, ok := fd.Body.List[0].(*ast.ReturnStmt)
+	if !ok || len(ret.Results) == 0 {
+		return false
+	}
+	asked[fn] = true
+	is := p.sideEffectFree(ret.Results, asked)
+	delete(asked, fn)
+	if p.accessors == nil {
+		p.accessors = map[*gotypes.Func]bool{}
+	}
+	p.accessors[fn] = is
+	return is
 }
 
 // declaredBefore reports whether the variables the expressions use are

@@ -1,0 +1,72 @@
+package m
+
+import (
+	"errors"
+	"sort"
+)
+
+var errBad = errors.New("bad")
+
+type node struct{ child, next int32 }
+
+type Parser struct {
+	nodes []node
+	hist  []int
+	seen  int
+}
+
+// at is an accessor: a store through what it returns is recorded by
+// calling it again.
+func (p *Parser) at(h int32) *node { return &p.nodes[h-1] }
+
+// Array binds a literal to a variable that it only calls: the undo log
+// of Array records the literal's stores.
+func (p *Parser) Array(hs []int32) error {
+	var last int32
+	link := func(h int32) {
+		if last == 0 {
+			p.at(1).child = h
+		} else {
+			p.at(last).next = h
+		}
+		last = h
+	}
+	for _, h := range hs {
+		if h < 0 {
+			return errBad
+		}
+		link(h)
+	}
+	return nil
+}
+
+// Search hands sort.Search a literal that counts what it compares.
+func (p *Parser) Search(x int) error {
+	i := sort.Search(len(p.hist), func(i int) bool { p.seen++; return p.hist[i] >= x })
+	if i == len(p.hist) {
+		return errBad
+	}
+	return nil
+}
+
+// Now calls a literal where it is written.
+func (p *Parser) Now() error {
+	func() { p.seen = 0 }()
+	return errBad
+}
+
+// Kept returns the literal it binds, which may run after the call: it
+// keeps the checkpoint of its whole graph.
+func (p *Parser) Kept() (func(), error) {
+	bump := func() { p.seen++ }
+	bump()
+	return bump, errBad
+}
+
+// Go runs the literal it binds in a goroutine too.
+func (p *Parser) Go() error {
+	bump := func() { p.seen++ }
+	bump()
+	go func() { bump() }()
+	return errBad
+}
