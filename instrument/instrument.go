@@ -371,7 +371,8 @@ type pkgRewriter struct {
 	goLits        map[*ast.FuncLit]token.Pos    // literals run as goroutines, and where (see goroutineLits), once asked
 	inPlace       map[*ast.FuncLit]bool         // literals called in place (see inPlaceLits), once asked
 	accessors     map[*types.Func]bool          // the package's functions known to be accessors or not (see accessor)
-	boundLits     map[*types.Var]*ast.FuncLit   // the variables bound to literals called in place by name (see calledByName)
+	boundLits     map[*types.Var]*funcBinding   // the variables bound to literals called in place by name (see calledByName)
+	calledParams  map[paramKey]bool             // the parameters known to be only called or not (see paramOnlyCalled)
 	ends          map[*types.Func]string        // functions that always panic or exit (see funcEnds), once asked
 	savers        map[string][]fieldCopy        // generated checkpoint code, by type name
 	wholeSaver    bool                          // the generic whole-value checkpoint is used

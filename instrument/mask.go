@@ -574,28 +574,63 @@ func (p *pkgRewriter) inPlaceLits() map[*ast.FuncLit]bool {
 
 // calledByName adds to p.inPlace the function literals of body bound to a
 // local variable that is only ever called (appendChild := func(h int32)
-// { … } … appendChild(h)), never from a goroutine: the variable is not
-// assigned again, handed on, or kept, so the literal runs only in a call
-// of the function it is written in.
+// { … } … appendChild(h)), or handed to a parameter of the package's
+// functions that is only ever called, never from a goroutine: the
+// variable is not assigned but a literal or a function, not handed on
+// elsewhere, not kept, so the literal runs only in a call of the function
+// it is written in.
 func (p *pkgRewriter) calledByName(body *ast.BlockStmt, goLits map[*ast.FuncLit]token.Pos) {
-	bound := map[*gotypes.Var]*ast.FuncLit{}
-	bind := func(id *ast.Ident, e ast.Expr) {
-		lit, ok := ast.Unparen(e).(*ast.FuncLit)
-		if v, isVar := p.info.Defs[id].(*gotypes.Var); ok && isVar {
-			bound[v] = lit
+	bound := map[*gotypes.Var]*funcBinding{}
+	assigns := map[*ast.Ident]bool{} // the variables' identifiers a binding assigns
+	bind := func(id *ast.Ident, e ast.Expr, define bool) {
+		var v *gotypes.Var
+		if define {
+			v, _ = p.info.Defs[id].(*gotypes.Var)
+		} else {
+			v, _ = p.info.Uses[id].(*gotypes.Var)
+		}
+		b := bound[v]
+		if v == nil || !define && b == nil {
+			return
+		}
+		if b == nil {
+			b = &funcBinding{}
+			bound[v] = b
+		}
+		if !define {
+			assigns[id] = true
+		}
+		switch e := ast.Unparen(e).(type) {
+		case nil:
+		case *ast.FuncLit:
+			b.lits = append(b.lits, e)
+		case *ast.Ident:
+			if fn, ok := p.info.Uses[e].(*gotypes.Func); ok {
+				b.funcs = append(b.funcs, fn)
+				break
+			}
+			b.other = true
+		default:
+			b.other = true
 		}
 	}
 	ast.Inspect(body, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.AssignStmt:
-			if n.Tok == token.DEFINE && len(n.Lhs) == 1 && len(n.Rhs) == 1 {
+			if len(n.Lhs) == 1 && len(n.Rhs) == 1 {
 				if id, ok := n.Lhs[0].(*ast.Ident); ok {
-					bind(id, n.Rhs[0])
+					bind(id, n.Rhs[0], n.Tok == token.DEFINE)
 				}
 			}
 		case *ast.ValueSpec:
-			if len(n.Names) == 1 && len(n.Values) == 1 {
-				bind(n.Names[0], n.Values[0])
+			if len(n.Names) == 1 && len(n.Values) <= 1 {
+				if _, ok := p.info.TypeOf(n.Names[0]).Underlying().(*gotypes.Signature); ok {
+					var e ast.Expr
+					if len(n.Values) == 1 {
+						e = n.Values[0]
+					}
+					bind(n.Names[0], e, true)
+				}
 			}
 		}
 		return true
@@ -603,12 +638,39 @@ func (p *pkgRewriter) calledByName(body *ast.BlockStmt, goLits map[*ast.FuncLit]
 	if len(bound) == 0 {
 		return
 	}
-	called := map[*ast.Ident]bool{}
-	other := map[*gotypes.Var]bool{}
+	for v, b := range bound {
+		if !b.other && p.onlyCalled(body, v, assigns, goLits) {
+			b.inPlace = true
+			for _, lit := range b.lits {
+				p.inPlace[lit] = true
+			}
+			if p.boundLits == nil {
+				p.boundLits = map[*gotypes.Var]*funcBinding{}
+			}
+			p.boundLits[v] = b
+		}
+	}
+}
+
+// funcBinding is what a local variable of a function type is bound to:
+// literals, functions, or other values.
+type funcBinding struct {
+	lits    []*ast.FuncLit
+	funcs   []*gotypes.Func
+	other   bool
+	inPlace bool
+}
+
+// onlyCalled reports whether every use of v in body is a call of it, an
+// assignment that binds it (assigns), or an argument for a parameter that
+// is only called (see paramOnlyCalled); and none is in a goroutine.
+func (p *pkgRewriter) onlyCalled(body *ast.BlockStmt, v *gotypes.Var, assigns map[*ast.Ident]bool, goLits map[*ast.FuncLit]token.Pos) bool {
+	ok := true
+	allowed := map[*ast.Ident]bool{}
 	var inGoroutine []*ast.FuncLit
 	ast.Inspect(body, func(n ast.Node) bool {
-		if n == nil {
-			return true
+		if !ok {
+			return false
 		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
@@ -616,34 +678,62 @@ func (p *pkgRewriter) calledByName(body *ast.BlockStmt, goLits map[*ast.FuncLit]
 				inGoroutine = append(inGoroutine, n)
 			}
 		case *ast.CallExpr:
-			if id, ok := ast.Unparen(n.Fun).(*ast.Ident); ok {
-				called[id] = true
+			if id, isIdent := ast.Unparen(n.Fun).(*ast.Ident); isIdent {
+				allowed[id] = true
+			}
+			fn, _ := calleeObject(p.info, n.Fun).(*gotypes.Func)
+			for i, a := range n.Args {
+				if id, isIdent := ast.Unparen(a).(*ast.Ident); isIdent && p.info.Uses[id] == v && fn != nil && p.paramOnlyCalled(fn, i, goLits) {
+					allowed[id] = true
+				}
 			}
 		case *ast.Ident:
-			v, ok := p.info.Uses[n].(*gotypes.Var)
-			if !ok || bound[v] == nil {
+			if p.info.Uses[n] != v {
 				break
 			}
-			if !called[n] {
-				other[v] = true
+			if !allowed[n] && !assigns[n] {
+				ok = false
 			}
 			for _, g := range inGoroutine {
 				if n.Pos() >= g.Pos() && n.End() <= g.End() {
-					other[v] = true
+					ok = false
 				}
 			}
 		}
-		return true
+		return ok
 	})
-	for v, lit := range bound {
-		if !other[v] {
-			p.inPlace[lit] = true
-			if p.boundLits == nil {
-				p.boundLits = map[*gotypes.Var]*ast.FuncLit{}
-			}
-			p.boundLits[v] = lit
-		}
+	return ok
+}
+
+// paramOnlyCalled reports whether the ith parameter of fn, a function of
+// the package, is only called in its body (see onlyCalled): a literal
+// handed to it runs within the call.
+func (p *pkgRewriter) paramOnlyCalled(fn *gotypes.Func, i int, goLits map[*ast.FuncLit]token.Pos) bool {
+	fn = fn.Origin()
+	fd := p.decls[fn]
+	sig := fn.Type().(*gotypes.Signature)
+	if fd == nil || fd.Body == nil || i >= sig.Params().Len() || sig.Variadic() && i == sig.Params().Len()-1 {
+		return false
 	}
+	key := paramKey{fn, i}
+	if known, ok := p.calledParams[key]; ok {
+		return known
+	}
+	if p.calledParams == nil {
+		p.calledParams = map[paramKey]bool{}
+	}
+	// A recursive function that hands the parameter to itself: assumed
+	// only called while its body is asked about.
+	p.calledParams[key] = true
+	only := p.onlyCalled(fd.Body, sig.Params().At(i), nil, goLits)
+	p.calledParams[key] = only
+	return only
+}
+
+// paramKey is a parameter of a function, by index.
+type paramKey struct {
+	fn *gotypes.Func
+	i  int
 }
 
 // eachCall calls f with every call in the bodies of the package's

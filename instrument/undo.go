@@ -121,6 +121,10 @@ type undoScan struct {
 	// fresh are the variables that hold only memory the function
 	// allocated (see freshVars), once asked.
 	fresh map[*gotypes.Var]bool
+	// atEntry: the call snapshots what its receiver and arguments reach
+	// at entry, into its log (see snapshotAtEntry); entryRoots are they.
+	atEntry    bool
+	entryRoots []string
 }
 
 func (u *undoScan) fail(pos token.Pos, why string) {
@@ -204,20 +208,116 @@ func (u *undoScan) walk(n ast.Node, stmt ast.Stmt) {
 	})
 }
 
-// inPlace reports whether lit, in the masked function's own body, runs
-// only within its call and is not masked itself (see coveredByEnclosing):
-// its stores go to the function's log as the body's own do. A clone's
-// literals are not: the literal's code in the clone is the original's.
-func (u *undoScan) inPlace(lit *ast.FuncLit) bool {
-	if u.ref != "&"+undoName {
-		return false
+// snapshotAtEntry makes a clone record, at entry, what its receiver and
+// arguments reach: a function value it calls may write there, through its
+// arguments or what it captured, and no record before the call could name
+// what the value captured. That is what the function's whole checkpoint
+// saves, at the same time, and the rest of the call keeps its records,
+// in its caller's log. It returns why not: a lock taken in the body, or
+// a root that holds one (the whole checkpoint's to handle); a root the code cannot name, or
+// that the body assigns, so that its value at entry is gone by the time
+// of the record.
+func (u *undoScan) snapshotAtEntry() string {
+	if u.atEntry {
+		return ""
 	}
+	fe := u.fe
+	if lockIdiom(fe.body, fe.src, fe.tf) != nil || len(fe.acquisitions()) > 0 {
+		return "it takes a lock"
+	}
+	info := fe.p.info
+	var fields []*ast.Field
+	if fe.recv != nil {
+		fields = append(fields, fe.recv.List...)
+	}
+	fields = append(fields, fe.ftype.Params.List...)
+	var roots []string
+	for _, f := range fields {
+		t := info.TypeOf(f.Type)
+		if t == nil {
+			return "a parameter has a type the build does not know"
+		}
+		if plainNoLocks(t) {
+			continue
+		}
+		switch t.Underlying().(type) {
+		case *gotypes.Signature, *gotypes.Chan:
+			continue
+		}
+		elem := t
+		if p, ok := t.Underlying().(*gotypes.Pointer); ok {
+			elem = p.Elem()
+		}
+		if holdsSync(elem, map[gotypes.Type]bool{}) {
+			return "its parameter of type " + gotypes.TypeString(t, gotypes.RelativeTo(fe.p.pkg)) + " holds a lock"
+		}
+		if len(f.Names) == 0 {
+			return "a parameter it would record has no name"
+		}
+		for _, id := range f.Names {
+			if id.Name == "_" {
+				return "a parameter it would record has no name"
+			}
+			if u.reassigned(info.Defs[id]) {
+				return "it assigns its parameter " + id.Name
+			}
+			roots = append(roots, id.Name)
+		}
+	}
+	u.atEntry, u.entryRoots = true, roots
+	return ""
+}
+
+// reassigned reports whether the body assigns v or takes its address.
+func (u *undoScan) reassigned(v gotypes.Object) bool {
+	info := u.fe.p.info
+	found := false
+	is := func(e ast.Expr) bool {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		return ok && info.Uses[id] == v
+	}
+	ast.Inspect(u.fe.body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				found = found || is(l)
+			}
+		case *ast.IncDecStmt:
+			found = found || is(n.X)
+		case *ast.RangeStmt:
+			found = found || n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value)
+		case *ast.UnaryExpr:
+			found = found || n.Op == token.AND && is(n.X)
+		}
+		return !found
+	})
+	return found
+}
+
+// entrySave is the record that snapshotAtEntry asked for, or "".
+func (u *undoScan) entrySave() string {
+	if len(u.entryRoots) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s.SaveReach(%s, %s); ", rtName, u.ref, strings.Join(u.entryRoots, ", "))
+}
+
+// inPlace reports whether lit, a literal that returns no error, runs
+// only within the call and is not masked itself: its stores go to the
+// call's log as the body's own do. In the masked function's own body
+// that is a literal covered by it (see coveredByEnclosing); in a clone,
+// whose literals are copies of the original's text without their own
+// masking, any literal called in place.
+func (u *undoScan) inPlace(lit *ast.FuncLit) bool {
 	name, ok := u.fe.p.literals[lit]
 	if !ok {
 		return false
 	}
 	if sig, ok := u.fe.p.info.TypeOf(lit).(*gotypes.Signature); !ok || sig.Results().Len() > 0 && failsWith(sig.Results().At(sig.Results().Len()-1).Type(), nil) {
 		return false
+	}
+	if u.ref != "&"+undoName {
+		return u.fe.p.inPlaceLits()[lit]
 	}
 	return u.fe.p.coveredLit(lit, name.Name)
 }
@@ -360,10 +460,16 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 	}
 	fn, _ := calleeObject(info, call.Fun).(*gotypes.Func)
 	if fn == nil {
-		u.fail(call.Pos(), "calls "+u.short(call.Fun)+", a function value, at line "+u.line(call.Pos()))
+		// A masked function keeps its whole checkpoint, which is what
+		// its clone records at entry, and more often generated code.
+		if u.ref == "&"+undoName {
+			u.fail(call.Pos(), "calls "+u.short(call.Fun)+", a function value, at line "+u.line(call.Pos()))
+		} else if why := u.snapshotAtEntry(); why != "" {
+			u.fail(call.Pos(), "calls "+u.short(call.Fun)+", a function value, at line "+u.line(call.Pos())+", and "+why)
+		}
 		return
 	}
-	if harmlessFunc(fn) || u.asIntoLocal(call, fn) || u.fe.p.accessor(fn, map[*gotypes.Func]bool{}) {
+	if harmlessFunc(fn) || u.asIntoLocal(call, fn) || u.fe.p.accessor(fn, map[*gotypes.Func]bool{}) || u.freshMessage(call, fn) {
 		return
 	}
 	reaches := u.reachedBy(call, fn)
@@ -492,8 +598,44 @@ func (u *undoScan) callsInPlace(call *ast.CallExpr) bool {
 	case *ast.Ident:
 		v, ok := u.fe.p.info.Uses[f].(*gotypes.Var)
 		u.fe.p.inPlaceLits() // binds boundLits
-		lit := u.fe.p.boundLits[v]
-		return ok && lit != nil && u.inPlace(lit)
+		b := u.fe.p.boundLits[v]
+		if !ok || b == nil {
+			return false
+		}
+		for _, lit := range b.lits {
+			if !u.inPlace(lit) {
+				return false
+			}
+		}
+		for _, fn := range b.funcs {
+			if !u.fe.p.accessor(fn, map[*gotypes.Func]bool{}) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// freshMessage reports the message of an error the standard library has
+// just made, fmt.Errorf(…).Error(): the dynamic type is fmt's or errors',
+// whose Error method returns the text it keeps.
+func (u *undoScan) freshMessage(call *ast.CallExpr, fn *gotypes.Func) bool {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || fn.Pkg() != nil || fn.Name() != "Error" {
+		return false // error.Error, the universe's, has no package
+	}
+	made, ok := ast.Unparen(sel.X).(*ast.CallExpr)
+	if !ok {
+		return false
+	}
+	maker, ok := calleeObject(u.fe.p.info, made.Fun).(*gotypes.Func)
+	if !ok || maker.Pkg() == nil {
+		return false
+	}
+	switch maker.Pkg().Path() + "." + maker.Name() {
+	case "fmt.Errorf", "errors.New":
+		return true
 	}
 	return false
 }
@@ -582,6 +724,9 @@ var harmlessMethods = map[string]bool{
 	"reflect.Value.CanInt": true, "reflect.Value.CanUint": true, "reflect.Value.CanFloat": true,
 	"reflect.Value.OverflowInt": true, "reflect.Value.OverflowUint": true, "reflect.Value.OverflowFloat": true,
 	"sync.Map.Load": true, "sync.Pool.Get": true,
+	"encoding/binary.littleEndian.Uint16": true, "encoding/binary.littleEndian.Uint32": true,
+	"encoding/binary.littleEndian.Uint64": true, "encoding/binary.bigEndian.Uint16": true,
+	"encoding/binary.bigEndian.Uint32": true, "encoding/binary.bigEndian.Uint64": true,
 }
 
 // builtin checks a call of a built-in function made by statement s.
@@ -893,6 +1038,7 @@ type undoClone struct {
 	why   string // why it cannot have one; "" when it can
 	saves []undoSave
 	needs []*gotypes.Func
+	entry string // the record at entry (see snapshotAtEntry), or ""
 	fe    *funcEdits
 	// savepoint: the function is masked itself (see rt.Savepoint), and
 	// sig are the edits that name its receiver, parameters and results.
@@ -1009,7 +1155,7 @@ func (p *pkgRewriter) cloneable(fn *gotypes.Func, fd *ast.FuncDecl) string {
 		c.why = u.why
 		return c.why
 	}
-	c.saves, c.needs = u.saves, u.needs
+	c.saves, c.needs, c.entry = u.saves, u.needs, u.entrySave()
 	return ""
 }
 
@@ -1075,11 +1221,15 @@ func (p *pkgRewriter) writeClones(fn *gotypes.Func) error {
 			edits.edits = append(edits.edits, e)
 		}
 		siteRef := p.cloneSite(fe)
-		fe.insertPrologue(&edits, fmt.Sprintf(" var %[1]s bool; _atx_sp := %[2]s.Mark(); defer _atx_sp.End(%[3]s, &%[1]s, %[4]s); ", doneName, undoName, siteRef, fe.errArg()))
+		fe.insertPrologue(&edits, fmt.Sprintf(" var %[1]s bool; _atx_sp := %[2]s.Mark(); defer _atx_sp.End(%[3]s, &%[1]s, %[4]s); ", doneName, undoName, siteRef, fe.errArg())+c.entry)
 		if err := fe.rewriteReturns(&edits); err != nil {
 			return fmt.Errorf("clone of %s: %w", fe.name, err)
 		}
 		fe.markFallOff(&edits)
+	}
+	if !c.savepoint && c.entry != "" {
+		lbrace := fe.off(fd.Body.Lbrace) + 1
+		edits.insert(lbrace, " "+c.entry+lineDirective(p.fset, fe.tf, lbrace))
 	}
 	for _, s := range c.saves {
 		s.add(&edits)
