@@ -472,6 +472,10 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 	if harmlessFunc(fn) || u.asIntoLocal(call, fn) || u.fe.p.accessor(fn, map[*gotypes.Func]bool{}) || u.freshMessage(call, fn) {
 		return
 	}
+	if save := reflectSetters[fn.FullName()]; save != "" {
+		u.reflectSet(call, save, s)
+		return
+	}
 	reaches := u.reachedBy(call, fn)
 	if reaches == nil {
 		return // it can write nothing of the call's graph
@@ -615,6 +619,46 @@ func (u *undoScan) callsInPlace(call *ast.CallExpr) bool {
 		return true
 	}
 	return false
+}
+
+// reflectSetters are the methods of reflect.Value that write the variable
+// the Value addresses, or an entry of the map it holds, and nothing that
+// the old contents refer to; each is recorded by the rt function named.
+var reflectSetters = map[string]string{
+	"(reflect.Value).Set": "SaveSet", "(reflect.Value).SetBool": "SaveSet",
+	"(reflect.Value).SetBytes": "SaveSet", "(reflect.Value).SetCap": "SaveSet",
+	"(reflect.Value).SetComplex": "SaveSet", "(reflect.Value).SetFloat": "SaveSet",
+	"(reflect.Value).SetInt": "SaveSet", "(reflect.Value).SetIterKey": "SaveSet",
+	"(reflect.Value).SetIterValue": "SaveSet", "(reflect.Value).SetLen": "SaveSet",
+	"(reflect.Value).SetPointer": "SaveSet", "(reflect.Value).SetString": "SaveSet",
+	"(reflect.Value).SetUint": "SaveSet", "(reflect.Value).SetZero": "SaveSet",
+	"(reflect.Value).Grow":        "SaveSet",
+	"(reflect.Value).SetMapIndex": "SaveMapIndex",
+}
+
+// reflectSet records what call, of a setter of reflect.Value made by
+// statement s, overwrites: the Value's variable (SaveSet), or the map
+// entry of its first argument (SaveMapIndex). A record per call: it
+// saves one variable or entry, in a loop too.
+func (u *undoScan) reflectSet(call *ast.CallExpr, save string, s ast.Stmt) {
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok {
+		u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+" in a form the undo log cannot record")
+		return
+	}
+	exprs := []ast.Expr{sel.X}
+	if save == "SaveMapIndex" {
+		exprs = append(exprs, call.Args[0])
+	}
+	if !u.simple(s) || !u.sideEffectFree(exprs...) || !u.declaredBefore(s, exprs...) {
+		u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which writes what "+u.short(sel.X)+" refers to, in a form the undo log cannot record")
+		return
+	}
+	args := []string{u.ref}
+	for _, e := range exprs {
+		args = append(args, u.fe.text(e))
+	}
+	u.insert(s, fmt.Sprintf("%s.%s(%s); ", rtName, save, strings.Join(args, ", ")))
 }
 
 // freshMessage reports the message of an error the standard library has
@@ -909,7 +953,7 @@ func (p *pkgRewriter) sideEffectFree(exprs []ast.Expr, asked map[*gotypes.Func]b
 						return true
 					}
 				case *gotypes.Func:
-					if p.accessor(callee, asked) {
+					if p.accessor(callee, asked) || reflectRead(callee) {
 						return true
 					}
 				}
@@ -919,6 +963,22 @@ func (p *pkgRewriter) sideEffectFree(exprs []ast.Expr, asked map[*gotypes.Func]b
 		})
 	}
 	return ok
+}
+
+// reflectRead reports the functions of reflect that return what their
+// arguments hold, or a Value of it, and write nothing: called again, they
+// give the same variable or value (v.Field(i), reflect.ValueOf(k)).
+func reflectRead(fn *gotypes.Func) bool {
+	if fn.Pkg() == nil || fn.Pkg().Path() != "reflect" {
+		return false
+	}
+	switch fn.FullName() {
+	case "reflect.ValueOf", "reflect.TypeOf", "reflect.Indirect":
+		return true
+	case "(reflect.Value).MapKeys":
+		return false // a new slice each time
+	}
+	return strings.HasPrefix(fn.FullName(), "(reflect.Value).") && harmlessMethods["reflect.Value."+fn.Name()]
 }
 
 // accessor reports whether fn is a function of the package whose body is

@@ -166,6 +166,9 @@ type typePlan struct {
 	// stream marks the types whose values are the state of a stream
 	// (see isStreamType): differences inside them are stream positions.
 	stream bool
+	// value marks reflect.Value, whose references are an unsafe.Pointer
+	// and flags: a snapshot saves what it refers to (saveValue).
+	value  bool
 	length int         // arrays
 	fields []fieldPlan // structs: fields with state, blank fields left out
 	// locks are the locks that a struct or array holds inline, or points
@@ -283,6 +286,9 @@ func (s *snapshot) walk(p unsafe.Pointer, pl *typePlan) bool {
 	}
 	if pl.conc != concNone {
 		return s.walkConc(p, pl)
+	}
+	if pl.value {
+		return s.saveValue(*(*reflect.Value)(p))
 	}
 	switch pl.kind {
 	case reflect.Pointer:
@@ -436,6 +442,42 @@ func (s *snapshot) saveInterface(v reflect.Value) bool {
 	c := s.newCopy(dp)
 	reflect.NewAt(dp.typ, c).Elem().Set(e)
 	s.pending = append(s.pending, savedRun{c, dp, 1})
+	return true
+}
+
+var valueType = reflect.TypeFor[reflect.Value]()
+
+// saveValue saves what a reflect.Value refers to, which a function that
+// holds it can write through it: the variable it addresses, or, for one
+// that holds a reference of its own (a map, slice or pointer handed to
+// reflect.ValueOf), what that reference leads to. The saved copies are
+// reached through values made afresh from its bits, so that one obtained
+// through an unexported field, which reflect lets read but not copy, is
+// saved too.
+func (s *snapshot) saveValue(v reflect.Value) bool {
+	if !v.IsValid() {
+		return true
+	}
+	t := v.Type()
+	if v.CanAddr() {
+		return s.savePointee(unsafe.Pointer(v.UnsafeAddr()), s.plan(t))
+	}
+	switch v.Kind() {
+	case reflect.Pointer:
+		return s.savePointee(v.UnsafePointer(), s.elemPlan(s.plan(t)))
+	case reflect.Map:
+		m := v.UnsafePointer()
+		return s.walk(unsafe.Pointer(&m), s.plan(t))
+	case reflect.Slice:
+		h := unsafe.Slice((*byte)(v.UnsafePointer()), v.Cap())[:v.Len()]
+		return s.walk(unsafe.Pointer(&h), s.plan(t))
+	case reflect.Interface:
+		if v.IsNil() {
+			return true
+		}
+		return s.saveValue(v.Elem())
+	}
+	// A copy of a value of another kind, held by the Value alone.
 	return true
 }
 
@@ -605,6 +647,9 @@ func makePlan(t reflect.Type, made map[reflect.Type]*typePlan) *typePlan {
 				pl.hasIgnored = pl.hasIgnored || fp.hasIgnored
 			}
 		}
+	}
+	if t == valueType {
+		pl.value, pl.reaches = true, true
 	}
 	pl.flat = !pl.reaches && !pl.hasIgnored
 	if pl.kind == reflect.Struct || pl.kind == reflect.Interface {

@@ -151,6 +151,70 @@ func SaveReach(u *Undo, roots ...any) {
 	l.entries = append(l.entries, undoEntry{restore: snap.restore})
 }
 
+// SaveSet records the variable that v addresses before the call sets it
+// through reflect (v.Set, v.SetInt, v.SetLen, …): those write the
+// variable itself, not what its old value refers to.
+func SaveSet(u *Undo, v reflect.Value) {
+	if !v.CanAddr() {
+		return // the setter panics
+	}
+	t := v.Type()
+	at := unsafe.Pointer(v.UnsafeAddr())
+	old := reflect.New(t).Elem()
+	old.Set(reflect.NewAt(t, at).Elem())
+	l := u.buffers()
+	l.entries = append(l.entries, undoEntry{restore: func() { reflect.NewAt(t, at).Elem().Set(old) }})
+}
+
+// SaveMapIndex records the entry of key k in the map m holds, or its
+// absence, before the call sets it through reflect (m.SetMapIndex(k, …)).
+// A key that is not equal to itself, a NaN, names no entry a lookup or a
+// delete finds: the call then runs unmasked, as SaveReach leaves it when
+// it cannot take its snapshot.
+func SaveMapIndex(u *Undo, m, k reflect.Value) {
+	if m.Kind() != reflect.Map || !k.IsValid() {
+		return // SetMapIndex panics
+	}
+	l := u.buffers()
+	if l.unmasked {
+		return
+	}
+	if !k.Comparable() || !k.Equal(k) {
+		l.unmasked = true
+		return
+	}
+	// Values made afresh from the bits, which reflect lets write: the map
+	// may have been reached through an unexported field.
+	mp := m.UnsafePointer()
+	live := reflect.NewAt(m.Type(), unsafe.Pointer(&mp)).Elem()
+	key := reflect.New(k.Type()).Elem()
+	if !copyValueBits(key, k) {
+		l.unmasked = true
+		return
+	}
+	var old reflect.Value
+	if e := live.MapIndex(key); e.IsValid() {
+		old = reflect.New(e.Type()).Elem()
+		old.Set(e)
+	}
+	l.entries = append(l.entries, undoEntry{restore: func() { live.SetMapIndex(key, old) }})
+}
+
+// copyValueBits sets dst, settable, to the value of src, of the same
+// type, which may have been read through an unexported field; false when
+// it cannot: a copy that only the Value holds, read through one.
+func copyValueBits(dst, src reflect.Value) bool {
+	switch {
+	case src.CanInterface():
+		dst.Set(src)
+	case src.CanAddr():
+		dst.Set(reflect.NewAt(src.Type(), unsafe.Pointer(src.UnsafeAddr())).Elem())
+	default:
+		return false
+	}
+	return true
+}
+
 // reachWritable reports whether a callee handed roots can write memory
 // through one of them: a pointer, or a value that holds a pointer, a
 // slice, a map or an interface. A value that holds none of them is the

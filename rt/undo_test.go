@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"testing"
 	"time"
@@ -455,5 +456,91 @@ func TestSaveReachValues(t *testing.T) {
 	}
 	if u.log != nil {
 		t.Error("SaveReach of values started a log")
+	}
+}
+
+// TestUndoReflect: what a call writes through reflect is written back on
+// failure: a variable a Value addresses (SaveReach of the Value), what a
+// map, slice or pointer handed to reflect.ValueOf leads to, variables
+// set (SaveSet) and map entries set one by one (SaveMapIndex), reached
+// through an unexported field too.
+func TestUndoReflect(t *testing.T) {
+	type target struct {
+		N     int
+		Names []string
+		rows  map[string]int
+	}
+	fresh := func() *target {
+		return &target{N: 1, Names: []string{"a", "b"}, rows: map[string]int{"x": 1}}
+	}
+	tests := []struct {
+		name string
+		body func(u *Undo, x *target)
+	}{
+		{"a field addressed", func(u *Undo, x *target) {
+			v := reflect.ValueOf(x).Elem().Field(0)
+			SaveReach(u, v)
+			v.SetInt(5)
+		}},
+		{"a slice by value", func(u *Undo, x *target) {
+			v := reflect.ValueOf(x.Names)
+			SaveReach(u, v)
+			v.Index(0).SetString("z")
+		}},
+		{"a pointer by value", func(u *Undo, x *target) {
+			v := reflect.ValueOf(x)
+			SaveReach(u, v)
+			x.N, x.Names = 9, nil
+		}},
+		{"variables set", func(u *Undo, x *target) {
+			v := reflect.ValueOf(x).Elem()
+			for i := range 2 {
+				f := v.Field(i)
+				SaveSet(u, f)
+				f.Set(reflect.Zero(f.Type()))
+			}
+			rows := v.Field(2)
+			SaveSet(u, rows)
+			x.rows = nil
+		}},
+		{"map entries, through an unexported field", func(u *Undo, x *target) {
+			m := reflect.ValueOf(x).Elem().Field(2)
+			rows := x.rows // the writes below go through the map itself
+			for _, k := range []string{"x", "y"} {
+				SaveMapIndex(u, m, reflect.ValueOf(k))
+				rows[k] = 7
+			}
+			SaveMapIndex(u, m, reflect.ValueOf("x"))
+			delete(rows, "x")
+		}},
+	}
+	for _, tt := range tests {
+		x := fresh()
+		var done bool
+		func() (err error) {
+			u := NewUndo(&undoSite)
+			defer u.End(&done, &err)
+			tt.body(&u, x)
+			err, done = errors.New("failed"), true
+			return
+		}()
+		if want := fresh(); !reflect.DeepEqual(x, want) {
+			t.Errorf("%s: after the failure %+v, want %+v", tt.name, x, want)
+		}
+	}
+	// A NaN key names no entry: the call runs unmasked.
+	m := map[float64]int{}
+	var done bool
+	func() (err error) {
+		u := NewUndo(&undoSite)
+		defer u.End(&done, &err)
+		nan := math.NaN()
+		SaveMapIndex(&u, reflect.ValueOf(m), reflect.ValueOf(nan))
+		m[nan] = 1
+		err, done = errors.New("failed"), true
+		return
+	}()
+	if len(m) != 1 {
+		t.Errorf("a NaN key: %d entries after the failure, want the call unmasked", len(m))
 	}
 }

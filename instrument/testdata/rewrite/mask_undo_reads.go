@@ -90,3 +90,15 @@ func (t *Table) Keys(parts []string) ([]string, map[string]int, error) {
 	t.hist = append(t.hist, pair[0])
 	return keys, seen, errBad
 }
+
+// Decode sets what a reflect.Value addresses and the entries of the map
+// one holds: each setter's variable or entry is recorded, in a loop too.
+func (t *Table) Decode(v reflect.Value, m reflect.Value, keys []string) error {
+	v.SetInt(3)
+	for i, k := range keys {
+		m.SetMapIndex(reflect.ValueOf(k), reflect.ValueOf(i))
+		v.Field(i).Set(reflect.ValueOf(k))
+	}
+	t.last = "decoded"
+	return errBad
+}

@@ -4,7 +4,10 @@
 // these declarations match the real package.
 package rt
 
-import "os"
+import (
+	"os"
+	"reflect"
+)
 
 type SiteKind uint8
 
@@ -134,6 +137,10 @@ func SaveElems[S ~[]E, E any](u *Undo, s S) {}
 func SaveCopy[S ~[]E, E any](u *Undo, dst S, n int) {}
 
 func SaveAppend[S ~[]E, E any](u *Undo, s S, n int) {}
+
+func SaveSet(u *Undo, v reflect.Value) {}
+
+func SaveMapIndex(u *Undo, m, k reflect.Value) {}
 
 type Oblivious struct{}
 
