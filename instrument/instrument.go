@@ -7,8 +7,10 @@ import (
 	"go/parser"
 	"go/token"
 	"go/types"
+	"maps"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -235,10 +237,13 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 	p.ownFuncFields = funcFieldsSetByPackage(parsed, files, info, pkg)
 	p.decls, p.costs, p.handOvers = map[*types.Func]*ast.FuncDecl{}, map[*ast.FuncDecl]int{}, map[handOver]bool{}
 	p.selectorNames = map[*ast.Ident]bool{}
+	p.sources, p.syntax = map[*token.File][]byte{}, map[*token.File]*ast.File{}
 	for i, f := range parsed {
 		if skipFile(files[i].Name) {
 			continue
 		}
+		tf := fset.File(f.Pos())
+		p.sources[tf], p.syntax[tf] = files[i].Src, f
 		ast.Inspect(f, func(n ast.Node) bool {
 			if se, ok := n.(*ast.SelectorExpr); ok {
 				p.selectorNames[se.Sel] = true
@@ -394,6 +399,16 @@ type pkgRewriter struct {
 	undoClones map[*types.Func]*undoClone
 	fileNow    *token.File
 	srcNow     []byte
+	// astNow is the syntax of the file being rewritten, and imports the
+	// imports that the clones in its tail need and it lacks, by name.
+	astNow  *ast.File
+	imports map[string]string
+	// cloned are the clones written, in order.
+	cloned []*undoClone
+	// sources and syntax are the package's files, by token.File: a clone
+	// of a function of another file is made from that file's text.
+	sources map[*token.File][]byte
+	syntax  map[*token.File]*ast.File
 	// undoable are, by function, the calls whose writes undo_files
 	// undoes (see undoableCalls).
 	undoable map[*ast.FuncDecl]map[*ast.CallExpr]ast.Stmt
@@ -405,7 +420,7 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 	var edits editList
 	tf := p.fset.File(f.Pos())
 	p.tail, p.top = nil, f.Name.Pos()
-	p.fileNow, p.srcNow = tf, src
+	p.fileNow, p.srcNow, p.astNow, p.imports = tf, src, f, nil
 	for _, d := range f.Decls {
 		if gd, ok := d.(*ast.GenDecl); ok && gd.Tok == token.VAR {
 			// Literals in package-level initializers.
@@ -466,6 +481,9 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 	if edits.mention(rtName + ".") {
 		edits.insert(tf.Offset(f.Name.End()), fmt.Sprintf("; import %s %q", rtName, p.opts.RuntimePath))
 	}
+	for _, name := range slices.Sorted(maps.Keys(p.imports)) {
+		edits.insert(tf.Offset(f.Name.End()), fmt.Sprintf("; import %s %q", name, p.imports[name]))
+	}
 	out, err = edits.apply(src)
 	if err != nil {
 		return nil, false, fmt.Errorf("%s: %w", tf.Name(), err)
@@ -493,10 +511,15 @@ func (p *pkgRewriter) rewriteFunc(fe *funcEdits, edits *editList) error {
 		return nil
 	}
 	pos := p.fset.Position(fe.namePos)
-	before, hoisted := len(edits.edits), len(p.tail)
+	before, hoisted, imports, cloned := len(edits.edits), len(p.tail), maps.Clone(p.imports), len(p.cloned)
 	if err := fe.rewrite(edits); err != nil {
 		edits.edits = edits.edits[:before]
-		p.tail = p.tail[:hoisted]
+		p.tail, p.imports = p.tail[:hoisted], imports
+		// The clones its rewrite wrote went with the tail.
+		for _, c := range p.cloned[cloned:] {
+			c.written = false
+		}
+		p.cloned = p.cloned[:cloned]
 		p.skipped = append(p.skipped, Skipped{Name: fe.name, Pos: pos, Reason: err.Error()})
 		return nil
 	}

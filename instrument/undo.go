@@ -1194,14 +1194,13 @@ func (p *pkgRewriter) cloneable(fn *gotypes.Func, fd *ast.FuncDecl) string {
 		// Its failures are swallowed by its wrapper, which a clone
 		// would not have.
 		c.why = "is failure-oblivious"
-	case tf != p.fileNow:
-		// Its clone goes into its file, whose imports it uses.
-		c.why = "is declared in another file"
+	case p.syntax[tf] == nil:
+		c.why = "is declared in a file the build does not rewrite"
 	}
 	if c.why != "" {
 		return c.why
 	}
-	c.fe = p.declEdits(tf, p.srcNow, fd, name)
+	c.fe = p.declEdits(tf, p.sources[tf], fd, name)
 	if p.opts.Selects == nil || p.opts.Selects(name) {
 		c.fe.nameFields(&c.sig)
 		if why := c.fe.savepointable(); why != "" {
@@ -1251,12 +1250,71 @@ func (p *pkgRewriter) cloneClosure(fn *gotypes.Func, seen map[*gotypes.Func]bool
 	if c.why != "" {
 		return "calls " + fn.Name() + ", which " + c.why
 	}
+	if !c.written {
+		// Its clone would go into the file being rewritten.
+		if _, why := p.importsFor(c.fe); why != "" {
+			return "calls " + fn.Name() + ", which is declared in another file and " + why
+		}
+	}
 	for _, callee := range c.needs {
 		if why := p.cloneClosure(callee, seen); why != "" {
 			return why
 		}
 	}
 	return ""
+}
+
+// importsFor returns the imports, by name, that the clone of fe's
+// function needs in the file being rewritten, whose tail takes it, and
+// that the file lacks; or why it cannot have them there: a package name
+// the file gives another package or declares otherwise, cgo, a dot
+// import.
+func (p *pkgRewriter) importsFor(fe *funcEdits) (map[string]string, string) {
+	if fe.tf == p.fileNow {
+		return nil, ""
+	}
+	for _, spec := range p.syntax[fe.tf].Imports {
+		if spec.Name != nil && spec.Name.Name == "." {
+			return nil, "its file has a dot import"
+		}
+	}
+	scope := p.info.Scopes[p.astNow]
+	var needs map[string]string
+	why := ""
+	ast.Inspect(fe.decl, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || why != "" {
+			return why == ""
+		}
+		pn, ok := p.info.Uses[id].(*gotypes.PkgName)
+		if !ok {
+			return true
+		}
+		name, path := pn.Name(), pn.Imported().Path()
+		switch have := scope.Lookup(name).(type) {
+		case nil:
+			if prev, ok := p.imports[name]; ok && prev != path {
+				why = "another clone in this file imports another package as " + name
+			} else if name == "C" {
+				why = "uses cgo"
+			} else if p.pkg.Scope().Lookup(name) != nil || name == rtName {
+				why = "this file cannot import " + path + " as " + name
+			} else {
+				if needs == nil {
+					needs = map[string]string{}
+				}
+				needs[name] = path
+			}
+		case *gotypes.PkgName:
+			if have.Imported().Path() != path {
+				why = "this file imports another package as " + name
+			}
+		default:
+			why = "this file declares " + name
+		}
+		return true
+	})
+	return needs, why
 }
 
 // writeClones appends to the file's tail the clones that fn's clone
@@ -1267,7 +1325,18 @@ func (p *pkgRewriter) writeClones(fn *gotypes.Func) error {
 		return nil
 	}
 	c.written = true
+	p.cloned = append(p.cloned, c)
 	fe, fd := c.fe, c.fe.decl
+	imports, why := p.importsFor(fe)
+	if why != "" {
+		return fmt.Errorf("clone of %s: %s", fe.name, why) // cloneClosure asked first
+	}
+	for name, path := range imports {
+		if p.imports == nil {
+			p.imports = map[string]string{}
+		}
+		p.imports[name] = path
+	}
 	var edits editList
 	edits.replace(fe.off(fd.Name.Pos()), fe.off(fd.Name.End()), cloneName(fd.Name.Name))
 	param := undoName + " *" + rtName + ".Undo"
