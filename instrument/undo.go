@@ -116,8 +116,9 @@ type undoScan struct {
 	saves  []undoSave
 	pos    token.Pos
 	why    string
-	// loops is how many loops enclose the statement walked.
-	loops int
+	// loops is how many loops enclose the statement walked, and lits how
+	// many of them are function literals that run in place.
+	loops, lits int
 	// fresh are the variables that hold only memory the function
 	// allocated (see freshVars), once asked.
 	fresh map[*gotypes.Var]bool
@@ -182,8 +183,10 @@ func (u *undoScan) walk(n ast.Node, stmt ast.Stmt) {
 			// Its stores are the call's, recorded in its log; it may
 			// run many times, as a loop's body does.
 			u.loops++
+			u.lits++
 			u.walk(m.Body, nil)
 			u.loops--
+			u.lits--
 			return false
 		case *ast.GoStmt:
 			u.fail(m.Pos(), "starts a goroutine at line "+u.line(m.Pos()))
@@ -499,14 +502,15 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 // call of fn, a function the build does not rewrite, may write what its
 // receiver and arguments reach: what they reach is recorded, not the
 // whole graph of the masked call. nil where it cannot be done soundly
-// and cheaply: in a loop (a snapshot per iteration), before a statement
-// that is not simple, for an expression that takes a call to compute
+// and cheaply: in a loop (a snapshot per iteration) but in a return
+// of the function's own, which ends the loop; before a statement that is
+// not simple, for an expression that takes a call to compute
 // (evaluated twice), for values that hold locks or concurrent data, and
 // for calls that write outside memory (what file undo and the refusal of
 // such functions reason about is the whole checkpoint).
 func (u *undoScan) reachRoots(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) []string {
-	if u.loops > 0 || !u.simple(s) {
-		return nil
+	if _, ret := s.(*ast.ReturnStmt); u.loops > 0 && (!ret || u.lits > 0) || !u.simple(s) {
+		return nil // a return of the function's own, in a loop, runs once
 	}
 	if _, ok := u.fe.p.writesOutside(call); ok {
 		return nil

@@ -1,6 +1,7 @@
 package m
 
 import (
+	"bytes"
 	"errors"
 	"sort"
 )
@@ -92,4 +93,17 @@ func (p *Parser) Number(b []byte) error {
 		return errBad
 	}
 	return nil
+}
+
+// First returns, from a loop, what a function of another package makes of
+// a slice of the call's: the return runs once, and records what the
+// slice reaches before it.
+func (p *Parser) First(b []byte) ([]byte, error) {
+	for i, c := range b {
+		if c == 0 {
+			p.seen = i
+			return bytes.TrimSpace(b[i:]), errBad
+		}
+	}
+	return nil, nil
 }
