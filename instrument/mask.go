@@ -566,7 +566,7 @@ func (p *pkgRewriter) inPlaceLits() map[*ast.FuncLit]bool {
 	})
 	for _, fd := range p.decls {
 		if fd.Body != nil {
-			p.calledByName(fd.Body, goLits)
+			p.calledByName(fd.Body)
 		}
 	}
 	return p.inPlace
@@ -575,11 +575,11 @@ func (p *pkgRewriter) inPlaceLits() map[*ast.FuncLit]bool {
 // calledByName adds to p.inPlace the function literals of body bound to a
 // local variable that is only ever called (appendChild := func(h int32)
 // { … } … appendChild(h)), or handed to a parameter of the package's
-// functions that is only ever called, never from a goroutine: the
+// functions that is only ever called, never from another literal: the
 // variable is not assigned but a literal or a function, not handed on
 // elsewhere, not kept, so the literal runs only in a call of the function
 // it is written in.
-func (p *pkgRewriter) calledByName(body *ast.BlockStmt, goLits map[*ast.FuncLit]token.Pos) {
+func (p *pkgRewriter) calledByName(body *ast.BlockStmt) {
 	bound := map[*gotypes.Var]*funcBinding{}
 	assigns := map[*ast.Ident]bool{} // the variables' identifiers a binding assigns
 	bind := func(id *ast.Ident, e ast.Expr, define bool) {
@@ -591,6 +591,9 @@ func (p *pkgRewriter) calledByName(body *ast.BlockStmt, goLits map[*ast.FuncLit]
 		}
 		b := bound[v]
 		if v == nil || !define && b == nil {
+			return
+		}
+		if _, isFunc := v.Type().Underlying().(*gotypes.Signature); !isFunc {
 			return
 		}
 		if b == nil {
@@ -639,8 +642,7 @@ func (p *pkgRewriter) calledByName(body *ast.BlockStmt, goLits map[*ast.FuncLit]
 		return
 	}
 	for v, b := range bound {
-		if !b.other && p.onlyCalled(body, v, assigns, goLits) {
-			b.inPlace = true
+		if !b.other && p.onlyCalled(body, v, assigns) {
 			for _, lit := range b.lits {
 				p.inPlace[lit] = true
 			}
@@ -655,35 +657,33 @@ func (p *pkgRewriter) calledByName(body *ast.BlockStmt, goLits map[*ast.FuncLit]
 // funcBinding is what a local variable of a function type is bound to:
 // literals, functions, or other values.
 type funcBinding struct {
-	lits    []*ast.FuncLit
-	funcs   []*gotypes.Func
-	other   bool
-	inPlace bool
+	lits  []*ast.FuncLit
+	funcs []*gotypes.Func
+	other bool
 }
 
 // onlyCalled reports whether every use of v in body is a call of it, an
 // assignment that binds it (assigns), or an argument for a parameter that
-// is only called (see paramOnlyCalled); and none is in a goroutine.
-func (p *pkgRewriter) onlyCalled(body *ast.BlockStmt, v *gotypes.Var, assigns map[*ast.Ident]bool, goLits map[*ast.FuncLit]token.Pos) bool {
+// is only called (see paramOnlyCalled); and none is in a function
+// literal, which may run later or in another goroutine.
+func (p *pkgRewriter) onlyCalled(body *ast.BlockStmt, v *gotypes.Var, assigns map[*ast.Ident]bool) bool {
 	ok := true
 	allowed := map[*ast.Ident]bool{}
-	var inGoroutine []*ast.FuncLit
+	var lits []*ast.FuncLit
 	ast.Inspect(body, func(n ast.Node) bool {
 		if !ok {
 			return false
 		}
 		switch n := n.(type) {
 		case *ast.FuncLit:
-			if _, async := goLits[n]; async {
-				inGoroutine = append(inGoroutine, n)
-			}
+			lits = append(lits, n)
 		case *ast.CallExpr:
 			if id, isIdent := ast.Unparen(n.Fun).(*ast.Ident); isIdent {
 				allowed[id] = true
 			}
 			fn, _ := calleeObject(p.info, n.Fun).(*gotypes.Func)
 			for i, a := range n.Args {
-				if id, isIdent := ast.Unparen(a).(*ast.Ident); isIdent && p.info.Uses[id] == v && fn != nil && p.paramOnlyCalled(fn, i, goLits) {
+				if id, isIdent := ast.Unparen(a).(*ast.Ident); isIdent && p.info.Uses[id] == v && fn != nil && p.paramOnlyCalled(fn, i) {
 					allowed[id] = true
 				}
 			}
@@ -694,8 +694,8 @@ func (p *pkgRewriter) onlyCalled(body *ast.BlockStmt, v *gotypes.Var, assigns ma
 			if !allowed[n] && !assigns[n] {
 				ok = false
 			}
-			for _, g := range inGoroutine {
-				if n.Pos() >= g.Pos() && n.End() <= g.End() {
+			for _, lit := range lits {
+				if n.Pos() >= lit.Pos() && n.End() <= lit.End() {
 					ok = false
 				}
 			}
@@ -708,7 +708,7 @@ func (p *pkgRewriter) onlyCalled(body *ast.BlockStmt, v *gotypes.Var, assigns ma
 // paramOnlyCalled reports whether the ith parameter of fn, a function of
 // the package, is only called in its body (see onlyCalled): a literal
 // handed to it runs within the call.
-func (p *pkgRewriter) paramOnlyCalled(fn *gotypes.Func, i int, goLits map[*ast.FuncLit]token.Pos) bool {
+func (p *pkgRewriter) paramOnlyCalled(fn *gotypes.Func, i int) bool {
 	fn = fn.Origin()
 	fd := p.decls[fn]
 	sig := fn.Type().(*gotypes.Signature)
@@ -725,7 +725,7 @@ func (p *pkgRewriter) paramOnlyCalled(fn *gotypes.Func, i int, goLits map[*ast.F
 	// A recursive function that hands the parameter to itself: assumed
 	// only called while its body is asked about.
 	p.calledParams[key] = true
-	only := p.onlyCalled(fd.Body, sig.Params().At(i), nil, goLits)
+	only := p.onlyCalled(fd.Body, sig.Params().At(i), nil)
 	p.calledParams[key] = only
 	return only
 }

@@ -611,7 +611,8 @@ func (u *undoScan) callsInPlace(call *ast.CallExpr) bool {
 			return false
 		}
 		for _, lit := range b.lits {
-			if !u.inPlace(lit) {
+			// Walked with this body: the variable is the body's own.
+			if lit.Pos() < u.fe.body.Pos() || lit.End() > u.fe.body.End() || !u.inPlace(lit) {
 				return false
 			}
 		}
