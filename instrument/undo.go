@@ -217,9 +217,9 @@ func (u *undoScan) walk(n ast.Node, stmt ast.Stmt) {
 // what the value captured. That is what the function's whole checkpoint
 // saves, at the same time, and the rest of the call keeps its records,
 // in its caller's log. It returns why not: a lock taken in the body, or
-// a root that holds one (the whole checkpoint's to handle); a root the code cannot name, or
-// that the body assigns, so that its value at entry is gone by the time
-// of the record.
+// a root that holds one (the whole checkpoint's to handle); a root the
+// code cannot name, or that the body assigns, so that its value at entry
+// is gone by the time of the record.
 func (u *undoScan) snapshotAtEntry() string {
 	if u.atEntry {
 		return ""
