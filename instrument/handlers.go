@@ -592,8 +592,8 @@ func (fe *funcEdits) widening(a arm, errVar string, body []ast.Stmt) (widened, n
 	return "", ""
 }
 
-// assigns reports whether n may assign v: an assignment to it, a range
-// over into it, or its address taken.
+// assigns reports whether n may assign v: an assignment to it, an
+// increment, a range over into it, or its address taken.
 func assigns(info *types.Info, n ast.Node, v types.Object) bool {
 	found := false
 	is := func(e ast.Expr) bool {
@@ -606,6 +606,8 @@ func assigns(info *types.Info, n ast.Node, v types.Object) bool {
 			for _, l := range n.Lhs {
 				found = found || is(l)
 			}
+		case *ast.IncDecStmt:
+			found = found || is(n.X)
 		case *ast.RangeStmt:
 			found = found || n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value)
 		case *ast.UnaryExpr:

@@ -261,7 +261,7 @@ func (u *undoScan) snapshotAtEntry() string {
 			if id.Name == "_" {
 				return "a parameter it would record has no name"
 			}
-			if u.reassigned(info.Defs[id]) {
+			if assigns(info, fe.body, info.Defs[id]) {
 				return "it assigns its parameter " + id.Name
 			}
 			roots = append(roots, id.Name)
@@ -269,32 +269,6 @@ func (u *undoScan) snapshotAtEntry() string {
 	}
 	u.atEntry, u.entryRoots = true, roots
 	return ""
-}
-
-// reassigned reports whether the body assigns v or takes its address.
-func (u *undoScan) reassigned(v gotypes.Object) bool {
-	info := u.fe.p.info
-	found := false
-	is := func(e ast.Expr) bool {
-		id, ok := ast.Unparen(e).(*ast.Ident)
-		return ok && info.Uses[id] == v
-	}
-	ast.Inspect(u.fe.body, func(n ast.Node) bool {
-		switch n := n.(type) {
-		case *ast.AssignStmt:
-			for _, l := range n.Lhs {
-				found = found || is(l)
-			}
-		case *ast.IncDecStmt:
-			found = found || is(n.X)
-		case *ast.RangeStmt:
-			found = found || n.Key != nil && is(n.Key) || n.Value != nil && is(n.Value)
-		case *ast.UnaryExpr:
-			found = found || n.Op == token.AND && is(n.X)
-		}
-		return !found
-	})
-	return found
 }
 
 // entrySave is the record that snapshotAtEntry asked for, or "".
