@@ -302,6 +302,9 @@ func (c *comparer) value(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	if pl.conc != concNone {
 		return c.conc(sp, lp, pl)
 	}
+	if pl.value {
+		return c.values(sp, lp, pl)
+	}
 	if pl.flat && memEqual(sp, lp, pl.size) {
 		return false
 	}
@@ -438,6 +441,42 @@ func (c *comparer) pointers(sp, lp unsafe.Pointer, pl *typePlan) bool {
 	path := c.node(c.here(), pathStep{op: stepDeref, plan: elem})
 	c.enqueue(pairKey{sp, lp, elem, 0}, compareItem{saved: saved, live: lp, plan: elem, n: 1, path: path, class: c.class})
 	return false
+}
+
+// values compares two reflect.Values (pl is reflect.Value's plan): one
+// that refers to the same memory as at entry, what it refers to, as the
+// snapshot saved it (see saveValue); otherwise the Values themselves.
+func (c *comparer) values(sp, lp unsafe.Pointer, pl *typePlan) bool {
+	sv, lv := *(*reflect.Value)(sp), *(*reflect.Value)(lp)
+	if !sv.IsValid() || !lv.IsValid() || sv.Type() != lv.Type() || sv.CanAddr() != lv.CanAddr() {
+		return c.structs(sp, lp, pl)
+	}
+	t := sv.Type()
+	if sv.CanAddr() {
+		if sv.UnsafeAddr() != lv.UnsafeAddr() {
+			return c.structs(sp, lp, pl)
+		}
+		at := unsafe.Pointer(sv.UnsafeAddr())
+		return c.pointers(at, at, c.s.plan(reflect.PointerTo(t)))
+	}
+	switch sv.Kind() {
+	case reflect.Pointer, reflect.Map:
+		sr, lr := sv.UnsafePointer(), lv.UnsafePointer()
+		if sr != lr {
+			return c.structs(sp, lp, pl)
+		}
+		if sv.Kind() == reflect.Pointer {
+			return c.pointers(sr, lr, c.s.plan(t))
+		}
+		return c.maps(unsafe.Pointer(&sr), unsafe.Pointer(&lr), c.s.plan(t))
+	case reflect.Slice:
+		if sv.UnsafePointer() != lv.UnsafePointer() || sv.Len() != lv.Len() {
+			return c.structs(sp, lp, pl)
+		}
+		h := unsafe.Slice((*byte)(sv.UnsafePointer()), sv.Cap())[:sv.Len()]
+		return c.slices(unsafe.Pointer(&h), unsafe.Pointer(&h), c.s.plan(t))
+	}
+	return c.structs(sp, lp, pl)
 }
 
 // slices compares two slices: their nil-ness and lengths now, their

@@ -171,9 +171,9 @@ func TestOpaqueLeaves(t *testing.T) {
 			h := &opHolder{typ: reflect.TypeFor[opHolder](), val: reflect.ValueOf(&x).Elem()}
 			return h, func() { h.val.SetInt(2) }
 		},
-		// The variable a reflect.Value addresses is saved and restored
-		// (saveValue); comparison does not look behind the Value.
-		wantEqual: true,
+		// The variable a reflect.Value addresses is saved, compared and
+		// restored (saveValue, comparer.values).
+		wantPath: "*h.val",
 		check: func(t *testing.T, h *opHolder) {
 			if h.typ != reflect.TypeFor[opHolder]() || h.val.Int() != 1 {
 				t.Errorf("after restore typ=%v val=%v, want the same type and the value at entry", h.typ, h.val)
@@ -198,7 +198,7 @@ func TestOpaqueLeaves(t *testing.T) {
 				delete(m, 3)
 			}
 		},
-		wantEqual: true,
+		wantPath: "h.iter.m[3]",
 		check: func(t *testing.T, h *opHolder) {
 			m := *(*map[int]int)(h.outside)
 			if _, ok := m[1199]; len(m) != 100 || ok {

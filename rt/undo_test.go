@@ -544,3 +544,39 @@ func TestUndoReflect(t *testing.T) {
 		t.Errorf("a NaN key: %d entries after the failure, want the call unmasked", len(m))
 	}
 }
+
+// TestCompareReflectValue: detection sees a change made behind a
+// reflect.Value that refers to the same memory as at entry, and a Value
+// that refers elsewhere as a change of the Value.
+func TestCompareReflectValue(t *testing.T) {
+	type holder struct{ v reflect.Value }
+	tests := []struct {
+		name   string
+		v      func() reflect.Value
+		change func(h *holder)
+		want   string // the path of the difference, "" for none
+	}{
+		{"an addressed variable", func() reflect.Value { n := 1; return reflect.ValueOf(&n).Elem() },
+			func(h *holder) { h.v.SetInt(2) }, "*h.v"},
+		{"a map by value", func() reflect.Value { return reflect.ValueOf(map[string]int{"a": 1}) },
+			func(h *holder) { h.v.SetMapIndex(reflect.ValueOf("b"), reflect.ValueOf(2)) }, "h.v[\"b\"]"},
+		{"a slice by value", func() reflect.Value { return reflect.ValueOf([]int{1, 2}) },
+			func(h *holder) { h.v.Index(1).SetInt(5) }, "h.v[1]"},
+		{"nothing changed", func() reflect.Value { return reflect.ValueOf([]int{1, 2}) },
+			func(h *holder) {}, ""},
+		{"another Value", func() reflect.Value { return reflect.ValueOf([]int{1, 2}) },
+			func(h *holder) { h.v = reflect.ValueOf([]int{1, 2}) }, "h.v.ptr"},
+	}
+	for _, tt := range tests {
+		h := &holder{v: tt.v()}
+		s, ok := snapshotGraph([]any{h}, 0, nil)
+		if !ok {
+			t.Fatalf("%s: snapshot over budget", tt.name)
+		}
+		tt.change(h)
+		d, equal := s.compareGraph([]any{h}, []string{"h"})
+		if got := map[bool]string{true: "", false: d.Path}[equal]; got != tt.want {
+			t.Errorf("%s: difference at %q (%s -> %s), want at %q", tt.name, got, d.Before, d.After, tt.want)
+		}
+	}
+}
