@@ -59,10 +59,6 @@ type snapshot struct {
 	arrays map[arrayKey]unsafe.Pointer
 	// maps maps a map (its runtime pointer and type) to copies of its entries.
 	maps map[objectKey]*savedMap
-	// lastType and lastPlan are the last plan looked up (see plan): the
-	// values behind a slice of interfaces are most often of one type.
-	lastType reflect.Type
-	lastPlan *typePlan
 	// unsaved is set when a well-known value's rendering needed elements
 	// that the snapshot does not hold (graph_known.go).
 	unsaved bool
@@ -572,14 +568,7 @@ var (
 )
 
 // plan returns the plan of type t.
-func (s *snapshot) plan(t reflect.Type) *typePlan {
-	if t == s.lastType {
-		return s.lastPlan
-	}
-	pl := planOf(t)
-	s.lastType, s.lastPlan = t, pl
-	return pl
-}
+func (s *snapshot) plan(t reflect.Type) *typePlan { return planOf(t) }
 
 // planOf returns the plan of type t, making it on first use. Struct fields
 // and array elements are planned at once (a type cannot contain itself

@@ -227,7 +227,7 @@ func reachWritable(roots []any) bool {
 			continue
 		}
 		pl := planOf(reflect.TypeOf(r))
-		if pl.reaches || pl.kind == reflect.Pointer || pl.kind == reflect.UnsafePointer {
+		if pl.reaches || pl.kind == reflect.UnsafePointer { // a pointer's plan reaches
 			return true
 		}
 	}
