@@ -412,6 +412,11 @@ type pkgRewriter struct {
 	// undoable are, by function, the calls whose writes undo_files
 	// undoes (see undoableCalls).
 	undoable map[*ast.FuncDecl]map[*ast.CallExpr]ast.Stmt
+	// writes are the write facts of the package's functions, once asked,
+	// and imported those of the packages it imports, by package (see
+	// facts.go).
+	writes   map[*types.Func]writeFact
+	imported map[*types.Package]map[string]writeFact
 }
 
 // file rewrites one file; changed is false when it has nothing to
@@ -629,6 +634,7 @@ func (p *pkgRewriter) generated(files []*ast.File) (sites, init *File, err error
 	p.writeHandOvers(&b)
 	p.writeSavers(&b)
 	b.WriteString(graph)
+	b.WriteString(p.writesFacts())
 	if p.graphs != nil {
 		f.types = p.graphs.types
 	}

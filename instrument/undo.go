@@ -31,12 +31,16 @@ import (
 // an interface) of a function the build does not rewrite here writes
 // where the build cannot see: what its receiver and arguments reach is
 // recorded before it (rt.SaveReach), a checkpoint of that part of the
-// graph only. Where that cannot be done (in a loop, in the header of an
-// if or a switch, an argument that takes a call to compute, a call that
-// writes outside memory), and for calls through function values,
-// function literals and goroutines, the function keeps the checkpoint
-// of its whole graph, with a build note that says which call made it so
-// (see undoSaves).
+// graph only; where the statement gives no place for that record (an
+// operand that takes a call to compute, the header of an if or a
+// switch), the operand is wrapped in a call that records it once it is
+// computed (see reachAround; map keys, spreads and reflect.Append alike).
+// A call of another instrumented package's function records only what
+// that package's write facts leave (see facts.go). Where none of this
+// can be done (in a loop, a call that writes outside memory), and for
+// calls through function values, function literals and goroutines, the
+// function keeps the checkpoint of its whole graph, with a build note
+// that says which call made it so (see undoSaves).
 
 // undoName is the rt.Undo of a masked call.
 const undoName = "_atx_u"
@@ -47,13 +51,20 @@ const undoName = "_atx_u"
 type undoSave struct {
 	off, end int
 	code     string
+	// rank puts an insertion outside the others at its offset (see
+	// editList.insertOutside): the brackets around an operand that the
+	// record wraps, whose own calls are rewritten inside them.
+	rank int
 }
 
 // add puts the save into edits.
 func (s undoSave) add(edits *editList) {
-	if s.end > s.off {
+	switch {
+	case s.end > s.off:
 		edits.replace(s.off, s.end, s.code)
-	} else {
+	case s.rank != 0:
+		edits.insertOutside(s.off, s.code, s.rank)
+	default:
 		edits.insert(s.off, s.code)
 	}
 }
@@ -385,39 +396,25 @@ func (u *undoScan) intoReport(lhs ast.Expr) bool {
 }
 
 // mapEntry records the entry of key k of map m (of type mt), which
-// statement s assigns or deletes.
+// statement s assigns or deletes. A key that is no equal of itself, a
+// NaN or a value that holds one, names no entry a lookup or a delete
+// finds: rt.SaveEntry then leaves the call unmasked, at run time.
 func (u *undoScan) mapEntry(mt *gotypes.Map, m, k ast.Expr, s ast.Stmt) {
-	if holdsFloat(mt.Key()) || !isPlainKey(mt.Key()) {
-		u.fail(m.Pos(), "writes into "+u.fe.text(m)+", whose keys may be NaNs, which no lookup finds, at line "+u.line(m.Pos()))
+	save := "SaveEntry"
+	if pointerFree(mt.Key()) && pointerFree(mt.Elem()) && !hasTypeParam(mt) {
+		save = "SaveEntryBits"
+	}
+	if u.sideEffectFree(m) && !u.sideEffectFree(k) && gotypes.Identical(u.fe.p.info.TypeOf(k), mt.Key()) {
+		// m[d.name(p)] = v: the key is recorded where it is computed,
+		// once, by a call that returns it (rt.SaveEntryKey).
+		u.wrap(k, fmt.Sprintf("%s.%sKey(%s, %s, ", rtName, save, u.ref, u.fe.text(m)), ")")
 		return
 	}
 	if !u.sideEffectFree(m) || !u.sideEffectFree(k) {
 		u.fail(m.Pos(), "writes into "+u.fe.text(m)+" with a call in the map or key expression, at line "+u.line(m.Pos()))
 		return
 	}
-	save := "SaveEntry"
-	if pointerFree(mt.Key()) && pointerFree(mt.Elem()) && !hasTypeParam(mt) {
-		save = "SaveEntryBits"
-	}
 	u.insert(s, fmt.Sprintf("%s.%s(%s, %s, %s); ", rtName, save, u.ref, u.fe.text(m), u.fe.text(k)))
-}
-
-// isPlainKey reports a key type without interfaces, which may hold a
-// float.
-func isPlainKey(t gotypes.Type) bool {
-	switch t := t.Underlying().(type) {
-	case *gotypes.Interface:
-		return false
-	case *gotypes.Array:
-		return isPlainKey(t.Elem())
-	case *gotypes.Struct:
-		for i := range t.NumFields() {
-			if !isPlainKey(t.Field(i).Type()) {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // call checks a call made by statement s (nil outside statements): a
@@ -449,9 +446,24 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 	if harmlessFunc(fn) || u.asIntoLocal(call, fn) || u.fe.p.accessor(fn, map[*gotypes.Func]bool{}) || u.freshMessage(call, fn) {
 		return
 	}
+	if fn.FullName() == "reflect.Append" && !call.Ellipsis.IsValid() && len(call.Args) > 1 {
+		// reflect.Append(v, x): what it overwrites past v's length is
+		// recorded once v is evaluated (rt.SaveReflectAppend).
+		v := call.Args[0]
+		u.wrap(v, fmt.Sprintf("%s.SaveReflectAppend(%s, ", rtName, u.ref), fmt.Sprintf(", %d)", len(call.Args)-1))
+		return
+	}
 	if save := reflectSetters[fn.FullName()]; save != "" {
 		u.reflectSet(call, save, s)
 		return
+	}
+	switch u.fe.p.importedFact(fn) {
+	case writesNothing:
+		return
+	case writesReceiver:
+		if u.receiverOnly(call, s) {
+			return
+		}
 	}
 	reaches := u.reachedBy(call, fn)
 	if reaches == nil {
@@ -467,6 +479,9 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 	}
 	if roots := u.reachRoots(call, fn, s); roots != nil {
 		u.insert(s, fmt.Sprintf("%s.SaveReach(%s, %s); ", rtName, u.ref, strings.Join(roots, ", ")))
+		return
+	}
+	if u.reachAround(call, fn, s) {
 		return
 	}
 	u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which may write what "+u.short(reaches)+" reaches")
@@ -524,6 +539,190 @@ func (u *undoScan) reachRoots(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) 
 	return roots
 }
 
+// receiverOnly records what call writes, a call of a method of another
+// package that, as that package's facts say, writes only the variable
+// its pointer receiver points to: that variable, as a store into it
+// would be recorded, or nothing when it is the function's own. It
+// reports whether it could.
+func (u *undoScan) receiverOnly(call *ast.CallExpr, s ast.Stmt) bool {
+	info := u.fe.p.info
+	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
+	if !ok || info.Selections[sel] == nil || info.Selections[sel].Kind() != gotypes.MethodVal || len(info.Selections[sel].Index()) != 1 {
+		return false
+	}
+	t := info.TypeOf(sel.X)
+	if t == nil {
+		return false
+	}
+	if !isPointer(t) {
+		// The method takes the address of the variable sel.X denotes.
+		if u.isLocal(sel.X) {
+			return true
+		}
+		if !u.simple(s) {
+			return false
+		}
+		u.store(sel.X, s)
+		return true
+	}
+	elem := t.Underlying().(*gotypes.Pointer).Elem()
+	if !u.simple(s) || !u.sideEffectFree(sel.X) || holdsSync(elem, map[gotypes.Type]bool{}) {
+		return false
+	}
+	save := "Save"
+	if pointerFree(elem) && !hasTypeParam(elem) {
+		save = "SaveBits"
+	}
+	x := u.fe.text(sel.X)
+	u.insert(s, fmt.Sprintf("if %[3]s != nil { %[1]s.%[2]s(%[4]s, %[3]s) }; ", rtName, save, x, u.ref))
+	return true
+}
+
+// reachAround records what the receiver and arguments of call, a call
+// of fn that the build does not rewrite, reach from within the call
+// itself, where reachRoots cannot record it before the statement: one
+// operand takes a call to compute, so that a record before the statement
+// would evaluate it twice, or the statement is not simple (the header of
+// an if or a switch). That operand, or the last one, is wrapped in
+// rt.SaveReachWith (when the callee may write what it reaches) or
+// rt.SaveReachAfter, which records what the call's writable operands
+// reach once the wrapped one is evaluated, and returns it:
+//
+//	return v, u.UnmarshalTOML(rt.SaveReachAfter(&_atx_u, d.rawValue(expr, value), u))
+//
+// Every other operand must take no call, so that it evaluates again to
+// the value the call gets and nothing runs between the record and the
+// call. It reports whether it could.
+func (u *undoScan) reachAround(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) bool {
+	switch s.(type) {
+	case nil, *ast.DeferStmt, *ast.GoStmt:
+		return false // no statement, or a call that runs later
+	}
+	if _, ret := s.(*ast.ReturnStmt); u.loops > 0 && (!ret || u.lits > 0) {
+		return false
+	}
+	if _, ok := u.fe.p.writesOutside(call); ok {
+		return false
+	}
+	info := u.fe.p.info
+	sig, _ := info.TypeOf(call.Fun).(*gotypes.Signature) // instantiated
+	if sig == nil {
+		return false
+	}
+	var wrapped ast.Expr
+	operands := call.Args
+	if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok {
+		if selection := info.Selections[sel]; selection != nil && selection.Kind() == gotypes.MethodVal {
+			operands = append([]ast.Expr{sel.X}, call.Args...)
+		}
+	}
+	for _, o := range operands {
+		if u.sideEffectFree(o) {
+			continue
+		}
+		if _, lit := ast.Unparen(o).(*ast.FuncLit); lit || wrapped != nil {
+			return false
+		}
+		wrapped = o
+	}
+	if wrapped == nil && len(operands) > 0 {
+		wrapped = operands[len(operands)-1]
+	}
+	if wrapped == nil || !u.wrappable(call, fn, sig, wrapped) {
+		return false
+	}
+	save := "SaveReachAfter"
+	var roots []string
+	for _, o := range u.writableOperands(call, fn) {
+		t := info.TypeOf(o.expr)
+		if p, ok := t.Underlying().(*gotypes.Pointer); ok {
+			t = p.Elem()
+		}
+		switch t.Underlying().(type) {
+		case *gotypes.Signature, *gotypes.Chan:
+			return false
+		}
+		if holdsSync(t, map[gotypes.Type]bool{}) {
+			return false
+		}
+		switch {
+		case o.expr == wrapped && o.addr:
+			return false // a wrapped value is no variable to take the address of
+		case o.expr == wrapped:
+			save = "SaveReachWith"
+		case o.addr:
+			roots = append(roots, "&"+u.fe.text(o.expr))
+		default:
+			roots = append(roots, u.fe.text(o.expr))
+		}
+	}
+	closing := ")"
+	if len(roots) > 0 {
+		closing = ", " + strings.Join(roots, ", ") + ")"
+	}
+	u.wrap(wrapped, fmt.Sprintf("%s.%s(%s, ", rtName, save, u.ref), closing)
+	return true
+}
+
+// wrap records around e, an expression that the recording evaluates
+// once and returns: open before it and close after it, outside any other
+// rewrite of e's own calls.
+func (u *undoScan) wrap(e ast.Expr, open, close string) {
+	fset, tf := u.fe.p.fset, u.fe.tf
+	start, end := u.fe.off(e.Pos()), u.fe.off(e.End())
+	u.saves = append(u.saves,
+		undoSave{off: start, end: start, rank: -1, code: open + lineDirective(fset, tf, start)},
+		undoSave{off: end, end: end, rank: +1, code: close + lineDirective(fset, tf, end)})
+}
+
+// wrappable reports whether operand o of call, a call of fn whose
+// function expression has the signature sig, keeps its meaning wrapped
+// in a generic function that returns it: a value of a type of its own
+// (not an untyped constant, whose type the context gives), as the
+// parameter takes it, or a receiver that the method does not take the
+// address of.
+func (u *undoScan) wrappable(call *ast.CallExpr, fn *gotypes.Func, sig *gotypes.Signature, o ast.Expr) bool {
+	info := u.fe.p.info
+	tv, ok := info.Types[o]
+	if !ok || tv.Value != nil || tv.IsNil() || tv.Type == nil {
+		return false
+	}
+	if b, ok := tv.Type.(*gotypes.Basic); ok && b.Info()&gotypes.IsUntyped != 0 {
+		return false
+	}
+	if _, tuple := tv.Type.(*gotypes.Tuple); tuple {
+		return false
+	}
+	for i, a := range call.Args {
+		if a != o {
+			continue
+		}
+		var param gotypes.Type
+		switch n := sig.Params().Len(); {
+		case sig.Variadic() && i >= n-1 && !call.Ellipsis.IsValid():
+			slice, ok := sig.Params().At(n - 1).Type().(*gotypes.Slice)
+			if !ok {
+				return false
+			}
+			param = slice.Elem()
+		case i < n:
+			param = sig.Params().At(i).Type()
+		default:
+			return false
+		}
+		_, iface := param.Underlying().(*gotypes.Interface)
+		return iface || gotypes.Identical(param, tv.Type)
+	}
+	// The receiver: a method of a pointer receiver called on a value
+	// takes its address, which a returned value has not.
+	recv := fn.Type().(*gotypes.Signature).Recv()
+	if recv == nil {
+		return false
+	}
+	_, ptrRecv := recv.Type().Underlying().(*gotypes.Pointer)
+	return !ptrRecv || isPointer(tv.Type)
+}
+
 // reachedBy returns the receiver or argument of call, a call of fn,
 // through which it may write memory that the function's own variables do
 // not hold: a pointer receiver of a value the function did not declare,
@@ -563,11 +762,19 @@ func (u *undoScan) writableOperands(call *ast.CallExpr, fn *gotypes.Func) []oper
 		if lit, ok := ast.Unparen(a).(*ast.FuncLit); ok && u.inPlace(lit) {
 			continue // a comparison for sort.Search: walked as the body
 		}
-		if t := info.TypeOf(a); t == nil || !plainNoLocks(t) {
+		if t := info.TypeOf(a); t == nil || !plainNoLocks(t) && !isReflectType(t) {
 			ops = append(ops, operand{a, false})
 		}
 	}
 	return ops
+}
+
+// isReflectType reports reflect.Type, an interface whose values are the
+// runtime's descriptions of types, which no code writes: a call handed
+// one writes nothing through it.
+func isReflectType(t gotypes.Type) bool {
+	named, ok := gotypes.Unalias(t).(*gotypes.Named)
+	return ok && named.Obj().Pkg() != nil && named.Obj().Pkg().Path() == "reflect" && named.Obj().Name() == "Type"
 }
 
 // callsInPlace reports whether call calls a literal that u walks as part
@@ -627,6 +834,12 @@ func (u *undoScan) reflectSet(call *ast.CallExpr, save string, s ast.Stmt) {
 	}
 	exprs := []ast.Expr{sel.X}
 	if save == "SaveMapIndex" {
+		if k := call.Args[0]; u.sideEffectFree(sel.X) && !u.sideEffectFree(k) {
+			// m.SetMapIndex(d.key(name), v): the key is recorded where
+			// it is computed (rt.SaveMapIndexKey), as for a map store.
+			u.wrap(k, fmt.Sprintf("%s.SaveMapIndexKey(%s, %s, ", rtName, u.ref, u.fe.text(sel.X)), ")")
+			return
+		}
 		exprs = append(exprs, call.Args[0])
 	}
 	if !u.simple(s) || !u.sideEffectFree(exprs...) || !u.declaredBefore(s, exprs...) {
@@ -793,6 +1006,12 @@ func (u *undoScan) builtin(name string, call *ast.CallExpr, s ast.Stmt) {
 		if len(call.Args) == 1 || u.freshIdent(first) {
 			return
 		}
+		if spread := call.Args[len(call.Args)-1]; call.Ellipsis.IsValid() && u.sideEffectFree(first) && !u.sideEffectFree(spread) {
+			// append(c.buf, d.raw(n)...): what it overwrites is recorded
+			// once the spread is computed (rt.SaveAppendSpread).
+			u.wrap(spread, fmt.Sprintf("%s.SaveAppendSpread(%s, %s, ", rtName, u.ref, u.fe.text(first)), ")")
+			return
+		}
 		if !u.simple(s) || !u.sideEffectFree(exprs...) || !u.declaredBefore(s, exprs...) {
 			u.fail(call.Pos(), "appends to "+u.fe.text(first)+" at line "+u.line(call.Pos())+" where the undo log cannot record what it overwrites")
 			return
@@ -837,9 +1056,14 @@ func (u *undoScan) simple(s ast.Stmt) bool {
 	if s == nil || u.listed[s] == nil {
 		return false
 	}
-	switch s.(type) {
+	switch s := s.(type) {
 	case *ast.AssignStmt, *ast.IncDecStmt, *ast.ExprStmt, *ast.DeclStmt, *ast.ReturnStmt:
 		return true
+	case *ast.DeferStmt:
+		// defer delete(visited, t): its operands are evaluated here, and
+		// the entry recorded here comes before any later write of it.
+		b, ok := calleeObject(u.fe.p.info, s.Call.Fun).(*gotypes.Builtin)
+		return ok && b.Name() == "delete"
 	}
 	return false
 }

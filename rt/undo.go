@@ -105,11 +105,17 @@ func Save[T any](u *Undo, p *T) {
 }
 
 // SaveEntry records the entry of key k in map m, or its absence, before
-// the call assigns or deletes it. Generated code calls it only for key
-// types that cannot hold a NaN, which no lookup finds.
+// the call assigns or deletes it. A key that is not equal to itself, a
+// NaN or a value that holds one, names no entry that a lookup or a delete
+// finds: the call then runs unmasked, as SaveReach leaves it when it
+// cannot take its snapshot.
 func SaveEntry[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {
 	old, ok := m[k]
 	l := u.buffers()
+	if k != k {
+		l.unmasked = true
+		return
+	}
 	l.entries = append(l.entries, undoEntry{restore: func() {
 		if ok {
 			m[k] = old
@@ -125,10 +131,29 @@ func SaveEntry[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {
 func SaveEntryBits[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {
 	old, had := m[k]
 	l := u.buffers()
+	if k != k {
+		l.unmasked = true
+		return
+	}
 	n := len(l.bits)
 	l.bits = append(l.bits, unsafe.Slice((*byte)(unsafe.Pointer(&k)), unsafe.Sizeof(k))...)
 	l.bits = append(l.bits, unsafe.Slice((*byte)(unsafe.Pointer(&old)), unsafe.Sizeof(old))...)
 	l.entries = append(l.entries, undoEntry{size: uintptr(len(l.bits) - n), entry: bitsEntry[M, K, V]{}, m: m, had: had})
+}
+
+// SaveEntryKey is SaveEntry for a key that takes a call to compute:
+// generated code wraps the key in it (m[SaveEntryKey(u, m, f())] = v),
+// and it records the entry once the key is computed, and returns the key.
+func SaveEntryKey[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) K {
+	SaveEntry(u, m, k)
+	return k
+}
+
+// SaveEntryBitsKey is SaveEntryKey for maps whose key and value types
+// hold no pointers (see SaveEntryBits).
+func SaveEntryBitsKey[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) K {
+	SaveEntryBits(u, m, k)
+	return k
 }
 
 // SaveReach records what roots reach before a call that the build does
@@ -149,6 +174,22 @@ func SaveReach(u *Undo, roots ...any) {
 		return
 	}
 	l.entries = append(l.entries, undoEntry{restore: snap.restore})
+}
+
+// SaveReachWith is SaveReach for a call one of whose operands, v, takes
+// a call to compute, so that no record before the statement can name it:
+// generated code wraps v in it, and it records what v and the call's
+// other operands, roots, reach once v is evaluated, and returns v.
+func SaveReachWith[T any](u *Undo, v T, roots ...any) T {
+	SaveReach(u, append(roots, v)...)
+	return v
+}
+
+// SaveReachAfter is SaveReachWith for an operand v through which the
+// call writes nothing: it records what roots reach once v is evaluated.
+func SaveReachAfter[T any](u *Undo, v T, roots ...any) T {
+	SaveReach(u, roots...)
+	return v
 }
 
 // SaveSet records the variable that v addresses before the call sets it
@@ -198,6 +239,14 @@ func SaveMapIndex(u *Undo, m, k reflect.Value) {
 		old.Set(e)
 	}
 	l.entries = append(l.entries, undoEntry{restore: func() { live.SetMapIndex(key, old) }})
+}
+
+// SaveMapIndexKey is SaveMapIndex for a key that takes a call to
+// compute: generated code wraps the key in it, and it records the entry
+// once the key is computed, and returns the key.
+func SaveMapIndexKey(u *Undo, m, k reflect.Value) reflect.Value {
+	SaveMapIndex(u, m, k)
+	return k
 }
 
 // copyValueBits sets dst, settable, to the value of src, of the same
@@ -260,6 +309,40 @@ func SaveAppend[S ~[]E, E any](u *Undo, s S, n int) {
 	if n > 0 && len(s)+n <= cap(s) {
 		SaveElems(u, s[len(s):len(s)+n])
 	}
+}
+
+// SaveAppendSpread is SaveAppend for an append whose spread argument, xs,
+// takes a call to compute: generated code wraps xs in it
+// (append(s, SaveAppendSpread(u, s, f())...)), and it records what the
+// append overwrites once xs is computed, and returns xs.
+func SaveAppendSpread[S ~[]E, E any, X ~[]E | ~string](u *Undo, s S, xs X) X {
+	SaveAppend(u, s, len(xs))
+	return xs
+}
+
+// SaveReflectAppend records what reflect.Append(s, …) of n values
+// overwrites past the length of the slice s holds, within its capacity,
+// and returns s: generated code wraps the first argument in it. A slice
+// read through an unexported field, which reflect will not write back,
+// leaves the call unmasked, as SaveReach leaves it when it cannot take
+// its snapshot.
+func SaveReflectAppend(u *Undo, s reflect.Value, n int) reflect.Value {
+	if s.Kind() != reflect.Slice || n <= 0 || s.Len()+n > s.Cap() {
+		return s // Append panics, or it writes a new array
+	}
+	l := u.buffers()
+	if l.unmasked {
+		return s
+	}
+	if !s.CanInterface() {
+		l.unmasked = true
+		return s
+	}
+	w := s.Slice(s.Len(), s.Len()+n)
+	old := reflect.MakeSlice(w.Type(), n, n)
+	reflect.Copy(old, w)
+	l.entries = append(l.entries, undoEntry{restore: func() { reflect.Copy(w, old) }})
+	return s
 }
 
 // End runs when the masked call ends, deferred before the function's own

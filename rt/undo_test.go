@@ -160,6 +160,21 @@ func TestUndo(t *testing.T) {
 			SaveElems(u, s.items[1:])
 			clear(s.items[1:])
 		}},
+		{"operands computed by calls, recorded where they are computed", func(u *Undo, s *undoState) {
+			key := func(k string) string { return k }
+			s.rows[SaveEntryKey(u, s.rows, key("x"))] = 10
+			s.rows[SaveEntryKey(u, s.rows, key("w"))] = 11
+			s.cells[SaveEntryBitsKey(u, s.cells, [2]int8{4, 5})] = struct {
+				a int32
+				b bool
+			}{9, true}
+			Save(u, &s.items)
+			s.items = append(s.items, SaveAppendSpread(u, s.items, []int{4, 5})...)
+			outOfSight(SaveReachWith(u, s.items[:2], s.head))
+			s.head.n = 7
+			head := SaveReachAfter(u, s.head.next, &s.pair)
+			s.pair[0] = len(fmt.Sprint(head))
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -528,6 +543,26 @@ func TestUndoReflect(t *testing.T) {
 			t.Errorf("%s: after the failure %+v, want %+v", tt.name, x, want)
 		}
 	}
+	// reflect.Append within the capacity overwrites the array behind the
+	// slice, which the failure writes back.
+	backing := []int{1, 2, 3, 4}
+	func() (err error) {
+		var done bool
+		u := NewUndo(&undoSite)
+		defer u.End(&done, &err)
+		v := reflect.ValueOf(backing[:2])
+		reflect.Append(SaveReflectAppend(&u, v, 2), reflect.ValueOf(30), reflect.ValueOf(40))
+		reflect.Append(SaveReflectAppend(&u, v, 3), reflect.ValueOf(30), reflect.ValueOf(40), reflect.ValueOf(50))
+		if backing[2] != 30 {
+			t.Errorf("reflect.Append wrote %v", backing)
+		}
+		err, done = errors.New("failed"), true
+		return
+	}()
+	if !reflect.DeepEqual(backing, []int{1, 2, 3, 4}) {
+		t.Errorf("after the failure the array behind the slice holds %v, want [1 2 3 4]", backing)
+	}
+
 	// A NaN key names no entry: the call runs unmasked.
 	m := map[float64]int{}
 	var done bool
@@ -542,6 +577,18 @@ func TestUndoReflect(t *testing.T) {
 	}()
 	if len(m) != 1 {
 		t.Errorf("a NaN key: %d entries after the failure, want the call unmasked", len(m))
+	}
+	// So does a NaN key of a map assigned directly.
+	fm := map[any]int{}
+	runUndo(newUndoState(), func(u *Undo, s *undoState) {
+		nan := any(math.NaN())
+		SaveEntry(u, fm, nan)
+		fm[nan] = 1
+		SaveBits(u, &s.n)
+		s.n = 2
+	}, errors.New("failed"))
+	if len(fm) != 1 {
+		t.Errorf("a NaN key of an interface type: %d entries after the failure, want the call unmasked", len(fm))
 	}
 }
 

@@ -90,7 +90,9 @@ func (t *Table) Callee() error {
 	return t.Alias("x")
 }
 
-// Float writes into a map whose keys may be NaNs: the checkpoint stays.
+// Float writes into a map whose keys may be NaNs: the entry is recorded,
+// and a NaN key, which no lookup finds, leaves the call unmasked at run
+// time.
 func (t *Table) Float(f float64) error {
 	t.ratio[f] = 1
 	return nil

@@ -132,15 +132,25 @@ func SaveEntry[M ~map[K]V, K comparable, V any](u *Undo, m M, k K)     {}
 func SaveEntryBits[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) {}
 func SaveReach(u *Undo, roots ...any)                                  {}
 
+func SaveEntryKey[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) K     { return k }
+func SaveEntryBitsKey[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) K { return k }
+
+func SaveReachWith[T any](u *Undo, v T, roots ...any) T  { return v }
+func SaveReachAfter[T any](u *Undo, v T, roots ...any) T { return v }
+
 func SaveElems[S ~[]E, E any](u *Undo, s S) {}
 
 func SaveCopy[S ~[]E, E any](u *Undo, dst S, n int) {}
 
 func SaveAppend[S ~[]E, E any](u *Undo, s S, n int) {}
 
+func SaveAppendSpread[S ~[]E, E any, X ~[]E | ~string](u *Undo, s S, xs X) X { return xs }
+
 func SaveSet(u *Undo, v reflect.Value) {}
 
-func SaveMapIndex(u *Undo, m, k reflect.Value) {}
+func SaveMapIndex(u *Undo, m, k reflect.Value)                        {}
+func SaveReflectAppend(u *Undo, s reflect.Value, n int) reflect.Value { return s }
+func SaveMapIndexKey(u *Undo, m, k reflect.Value) reflect.Value       { return k }
 
 type Oblivious struct{}
 
