@@ -63,13 +63,11 @@ func factKey(fn *types.Func) string {
 	if p, ok := t.(*types.Pointer); ok {
 		t = p.Elem()
 	}
-	switch t := types.Unalias(t).(type) {
-	case *types.Named:
-		return t.Obj().Name() + "." + fn.Name()
-	case *types.Interface:
+	named, ok := types.Unalias(t).(*types.Named)
+	if !ok || types.IsInterface(named) {
 		return "" // an interface's method: any implementation may run
 	}
-	return ""
+	return named.Obj().Name() + "." + fn.Name()
 }
 
 // writesFacts returns the declaration of the package's facts constant,
