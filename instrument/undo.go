@@ -457,11 +457,6 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 		u.reflectSet(call, save, s)
 		return
 	}
-	if ownBuilderWrite(fn) {
-		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && u.isLocal(sel.X) {
-			return // var b strings.Builder: memory the call allocates
-		}
-	}
 	switch u.fe.p.importedFact(fn) {
 	case writesNothing:
 		return
@@ -917,25 +912,6 @@ func harmlessFunc(fn *gotypes.Func) bool {
 		return true
 	}
 	return harmlessMethods[typ+"."+fn.Name()]
-}
-
-// ownBuilderWrite reports a method of strings.Builder that writes the
-// builder: on a variable of the function's own it writes only memory the
-// call allocated, as a builder never takes a buffer it was handed and a
-// copy of a used one panics when written. (Not on another variable: a
-// rollback of its length would let later writes overwrite the bytes of
-// strings it returned.)
-func ownBuilderWrite(fn *gotypes.Func) bool {
-	recv := fn.Type().(*gotypes.Signature).Recv()
-	if recv == nil || fn.Pkg() == nil || fn.Pkg().Path() != "strings" {
-		return false
-	}
-	p, ok := recv.Type().(*gotypes.Pointer)
-	if !ok {
-		return false
-	}
-	named, ok := p.Elem().(*gotypes.Named)
-	return ok && named.Obj().Name() == "Builder"
 }
 
 // asIntoLocal reports a call of errors.As whose target is a variable of
