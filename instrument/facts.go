@@ -109,11 +109,11 @@ func (p *pkgRewriter) importedFact(fn *types.Func) writeFact {
 		facts = map[string]writeFact{}
 		if c, ok := pkg.Scope().Lookup(factsConst(pkg.Path())).(*types.Const); ok && c.Val().Kind() == constant.String {
 			for _, e := range strings.Fields(constant.StringVal(c.Val())) {
-				key, letter, _ := strings.Cut(e, ":")
-				for f, l := range factLetters {
-					if l == letter {
-						facts[key] = f
-					}
+				switch key, letter, _ := strings.Cut(e, ":"); letter {
+				case "n":
+					facts[key] = writesNothing
+				case "r":
+					facts[key] = writesReceiver
 				}
 			}
 		}
@@ -242,7 +242,7 @@ func (p *pkgRewriter) bodyWrites(fd *ast.FuncDecl) writeFact {
 				}
 			}
 		case *ast.CallExpr:
-			worse(p.callWrites(n, recv))
+			worse(p.callWrites(n, recv, own))
 		}
 		return true
 	})
@@ -250,8 +250,9 @@ func (p *pkgRewriter) bodyWrites(fd *ast.FuncDecl) writeFact {
 }
 
 // callWrites returns what call, in the body of a function whose pointer
-// receiver is recv (nil if none), writes (see bodyWrites).
-func (p *pkgRewriter) callWrites(call *ast.CallExpr, recv *types.Var) writeFact {
+// receiver is recv (nil if none) and whose own variables own reports,
+// writes (see bodyWrites).
+func (p *pkgRewriter) callWrites(call *ast.CallExpr, recv *types.Var, own func(*types.Var) bool) writeFact {
 	info := p.info
 	if tv, ok := info.Types[call.Fun]; ok && tv.IsType() {
 		return writesNothing // a conversion
@@ -286,7 +287,7 @@ func (p *pkgRewriter) callWrites(call *ast.CallExpr, recv *types.Var) writeFact 
 				}
 				// A variable of the function's own, not a pointer, whose
 				// address the method takes: it writes that variable.
-				if v != nil && !isPointer(v.Type()) && v.Parent() != nil && v.Parent() != v.Pkg().Scope() && !v.IsField() {
+				if own(v) && !isPointer(v.Type()) {
 					return writesNothing
 				}
 			}
