@@ -16,7 +16,11 @@ import (
 // body whose every assignment is an allocation (make, new, a composite
 // literal or its address, nil, an append to itself, or another such
 // variable) and whose address is never taken. A store that reaches further, through a pointer the
-// fresh memory holds, is recorded as any other.
+// fresh memory holds, is recorded as any other, except into a fresh
+// field: a slice or map field of a fresh struct pointer whose every value
+// is an allocation (e := &Err{List: make([]T, 0, n)}; e.List =
+// append(e.List, x); e.Seen[k] = true), the pointer used for nothing but
+// its fields, == and return, so that no call can put other memory there.
 
 // freshVars returns the local variables of body that only ever hold
 // memory the function allocated: each is assigned allocations, or the
@@ -101,6 +105,215 @@ func freshVars(info *gotypes.Info, body *ast.BlockStmt) map[*gotypes.Var]bool {
 	return fresh
 }
 
+// freshField names field f of the struct that fresh pointer variable v
+// points at.
+type freshField struct{ v, f *gotypes.Var }
+
+// freshFields returns the fields of fresh struct pointers (see freshVars)
+// that only ever hold memory the function allocated: each variable is
+// assigned only &T{…} or new(T), and is used for nothing but selecting
+// its fields, comparing it and returning it; the field's address is never
+// taken, and every value it is given — in the composite literals and in
+// assignments to it — is an allocation, an append to or reslice of the
+// field itself, or a fresh variable.
+func freshFields(info *gotypes.Info, body *ast.BlockStmt, fresh map[*gotypes.Var]bool) map[freshField]bool {
+	owner := func(e ast.Expr) *gotypes.Var {
+		id, ok := ast.Unparen(e).(*ast.Ident)
+		if !ok {
+			return nil
+		}
+		v, ok := info.ObjectOf(id).(*gotypes.Var)
+		if !ok || !fresh[v] {
+			return nil
+		}
+		return v
+	}
+	// field returns the fresh variable and the field that e selects, a
+	// direct field of the struct the variable points at.
+	field := func(e ast.Expr) (freshField, bool) {
+		sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+		if !ok {
+			return freshField{}, false
+		}
+		selection := info.Selections[sel]
+		v := owner(sel.X)
+		if v == nil || selection == nil || selection.Kind() != gotypes.FieldVal || len(selection.Index()) != 1 {
+			return freshField{}, false
+		}
+		f, ok := selection.Obj().(*gotypes.Var)
+		return freshField{v, f}, ok
+	}
+	values := map[freshField][]ast.Expr{}
+	spoilt := map[*gotypes.Var]bool{}
+	spoiltField := map[freshField]bool{}
+	// literal adds the field values of &T{…} or new(T), assigned to v.
+	literal := func(v *gotypes.Var, e ast.Expr) {
+		if e == nil {
+			return // var e *T: nil
+		}
+		if call, ok := ast.Unparen(e).(*ast.CallExpr); ok {
+			if b, ok := calleeObject(info, call.Fun).(*gotypes.Builtin); ok && b.Name() == "new" {
+				return // zero fields
+			}
+		}
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			if _, isNil := info.ObjectOf(id).(*gotypes.Nil); isNil {
+				return
+			}
+		}
+		addr, ok := ast.Unparen(e).(*ast.UnaryExpr)
+		if !ok || addr.Op != token.AND {
+			spoilt[v] = true
+			return
+		}
+		lit, ok := ast.Unparen(addr.X).(*ast.CompositeLit)
+		if !ok {
+			spoilt[v] = true
+			return
+		}
+		st, ok := info.TypeOf(lit).Underlying().(*gotypes.Struct)
+		if !ok {
+			spoilt[v] = true
+			return
+		}
+		for i, elt := range lit.Elts {
+			if kv, ok := elt.(*ast.KeyValueExpr); ok {
+				if key, ok := kv.Key.(*ast.Ident); ok {
+					if f, ok := info.ObjectOf(key).(*gotypes.Var); ok {
+						values[freshField{v, f}] = append(values[freshField{v, f}], kv.Value)
+					}
+				}
+				continue
+			}
+			if i < st.NumFields() {
+				f := st.Field(i)
+				values[freshField{v, f}] = append(values[freshField{v, f}], elt)
+			}
+		}
+	}
+	// allowed marks the uses of fresh variables that cannot store into
+	// their fields: a field selection, a comparison, a return, the left
+	// of an assignment to the variable.
+	allowed := map[*ast.Ident]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			s := info.Selections[n]
+			if s != nil && s.Kind() == gotypes.FieldVal {
+				if id, ok := ast.Unparen(n.X).(*ast.Ident); ok {
+					allowed[id] = true
+				}
+			}
+			if ff, ok := field(n.X); ok && s != nil && s.Kind() == gotypes.MethodVal {
+				spoiltField[ff] = true // x.f.m() may take &x.f
+			}
+		case *ast.BinaryExpr:
+			if n.Op == token.EQL || n.Op == token.NEQ {
+				for _, e := range []ast.Expr{n.X, n.Y} {
+					if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+						allowed[id] = true
+					}
+				}
+			}
+		case *ast.ReturnStmt:
+			for _, e := range n.Results {
+				if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+					allowed[id] = true
+				}
+			}
+		case *ast.UnaryExpr:
+			if ff, ok := field(n.X); ok && n.Op == token.AND {
+				spoiltField[ff] = true
+			}
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				if v := owner(l); v != nil {
+					allowed[ast.Unparen(l).(*ast.Ident)] = true
+					if len(n.Lhs) == len(n.Rhs) {
+						literal(v, n.Rhs[i])
+					}
+					continue
+				}
+				ff, ok := field(l)
+				switch {
+				case !ok:
+				case len(n.Lhs) == len(n.Rhs) && n.Tok == token.ASSIGN:
+					values[ff] = append(values[ff], n.Rhs[i])
+				default:
+					spoiltField[ff] = true
+				}
+			}
+		case *ast.ValueSpec:
+			for i, id := range n.Names {
+				v := owner(id)
+				if v == nil {
+					continue
+				}
+				allowed[id] = true
+				if len(n.Values) == len(n.Names) {
+					literal(v, n.Values[i])
+				}
+			}
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if ff, ok := field(e); ok {
+					spoiltField[ff] = true
+				}
+			}
+		case *ast.Ident:
+			// Uses are seen after their parents, which mark them.
+			if v := owner(n); v != nil && !allowed[n] {
+				spoilt[v] = true
+			}
+		}
+		return true
+	})
+	out := map[freshField]bool{}
+	for ff, vs := range values {
+		if spoilt[ff.v] || spoiltField[ff] || !pointsToStruct(ff.v.Type()) {
+			continue
+		}
+		ok := true
+		for _, e := range vs {
+			if !fieldAllocation(info, e, ff, fresh, field) {
+				ok = false
+				break
+			}
+		}
+		out[ff] = ok
+	}
+	return out
+}
+
+// pointsToStruct reports whether t is a pointer to a struct.
+func pointsToStruct(t gotypes.Type) bool {
+	p, ok := t.Underlying().(*gotypes.Pointer)
+	if !ok {
+		return false
+	}
+	_, ok = p.Elem().Underlying().(*gotypes.Struct)
+	return ok
+}
+
+// fieldAllocation reports whether e, given to field ff, is memory
+// allocated right there, a fresh variable, or an append to or reslice of
+// the field itself.
+func fieldAllocation(info *gotypes.Info, e ast.Expr, ff freshField, fresh map[*gotypes.Var]bool, field func(ast.Expr) (freshField, bool)) bool {
+	same := func(x ast.Expr) bool {
+		got, ok := field(x)
+		return ok && got == ff
+	}
+	switch x := ast.Unparen(e).(type) {
+	case *ast.SliceExpr:
+		return same(x.X)
+	case *ast.CallExpr:
+		if b, ok := calleeObject(info, x.Fun).(*gotypes.Builtin); ok && b.Name() == "append" {
+			return same(x.Args[0])
+		}
+	}
+	return allocation(info, e, nil, fresh)
+}
+
 // allocation reports whether e, assigned to v, is memory allocated right
 // there (make, new, a composite literal or its address, nil, the zero
 // value when e is nil), an append to v itself, or a fresh variable.
@@ -148,7 +361,7 @@ func (u *undoScan) inFresh(lhs ast.Expr) bool {
 	case *ast.IndexExpr:
 		switch t := info.TypeOf(e.X).Underlying().(type) {
 		case *gotypes.Slice, *gotypes.Map:
-			return u.freshIdent(e.X)
+			return u.freshValue(e.X)
 		case *gotypes.Array:
 			return u.inFresh(e.X)
 		case *gotypes.Pointer:
@@ -168,6 +381,30 @@ func (u *undoScan) inFresh(lhs ast.Expr) bool {
 		return u.freshIdent(e.X)
 	}
 	return false
+}
+
+// freshValue reports whether e is a fresh variable or a fresh field (see
+// freshFields): a slice or map the function allocated, whose elements a
+// rollback leaves as the call wrote them.
+func (u *undoScan) freshValue(e ast.Expr) bool {
+	if u.freshIdent(e) {
+		return true
+	}
+	sel, ok := ast.Unparen(e).(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	selection := u.fe.p.info.Selections[sel]
+	id, ok := ast.Unparen(sel.X).(*ast.Ident)
+	if !ok || selection == nil || selection.Kind() != gotypes.FieldVal || len(selection.Index()) != 1 || !u.freshIdent(id) {
+		return false
+	}
+	v, _ := u.fe.p.info.ObjectOf(id).(*gotypes.Var)
+	f, _ := selection.Obj().(*gotypes.Var)
+	if u.freshFields == nil {
+		u.freshFields = freshFields(u.fe.p.info, u.fe.body, u.fresh)
+	}
+	return u.freshFields[freshField{v, f}]
 }
 
 // freshIdent reports whether e names a fresh variable (see freshVars).

@@ -132,7 +132,8 @@ type undoScan struct {
 	loops, lits int
 	// fresh are the variables that hold only memory the function
 	// allocated (see freshVars), once asked.
-	fresh map[*gotypes.Var]bool
+	fresh       map[*gotypes.Var]bool
+	freshFields map[freshField]bool
 	// atEntry: the call snapshots what its receiver and arguments reach
 	// at entry, into its log (see snapshotAtEntry); entryRoots are they.
 	atEntry    bool
@@ -456,6 +457,11 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 	if save := reflectSetters[fn.FullName()]; save != "" {
 		u.reflectSet(call, save, s)
 		return
+	}
+	if ownBuilderWrite(fn) {
+		if sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr); ok && u.isLocal(sel.X) && !isPointer(u.fe.p.info.TypeOf(sel.X)) {
+			return // var b strings.Builder: memory the call allocates
+		}
 	}
 	switch u.fe.p.importedFact(fn) {
 	case writesNothing:
@@ -914,6 +920,25 @@ func harmlessFunc(fn *gotypes.Func) bool {
 	return harmlessMethods[typ+"."+fn.Name()]
 }
 
+// ownBuilderWrite reports a method of strings.Builder that writes the
+// builder: on a variable of the function's own it writes only memory the
+// call allocated, as a builder never takes a buffer it was handed and a
+// copy of a used one panics when written. (Not on another variable: a
+// rollback of its length would let later writes overwrite the bytes of
+// strings it returned.)
+func ownBuilderWrite(fn *gotypes.Func) bool {
+	recv := fn.Type().(*gotypes.Signature).Recv()
+	if recv == nil || fn.Pkg() == nil || fn.Pkg().Path() != "strings" {
+		return false
+	}
+	p, ok := recv.Type().(*gotypes.Pointer)
+	if !ok {
+		return false
+	}
+	named, ok := p.Elem().(*gotypes.Named)
+	return ok && named.Obj().Name() == "Builder"
+}
+
 // asIntoLocal reports a call of errors.As whose target is a variable of
 // the function's own: the one thing errors.As writes.
 func (u *undoScan) asIntoLocal(call *ast.CallExpr, fn *gotypes.Func) bool {
@@ -972,19 +997,19 @@ func (u *undoScan) builtin(name string, call *ast.CallExpr, s ast.Stmt) {
 	case "delete":
 		m := call.Args[0]
 		mt, _ := info.TypeOf(m).Underlying().(*gotypes.Map)
-		if mt == nil || u.freshIdent(m) {
+		if mt == nil || u.freshValue(m) {
 			return
 		}
 		u.mapEntry(mt, m, call.Args[1], s)
 	case "copy":
 		dst, src := call.Args[0], call.Args[1]
-		if u.freshIdent(dst) {
+		if u.freshValue(dst) {
 			return
 		}
 		u.elems(call, s, fmt.Sprintf("%s.SaveCopy(%s, %s, len(%s)); ", rtName, u.ref, u.fe.text(dst), u.fe.text(src)), dst, src)
 	case "clear":
 		x := call.Args[0]
-		if u.freshIdent(x) {
+		if u.freshValue(x) {
 			return
 		}
 		if _, isMap := info.TypeOf(x).Underlying().(*gotypes.Map); isMap {
@@ -1003,7 +1028,7 @@ func (u *undoScan) builtin(name string, call *ast.CallExpr, s ast.Stmt) {
 			n = "len(" + u.fe.text(call.Args[1]) + ")"
 			exprs = append(exprs, call.Args[1])
 		}
-		if len(call.Args) == 1 || u.freshIdent(first) {
+		if len(call.Args) == 1 || u.freshValue(first) {
 			return
 		}
 		if spread := call.Args[len(call.Args)-1]; call.Ellipsis.IsValid() && u.sideEffectFree(first) && !u.sideEffectFree(spread) {

@@ -3,6 +3,7 @@ package m
 import (
 	"errors"
 	"reflect"
+	"strings"
 )
 
 var errBad = errors.New("bad")
@@ -17,6 +18,7 @@ type Decoder struct {
 	names map[string]int
 	buf   []byte
 	seen  map[reflect.Type]bool
+	msg   strings.Builder
 }
 
 // raw and key are no accessors: a record before the statement would
@@ -66,4 +68,32 @@ func (d *Decoder) Grow(v reflect.Value, t reflect.Type, n int) (reflect.Value, e
 		v = reflect.Append(v, reflect.New(t).Elem())
 	}
 	return v, errBad
+}
+
+// Message builds a message in a builder of its own, in a loop: what the
+// builder writes the call allocated, and nothing records it.
+func (d *Decoder) Message(parts []string) error {
+	var b strings.Builder
+	for _, p := range parts {
+		b.WriteString(p)
+		b.WriteByte(' ')
+	}
+	d.names[b.String()] = 1
+	return errors.New(b.String())
+}
+
+// Note writes into a builder of the object's, in a loop: the builder's
+// length cannot be rolled back under the strings it returned, and the
+// checkpoint stays.
+func (d *Decoder) Note(s string) error {
+	for range 2 {
+		d.msg.WriteString(s)
+	}
+	return errBad
+}
+
+// Into writes into a builder it was handed: the caller's, recorded.
+func (d *Decoder) Into(b *strings.Builder, s string) error {
+	b.WriteString(s)
+	return errBad
 }
