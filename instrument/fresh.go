@@ -422,3 +422,176 @@ func (u *undoScan) freshIdent(e ast.Expr) bool {
 	}
 	return u.fresh[v]
 }
+
+// Fresh memory that outlives the call. What a call the undo log records
+// (a clone of the package's function, or one the build does not rewrite,
+// recorded by what its operands reach) writes into fresh memory is
+// recorded too, as the callee cannot tell it fresh, and a failure writes
+// it back. That is harmless while the memory dies with the call, and
+// wrong when it lives on: a plan built through its methods and kept in a
+// package-level cache, or returned, would be emptied under the cache.
+// A function that hands such memory to a recorded call keeps its whole
+// checkpoint, which never held it. Not seen: a callee that publishes
+// what it was handed.
+
+// publishedFresh returns the fresh variable (see freshVars) that one of
+// call's writable operands is rooted at and whose memory outlives the
+// call (see outliving), or nil.
+func (u *undoScan) publishedFresh(call *ast.CallExpr, fn *gotypes.Func) *gotypes.Var {
+	for _, o := range u.writableOperands(call, fn) {
+		id := rootIdent(o.expr)
+		if id == nil || !u.freshIdent(id) {
+			continue
+		}
+		if u.outlive == nil {
+			u.outlive = outliving(u.fe.p, u.fe.body, u.fe.sig, u.fresh)
+		}
+		if v, _ := u.fe.p.info.ObjectOf(id).(*gotypes.Var); u.outlive[v] {
+			return v
+		}
+	}
+	return nil
+}
+
+// rootIdent is the variable an operand is rooted at: x of x, &x.f,
+// x.f[i], *x.
+func rootIdent(e ast.Expr) *ast.Ident {
+	for {
+		switch x := ast.Unparen(e).(type) {
+		case *ast.Ident:
+			return x
+		case *ast.SelectorExpr:
+			e = x.X
+		case *ast.IndexExpr:
+			e = x.X
+		case *ast.StarExpr:
+			e = x.X
+		case *ast.UnaryExpr:
+			if x.Op != token.AND {
+				return nil
+			}
+			e = x.X
+		default:
+			return nil
+		}
+	}
+}
+
+// outliving returns the fresh variables of body, the body of a function
+// of signature sig, whose memory may outlive the call: each use of them
+// that is not a field selection, an index, a dereference, a range, a
+// comparison, its declaration or assignment (an append to itself too),
+// an operand of len, cap, copy, delete, clear or of the package's
+// functions
+// (which a masked call runs as a clone), or a result other than an error
+// of the function's own return statements (beside a failure, which is
+// what rolls back, a result other than its error is no answer) may hand
+// the memory on: an error, an assignment to other memory, a composite
+// literal, a send, a call of another package's function.
+func outliving(p *pkgRewriter, body *ast.BlockStmt, sig *gotypes.Signature, fresh map[*gotypes.Var]bool) map[*gotypes.Var]bool {
+	info := p.info
+	stays := map[*ast.Ident]bool{}
+	mark := func(e ast.Expr) {
+		if id, ok := ast.Unparen(e).(*ast.Ident); ok {
+			stays[id] = true
+		}
+	}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.FuncLit:
+			return false // its returns are its own
+		case *ast.ReturnStmt:
+			if sig == nil || len(n.Results) != sig.Results().Len() {
+				break
+			}
+			for i, e := range n.Results {
+				if !gotypes.Identical(sig.Results().At(i).Type(), errorType) {
+					mark(e)
+				}
+			}
+		}
+		return true
+	})
+	out := map[*gotypes.Var]bool{}
+	ast.Inspect(body, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.SelectorExpr:
+			if s := info.Selections[n]; s != nil && s.Kind() == gotypes.FieldVal {
+				mark(n.X)
+			}
+		case *ast.BinaryExpr:
+			if n.Op == token.EQL || n.Op == token.NEQ {
+				mark(n.X)
+				mark(n.Y)
+			}
+		case *ast.IndexExpr:
+			mark(n.X)
+		case *ast.StarExpr:
+			mark(n.X)
+		case *ast.RangeStmt:
+			mark(n.X)
+		case *ast.AssignStmt:
+			for i, l := range n.Lhs {
+				id, ok := ast.Unparen(l).(*ast.Ident)
+				if !ok {
+					continue
+				}
+				v, ok := info.ObjectOf(id).(*gotypes.Var)
+				if !ok || !fresh[v] {
+					continue
+				}
+				stays[id] = true
+				// v = append(v, …) grows v's own memory.
+				if len(n.Lhs) == len(n.Rhs) {
+					if call, ok := ast.Unparen(n.Rhs[i]).(*ast.CallExpr); ok && len(call.Args) > 0 {
+						if b, ok := calleeObject(info, call.Fun).(*gotypes.Builtin); ok && b.Name() == "append" {
+							if a, ok := ast.Unparen(call.Args[0]).(*ast.Ident); ok && info.ObjectOf(a) == v {
+								stays[a] = true
+							}
+						}
+					}
+				}
+			}
+		case *ast.ValueSpec:
+			for _, id := range n.Names {
+				stays[id] = true
+			}
+		case *ast.CallExpr:
+			if b, ok := calleeObject(info, n.Fun).(*gotypes.Builtin); ok {
+				switch b.Name() {
+				case "len", "cap", "copy", "delete", "clear":
+					for _, a := range n.Args {
+						mark(a)
+					}
+				case "append":
+					if n.Ellipsis.IsValid() {
+						mark(n.Args[len(n.Args)-1]) // its elements are copied
+					}
+				}
+				break
+			}
+			fn, _ := calleeObject(info, n.Fun).(*gotypes.Func)
+			if fn == nil {
+				break
+			}
+			if fd := p.decls[fn.Origin()]; fd == nil || fd.Body == nil {
+				break
+			}
+			for _, a := range n.Args {
+				mark(a)
+			}
+			if sel, ok := ast.Unparen(n.Fun).(*ast.SelectorExpr); ok {
+				if s := info.Selections[sel]; s != nil && s.Kind() == gotypes.MethodVal {
+					mark(sel.X)
+				}
+			}
+		case *ast.Ident:
+			// Uses are seen after their parents, which mark them.
+			if v, ok := info.ObjectOf(n).(*gotypes.Var); ok && fresh[v] && !stays[n] {
+				out[v] = true
+			}
+		}
+		return true
+	})
+	return out
+}

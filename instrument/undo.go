@@ -134,6 +134,9 @@ type undoScan struct {
 	// allocated (see freshVars), once asked.
 	fresh       map[*gotypes.Var]bool
 	freshFields map[freshField]bool
+	// outlive are the fresh variables whose memory outlives the call
+	// (see outliving), once asked.
+	outlive map[*gotypes.Var]bool
 	// atEntry: the call snapshots what its receiver and arguments reach
 	// at entry, into its log (see snapshotAtEntry); entryRoots are they.
 	atEntry    bool
@@ -474,6 +477,10 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 	reaches := u.reachedBy(call, fn)
 	if reaches == nil {
 		return // it can write nothing of the call's graph
+	}
+	if v := u.publishedFresh(call, fn); v != nil {
+		u.fail(call.Pos(), "hands "+v.Name()+", which it allocated, to "+u.short(call.Fun)+" at line "+u.line(call.Pos())+" and lets it outlive the call")
+		return
 	}
 	if fd := u.fe.p.decls[fn.Origin()]; fd != nil && fd.Body != nil {
 		if why := u.fe.p.cloneable(fn.Origin(), fd); why != "" {

@@ -12,8 +12,9 @@ import (
 var errBad = errors.New("bad")
 
 type Table struct {
-	last string
-	hist []int
+	last  string
+	hist  []int
+	names []string
 }
 
 // Reads calls functions of the standard library that only read what
@@ -125,6 +126,35 @@ func (t *Table) Fields(parts []string) error {
 }
 
 func fill(r *Report) {}
+
+// Paths hands memory it allocated to a function of the package, whose
+// clone records what it writes there, then ranges over it, indexes and
+// grows it, and returns it beside its error: none of that lets the
+// memory outlive a failure, and the undo log stays.
+func (t *Table) Paths(n int) ([]string, error) {
+	names := make([]string, n)
+	t.last = join(names)
+	for i := range names {
+		names[i] = "p"
+	}
+	names = append(names, "q")
+	return names, errBad
+}
+
+// Publish hands memory it allocated to the same function, then keeps it
+// in its table, where a rollback of what the clone recorded would change
+// it under the table: it keeps its whole checkpoint.
+func (t *Table) Publish(n int) error {
+	names := make([]string, n)
+	t.last = join(names)
+	t.names = names
+	return errBad
+}
+
+func join(names []string) string {
+	names[0] = "x"
+	return names[0]
+}
 
 // Decode sets what a reflect.Value addresses and the entries of the map
 // one holds: each setter's variable or entry is recorded, in a loop too.
