@@ -27,8 +27,9 @@ import (
 //
 // n: it writes nothing that its receiver or arguments reach, and calls
 // nothing that does; r: it writes, besides, only the variable its pointer
-// receiver points to, in place (its fields, not what they point to).
-// Functions that do anything else are not listed. The constant's name
+// receiver points to, in place (its fields, not what they point to);
+// u: in a masking build, the package hands out the function's clone
+// (see crossclone.go). Functions with no letter are not listed. The constant's name
 // holds a hash of the package's path, so that two instrumented packages
 // that one file dot-imports never declare the same name.
 
@@ -82,8 +83,12 @@ func (p *pkgRewriter) writesFacts() string {
 		if key == "" {
 			continue
 		}
-		if f := p.writeFactOf(fn); f != writesUnknown {
-			entries = append(entries, key+":"+factLetters[f])
+		letters := factLetters[p.writeFactOf(fn)]
+		if p.exported[fn] {
+			letters += "u"
+		}
+		if letters != "" {
+			entries = append(entries, key+":"+letters)
 		}
 	}
 	if len(entries) == 0 {
@@ -107,17 +112,27 @@ func (p *pkgRewriter) importedFact(fn *types.Func) writeFact {
 	facts, ok := p.imported[pkg]
 	if !ok {
 		facts = map[string]writeFact{}
+		clones := map[string]bool{}
 		if c, ok := pkg.Scope().Lookup(factsConst(pkg.Path())).(*types.Const); ok && c.Val().Kind() == constant.String {
 			for _, e := range strings.Fields(constant.StringVal(c.Val())) {
-				switch key, letter, _ := strings.Cut(e, ":"); letter {
-				case "n":
-					facts[key] = writesNothing
-				case "r":
-					facts[key] = writesReceiver
+				key, letters, _ := strings.Cut(e, ":")
+				for _, letter := range letters {
+					switch letter {
+					case 'n':
+						facts[key] = writesNothing
+					case 'r':
+						facts[key] = writesReceiver
+					case 'u':
+						clones[key] = true
+					}
 				}
 			}
 		}
 		p.imported[pkg] = facts
+		if p.importedClones == nil {
+			p.importedClones = map[*types.Package]map[string]bool{}
+		}
+		p.importedClones[pkg] = clones
 	}
 	if key := factKey(fn.Origin()); key != "" {
 		return facts[key]

@@ -45,6 +45,10 @@ type funcEdits struct {
 	in      string           // for a literal: what it is written in, for display
 	capture []*types.Var     // for a literal: the variables it captures
 	decl    *ast.FuncDecl    // the declaration, or nil for a literal
+	// crossPkgs are the packages whose exported clones its undo log
+	// calls (see crossRedirect), which a copy of it in another file
+	// must import.
+	crossPkgs []*types.Package
 
 	roots       []string // receiver and parameter identifiers, in order
 	rootNames   []string // their display names

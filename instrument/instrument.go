@@ -417,6 +417,11 @@ type pkgRewriter struct {
 	// facts.go).
 	writes   map[*types.Func]writeFact
 	imported map[*types.Package]map[string]writeFact
+	// exported are the functions whose clones the package hands out,
+	// and importedClones those that the packages it imports hand out,
+	// by package and fact key (see crossclone.go).
+	exported       map[*types.Func]bool
+	importedClones map[*types.Package]map[string]bool
 }
 
 // file rewrites one file; changed is false when it has nothing to
@@ -473,6 +478,11 @@ func (p *pkgRewriter) file(f *ast.File, src []byte) (out []byte, changed bool, e
 			return nil, false, err
 		}
 		p.current.name = ""
+	}
+	if p.opts.Mask {
+		if err := p.exportClones(f); err != nil {
+			return nil, false, err
+		}
 	}
 	if len(p.tail) > 0 {
 		edits.insert(len(src), strings.Join(p.tail, ""))

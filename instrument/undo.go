@@ -490,6 +490,9 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 		u.redirect(call, fn.Origin())
 		return
 	}
+	if u.crossRedirect(call, fn) {
+		return
+	}
 	if roots := u.reachRoots(call, fn, s); roots != nil {
 		u.insert(s, fmt.Sprintf("%s.SaveReach(%s, %s); ", rtName, u.ref, strings.Join(roots, ", ")))
 		return
@@ -1516,16 +1519,7 @@ func (p *pkgRewriter) importsFor(fe *funcEdits) (map[string]string, string) {
 	scope := p.info.Scopes[p.astNow]
 	var needs map[string]string
 	why := ""
-	ast.Inspect(fe.decl, func(n ast.Node) bool {
-		id, ok := n.(*ast.Ident)
-		if !ok || why != "" {
-			return why == ""
-		}
-		pn, ok := p.info.Uses[id].(*gotypes.PkgName)
-		if !ok {
-			return true
-		}
-		name, path := pn.Name(), pn.Imported().Path()
+	need := func(name, path string) {
 		switch have := scope.Lookup(name).(type) {
 		case nil:
 			if prev, ok := p.imports[name]; ok && prev != path {
@@ -1547,8 +1541,24 @@ func (p *pkgRewriter) importsFor(fe *funcEdits) (map[string]string, string) {
 		default:
 			why = "this file declares " + name
 		}
+	}
+	ast.Inspect(fe.decl, func(n ast.Node) bool {
+		id, ok := n.(*ast.Ident)
+		if !ok || why != "" {
+			return why == ""
+		}
+		if pn, ok := p.info.Uses[id].(*gotypes.PkgName); ok {
+			need(pn.Name(), pn.Imported().Path())
+		}
 		return true
 	})
+	// The packages whose clones it calls, by the names its file gives
+	// them (see crossRedirect).
+	for _, pkg := range fe.crossPkgs {
+		if why == "" {
+			need(fe.importName(pkg), pkg.Path())
+		}
+	}
 	return needs, why
 }
 
