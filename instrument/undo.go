@@ -1363,6 +1363,11 @@ func (u *undoScan) redirect(call *ast.CallExpr, fn *gotypes.Func) {
 	case *ast.IndexListExpr:
 		name = funcIdent(f.X)
 	}
+	if len(call.Args) == 1 {
+		if _, tuple := u.fe.p.info.TypeOf(call.Args[0]).(*gotypes.Tuple); tuple {
+			name = nil // f(g()): no room for the log beside g's results
+		}
+	}
 	if name == nil {
 		u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+" in a form the undo log cannot redirect")
 		return

@@ -189,3 +189,21 @@ func (t *Table) Find(x int) (func() int, error) {
 	}
 	return func() int { t.hist[i]++; return t.hist[i] }, nil
 }
+
+// pair returns two results, which MustPair hands to must: the undo log
+// cannot call must's clone with the log beside them, and MustPair keeps
+// its whole checkpoint.
+func (t *Table) pair() (*Table, error) {
+	t.last = "pair"
+	return t, nil
+}
+
+func must(t *Table, err error) *Table {
+	if err != nil {
+		panic(err)
+	}
+	t.hist[0]++
+	return t
+}
+
+func (t *Table) MustPair() *Table { return must(t.pair()) }
