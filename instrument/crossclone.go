@@ -39,7 +39,10 @@ func exportedCloneVar(key string) string {
 
 // exportClones writes, into the tail of the file being rewritten, the
 // clones of the file's exported functions and methods that can have one
-// and the variables that hand them out, and marks them in exported.
+// and the variables that hand them out, and marks them in exported. A
+// function that writes outside memory has none: its callers in other
+// packages keep what they did before (a record of what the operands
+// reach, or the whole checkpoint).
 func (p *pkgRewriter) exportClones(f *ast.File) error {
 	if p.opts.checkpointsOnly || p.opts.Globals || p.info == nil || !p.genericsAllowed() {
 		return nil // no undo log here (see undoSaves)
@@ -56,6 +59,9 @@ func (p *pkgRewriter) exportClones(f *ast.File) error {
 		key := factKey(fn)
 		if key == "" {
 			continue
+		}
+		if p.outsideWriteOf(fd, false) != nil {
+			continue // what it writes outside memory its callers' rules must see
 		}
 		if p.cloneable(fn, fd) != "" || p.cloneClosure(fn, map[*types.Func]bool{}) != "" {
 			continue
