@@ -3,6 +3,7 @@ package instrument
 import (
 	"fmt"
 	"go/ast"
+	"go/token"
 	"go/types"
 	"strconv"
 	"strings"
@@ -114,7 +115,7 @@ func (u *undoScan) crossRedirect(call *ast.CallExpr, fn *types.Func) bool {
 		}
 	}
 	name := u.fe.importName(fn.Pkg())
-	if name == "" {
+	if name == "" || !u.namesPackage(name, fn.Pkg(), call.Pos()) {
 		return false
 	}
 	sel, ok := ast.Unparen(call.Fun).(*ast.SelectorExpr)
@@ -198,6 +199,19 @@ func (fe *funcEdits) importName(pkg *types.Package) string {
 		return spec.Name.Name
 	}
 	return ""
+}
+
+// namesPackage reports whether name, at pos, still names pkg: no
+// variable or other declaration of the function's hides it there. In a
+// clone, whose body is the function's own, the scopes are the same.
+func (u *undoScan) namesPackage(name string, pkg *types.Package, pos token.Pos) bool {
+	scope := u.fe.p.pkg.Scope().Innermost(pos)
+	if scope == nil {
+		return false
+	}
+	_, obj := scope.LookupParent(name, pos)
+	pn, ok := obj.(*types.PkgName)
+	return ok && pn.Imported() == pkg
 }
 
 // importedClone reports whether fn, a function of another package,
