@@ -133,10 +133,11 @@ func (u *undoScan) crossRedirect(call *ast.CallExpr, fn *types.Func) bool {
 	selection := info.Selections[sel]
 	if selection == nil {
 		// pkg.F(…): the variable in F's place, the log first.
-		if id, ok := ast.Unparen(sel.X).(*ast.Ident); !ok || info.Uses[id] == nil {
+		id, ok := sel.X.(*ast.Ident)
+		if !ok {
 			return false
 		}
-		if _, ok := info.Uses[sel.X.(*ast.Ident)].(*types.PkgName); !ok {
+		if _, ok := info.Uses[id].(*types.PkgName); !ok {
 			return false
 		}
 		arg := log
