@@ -65,6 +65,12 @@ type Options struct {
 	// a function that does, or runs as a goroutine is masked all the
 	// same (the policy's mask_outside_locks). nil means none is.
 	MasksOutsideLocks func(name string) bool
+	// CallbacksWriteArguments reports, in a masking build, whether the
+	// function values a function calls are taken to write only what
+	// their arguments reach (the policy's callbacks_write_arguments), so
+	// that its undo log records that instead of the function keeping
+	// its whole checkpoint. nil means for none.
+	CallbacksWriteArguments func(name string) bool
 	// checkpointsOnly gives every masked function the checkpoint at
 	// entry, undo log or not: the tests of the generated checkpoints use
 	// it on functions that the undo log would take.

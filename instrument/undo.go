@@ -437,6 +437,10 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 		return // its body's stores are recorded where they are written
 	}
 	fn, _ := calleeObject(info, call.Fun).(*gotypes.Func)
+	if fn == nil && u.fe.p.opts.CallbacksWriteArguments != nil && u.fe.p.opts.CallbacksWriteArguments(u.fe.name) {
+		u.callbackArgs(call)
+		return
+	}
 	if fn == nil {
 		// A masked function keeps its whole checkpoint, which is what
 		// its clone records at entry, and more often generated code.
@@ -501,6 +505,53 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 		return
 	}
 	u.fail(call.Pos(), "calls "+u.short(call.Fun)+" at line "+u.line(call.Pos())+", which may write what "+u.short(reaches)+" reaches")
+}
+
+// callbackArgs records what the arguments of call, a call of a function
+// value, reach, where the policy says that the function values the
+// masked function calls write only that (callbacks_write_arguments):
+// each argument that may hold a reference is wrapped in rt.SaveArg,
+// which records what it reaches once it is evaluated, where the call
+// evaluates it (after the && or || that guards it, in an if header too).
+// A value of a type parameter's type is wrapped in loops as well: the
+// instantiation decides at run time, once per type, whether it holds a
+// reference, and one that holds none costs no snapshot. In a loop, an
+// argument that holds references keeps the whole checkpoint, as a call
+// outside the build does (a snapshot per iteration).
+func (u *undoScan) callbackArgs(call *ast.CallExpr) {
+	info := u.fe.p.info
+	sig, _ := info.TypeOf(call.Fun).Underlying().(*gotypes.Signature)
+	if sig == nil {
+		u.fail(call.Pos(), "calls "+u.short(call.Fun)+", a function value of a type the build does not know, at line "+u.line(call.Pos()))
+		return
+	}
+	var wrap []ast.Expr
+	for _, a := range call.Args {
+		t := info.TypeOf(a)
+		if t == nil {
+			u.fail(a.Pos(), "calls "+u.short(call.Fun)+", a function value, at line "+u.line(call.Pos())+" with an argument of a type the build does not know")
+			return
+		}
+		if tv := info.Types[a]; tv.IsNil() || tv.Value != nil || plainNoLocks(t) {
+			continue // it hands over no reference
+		}
+		if tuple, ok := t.(*gotypes.Tuple); ok && tuple.Len() > 1 {
+			u.fail(a.Pos(), "calls "+u.short(call.Fun)+", a function value, at line "+u.line(call.Pos())+" with the results of "+u.short(a))
+			return
+		}
+		if u.loops > 0 && !hasTypeParam(t) {
+			u.fail(a.Pos(), "calls "+u.short(call.Fun)+", a function value, in a loop at line "+u.line(call.Pos())+" and hands it "+u.short(a)+", which holds references (a record per iteration)")
+			return
+		}
+		if !u.wrappable(call, nil, sig, a) {
+			u.fail(a.Pos(), "calls "+u.short(call.Fun)+", a function value, at line "+u.line(call.Pos())+" and hands it "+u.short(a)+", which the undo log cannot record where it is evaluated")
+			return
+		}
+		wrap = append(wrap, a)
+	}
+	for _, a := range wrap {
+		u.wrap(a, fmt.Sprintf("%s.SaveArg(%s, ", rtName, u.ref), ")")
+	}
 }
 
 // reachRoots returns the roots to snapshot before statement s, whose

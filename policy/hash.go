@@ -75,6 +75,9 @@ func writeOblivious(w io.Writer, r *Rule, fns Funcs) {
 	if r.MaskOutsideLocks != nil {
 		writeList(w, "mask_outside_locks", fns.texts(r.maskOutsideLocks))
 	}
+	if r.CallbacksWriteArguments != nil {
+		writeList(w, callbacksKey, fns.texts(r.callbacksWriteArguments))
+	}
 	if r.OutsideWrites != nil {
 		// A build that it let through must not be found in the cache
 		// once it is gone.
@@ -207,7 +210,7 @@ func (fns Funcs) mayMatch(p *funcPattern) bool {
 func (m Match) NamesFunctions() bool {
 	r := m.Rule
 	return r != nil && m.Mode != Off &&
-		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic)+len(r.maskOutsideLocks)+len(r.outsideWrites)+len(r.undoFiles) > 0
+		len(r.functions)+len(r.exclude)+len(r.ignore)+len(r.oblivious)+len(r.obliviousAtomic)+len(r.maskOutsideLocks)+len(r.callbacksWriteArguments)+len(r.outsideWrites)+len(r.undoFiles) > 0
 }
 
 // NormalizeFuncName is the name of a function as function patterns match

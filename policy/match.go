@@ -176,6 +176,7 @@ func (m Match) MissingFunctions(declared []string) []string {
 		{m.Rule.oblivious, "failure-oblivious"},
 		{m.Rule.obliviousAtomic, "atomic failure-oblivious"},
 		{m.Rule.maskOutsideLocks, "masked outside its locks"},
+		{m.Rule.callbacksWriteArguments, "masked with its function values taken to write only what their arguments reach"},
 		{m.Rule.outsideWrites, "masked despite its writes outside memory"},
 		{m.Rule.undoFiles, "masked with its writes to files undone"},
 	} {
@@ -223,6 +224,16 @@ func (m Match) MasksOutsideLocks(funcName string) bool {
 		return false
 	}
 	return anyMatches(m.Rule.maskOutsideLocks, normalizeFuncName(funcName))
+}
+
+// CallbacksWriteArguments reports whether a mask rule takes the function
+// values that the function calls to write only what their arguments
+// reach (see Rule.CallbacksWriteArguments).
+func (m Match) CallbacksWriteArguments(funcName string) bool {
+	if m.Rule == nil || m.Mode != Mask {
+		return false
+	}
+	return anyMatches(m.Rule.callbacksWriteArguments, normalizeFuncName(funcName))
 }
 
 // Ignores reports whether the rule's ignore list names the function: it is

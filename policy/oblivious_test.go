@@ -120,3 +120,31 @@ func TestMaskOutsideLocks(t *testing.T) {
 		t.Error("mask_outside_locks leaves the policy's hash as it was")
 	}
 }
+
+func TestCallbacksWriteArguments(t *testing.T) {
+	p := parseOblivious(t, `callbacks_write_arguments = ["items.find", "(*Tree).Ascend*", "(*Tree).Walkk"]
+`)
+	m := p.ForPackage("example.com/a", false)
+	for name, want := range map[string]bool{
+		"items.find":              true,
+		"items[...].find":         true,
+		"(*Tree[...]).AscendLess": true,
+		"(*Tree).Walk":            false,
+		"find":                    false,
+	} {
+		if got := m.CallbacksWriteArguments(name); got != want {
+			t.Errorf("CallbacksWriteArguments(%q) = %t, want %t", name, got, want)
+		}
+	}
+	if p.ForPackage("example.com/b", false).CallbacksWriteArguments("items.find") {
+		t.Error("a package without a rule takes its callbacks to write their arguments only")
+	}
+	got := m.MissingFunctions([]string{"items.find", "(*Tree).AscendLess", "(*Tree).Walk"})
+	want := []string{`testdata/hash/x.toml:4:63: function "(*Tree).Walkk" is not declared in package example.com/a, so it is not masked with its function values taken to write only what their arguments reach; did you mean "(*Tree).Walk"?`}
+	if !slices.Equal(got, want) {
+		t.Errorf("MissingFunctions =\n%q\nwant\n%q", got, want)
+	}
+	if plain := parseOblivious(t, ""); plain.Hash() == p.Hash() || plain.ForPackage("example.com/a", false).Hash() == m.Hash() {
+		t.Error("callbacks_write_arguments leaves the policy's hash as it was")
+	}
+}

@@ -16,7 +16,7 @@ import (
 var (
 	topKeys    = []string{"version", "defaults", "rule", "leak", neverFailKey, errorConstructorsKey}
 	optionKeys = []string{"panics", "globals", "snapshot_budget", "on_type_check_failure"}
-	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", successErrorsKey, "scratch", "oblivious", "oblivious_atomic", "mask_outside_locks", outsideWritesKey, undoFilesKey, "panics", "globals", "snapshot_budget", "on_type_check_failure"}
+	ruleKeys   = []string{"packages", "mode", "functions", "from_report", "exclude", "ignore", successErrorsKey, "scratch", "oblivious", "oblivious_atomic", "mask_outside_locks", callbacksKey, outsideWritesKey, undoFilesKey, "panics", "globals", "snapshot_budget", "on_type_check_failure"}
 )
 
 // schemaVersion is the only version this package reads.
@@ -293,6 +293,7 @@ func (ps *parser) rule(t map[string]any, at tomlPath) {
 	ps.successErrors(t, at, &r)
 	ps.oblivious(t, at, &r)
 	ps.maskOutsideLocks(t, at, &r)
+	ps.callbacks(t, at, &r)
 	ps.outsideWrites(t, at, &r)
 	ps.undoFiles(t, at, &r)
 	ps.probeAcquires(t, at, &r)
@@ -316,6 +317,17 @@ func (ps *parser) oblivious(t map[string]any, at tomlPath, r *Rule) {
 func (ps *parser) maskOutsideLocks(t map[string]any, at tomlPath, r *Rule) {
 	if list, pats, ok := ps.maskFuncList(t, at, r, "mask_outside_locks", "it says which functions masking builds mask although they take locks"); ok {
 		r.MaskOutsideLocks, r.maskOutsideLocks = list, pats
+	}
+}
+
+// callbacksKey is the mask rule key that lists the functions whose
+// calls of function values write only what their arguments reach.
+const callbacksKey = "callbacks_write_arguments"
+
+// callbacks reads a mask rule's callbacks_write_arguments list.
+func (ps *parser) callbacks(t map[string]any, at tomlPath, r *Rule) {
+	if list, pats, ok := ps.maskFuncList(t, at, r, callbacksKey, "it says how masking builds record the calls of function values"); ok {
+		r.CallbacksWriteArguments, r.callbacksWriteArguments = list, pats
 	}
 }
 

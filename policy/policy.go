@@ -107,6 +107,13 @@ type Rule struct {
 	// lock idiom, or call one that does: their checkpoint and rollback run
 	// without that lock. Without it, such functions are not masked.
 	MaskOutsideLocks []string
+	// CallbacksWriteArguments lists, in a mask rule, the functions whose
+	// calls of function values (a comparator, a visitor) are taken to
+	// write only what their arguments reach, not what the values
+	// captured: such a call is recorded in the undo log as a call of a
+	// function outside the build is, instead of making the function
+	// keep the checkpoint of its whole graph.
+	CallbacksWriteArguments []string
 	// OutsideWrites lists, in a mask rule, the functions that are masked
 	// although they write outside memory (see outside.go).
 	OutsideWrites []string
@@ -131,6 +138,7 @@ type Rule struct {
 	// compiled.
 	oblivious, obliviousAtomic []funcPattern
 	maskOutsideLocks           []funcPattern
+	callbacksWriteArguments    []funcPattern
 	outsideWrites              []funcPattern
 	undoFiles                  []funcPattern
 	// reported holds FromReport's pure non-atomic functions: by package

@@ -28,7 +28,7 @@ func TestSuccessErrorsParseErrors(t *testing.T) {
 			`4:77: success_errors: ".EOF" is not a variable with its package path, of the form "path/pkg.Name" (e.g. "io.EOF")`,
 		}},
 		{"misspelt", rule + `succes_errors = ["io.EOF"]`, []string{
-			`4:1: unknown key "succes_errors" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, success_errors, scratch, oblivious, oblivious_atomic, mask_outside_locks, outside_writes, undo_files, panics, globals, snapshot_budget, on_type_check_failure); did you mean "success_errors"?`,
+			`4:1: unknown key "succes_errors" in [[rule]] (known keys: packages, mode, functions, from_report, exclude, ignore, success_errors, scratch, oblivious, oblivious_atomic, mask_outside_locks, callbacks_write_arguments, outside_writes, undo_files, panics, globals, snapshot_budget, on_type_check_failure); did you mean "success_errors"?`,
 		}},
 		{"at top level", `success_errors = ["io.EOF"]` + "\n" + rule, []string{
 			`1:1: unknown key "success_errors" at top level: it belongs in a [[rule]] table`,

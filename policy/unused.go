@@ -56,7 +56,7 @@ func (p *Policy) Unused(pkgs map[string][]string) []string {
 		r := &p.Rules[ri]
 		for _, name := range pkgs[importPath] {
 			n := normalizeFuncName(name)
-			for _, list := range [][]funcPattern{r.functions, r.exclude, r.ignore, r.oblivious, r.obliviousAtomic, r.maskOutsideLocks, r.outsideWrites, r.undoFiles} {
+			for _, list := range [][]funcPattern{r.functions, r.exclude, r.ignore, r.oblivious, r.obliviousAtomic, r.maskOutsideLocks, r.callbacksWriteArguments, r.outsideWrites, r.undoFiles} {
 				for i := range list {
 					if list[i].matches(n) {
 						funcUse[ri][&list[i]] = true
@@ -90,7 +90,7 @@ func (p *Policy) Unused(pkgs map[string][]string) []string {
 		for _, l := range []struct {
 			key  string
 			pats []funcPattern
-		}{{"functions", r.functions}, {"exclude", r.exclude}, {"ignore", r.ignore}, {"oblivious", r.oblivious}, {"oblivious_atomic", r.obliviousAtomic}, {"mask_outside_locks", r.maskOutsideLocks}, {outsideWritesKey, r.outsideWrites}, {undoFilesKey, r.undoFiles}} {
+		}{{"functions", r.functions}, {"exclude", r.exclude}, {"ignore", r.ignore}, {"oblivious", r.oblivious}, {"oblivious_atomic", r.obliviousAtomic}, {"mask_outside_locks", r.maskOutsideLocks}, {callbacksKey, r.callbacksWriteArguments}, {outsideWritesKey, r.outsideWrites}, {undoFilesKey, r.undoFiles}} {
 			for i := range l.pats {
 				if !funcUse[ri][&l.pats[i]] {
 					ws = append(ws, warning{l.pats[i].pos, fmt.Sprintf("%s pattern %q matches no function in the packages of this rule", l.key, l.pats[i].written)})

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -133,6 +134,10 @@ type typePlan struct {
 	// opaque marks the ignored types that isOpaqueType names: a pointer to
 	// one compares by address, as its contents are not compared.
 	opaque bool
+	// noPointers says that a value holds no pointer at all, not even a
+	// string's or a lock's: its bytes may be saved and written back as
+	// bytes, out of the garbage collector's sight.
+	noPointers bool
 	// reaches says that a value holds pointers, slices, maps or interfaces
 	// outside ignored fields: there is more of the graph behind it.
 	reaches bool
@@ -576,9 +581,21 @@ func (s *snapshot) plan(t reflect.Type) *typePlan { return planOf(t) }
 // needed, which lets recursive types terminate. The plans made for t are
 // published together, when t's is complete.
 func planOf(t reflect.Type) *typePlan {
-	if pl, ok := plans.load(t); ok {
-		return pl
+	w := typeWord(t)
+	slot := recentSlot(w)
+	if r := slot.Load(); r != nil && r.word == w {
+		return r.plan
 	}
+	pl, ok := plans.load(t)
+	if !ok {
+		pl = newPlan(t)
+	}
+	slot.Store(&recentPlan{w, pl})
+	return pl
+}
+
+// newPlan makes the plan of t and what it needs, and publishes them.
+func newPlan(t reflect.Type) *typePlan {
 	planMu.Lock()
 	defer planMu.Unlock()
 	made := map[reflect.Type]*typePlan{}
@@ -587,6 +604,47 @@ func planOf(t reflect.Type) *typePlan {
 		plans.storeAll(made)
 	}
 	return pl
+}
+
+// recentPlans caches, in front of plans, the plan last asked for of the
+// types that share a slot: the calls that ask for a plan per value they
+// record (SaveArg, per step of a search) find it with one load and one
+// comparison of words, not a hash of the reflect.Type interface.
+var recentPlans [256]atomic.Pointer[recentPlan]
+
+type recentPlan struct {
+	word uintptr // typeWord of plan.typ
+	plan *typePlan
+}
+
+// typeWord is the address of t's runtime type, the data word of the
+// interface: the same for every reflect.Type of one type, as == on
+// reflect.Type relies on.
+func typeWord(t reflect.Type) uintptr { return (*[2]uintptr)(unsafe.Pointer(&t))[1] }
+
+// recentSlot is the slot of recentPlans for the type of word w.
+func recentSlot(w uintptr) *atomic.Pointer[recentPlan] {
+	return &recentPlans[(w>>5^w>>13)%uintptr(len(recentPlans))]
+}
+
+// noPointers reports whether values of t hold no pointer.
+func noPointers(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr,
+		reflect.Float32, reflect.Float64, reflect.Complex64, reflect.Complex128:
+		return true
+	case reflect.Array:
+		return t.Len() == 0 || noPointers(t.Elem())
+	case reflect.Struct:
+		for i := range t.NumField() {
+			if !noPointers(t.Field(i).Type) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // makePlan is planOf with planMu held: it records the plans it makes in
@@ -598,7 +656,7 @@ func makePlan(t reflect.Type, made map[reflect.Type]*typePlan) *typePlan {
 	if pl, ok := made[t]; ok {
 		return pl
 	}
-	pl := &typePlan{typ: t, kind: t.Kind(), size: t.Size()}
+	pl := &typePlan{typ: t, kind: t.Kind(), size: t.Size(), noPointers: noPointers(t)}
 	pl.report = t.Kind() != reflect.Interface && (t.Implements(errorType) || reflect.PointerTo(t).Implements(errorType))
 	switch {
 	case pl.size == 0:

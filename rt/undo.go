@@ -192,6 +192,28 @@ func SaveReachAfter[T any](u *Undo, v T, roots ...any) T {
 	return v
 }
 
+// SaveArg records what v, an argument of a call of a function value,
+// reaches once the call has evaluated it, and returns it: the policy
+// says that the function values the masked function calls write only
+// what their arguments reach. A type whose values hold no reference (an
+// instantiation of generic code with int, say) costs a lookup of its
+// plan, and no snapshot.
+func SaveArg[T any](u *Undo, v T) T {
+	pl := planOf(reflect.TypeFor[T]())
+	if pl.kind == reflect.Interface {
+		// By the dynamic type (a comparator of Items called with Ints).
+		x := any(v)
+		if x == nil {
+			return v
+		}
+		pl = planOf(reflect.TypeOf(x))
+	}
+	if pl.reaches || pl.kind == reflect.UnsafePointer {
+		SaveReach(u, v)
+	}
+	return v
+}
+
 // SaveSet records the variable that v addresses before the call sets it
 // through reflect (v.Set, v.SetInt, v.SetLen, …): those write the
 // variable itself, not what its old value refers to.
@@ -287,6 +309,14 @@ func reachWritable(roots []any) bool {
 // (copy, clear).
 func SaveElems[S ~[]E, E any](u *Undo, s S) {
 	if len(s) == 0 {
+		return
+	}
+	if pl := planOf(reflect.TypeFor[E]()); pl.noPointers && !pl.hasIgnored {
+		// The bytes, in the log's buffer: no allocation per record.
+		l := u.buffers()
+		n := uintptr(len(s)) * pl.size
+		l.bits = append(l.bits, unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), n)...)
+		l.entries = append(l.entries, undoEntry{addr: unsafe.Pointer(&s[0]), size: n})
 		return
 	}
 	old := make([]E, len(s))

@@ -627,3 +627,61 @@ func TestCompareReflectValue(t *testing.T) {
 		}
 	}
 }
+
+// TestSaveArg: an argument of a function value is recorded when its
+// type may hold a reference, in generic code by the instantiation's type,
+// and returned as it was; one that holds none starts no log and costs no
+// allocation.
+func TestSaveArg(t *testing.T) {
+	u := NewUndo(&Site{})
+	if got := SaveArg(&u, 7); got != 7 {
+		t.Errorf("SaveArg returned %d, want 7", got)
+	}
+	var stringer fmt.Stringer = time.Second
+	if n := testing.AllocsPerRun(100, func() { SaveArg(&u, 1); SaveArg(&u, stringer) }); n != 0 {
+		t.Errorf("SaveArg of values allocates %v times, want 0", n)
+	}
+	if u.log != nil {
+		t.Fatal("SaveArg of values started a log")
+	}
+
+	items := []int{1, 2, 3}
+	node := &struct{ n int }{1}
+	err := func() (err error) {
+		var done bool
+		u := NewUndo(&Site{})
+		defer u.End(&done, &err)
+		if got := SaveArg(&u, items); &got[0] != &items[0] {
+			t.Error("SaveArg did not return the slice it was handed")
+		}
+		items[0] = 10 // what the function value writes
+		SaveArg(&u, node).n = 5
+		return errors.New("failed")
+	}()
+	if err == nil || items[0] != 1 || node.n != 1 {
+		t.Errorf("after a failure: err %v, items %v, node.n %d; want the failure, [1 2 3] and 1", err, items, node.n)
+	}
+}
+
+// TestPlanOfRecent: the plan cache in front of plans gives each type its
+// own plan, also for types that share a slot.
+func TestPlanOfRecent(t *testing.T) {
+	types := []reflect.Type{reflect.TypeFor[int](), reflect.TypeFor[*int](), reflect.TypeFor[[]string](), reflect.TypeFor[map[int]bool](), reflect.TypeFor[struct{ a, b int }]()}
+	for range 3 {
+		for _, typ := range types {
+			if pl := planOf(typ); pl.typ != typ {
+				t.Fatalf("planOf(%v) is the plan of %v", typ, pl.typ)
+			}
+		}
+	}
+	// Every type in one slot: the cache holds one at a time.
+	slot := recentSlot(typeWord(types[0]))
+	for _, typ := range types {
+		slot.Store(&recentPlan{typeWord(typ), planOf(typ)})
+		for _, other := range types {
+			if pl := planOf(other); pl.typ != other {
+				t.Fatalf("with %v in the slot of %v, planOf(%v) is the plan of %v", typ, types[0], other, pl.typ)
+			}
+		}
+	}
+}

@@ -137,6 +137,7 @@ func SaveEntryBitsKey[M ~map[K]V, K comparable, V any](u *Undo, m M, k K) K { re
 
 func SaveReachWith[T any](u *Undo, v T, roots ...any) T  { return v }
 func SaveReachAfter[T any](u *Undo, v T, roots ...any) T { return v }
+func SaveArg[T any](u *Undo, v T) T                      { return v }
 
 func SaveElems[S ~[]E, E any](u *Undo, s S) {}
 
