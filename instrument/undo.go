@@ -130,6 +130,14 @@ type undoScan struct {
 	// loops is how many loops enclose the statement walked, and lits how
 	// many of them are function literals that run in place.
 	loops, lits int
+	// loopStmts are the loops that enclose the statement walked, outermost
+	// first, when no function literal is among them; labels maps a
+	// listed statement to the outermost label written before it.
+	loopStmts []ast.Stmt
+	labels    map[ast.Stmt]*ast.LabeledStmt
+	// onces counts the flags of records made once per loop (see
+	// onceInLoop).
+	onces int
 	// fresh are the variables that hold only memory the function
 	// allocated (see freshVars), once asked.
 	fresh       map[*gotypes.Var]bool
@@ -157,14 +165,24 @@ func (u *undoScan) line(pos token.Pos) string {
 func (u *undoScan) list(body *ast.BlockStmt) {
 	add := func(list []ast.Stmt) {
 		for _, s := range list {
+			var outer *ast.LabeledStmt
 			for {
 				l, ok := s.(*ast.LabeledStmt)
 				if !ok {
 					break
 				}
+				if outer == nil {
+					outer = l
+				}
 				s = l.Stmt
 			}
 			u.listed[s] = s
+			if outer != nil {
+				if u.labels == nil {
+					u.labels = map[ast.Stmt]*ast.LabeledStmt{}
+				}
+				u.labels[s] = outer
+			}
 		}
 	}
 	ast.Inspect(body, func(n ast.Node) bool {
@@ -199,7 +217,10 @@ func (u *undoScan) walk(n ast.Node, stmt ast.Stmt) {
 			// run many times, as a loop's body does.
 			u.loops++
 			u.lits++
+			outer := u.loopStmts
+			u.loopStmts = nil
 			u.walk(m.Body, nil)
+			u.loopStmts = outer
 			u.loops--
 			u.lits--
 			return false
@@ -213,10 +234,12 @@ func (u *undoScan) walk(n ast.Node, stmt ast.Stmt) {
 			case *ast.ForStmt, *ast.RangeStmt:
 				loop = true
 				u.loops++
+				u.loopStmts = append(u.loopStmts, m)
 			}
 			u.walk(m, m)
 			if loop {
 				u.loops--
+				u.loopStmts = u.loopStmts[:len(u.loopStmts)-1]
 			}
 			return false
 		case *ast.CallExpr:
@@ -501,6 +524,9 @@ func (u *undoScan) call(call *ast.CallExpr, s ast.Stmt) {
 		u.insert(s, fmt.Sprintf("%s.SaveReach(%s, %s); ", rtName, u.ref, strings.Join(roots, ", ")))
 		return
 	}
+	if u.onceInLoop(call, fn, s) {
+		return
+	}
 	if u.reachAround(call, fn, s) {
 		return
 	}
@@ -604,6 +630,210 @@ func (u *undoScan) reachRoots(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) 
 		}
 	}
 	return roots
+}
+
+// onceInLoop records what the operands of call, a call of fn that the
+// build does not rewrite, made by statement s in a loop, reach, once per
+// run of the loop: at the first iteration that makes the call, before
+// it, behind a flag the loop's run starts false
+//
+//	var _atx_once0 bool; for _, b := range p { if !_atx_once0 { _atx_once0 = true; rt.SaveReach(&_atx_u, t.hr) }; h = t.hr.RollByte(b) }
+//
+// That is sound where the operands are the same in every iteration, so
+// that a later iteration's call writes only what the first one's
+// operands reached or what the calls allocated: the loop assigns no
+// variable they use, stores nothing of the type of any part of them,
+// takes no address of such a part, and makes no other call that could
+// write one. It reports whether it recorded. A record per iteration
+// could cost more than the whole checkpoint; a record of a part of the
+// graph, once, costs less (a hash's roller, not its table).
+func (u *undoScan) onceInLoop(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) bool {
+	if u.lits > 0 || len(u.loopStmts) == 0 || !u.simple(s) || u.hasGoto() {
+		return false
+	}
+	if _, ok := u.fe.p.writesOutside(call); ok {
+		return false
+	}
+	if ownBuilderWrite(fn) {
+		// A builder written in a loop may hand out strings over the
+		// bytes that a rollback of its length would let later writes
+		// overwrite: it keeps its checkpoint.
+		return false
+	}
+	ops := u.writableOperands(call, fn)
+	if len(ops) == 0 {
+		return false
+	}
+	var exprs []ast.Expr
+	for _, o := range ops {
+		t := u.fe.p.info.TypeOf(o.expr)
+		if t == nil || !u.sideEffectFree(o.expr) || !u.declaredBefore(s, o.expr) {
+			return false
+		}
+		switch t.Underlying().(type) {
+		case *gotypes.Signature, *gotypes.Chan:
+			return false
+		}
+		if p, ok := t.Underlying().(*gotypes.Pointer); ok {
+			t = p.Elem()
+		}
+		if holdsSync(t, map[gotypes.Type]bool{}) {
+			return false
+		}
+		exprs = append(exprs, o.expr)
+	}
+	// The outermost loop over which the operands are the same.
+	var loop ast.Stmt
+	for _, l := range u.loopStmts {
+		if u.declaredBefore(l, exprs...) && u.invariantIn(l, call, exprs) {
+			loop = l
+			break
+		}
+	}
+	if loop == nil {
+		return false
+	}
+	at := loop
+	if l := u.labels[loop]; l != nil {
+		at = l
+	}
+	if u.listed[loop] == nil {
+		return false
+	}
+	roots := make([]string, len(ops))
+	for i, o := range ops {
+		roots[i] = u.fe.text(o.expr)
+		if o.addr {
+			roots[i] = "&" + roots[i]
+		}
+	}
+	flag := fmt.Sprintf("_atx_once%d", u.onces)
+	u.onces++
+	off := u.fe.off(at.Pos())
+	u.saves = append(u.saves, undoSave{off: off, end: off, code: "var " + flag + " bool; " + lineDirective(u.fe.p.fset, u.fe.tf, off)})
+	u.insert(s, fmt.Sprintf("if !%s { %s = true; %s.SaveReach(%s, %s) }; ", flag, flag, rtName, u.ref, strings.Join(roots, ", ")))
+	return true
+}
+
+// invariantIn reports whether the expressions exprs, operands of call,
+// evaluate to the same values, with the same parts, in every iteration of
+// loop: see onceInLoop.
+func (u *undoScan) invariantIn(loop ast.Stmt, call *ast.CallExpr, exprs []ast.Expr) bool {
+	info := u.fe.p.info
+	vars := map[*gotypes.Var]bool{}
+	// parts are the types of the parts of exprs, and of what holds them
+	// (a struct that a pointer leads to, whose store replaces them all).
+	var parts []gotypes.Type
+	addPart := func(e ...ast.Expr) {
+		for _, x := range e {
+			t := info.TypeOf(x)
+			if t == nil {
+				continue
+			}
+			parts = append(parts, t)
+			if p, ok := t.Underlying().(*gotypes.Pointer); ok {
+				parts = append(parts, p.Elem())
+			}
+		}
+	}
+	for _, e := range exprs {
+		ast.Inspect(e, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Ident:
+				if v, ok := info.Uses[n].(*gotypes.Var); ok {
+					vars[v] = true
+				}
+			case *ast.SelectorExpr:
+				addPart(n, n.X)
+			case *ast.IndexExpr:
+				addPart(n, n.X)
+			case *ast.StarExpr:
+				addPart(n, n.X)
+			}
+			return true
+		})
+	}
+	touches := func(lhs ast.Expr) bool {
+		lhs = ast.Unparen(lhs)
+		if id, ok := lhs.(*ast.Ident); ok {
+			v, _ := info.ObjectOf(id).(*gotypes.Var)
+			return v != nil && vars[v]
+		}
+		t := info.TypeOf(lhs)
+		if t == nil {
+			return true
+		}
+		for _, p := range parts {
+			if gotypes.Identical(t, p) {
+				return true
+			}
+		}
+		return false
+	}
+	ok := true
+	ast.Inspect(loop, func(n ast.Node) bool {
+		if !ok {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncLit, *ast.GoStmt, *ast.DeferStmt:
+			ok = false
+		case *ast.AssignStmt:
+			for _, l := range n.Lhs {
+				if touches(l) {
+					ok = false
+				}
+			}
+		case *ast.IncDecStmt:
+			ok = !touches(n.X)
+		case *ast.RangeStmt:
+			if n.Tok == token.ASSIGN {
+				for _, l := range []ast.Expr{n.Key, n.Value} {
+					if l != nil && touches(l) {
+						ok = false
+					}
+				}
+			}
+		case *ast.UnaryExpr:
+			if n.Op == token.AND && touches(n.X) {
+				ok = false
+			}
+		case *ast.CallExpr:
+			if n == call {
+				return true // its arguments are walked
+			}
+			if tv, isType := info.Types[n.Fun]; isType && tv.IsType() {
+				return true
+			}
+			switch callee := calleeObject(info, n.Fun).(type) {
+			case *gotypes.Builtin:
+				switch callee.Name() {
+				case "len", "cap", "append", "min", "max", "new", "make", "complex", "real", "imag", "panic":
+					return true
+				}
+			case *gotypes.Func:
+				if harmlessFunc(callee) {
+					return true
+				}
+			}
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}
+
+// hasGoto reports whether the function's body has a goto, which a
+// declaration inserted before a loop could be jumped over by.
+func (u *undoScan) hasGoto() bool {
+	found := false
+	ast.Inspect(u.fe.body, func(n ast.Node) bool {
+		if b, ok := n.(*ast.BranchStmt); ok && b.Tok == token.GOTO {
+			found = true
+		}
+		return !found
+	})
+	return found
 }
 
 // receiverOnly records what call writes, a call of a method of another
