@@ -642,9 +642,10 @@ func (u *undoScan) reachRoots(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) 
 // That is sound where the operands are the same in every iteration, so
 // that a later iteration's call writes only what the first one's
 // operands reached or what the calls allocated: the loop assigns no
-// variable they use, stores nothing of the type of any part of them,
-// takes no address of such a part, and makes no other call that could
-// write one. It reports whether it recorded. A record per iteration
+// variable they use, stores nothing of the type of any part of them and
+// no reference but into variables of its own (which could link more
+// memory to what they reach), takes no address of such a part, and makes
+// no other call that could write one. It reports whether it recorded. A record per iteration
 // could cost more than the whole checkpoint; a record of a part of the
 // graph, once, costs less (a hash's roller, not its table).
 func (u *undoScan) onceInLoop(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) bool {
@@ -760,7 +761,10 @@ func (u *undoScan) invariantIn(loop ast.Stmt, call *ast.CallExpr, exprs []ast.Ex
 			return v != nil && vars[v]
 		}
 		t := info.TypeOf(lhs)
-		if t == nil {
+		if t == nil || !plainNoLocks(t) {
+			// A store of a reference could link memory that the
+			// operands did not reach at the first record, and that a
+			// later call writes.
 			return true
 		}
 		for _, p := range parts {
