@@ -597,24 +597,9 @@ func (u *undoScan) reachRoots(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) 
 	if _, ok := u.fe.p.writesOutside(call); ok {
 		return nil
 	}
-	info := u.fe.p.info
 	var roots []string
 	add := func(e ast.Expr, addr bool) bool {
-		t := info.TypeOf(e)
-		if t == nil || !u.sideEffectFree(e) || !u.declaredBefore(s, e) {
-			return false
-		}
-		switch t.Underlying().(type) {
-		case *gotypes.Signature, *gotypes.Chan:
-			return false
-		}
-		// Locks and concurrent data are the whole checkpoint's to
-		// handle (see holdsSync): the method of a sync or atomic value
-		// writes it through its own stores.
-		if p, ok := t.Underlying().(*gotypes.Pointer); ok {
-			t = p.Elem()
-		}
-		if holdsSync(t, map[gotypes.Type]bool{}) {
+		if !u.recordable(e, s) {
 			return false
 		}
 		text := u.fe.text(e)
@@ -630,6 +615,27 @@ func (u *undoScan) reachRoots(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) 
 		}
 	}
 	return roots
+}
+
+// recordable reports whether a record before statement s can snapshot
+// what operand e reaches: e evaluates again to the same value, with no
+// call, and names only variables declared before s; it is no function
+// value or channel; and it holds no lock or concurrent data, which are
+// the whole checkpoint's to handle (see holdsSync): the method of a
+// sync or atomic value writes it through its own stores.
+func (u *undoScan) recordable(e ast.Expr, s ast.Stmt) bool {
+	t := u.fe.p.info.TypeOf(e)
+	if t == nil || !u.sideEffectFree(e) || !u.declaredBefore(s, e) {
+		return false
+	}
+	switch t.Underlying().(type) {
+	case *gotypes.Signature, *gotypes.Chan:
+		return false
+	}
+	if p, ok := t.Underlying().(*gotypes.Pointer); ok {
+		t = p.Elem()
+	}
+	return !holdsSync(t, map[gotypes.Type]bool{})
 }
 
 // onceInLoop records what the operands of call, a call of fn that the
@@ -667,18 +673,7 @@ func (u *undoScan) onceInLoop(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) 
 	}
 	var exprs []ast.Expr
 	for _, o := range ops {
-		t := u.fe.p.info.TypeOf(o.expr)
-		if t == nil || !u.sideEffectFree(o.expr) || !u.declaredBefore(s, o.expr) {
-			return false
-		}
-		switch t.Underlying().(type) {
-		case *gotypes.Signature, *gotypes.Chan:
-			return false
-		}
-		if p, ok := t.Underlying().(*gotypes.Pointer); ok {
-			t = p.Elem()
-		}
-		if holdsSync(t, map[gotypes.Type]bool{}) {
+		if !u.recordable(o.expr, s) {
 			return false
 		}
 		exprs = append(exprs, o.expr)
