@@ -76,10 +76,7 @@ func walkFunc(sig *types.Signature) bool {
 func (p *pkgRewriter) doneValues() []string {
 	var out []string
 	seen := map[string]bool{}
-	declared := p.opts.DoneValues
-	if p.opts.Mask {
-		declared = append(slices.Clip(declared), p.retriedErrors()...)
-	}
+	declared := append(slices.Clip(p.opts.DoneValues), p.retriedErrors()...)
 	for _, v := range declared {
 		dot := strings.LastIndex(v, ".")
 		if dot <= 0 || seen[v] {
@@ -139,8 +136,7 @@ func (p *pkgRewriter) writeDoneValues(b *strings.Builder) (paths []string) {
 	return paths
 }
 
-// retriedErrors returns, in a masking build, the errors that the
-// package's code retries on: a loop that calls one of the package's
+// retriedErrors returns the errors that the package's code retries on: a loop that calls one of the package's
 // functions and goes round again when the call returns the error,
 //
 //	for {
@@ -154,7 +150,9 @@ func (p *pkgRewriter) writeDoneValues(b *strings.Builder) (paths []string) {
 // progress when it returns X (it consumed padding); a rollback would
 // hand the retry the same state, and the loop would never end. Such an
 // error is taken as done, as if the policy's success_errors listed it,
-// and a warning on the function says so. The names are "path.Name", as
+// in detection builds too (an experiment masked with ATOMICX_MASK would
+// hang the same way, and the return is no failure), and a masking
+// build's warning on the function says so. The names are "path.Name", as
 // Options.DoneValues has them.
 func (p *pkgRewriter) retriedErrors() []string {
 	if p.retried != nil {

@@ -265,9 +265,7 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 		}
 	}
 	p.errorConstructors()
-	if opts.Mask {
-		p.retriedErrors() // its warnings come before the functions' notes
-	}
+	p.retriedErrors() // its warnings come before the functions' notes
 	res := &Result{Files: make([]File, len(files)), Changed: make([]bool, len(files))}
 	for i, f := range files {
 		res.Files[i] = f
