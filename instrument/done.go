@@ -66,7 +66,8 @@ func walkFunc(sig *types.Signature) bool {
 }
 
 // doneValues returns the expressions of the policy's done values
-// (Options.DoneValues) that the package can name: its own variables, and
+// (Options.DoneValues) and of the errors the package retries on
+// (p.retried) that the package can name: its own variables, and
 // the exported variables of the packages it imports, of a type that is
 // an error. The others are left out: code that cannot name a value can
 // only pass on what a callee returned, and a package that does not
@@ -76,7 +77,7 @@ func walkFunc(sig *types.Signature) bool {
 func (p *pkgRewriter) doneValues() []string {
 	var out []string
 	seen := map[string]bool{}
-	declared := append(slices.Clip(p.opts.DoneValues), p.retriedErrors()...)
+	declared := append(slices.Clip(p.opts.DoneValues), p.retried...)
 	for _, v := range declared {
 		dot := strings.LastIndex(v, ".")
 		if dot <= 0 || seen[v] {
@@ -153,11 +154,9 @@ func (p *pkgRewriter) writeDoneValues(b *strings.Builder) (paths []string) {
 // in detection builds too (an experiment masked with ATOMICX_MASK would
 // hang the same way, and the return is no failure), and a masking
 // build's warning on the function says so. The names are "path.Name", as
-// Options.DoneValues has them.
+// Options.DoneValues has them. Package calls it once, before the
+// functions are rewritten, and keeps them in p.retried.
 func (p *pkgRewriter) retriedErrors() []string {
-	if p.retried != nil {
-		return *p.retried
-	}
 	var values []string
 	var notes []Note
 	seen := map[string]bool{}
@@ -198,7 +197,6 @@ func (p *pkgRewriter) retriedErrors() []string {
 		})
 	}
 	p.notes = append(p.notes, notes...)
-	p.retried = &values
 	return values
 }
 
@@ -273,7 +271,7 @@ func (p *pkgRewriter) retryOn(s ast.Stmt, errVar *types.Var) *types.Var {
 	if equal && tok != token.CONTINUE || !equal && tok != token.BREAK && tok != token.RETURN {
 		return nil
 	}
-	v, _ := p.info.Uses[selectorIdent(x)].(*types.Var)
+	v, _ := p.info.Uses[funcIdent(x)].(*types.Var)
 	if v == nil || v.Parent() != v.Pkg().Scope() || !types.AssignableTo(v.Type(), errorType) {
 		return nil
 	}
@@ -297,16 +295,4 @@ func (p *pkgRewriter) errorsIs(e ast.Expr, errVar *types.Var) ast.Expr {
 func (p *pkgRewriter) isVar(e ast.Expr, v *types.Var) bool {
 	id, ok := ast.Unparen(e).(*ast.Ident)
 	return ok && p.info.Uses[id] == v
-}
-
-// selectorIdent is the identifier that e names: X itself, or the Sel of
-// pkg.X. nil for other expressions.
-func selectorIdent(e ast.Expr) *ast.Ident {
-	switch e := ast.Unparen(e).(type) {
-	case *ast.Ident:
-		return e
-	case *ast.SelectorExpr:
-		return e.Sel
-	}
-	return nil
 }

@@ -265,7 +265,7 @@ func Package(files []File, opts Options) (_ *Result, err error) {
 		}
 	}
 	p.errorConstructors()
-	p.retriedErrors() // its warnings come before the functions' notes
+	p.retried = p.retriedErrors() // its warnings come before the functions' notes
 	res := &Result{Files: make([]File, len(files)), Changed: make([]bool, len(files))}
 	for i, f := range files {
 		res.Files[i] = f
@@ -376,7 +376,7 @@ type pkgRewriter struct {
 	caseVars      map[*types.Var]bool           // the variables of type switches' cases
 	ownFuncFields map[*types.Var]bool           // fields of func type that the package sets to its own code (see funcFieldsSetByPackage)
 	decls         map[*types.Func]*ast.FuncDecl // the functions declared in the files instrumented
-	retried       *[]string                     // the package's retried errors, once asked (see retriedErrors)
+	retried       []string                      // the errors the package's code retries on (see retriedErrors)
 	costs         map[*ast.FuncDecl]int         // estimated inlining costs (see inlineCost)
 	handOvers     map[handOver]bool             // the hand-over helpers the twins use
 	selectorNames map[*ast.Ident]bool           // the names after the dot of selectors

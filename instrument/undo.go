@@ -655,7 +655,7 @@ func (u *undoScan) recordable(e ast.Expr, s ast.Stmt) bool {
 // could cost more than the whole checkpoint; a record of a part of the
 // graph, once, costs less (a hash's roller, not its table).
 func (u *undoScan) onceInLoop(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) bool {
-	if u.lits > 0 || len(u.loopStmts) == 0 || !u.simple(s) || u.hasGoto() {
+	if u.lits > 0 || len(u.loopStmts) == 0 || !u.simple(s) {
 		return false
 	}
 	if _, ok := u.fe.p.writesOutside(call); ok {
@@ -686,7 +686,7 @@ func (u *undoScan) onceInLoop(call *ast.CallExpr, fn *gotypes.Func, s ast.Stmt) 
 			break
 		}
 	}
-	if loop == nil {
+	if loop == nil || u.hasGoto() {
 		return false
 	}
 	at := loop
@@ -1686,7 +1686,9 @@ func (p *pkgRewriter) cloneSite(fe *funcEdits) string {
 	return fmt.Sprintf("&%s[%d]", sitesName, len(p.sites)-1)
 }
 
-// funcIdent is the name of a function in fun, a plain or qualified name.
+// funcIdent is the identifier that a plain or qualified name names: X
+// itself, or the Sel of pkg.X (a function, a package-level variable).
+// nil for other expressions.
 func funcIdent(fun ast.Expr) *ast.Ident {
 	switch f := ast.Unparen(fun).(type) {
 	case *ast.Ident:
