@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -68,6 +69,9 @@ type Config struct {
 	// QuestionData are the question's own options, a JSON object that the
 	// question encodes and its planner reads (Options.QuestionData).
 	QuestionData json.RawMessage
+	// Fresh runs every experiment in a process of its own, even for a
+	// question whose experiments run in batches (Planner.InProcess).
+	Fresh bool
 	// Oracle, with Exec, is a domain check run after each run of the
 	// program workload (see runOracle): the run passes only if Exec and
 	// Oracle both exit 0 within the time limit.
@@ -95,7 +99,11 @@ type Result struct {
 	// Resumed counts the runs of each kind that the journal already
 	// had (-resume), keyed by Record.Kind.
 	Resumed map[string]int
-	Elapsed time.Duration // wall time of this campaign command
+	// Batched counts the experiments run now in batches, many in one
+	// process, and Confirmed the runs again in a fresh process of
+	// batched ones (see Planner.InProcess).
+	Batched, Confirmed int
+	Elapsed            time.Duration // wall time of this campaign command
 }
 
 // Run carries out the campaign in one process: the plan (MakePlan), its
@@ -108,7 +116,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	journalPath := filepath.Join(cfg.Journal, "journal.jsonl")
 	sres, err := RunShard(ctx, p, ShardConfig{Shard: Shard{1, 1}, PlanDir: cfg.Journal, Packages: res.Packages,
-		Dir: cfg.Dir, Exec: cfg.Exec, Oracle: cfg.Oracle, Journal: journalPath, Jobs: cfg.Jobs, Progress: cfg.Progress, ExtraEnv: cfg.ExtraEnv, Own: true,
+		Dir: cfg.Dir, Exec: cfg.Exec, Oracle: cfg.Oracle, Journal: journalPath, Jobs: cfg.Jobs, Fresh: cfg.Fresh, Progress: cfg.Progress, ExtraEnv: cfg.ExtraEnv, Own: true,
 		Session: start})
 	if err != nil {
 		return nil, err
@@ -120,6 +128,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Records = m.Records
 	res.Problems = append(res.Problems, m.Problems...)
 	res.Experiments, res.NaturalRuns, res.Rechecks = sres.Experiments, sres.NaturalRuns, sres.Rechecks
+	res.Batched, res.Confirmed = sres.Batched, sres.Confirmed
 	for k, n := range sres.Resumed {
 		res.Resumed[k] += n
 	}
@@ -337,6 +346,9 @@ type runner struct {
 	label    string
 	// slots are the job slots' copies of the module (jobSlot).
 	slots jobSlots
+	// noBatches are the test binaries that ran no experiment of a batch
+	// (see runBatch): their experiments run a process each.
+	noBatches map[string]bool
 }
 
 // goArgs is the go command line that builds the workload's packages: a
@@ -655,7 +667,10 @@ func Reaches(rec *Record) []Reach {
 }
 
 // experiments runs the planned runs on cfg.Jobs workers, each with its
-// own copy of its record, and journals each as it ends.
+// own copy of its record, and journals each as it ends. The experiments
+// of a question that runs them in-process run in batches (see batch.go),
+// and what the question reports of them is then confirmed in a fresh
+// process (confirmBatches).
 func (c *runner) experiments(ctx context.Context, plan []*PlannedRun) error {
 	var todo []*PlannedRun
 	var kinds []*Record
@@ -669,60 +684,95 @@ func (c *runner) experiments(ctx context.Context, plan []*PlannedRun) error {
 	if len(todo) == 0 {
 		return nil
 	}
+	prog := newProgress(c.cfg.Progress, kinds)
+	prog.label = c.label
+	if err := c.runUnits(ctx, c.units(todo), prog); err != nil {
+		prog.finish()
+		return err
+	}
+	prog.finish()
+	return c.confirmBatches(ctx, plan)
+}
+
+// runUnits runs units (see units) on cfg.Jobs workers, and journals each
+// run as it ends.
+func (c *runner) runUnits(ctx context.Context, units [][]*PlannedRun, prog *progress) error {
+	return c.runUnitsAs(ctx, units, prog, nil)
+}
+
+// runUnitsAs is runUnits, each record made as mark says before it is
+// journaled (nil: as it ran).
+func (c *runner) runUnitsAs(ctx context.Context, units [][]*PlannedRun, prog *progress, mark func(*Record)) error {
 	pkgs := map[string]*Package{}
 	for _, p := range c.res.Packages {
 		pkgs[p.ImportPath] = p
 	}
-	prog := newProgress(c.cfg.Progress, kinds)
-	prog.label = c.label
-	work := make(chan *PlannedRun)
+	work := make(chan []*PlannedRun)
 	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
+	done := func(run *PlannedRun, e *Record) {
+		if mark != nil {
+			mark(e)
+		}
+		if err := c.journal.Append(e); err != nil {
+			errOnce.Do(func() { firstErr = err })
+		}
+		c.mu.Lock()
+		c.done[run.Key] = e
+		switch {
+		case e.Fresh:
+			c.res.Confirmed++
+		case e.Kind == "natural":
+			c.res.NaturalRuns++
+		case e.Kind == "recheck":
+			c.res.Rechecks++
+		default:
+			c.res.Experiments++
+		}
+		if e.Batched {
+			c.res.Batched++
+		}
+		c.mu.Unlock()
+		if prog != nil {
+			prog.step()
+		}
+	}
 	for range c.cfg.Jobs {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			slot := c.slots.take()
 			defer c.slots.put(slot)
-			for run := range work {
-				e := *run.Run
-				p := pkgs[e.Package]
+			for unit := range work {
+				p := pkgs[unit[0].Run.Package]
 				if p == nil {
-					errOnce.Do(func() { firstErr = fmt.Errorf("a run of %s, which is not among the workload's packages", e.Package) })
+					errOnce.Do(func() {
+						firstErr = fmt.Errorf("a run of %s, which is not among the workload's packages", unit[0].Run.Package)
+					})
 					continue
 				}
-				c.runTest(ctx, slot, p, e.Test, run.Env, &e)
+				if len(unit) > 1 {
+					c.runBatch(ctx, slot, p, unit, done)
+					continue
+				}
+				e := *unit[0].Run
+				c.runTest(ctx, slot, p, e.Test, unit[0].Env, &e)
 				if ctx.Err() != nil {
 					continue // interrupted: not finished, so not journaled; a resume runs it
 				}
-				if err := c.journal.Append(&e); err != nil {
-					errOnce.Do(func() { firstErr = err })
-				}
-				c.mu.Lock()
-				c.done[run.Key] = &e
-				switch e.Kind {
-				case "natural":
-					c.res.NaturalRuns++
-				case "recheck":
-					c.res.Rechecks++
-				default:
-					c.res.Experiments++
-				}
-				c.mu.Unlock()
-				prog.step()
+				done(unit[0], &e)
 			}
 		}()
 	}
-	for _, e := range todo {
+	for _, u := range units {
 		if ctx.Err() != nil {
 			break
 		}
-		work <- e
+		work <- u
 	}
 	close(work)
 	wg.Wait()
-	prog.finish()
 	if firstErr != nil {
 		return firstErr
 	}
@@ -736,6 +786,13 @@ func (c *runner) experiments(ctx context.Context, plan []*PlannedRun) error {
 // program workload of the directory the campaign runs in (script and
 // oracle alike).
 func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test string, env []string, rec *Record) {
+	c.runProcess(ctx, slot, p, test, env, rec, nil)
+}
+
+// runProcess is runTest, or, with b, the run of a batch (see
+// runBatch): rec is then b's first record, and b's records get their
+// outcomes and events.
+func (c *runner) runProcess(ctx context.Context, slot *jobSlot, p *Package, test string, env []string, rec *Record, b *batch) {
 	if err := os.MkdirAll(c.workDir(), 0o777); err != nil {
 		rec.Status, rec.Output = NotRun, err.Error()
 		return
@@ -760,7 +817,17 @@ func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test st
 	if timeout <= 0 {
 		timeout = time.Minute
 	}
-	rctx, cancel := context.WithTimeout(ctx, timeout)
+	count := 1
+	if b != nil {
+		count = len(b.recs)
+		batchPath := filepath.Join(tmp, "batch")
+		if err := os.WriteFile(batchPath, arm.FormatBatch(b.exps), 0o666); err != nil {
+			rec.Status, rec.Output = NotRun, err.Error()
+			return
+		}
+		env = append(env, arm.Arming{Batch: batchPath}.Env()...)
+	}
+	rctx, cancel := context.WithTimeout(ctx, time.Duration(count)*timeout)
 	defer cancel()
 	var cmd *exec.Cmd
 	if c.cfg.Exec != "" {
@@ -768,8 +835,8 @@ func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test st
 		cmd = exec.CommandContext(rctx, c.cfg.Exec)
 		env = append(env, "ATOMICX_BINARY="+p.Binary)
 	} else {
-		cmd = exec.CommandContext(rctx, p.Binary, "-test.run=^"+regexp.QuoteMeta(test)+"$", "-test.count=1",
-			"-test.timeout="+(timeout+10*time.Second).String())
+		cmd = exec.CommandContext(rctx, p.Binary, "-test.run=^"+regexp.QuoteMeta(test)+"$", "-test.count="+strconv.Itoa(count),
+			"-test.timeout="+(time.Duration(count)*timeout+10*time.Second).String())
 	}
 	if c.cfg.Planner != nil && c.cfg.Planner.OneAtATime {
 		env = append(env, "GOMAXPROCS=1")
@@ -823,12 +890,19 @@ func (c *runner) runTest(ctx context.Context, slot *jobSlot, p *Package, test st
 		usage = func() int64 { return diskUsage(tmp) + max(diskUsage(copyDir)-copySize, 0) }
 	}
 	overDisk := watchDisk(rctx, usage, maxRunDisk, cancel)
+	if b != nil {
+		go b.watch(rctx, logPath, timeout, cancel)
+	}
 	runErr := cmd.Run()
 	// What the run started and left behind must not outlive it: it
 	// would go on writing into the run's files, or into the next run's.
 	killGroup(cmd)
 	if whole != nil && rctx.Err() == nil {
 		runErr = c.runOracle(rctx, dir, p.Binary, whole.Name(), runErr, &out)
+	}
+	if b != nil {
+		b.split(readEvents(logPath, int64(count)*eventsBound(rec.Kind)), c.session)
+		return
 	}
 	rec.Millis = time.Since(began).Milliseconds()
 	rec.Began, rec.Session = began.UnixMilli(), c.session

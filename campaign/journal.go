@@ -62,6 +62,18 @@ type Record struct {
 	Began   int64
 	Session int64
 
+	// Batched says that the run was one of a batch: experiments of one
+	// test that one process ran in turn (see Planner.InProcess). Fresh
+	// says that it ran in a process of its own after a batch had run it,
+	// to confirm or replace what the batch found: a fresh record stands
+	// for the batched one of the same key, which a journal may hold too
+	// (ReadJournal keeps the fresh one).
+	Batched, Fresh bool
+	// FellBack marks a fresh run of a test whose batched runs a fresh
+	// process did not confirm: each of its experiments ran again, a
+	// process each.
+	FellBack bool
+
 	// QuestionData is the question's own data about the run, a JSON
 	// object that the question encodes and decodes with a type of its
 	// own (perturbation's stack of the point, for one); the engine keeps
@@ -96,6 +108,9 @@ type recordLine struct {
 	Session    int64             `json:"session,omitempty"`
 	Always     bool              `json:"always,omitempty"`    // Arming.Inject.Always
 	Oblivious  string            `json:"oblivious,omitempty"` // Arming.Oblivious, "SITE;SITE"
+	Batched    bool              `json:"batched,omitempty"`
+	Fresh      bool              `json:"fresh,omitempty"`
+	FellBack   bool              `json:"fell_back,omitempty"`
 }
 
 var recordLineKeys = jsonKeys[recordLine]()
@@ -110,7 +125,7 @@ func (r Record) MarshalJSON() ([]byte, error) {
 	line := recordLine{V: r.V, Kind: r.Kind, Campaign: r.Campaign, Plan: r.Plan, Package: r.Package, Test: r.Test, Exec: r.Exec, Binary: r.Binary,
 		Site: a.Inject.Site, Occurrence: a.Inject.Occurrence, Fault: a.Inject.Fault, Snapshot: a.SnapshotCalls, Mask: strings.Join(a.Mask, ";"),
 		Status: r.Status, Fired: r.Fired, Millis: r.Millis, Output: r.Output, Died: r.Died, Events: r.Events, Stacks: r.Stacks,
-		Began: r.Began, Session: r.Session, Always: a.Inject.Always, Oblivious: strings.Join(a.Oblivious, ";")}
+		Began: r.Began, Session: r.Session, Always: a.Inject.Always, Oblivious: strings.Join(a.Oblivious, ";"), Batched: r.Batched, Fresh: r.Fresh, FellBack: r.FellBack}
 	return marshalWithQuestion(&line, r.QuestionData, recordLineKeys)
 }
 
@@ -126,7 +141,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		Arming: arm.Arming{Inject: arm.Injection{Site: line.Site, Occurrence: line.Occurrence, Fault: line.Fault, Always: line.Always},
 			SnapshotCalls: line.Snapshot, Mask: arm.SplitIDs(line.Mask), Oblivious: arm.SplitIDs(line.Oblivious)},
 		Status: line.Status, Fired: line.Fired, Millis: line.Millis, Output: line.Output, Died: line.Died, Events: line.Events, Stacks: line.Stacks,
-		Began: line.Began, Session: line.Session, QuestionData: data}
+		Began: line.Began, Session: line.Session, Batched: line.Batched, Fresh: line.Fresh, FellBack: line.FellBack, QuestionData: data}
 	return nil
 }
 
@@ -295,8 +310,31 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 			problems = append(problems, Problem{Path: path, Line: planLine, Err: errors.New("a plan record in a journal without a header")})
 		}
 	}
+	recs = withoutReplaced(recs)
 	if err := sc.Err(); err != nil {
 		return recs, problems, fmt.Errorf("reading %s: %w", path, err)
 	}
 	return recs, problems, nil
+}
+
+// withoutReplaced leaves out of recs the batched records that a fresh one
+// of the same key, journaled later, replaces (see Record.Fresh).
+func withoutReplaced(recs []*Record) []*Record {
+	fresh := map[string]int{}
+	for i, r := range recs {
+		if r.Fresh {
+			fresh[r.Key()] = i
+		}
+	}
+	if len(fresh) == 0 {
+		return recs
+	}
+	kept := recs[:0]
+	for i, r := range recs {
+		if j, ok := fresh[r.Key()]; ok && r.Batched && !r.Fresh && i < j {
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept
 }

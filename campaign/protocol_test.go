@@ -43,7 +43,7 @@ func armVars() map[string]bool {
 		Log: "l", Inject: arm.Injection{Fault: arm.FaultError, Occurrence: 1, Site: "m.F#entry"}, Profile: 1,
 		StopAbsorbed: true, Snapshots: arm.SnapshotsAll, SnapshotCalls: ";", Mask: []string{"m.F#entry"},
 		UndoFiles: []string{"m.F#entry"}, Oblivious: []string{"m.F#entry"}, Widen: []string{"m.F#handler:f.go:1:2"},
-		Route: []string{"m.F#handler:f.go:1:2"}, ListAsWritten: true,
+		Route: []string{"m.F#handler:f.go:1:2"}, ListAsWritten: true, Batch: "b",
 	}
 	names := map[string]bool{}
 	for _, kv := range full.Env() {
@@ -59,8 +59,8 @@ func armVars() map[string]bool {
 // help documents every arming variable.
 func TestArmingVariables(t *testing.T) {
 	vars := armVars()
-	if len(vars) != 12 {
-		t.Fatalf("the arming has %d variables, want 12: %v", len(vars), sortedKeys(vars))
+	if len(vars) != 13 {
+		t.Fatalf("the arming has %d variables, want 13: %v", len(vars), sortedKeys(vars))
 	}
 	for _, dir := range append(campaignDirs(t), filepath.Join("..", "report"), filepath.Join("..", "cmd", "atomicx")) {
 		side := readProgramSide(t, dir)

@@ -50,6 +50,20 @@ type Planner struct {
 	// were written before questions had names, and a header that names
 	// none is its, unless another question Recognizes the records.
 	Unnamed bool
+	// InProcess lets the engine run the question's experiments of one
+	// test in batches, many in one process (see Record.Batched): a run of
+	// kind "experiment" whose environment differs from another's of the
+	// same test in its injection and the calls it snapshots only. What
+	// the question reports of a batched run, it has confirmed in a fresh
+	// process first: Confirm picks, from the campaign's records, the
+	// batched runs to run again in a process of their own, and Agrees
+	// says whether such a rerun found what the batch did. When it did
+	// not, the test's results depend on what its earlier runs in the
+	// process left behind, and every batched run of the test is run
+	// again, a process each.
+	InProcess bool
+	Confirm   func(recs []*Record) []*Record
+	Agrees    func(batched, fresh *Record) bool
 	// HeaderData, when set, is what of the question's options
 	// (Config.QuestionData) the campaign's header keeps for the report
 	// (Header.QuestionData); nil keeps nothing.

@@ -68,6 +68,7 @@ type ShardConfig struct {
 	Oracle   string     // its oracle, resolved here
 	Journal  string     // the shard's journal
 	Jobs     int
+	Fresh    bool // a process per run: see Config.Fresh
 	Progress io.Writer
 	// ExtraEnv is added to every run's environment (e.g. a GOCOVERDIR
 	// next to the journal).
@@ -176,7 +177,7 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 			}
 		}
 	}
-	c := &runner{cfg: Config{Dir: sc.Dir, Journal: sc.PlanDir, Jobs: max(sc.Jobs, 1), Timeout: p.Options.Timeout(),
+	c := &runner{cfg: Config{Dir: sc.Dir, Journal: sc.PlanDir, Jobs: max(sc.Jobs, 1), Fresh: sc.Fresh, Timeout: p.Options.Timeout(),
 		Exec: sc.Exec, Oracle: sc.Oracle, Progress: sc.Progress, Cover: p.Header.Cover, Planner: planner}, journal: j, done: done, res: res, session: start.UnixMilli(), extraEnv: sc.ExtraEnv}
 	defer c.removeSlots()
 	if sc.Shard.N > 1 {

@@ -3,6 +3,7 @@ package report
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -98,6 +99,10 @@ type Evidence struct {
 	Callback string `json:"callback,omitempty"`
 
 	first bool // the failed call was non-atomic by itself
+	// batched says that a batch of experiments found it, in a process
+	// that ran other experiments of the test before (and no fresh
+	// process confirmed it: see campaign.Record.Fresh).
+	batched bool
 	// inject is the fault that Injection writes out; zero for a natural
 	// failure.
 	inject arm.Injection
@@ -289,6 +294,16 @@ type Summary struct {
 	AsWritten int `json:"as_written,omitempty"`
 	// UnknownKinds counts the functions of each kind of unknown verdict.
 	UnknownKinds map[string]int `json:"unknown_kinds,omitempty"`
+	// InBatches counts the experiments run in batches, many of a test in
+	// one process, and Confirmed those a batch ran that ran again, each
+	// in a fresh process, to confirm what the report shows of them;
+	// FellBack are the tests ("package Test") whose batches a fresh
+	// process did not confirm, whose experiments all ran again, a
+	// process each (see campaign.Planner.InProcess).
+	InBatches    int      `json:"in_batches,omitempty"`
+	Confirmed    int      `json:"confirmed,omitempty"`
+	FellBack     []string `json:"fell_back,omitempty"`
+	FellBackRuns int      `json:"fell_back_runs,omitempty"`
 }
 
 // Report is the classification of a campaign.
@@ -740,7 +755,8 @@ func practicalRule(f *Function) string {
 // newEvidence is the evidence that a verdict event of rec gives.
 func newEvidence(e event, rec *campaign.Record) *Evidence {
 	ev := &Evidence{Path: e.Path, Before: e.Before, After: e.After, Changes: changesOf(e), Failure: e.Failure, Error: e.Error,
-		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: strings.Join(rec.Arming.Mask, ";"), first: e.First}
+		Package: rec.Package, Test: rec.Test, Exec: rec.Exec, Binary: rec.Binary, Mask: strings.Join(rec.Arming.Mask, ";"), first: e.First,
+		batched: rec.Batched && !rec.Fresh}
 	if (rec.Kind == "experiment" || rec.Kind == "recheck") && rec.Arming.Inject.Site != "" {
 		ev.injected(arm.Injection{Fault: rec.Arming.Inject.Fault, Occurrence: rec.Arming.Inject.Occurrence, Site: rec.Arming.Inject.Site})
 	}
@@ -772,6 +788,18 @@ func (r *Report) countExperiment(rec *campaign.Record) {
 	s := &r.Summary
 	s.Experiments++
 	s.ExperimentsMs += rec.Millis
+	switch {
+	case rec.Batched:
+		s.InBatches++
+	case rec.FellBack:
+		s.FellBackRuns++
+		if t := rec.Package + " " + rec.Test; !slices.Contains(s.FellBack, t) {
+			s.FellBack = append(s.FellBack, t)
+			slices.Sort(s.FellBack)
+		}
+	case rec.Fresh:
+		s.Confirmed++
+	}
 	if rec.Fired {
 		s.Fired++
 	}
@@ -889,11 +917,17 @@ func changesOf(e event) string {
 // the program meets (natural) before an injected fault, and a fault at a
 // call that can fail before one at the entry of a helper of the module;
 // the shorter path; then by test and injection, so that the choice does
-// not depend on the order in which parallel runs were journaled.
+// not depend on the order in which parallel runs were journaled. Right
+// after the kind of change, what a process of its own showed comes
+// before what a batch of experiments did: the campaign confirmed the one
+// and not the other (it confirms, for each function, a batched run of
+// the strongest kind of change: see detect's evidenceToConfirm).
 func betterEvidence(a, b *Evidence) bool {
 	switch {
 	case a.Changes != b.Changes:
 		return visibilityRank(a.Changes) < visibilityRank(b.Changes)
+	case a.batched != b.batched:
+		return !a.batched
 	case (a.Callback == "") != (b.Callback == ""):
 		return a.Callback == ""
 	case a.first != b.first:

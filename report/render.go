@@ -113,6 +113,9 @@ func WriteText(w io.Writer, r *Report, locate Locator, color bool) {
 	s := r.Summary
 	fmt.Fprintf(w, "campaign: %d packages, %d tests; %s; %s\n", s.Packages, s.Tests, runCounts(s), timeText(s))
 	fmt.Fprintf(w, "experiments: %s\n", outcomeText(s))
+	if line := inProcessText(s); line != "" {
+		fmt.Fprintf(w, "in-process: %s\n", line)
+	}
 	if r.Coverage != nil {
 		writeCoverage(w, r.Coverage, locate)
 	}
@@ -397,4 +400,19 @@ func writeReproduce(w io.Writer, e *Evidence) {
 		return
 	}
 	fmt.Fprintf(w, "\treproduce: %s\n", e.Reproduce)
+}
+
+// inProcessText says how many experiments ran in batches and what was
+// confirmed in a fresh process; "" for a campaign that ran each in a
+// process of its own.
+func inProcessText(s Summary) string {
+	if s.InBatches == 0 && s.Confirmed == 0 && len(s.FellBack) == 0 {
+		return ""
+	}
+	text := fmt.Sprintf("%d experiments run in batches, many of a test in one process, %d of them confirmed in a fresh process", s.InBatches+s.Confirmed+s.FellBackRuns, s.Confirmed)
+	if len(s.FellBack) > 0 {
+		text += fmt.Sprintf("; %d tests whose batches a fresh process did not confirm ran their %d experiments again, a process each: %s",
+			len(s.FellBack), s.FellBackRuns, strings.Join(s.FellBack, ", "))
+	}
+	return text
 }

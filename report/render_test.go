@@ -109,3 +109,33 @@ func TestDetectReportNamesPlan(t *testing.T) {
 		})
 	}
 }
+
+func TestInProcessText(t *testing.T) {
+	tests := []struct {
+		name string
+		s    Summary
+		want string
+	}{
+		{"a process per experiment", Summary{Experiments: 9}, ""},
+		{"batches", Summary{Experiments: 9, InBatches: 7, Confirmed: 2},
+			"9 experiments run in batches, many of a test in one process, 2 of them confirmed in a fresh process"},
+		{"fell back", Summary{Experiments: 12, InBatches: 7, Confirmed: 2, FellBack: []string{"m TestA"}, FellBackRuns: 3},
+			"12 experiments run in batches, many of a test in one process, 2 of them confirmed in a fresh process; " +
+				"1 tests whose batches a fresh process did not confirm ran their 3 experiments again, a process each: m TestA"},
+	}
+	for _, tt := range tests {
+		if got := inProcessText(tt.s); got != tt.want {
+			t.Errorf("%s:\n got %q\nwant %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+// What a fresh process showed is stronger evidence than what a batch
+// did, of the same kind of change, whatever else tells them apart.
+func TestBetterEvidenceFreshFirst(t *testing.T) {
+	batched := &Evidence{Path: "a", Changes: CallerVisible, batched: true, first: true}
+	fresh := &Evidence{Path: "a.b.c", Changes: CallerVisible}
+	if !betterEvidence(fresh, batched) || betterEvidence(batched, fresh) {
+		t.Error("a batch's evidence ranks before a fresh process's")
+	}
+}

@@ -214,6 +214,10 @@ func (c *Call) checkAbsorbed() {
 		return
 	}
 	writeLine(event("absorbed").str("site", c.site.ID).str("func", c.site.Func).end())
+	if batchRun.on {
+		absorbedInBatch(injected.gid)
+		return
+	}
 	os.Exit(0)
 }
 

@@ -177,6 +177,9 @@ func (h *Handler) isWidened() bool {
 	case 2:
 		return true
 	}
+	if batchRun.on {
+		touchHandler(h)
+	}
 	if h.Widened == "" || !campaign.widen[h.ID] {
 		h.wide.Store(1)
 		return false
@@ -281,6 +284,9 @@ func (h *Handler) log(u uint32) {
 	if h.logged.Or(u)&u != 0 {
 		return
 	}
+	if batchRun.on {
+		touchHandler(h)
+	}
 	name := usageName(u)
 	e := event("handler").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).str("region", h.Region).
 		str("usage", name).str("handler_kind", h.Kind).str("predicate", h.Predicate)
@@ -337,6 +343,9 @@ func region(arms []Handler, injected error, fault func(arm int) error) error {
 				}
 			}
 		} else if campaign.route == nil && !raceEnabled {
+			if batchRun.on {
+				touchHandler(&arms[0])
+			}
 			arms[0].quiet = true
 		}
 		return injected
@@ -371,6 +380,9 @@ func (h *Handler) isArmed() bool {
 		return false
 	case 2:
 		return true
+	}
+	if batchRun.on {
+		touchHandler(h)
 	}
 	if h.NotInjectable != "" || h.ID != config.armedHandler {
 		h.armed.Store(1)

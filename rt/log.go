@@ -20,7 +20,7 @@ var eventLog struct {
 func writeLine(b []byte) {
 	eventLog.Lock()
 	defer eventLog.Unlock()
-	if eventLog.failed || config.logPath == "" {
+	if eventLog.failed || config.logPath == "" || batchRun.over.Load() {
 		return
 	}
 	if eventLog.f == nil {

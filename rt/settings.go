@@ -46,6 +46,23 @@ var (
 
 func init() {
 	a, problems := arm.Parse(os.Getenv)
+	if a.Batch != "" {
+		var more []string
+		a, more = readBatch(a)
+		problems = append(problems, more...)
+	}
+	applyArming(a)
+	config.problems = problems
+	snapshotTime.start = time.Now()
+	On = config.enabled
+}
+
+// applyArming sets the settings from a: when the program starts, and
+// between the experiments of a batch run (see batchRun), whose armings differ
+// in their injection and the calls they snapshot only, and so agree on
+// whether the runtime is enabled at all.
+func applyArming(a arm.Arming) {
+	problems := config.problems
 	config, campaign = settingsOf(a), campaignSettingsOf(a)
 	config.problems = problems
 	campaign.tracksCalls = tracksCalls(campaign, config)
@@ -58,14 +75,12 @@ func init() {
 	if campaign.widen != nil || campaign.route != nil {
 		config.enabled = true
 	}
-	snapshotTime.start = time.Now()
 	if campaign.profile > 0 && config.logPath != "" {
 		config.enabled = true
 	}
 	if config.logPath == "" {
 		campaign.numbered = 0 // no profile run: nothing is logged
 	}
-	On = config.enabled
 }
 
 // tracksCalls says whether a run tracks calls in progress (see

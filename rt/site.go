@@ -193,6 +193,7 @@ func ResolveSites(sites []Site) bool {
 	for i := range sites {
 		sites[i].resolveTracing()
 	}
+	registerTable(sites)
 	return true
 }
 

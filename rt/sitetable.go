@@ -45,6 +45,7 @@ func SiteTable(n int, table string, gates ...*bool) []Site {
 	if len(gates) != 0 {
 		panic("atomicx: site table: " + strconv.Itoa(len(gates)) + " gates more than gated sites")
 	}
+	registerTable(sites)
 	return sites
 }
 

@@ -209,13 +209,13 @@ func (r *runner) compile() (int, error) {
 	if cc.Package == "" || len(cc.GoFiles) == 0 || cc.Output == "" || cc.ImportCfg == "" {
 		return r.exec(r.cmd.Args)
 	}
+	if isTestMain(cc) {
+		return r.compileTestMain(cc, key)
+	}
 	importPath := packageImportPath(cc)
 	match := r.pol.ForPackage(importPath, cc.Std)
 	switch match.Mode {
 	case policy.Off:
-		return r.exec(r.cmd.Args)
-	}
-	if isTestMain(cc) {
 		return r.exec(r.cmd.Args)
 	}
 	if r.keyed != "" && key == "" {

@@ -82,7 +82,8 @@ func expectedPerturbations(ts *testscript.TestScript, dir string) map[string]str
 // the same, line for line, but for the lines that name when and where
 // the campaign ran: the first line (atomicx's version, the command, the
 // date and the journal), the plan's ID (a hash that covers the profile
-// runs' times) and the campaign's times.
+// runs' times), the campaign's times and how many experiments ran in
+// batches.
 func cmdSameReport(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 2 || neg {
 		ts.Fatalf("usage: samereport A B")
@@ -94,7 +95,7 @@ func cmdSameReport(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		var kept []string
 		for _, l := range lines {
-			if !strings.HasPrefix(l, "plan ") && !strings.HasPrefix(l, "campaign: ") {
+			if !strings.HasPrefix(l, "plan ") && !strings.HasPrefix(l, "campaign: ") && !strings.HasPrefix(l, "in-process: ") {
 				kept = append(kept, l)
 			}
 		}

@@ -13,7 +13,8 @@ import (
 
 // TestQuestionFlagsAgree: each question's command and plan -question
 // take the same flags, but for where the command writes its journal and
-// report, and plan's own -o and -question.
+// report, how it runs its runs (-fresh: a shard's, atomicx run, says),
+// and plan's own -o and -question.
 func TestQuestionFlagsAgree(t *testing.T) {
 	names := func(fs *flag.FlagSet, skip ...string) []string {
 		var out []string
@@ -28,7 +29,7 @@ func TestQuestionFlagsAgree(t *testing.T) {
 		cmd, _ := newCampaignFlags(q, io.Discard)
 		plan, _ := planFlags(io.Discard, q)
 		got := names(plan, "o", "question")
-		want := names(cmd, "journal", "resume", "format", "o", "category")
+		want := names(cmd, "journal", "resume", "format", "o", "category", "fresh")
 		if !slices.Equal(got, want) {
 			t.Errorf("plan -question %s takes %q; atomicx %s takes %q", q.name(), got, q.name(), want)
 		}

@@ -24,6 +24,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 	o := &runOptions{}
 	fs.StringVar(&o.shard, "shard", "1/1", "the share of the plan to run, K/N: the Kth of N")
 	fs.IntVar(&o.jobs, "jobs", runtime.NumCPU(), "runs at once")
+	fs.BoolVar(&o.fresh, "fresh", false, freshUsage)
 	fs.StringVar(&o.out, "o", "", "the shard's journal (default: PLANDIR/shard-K-of-N.jsonl)")
 	fs.StringVar(&o.dir, "C", "", "the module's directory here (default: the current directory): the packages' directories are found under its root")
 	fs.BoolVar(&o.rebuild, "rebuild", false, "build the test binaries missing from PLANDIR/bin again, with the plan's go command; refused when one differs from the plan's")
@@ -41,7 +42,7 @@ func runFlags(stderr io.Writer) (*flag.FlagSet, *runOptions) {
 type runOptions struct {
 	shard, out, dir string
 	jobs            int
-	rebuild         bool
+	rebuild, fresh  bool
 }
 
 func runCmd(args []string, stdout, stderr io.Writer) int {
@@ -99,7 +100,7 @@ func runCmd(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "plan %s, shard %s: journal %s\n", p.ID, shard, journal)
 	res, err := campaign.RunShard(ctx, p, campaign.ShardConfig{Shard: shard, PlanDir: planDir, Packages: pkgs,
 		Dir: root, Exec: rebase(p.Header.Exec, p.Header.ModuleRoot, root),
-		Oracle: rebase(p.Header.Oracle, p.Header.ModuleRoot, root), Journal: journal, Jobs: o.jobs, Progress: stderr})
+		Oracle: rebase(p.Header.Oracle, p.Header.ModuleRoot, root), Journal: journal, Jobs: o.jobs, Fresh: o.fresh, Progress: stderr})
 	if errors.Is(err, context.Canceled) {
 		fmt.Fprintf(stderr, "atomicx: interrupted; what finished is in %s, and the same command goes on from there\n", journal)
 		return 130

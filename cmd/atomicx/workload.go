@@ -22,6 +22,7 @@ type workloadFlags struct {
 	jobs, maxOccur                int
 	timeout                       time.Duration
 	noStop, allSnaps, race, cover bool
+	fresh                         bool
 	tags, run, exec               string
 }
 
@@ -59,8 +60,14 @@ func (w *workloadFlags) registerWorkload(fs *flag.FlagSet, forPlan bool) {
 	fs.BoolVar(&w.race, "race", false, "build with the race detector")
 	fs.StringVar(&w.run, "run", "", run)
 	fs.BoolVar(&w.cover, "cover", false, cover)
+	if !forPlan {
+		fs.BoolVar(&w.fresh, "fresh", false, freshUsage)
+	}
 	fs.StringVar(&w.exec, "exec", "", "program workload: build the one main package named, and run this script once per run with the binary's path in $ATOMICX_BINARY (exit status 0 is a pass)")
 }
+
+// freshUsage says what -fresh does.
+const freshUsage = "run every experiment in a process of its own; by default a question that can runs the experiments of a test in batches, many in one process, and confirms in a fresh process what it reports of them"
 
 // buildArgs are the go build flags the workload is built with.
 func (w *workloadFlags) buildArgs() []string {
@@ -102,7 +109,7 @@ func (w *workloadFlags) config(cmd string, args, patterns []string, stderr io.Wr
 	}
 	return campaign.Config{
 		Patterns: patterns, Dir: wd, Identity: identity,
-		Jobs: w.jobs, Timeout: w.timeout, MaxOccur: w.maxOccur, EarlyStop: !w.noStop, AllSnaps: w.allSnaps,
+		Jobs: w.jobs, Timeout: w.timeout, MaxOccur: w.maxOccur, EarlyStop: !w.noStop, AllSnaps: w.allSnaps, Fresh: w.fresh,
 		BuildArgs: w.buildArgs(), Progress: stderr, Exec: absExec(wd, w.exec), Run: runRE, Cover: w.cover,
 		Header: campaign.Header{Command: append([]string{"atomicx", cmd}, args...), Version: version(),
 			Date: time.Now().UTC().Format(time.RFC3339)},

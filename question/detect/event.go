@@ -13,6 +13,13 @@ type event struct {
 	Reason   string `json:"reason"`
 	Injected bool   `json:"injected"`
 	Masked   bool   `json:"masked"`
+	// what a non-atomic call changed: the kind of change, the path of
+	// the first difference, the callback it came through, and whether
+	// the call was the first non-atomic one of its chain
+	Changes  string `json:"changes"`
+	Path     string `json:"path"`
+	Callback string `json:"callback"`
+	First    bool   `json:"first"`
 	// where the failed call ran: its process, goroutine and entry number
 	Pid uint64 `json:"pid"`
 	G   uint64 `json:"g"`

@@ -31,6 +31,9 @@ var Detect = &campaign.Planner{
 		sort.SliceStable(recs, func(i, j int) bool { return recs[i].Key() < recs[j].Key() })
 		return PlannedRuns(replaysOf(recs, askedBy(recs)), 0, opt)
 	},
+	InProcess:     true,
+	Confirm:       evidenceToConfirm,
+	Agrees:        sameNonAtomic,
 	Rounds:        MaxMasks,
 	FollowUpsText: "replaying %d failures with the non-atomic functions that ran inside them masked",
 	FollowUpsName: "rechecks",

@@ -171,6 +171,9 @@ type Arming struct {
 	RouteUnrouted bool
 	// ListAsWritten: EnvListAsWritten=1.
 	ListAsWritten bool
+	// Batch is EnvBatch: the path of a batch file, whose experiments
+	// set Inject and SnapshotCalls run after run; "" for none.
+	Batch string
 }
 
 // Env is the arming as environment variables, "NAME=value", in a fixed
@@ -207,6 +210,7 @@ func (a Arming) Env() []string {
 	if a.ListAsWritten {
 		add(EnvListAsWritten, "1")
 	}
+	add(EnvBatch, a.Batch)
 	add(EnvLog, a.Log)
 	return env
 }
@@ -271,6 +275,7 @@ func Parse(getenv func(string) string) (Arming, []string) {
 		}
 	}
 	a.ListAsWritten = getenv(EnvListAsWritten) == "1"
+	a.Batch = getenv(EnvBatch)
 	a.Log = getenv(EnvLog)
 	return a, problems
 }

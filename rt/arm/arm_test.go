@@ -36,6 +36,7 @@ var full = Arming{
 	Route:         []string{"example.com/m.F#handler:f.go:20:2", "example.com/m.G#handler:g.go:3:2"},
 	RouteUnrouted: true,
 	ListAsWritten: true,
+	Batch:         "/tmp/x/batch",
 }
 
 func TestFullSetsEveryField(t *testing.T) {
@@ -89,7 +90,7 @@ func TestEnvOrder(t *testing.T) {
 		names = append(names, name)
 	}
 	want := []string{EnvWiden, EnvRoute, EnvProfile, EnvInject, EnvStop, EnvOblivious, EnvMask, EnvUndoFiles,
-		EnvSnapshots, EnvSnapshotCalls, EnvListAsWritten, EnvLog}
+		EnvSnapshots, EnvSnapshotCalls, EnvListAsWritten, EnvBatch, EnvLog}
 	if !slices.Equal(names, want) {
 		t.Errorf("Env names %q, want %q", names, want)
 	}

@@ -1,0 +1,121 @@
+package detect
+
+import (
+	"encoding/json"
+	"sort"
+	"strings"
+
+	"github.com/atomicx/atomicx/campaign"
+)
+
+// evidenceToConfirm picks, for each function that only batched
+// experiments found non-atomic, the one whose verdict a report would
+// show as its evidence, as the report ranks evidence (a change a caller
+// sees first, one the function made itself, the first of its chain, a
+// fault at a call before one at an entry, the shorter path, then by test
+// and injection): the engine runs it again in a fresh process. The
+// report prefers the evidence of a fresh process to a batch's, so a
+// function whose pick is confirmed shows evidence that a process of its
+// own found.
+func evidenceToConfirm(recs []*campaign.Record) []*campaign.Record {
+	type pick struct {
+		rec *campaign.Record
+		ev  event
+	}
+	best := map[string]*pick{}
+	fresh := map[string]bool{}
+	for _, r := range recs {
+		if r.Kind != "experiment" {
+			continue
+		}
+		for _, raw := range r.Events {
+			var v event
+			if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" || v.Verdict != "non-atomic" {
+				continue
+			}
+			if !r.Batched || r.Fresh {
+				fresh[v.Site] = true
+				continue
+			}
+			if b := best[v.Site]; b == nil || strongerEvidence(v, r, b.ev, b.rec) {
+				best[v.Site] = &pick{r, v}
+			}
+		}
+	}
+	sites := make([]string, 0, len(best))
+	for s := range best {
+		if !fresh[s] {
+			sites = append(sites, s)
+		}
+	}
+	sort.Strings(sites)
+	out := make([]*campaign.Record, len(sites))
+	for i, s := range sites {
+		out[i] = best[s].rec
+	}
+	return out
+}
+
+// changesRank orders the kinds of change as the report does: what a
+// caller sees first.
+func changesRank(c string) int {
+	switch c {
+	case "stream":
+		return 1
+	case "scratch":
+		return 2
+	case "normalization":
+		return 3
+	}
+	return 0
+}
+
+// strongerEvidence reports whether the verdict a of run ra is stronger
+// evidence than b of rb (see evidenceToConfirm).
+func strongerEvidence(a event, ra *campaign.Record, b event, rb *campaign.Record) bool {
+	injRank := func(r *campaign.Record) int {
+		if strings.HasSuffix(r.Arming.Inject.Site, "#entry") {
+			return 1
+		}
+		return 0
+	}
+	switch {
+	case changesRank(a.Changes) != changesRank(b.Changes):
+		return changesRank(a.Changes) < changesRank(b.Changes)
+	case (a.Callback == "") != (b.Callback == ""):
+		return a.Callback == ""
+	case a.First != b.First:
+		return a.First
+	case injRank(ra) != injRank(rb):
+		return injRank(ra) < injRank(rb)
+	case len(a.Path) != len(b.Path):
+		return len(a.Path) < len(b.Path)
+	case ra.Test != rb.Test:
+		return ra.Test < rb.Test
+	}
+	return ra.Key() < rb.Key()
+}
+
+// sameNonAtomic reports whether a fresh rerun of a batched experiment
+// found non-atomic every function that the batch did.
+func sameNonAtomic(batched, fresh *campaign.Record) bool {
+	found := nonAtomicSites(fresh)
+	for s := range nonAtomicSites(batched) {
+		if !found[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// nonAtomicSites are the functions that a run's verdicts found non-atomic.
+func nonAtomicSites(r *campaign.Record) map[string]bool {
+	sites := map[string]bool{}
+	for _, raw := range r.Events {
+		var v event
+		if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" && v.Verdict == "non-atomic" {
+			sites[v.Site] = true
+		}
+	}
+	return sites
+}
