@@ -37,7 +37,6 @@ const maxBatch = 64
 
 // A batch is experiments of one test that one process runs in turn.
 type batch struct {
-	runs []*PlannedRun
 	recs []*Record // the runs' records, filled in as they end
 	exps []arm.Experiment
 	// ended are the experiments that ended within the process, in
@@ -142,7 +141,7 @@ func (c *runner) runBatch(ctx context.Context, slot *jobSlot, p *Package, runs [
 			runs = runs[1:]
 			continue
 		}
-		b := &batch{runs: runs}
+		b := &batch{}
 		env := []string(nil)
 		for _, r := range runs {
 			e := *r.Run

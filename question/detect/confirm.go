@@ -28,11 +28,7 @@ func evidenceToConfirm(recs []*campaign.Record) []*campaign.Record {
 		if r.Kind != "experiment" {
 			continue
 		}
-		for _, raw := range r.Events {
-			var v event
-			if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" || v.Verdict != "non-atomic" {
-				continue
-			}
+		for _, v := range nonAtomicVerdicts(r) {
 			if !r.Batched || r.Fresh {
 				fresh[v.Site] = true
 				continue
@@ -111,11 +107,20 @@ func sameNonAtomic(batched, fresh *campaign.Record) bool {
 // nonAtomicSites are the functions that a run's verdicts found non-atomic.
 func nonAtomicSites(r *campaign.Record) map[string]bool {
 	sites := map[string]bool{}
+	for _, v := range nonAtomicVerdicts(r) {
+		sites[v.Site] = true
+	}
+	return sites
+}
+
+// nonAtomicVerdicts are a run's verdicts of non-atomic calls.
+func nonAtomicVerdicts(r *campaign.Record) []event {
+	var vs []event
 	for _, raw := range r.Events {
 		var v event
 		if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" && v.Verdict == "non-atomic" {
-			sites[v.Site] = true
+			vs = append(vs, v)
 		}
 	}
-	return sites
+	return vs
 }
