@@ -8,5 +8,5 @@ import "embed"
 // RuntimeSource holds the files of package rt and of its arming contract,
 // package rt/arm. Tests are filtered out where the source is written.
 //
-//go:embed rt/*.go rt/arm/*.go
+//go:embed rt/*.go rt/*.s rt/arm/*.go
 var RuntimeSource embed.FS

@@ -109,27 +109,6 @@ func newChainLocked(gid uint64) *chainState {
 	return c
 }
 
-// goroutineID returns the current goroutine's number. Only failures pay
-// for it.
-//
-// The number is in the header of the goroutine's stack trace
-// ("goroutine 18 [running]:"), but runtime.Stack walks the whole stack to
-// print its outermost frames: on a deep stack, an error that goes up
-// through every level of a recursion would pay a walk at each level, a
-// cost quadratic in the depth. There, a goroutine started for the purpose
-// reads the number from the last line of its own, shallow trace
-// ("created by … in goroutine 18").
-func goroutineID() uint64 {
-	var pcs [shallowStack]uintptr
-	if runtime.Callers(1, pcs[:]) < len(pcs) {
-		return ownGoroutineID()
-	}
-	if id := parentGoroutineID(); id != 0 {
-		return id
-	}
-	return ownGoroutineID()
-}
-
 // shallowStack is the depth under which goroutineID reads the current
 // goroutine's own trace: the runtime prints 100 frames of a trace at
 // most, and counts the others.

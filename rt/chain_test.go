@@ -83,16 +83,22 @@ func atDepth(depth int, f func()) {
 }
 
 // BenchmarkGoroutineID gives the cost of finding the goroutine's number
-// at a few depths: it must not grow with the depth.
+// at a few depths, from its descriptor and from its trace: neither must
+// grow with the depth.
 func BenchmarkGoroutineID(b *testing.B) {
-	for _, depth := range []int{10, 1000, 10000} {
-		b.Run(fmt.Sprint(depth), func(b *testing.B) {
-			atDepth(depth, func() {
-				for b.Loop() {
-					goroutineID()
-				}
+	for _, way := range []struct {
+		name string
+		id   func() uint64
+	}{{"descriptor", goroutineID}, {"trace", tracedGoroutineID}} {
+		for _, depth := range []int{10, 1000, 10000} {
+			b.Run(fmt.Sprintf("%s/%d", way.name, depth), func(b *testing.B) {
+				atDepth(depth, func() {
+					for b.Loop() {
+						way.id()
+					}
+				})
 			})
-		})
+		}
 	}
 }
 

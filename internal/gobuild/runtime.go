@@ -29,7 +29,7 @@ const RuntimeImportPath = "atomicx/rt"
 // Runtime describes how to build the runtime for one user build.
 type Runtime struct {
 	Ctx    context.Context // ends the nested build; nil for none
-	Source fs.FS           // the runtime's .go files, as atomicx.RuntimeSource lays them out: package rt in rt/, its contract in rt/arm/
+	Source fs.FS           // the runtime's .go and .s files, as atomicx.RuntimeSource lays them out: package rt in rt/, its contract in rt/arm/
 	GOROOT string          // GOROOT of the wrapped tool
 	Flags  []string        // mirrored go build flags
 	Cache  string          // atomicx's own cache root
@@ -212,8 +212,10 @@ func (rb Runtime) writeSource() (string, error) {
 		if err != nil {
 			return err
 		}
-		if data, err = rewriteImports(path, data); err != nil {
-			return err
+		if strings.HasSuffix(path, ".go") {
+			if data, err = rewriteImports(path, data); err != nil {
+				return err
+			}
 		}
 		dst := filepath.Join(tmp, filepath.FromSlash(path))
 		if err := os.MkdirAll(filepath.Dir(dst), 0o777); err != nil {
@@ -279,7 +281,7 @@ func rewriteImports(name string, src []byte) ([]byte, error) {
 }
 
 func isRuntimeSource(path string) bool {
-	return strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go")
+	return strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") || strings.HasSuffix(path, ".s")
 }
 
 // nestedEnv is the environment of the nested go command: the user's, minus

@@ -1,0 +1,9 @@
+//go:build !amd64 && !arm64
+
+package rt
+
+import "unsafe"
+
+func currentG() unsafe.Pointer { return nil }
+
+const haveCurrentG = false
