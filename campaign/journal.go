@@ -2,11 +2,14 @@ package campaign
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -207,7 +210,9 @@ func (j *Journal) Append(r *Record) error {
 	// (atomicx's own campaign found Append non-atomic when it set r.V).
 	rec := *r
 	rec.V = JournalVersion
-	b, err := json.Marshal(&rec)
+	// MarshalJSON's own line is compact already: json.Marshal would only
+	// scan it, events and all, twice more.
+	b, err := rec.MarshalJSON()
 	if err != nil {
 		return err
 	}
@@ -253,68 +258,150 @@ func (e OldRecordError) Error() string {
 // and leaves it out of the records, so that its readers see the header
 // that journals whose header names the plan have.
 func ReadJournal(path string) ([]*Record, []Problem, error) {
-	f, err := os.Open(path)
+	return (&journalReader{path: path}).read()
+}
+
+// A journalReader reads a journal again and again as runs append to it:
+// each read parses only the lines appended since the last, so that a
+// campaign that reads its journal between rounds does not pay for the
+// whole journal each time. A journal that got shorter (written anew) is
+// read from its start.
+type journalReader struct {
+	path     string
+	size     int64 // bytes read, up to the end of the last whole line
+	line     int   // lines read
+	recs     []*Record
+	problems []Problem
+	hdr      *Header
+	plan     string
+	planLine int
+}
+
+func (jr *journalReader) read() ([]*Record, []Problem, error) {
+	f, err := os.Open(jr.path)
 	if errors.Is(err, fs.ErrNotExist) {
+		*jr = journalReader{path: jr.path}
 		return nil, nil, nil
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
-	var recs []*Record
-	var problems []Problem
-	var hdr *Header
-	plan, planLine := "", 0
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
-	for line := 1; sc.Scan(); line++ {
-		if len(sc.Bytes()) == 0 {
-			continue
-		}
-		var r Record
-		// Not json.Unmarshal, which would scan the line twice more before
-		// handing it to the record's own reader.
-		if err := r.UnmarshalJSON(sc.Bytes()); err != nil {
-			problems = append(problems, Problem{Path: path, Line: line, Err: err})
-			continue
-		}
-		if r.V > 0 && r.V < JournalVersion {
-			problems = append(problems, Problem{Path: path, Line: line, Err: OldRecordError{Version: r.V}})
-			continue
-		}
-		if r.V != JournalVersion || (r.Kind != "campaign" && r.Kind != "plan" && r.Kind != "profile" && r.Kind != "natural" && r.Kind != "experiment" && r.Kind != "recheck") {
-			problems = append(problems, Problem{Path: path, Line: line, Err: fmt.Errorf("not a version %d record", JournalVersion)})
-			continue
-		}
-		if r.Kind == "campaign" && r.Campaign == nil {
-			problems = append(problems, Problem{Path: path, Line: line, Err: errors.New("a campaign record without its header")})
-			continue
-		}
-		if r.Kind == "plan" {
-			if r.Plan == "" {
-				problems = append(problems, Problem{Path: path, Line: line, Err: errors.New("a plan record without the plan's ID")})
-			} else {
-				plan, planLine = r.Plan, line
+	if fi, err := f.Stat(); err != nil {
+		return nil, nil, err
+	} else if fi.Size() < jr.size {
+		*jr = journalReader{path: jr.path}
+	}
+	if _, err := f.Seek(jr.size, io.SeekStart); err != nil {
+		return nil, nil, err
+	}
+	// Lines are cached once they end: a last line without its newline
+	// (a run's record being written, or cut by a kill) is read each time.
+	var tail []*Record
+	var tailProblems []Problem
+	tailPlan, tailPlanLine := "", 0
+	var tailHdr *Header
+	r := bufio.NewReaderSize(f, 1<<20)
+	var readErr error
+	for line := jr.line + 1; ; line++ {
+		b, err := r.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			rest := append([]byte(nil), b...)
+			if len(rest) > maxJournalLine {
+				err = fmt.Errorf("line %d is longer than %d bytes", line, maxJournalLine)
+				break
 			}
-			continue
+			b, err = r.ReadSlice('\n')
+			b = append(rest, b...)
 		}
-		if r.Kind == "campaign" && hdr == nil {
-			hdr = r.Campaign
+		if err != nil && !errors.Is(err, io.EOF) {
+			readErr = fmt.Errorf("reading %s: %w", jr.path, err)
+			break
 		}
-		recs = append(recs, &r)
+		whole := err == nil
+		content := bytes.TrimSuffix(b, []byte("\n"))
+		if len(content) > 0 {
+			rec, plan, problem := parseJournalLine(content)
+			switch {
+			case problem != nil:
+				p := Problem{Path: jr.path, Line: line, Err: problem}
+				if whole {
+					jr.problems = append(jr.problems, p)
+				} else {
+					tailProblems = append(tailProblems, p)
+				}
+			case plan != "":
+				if whole {
+					jr.plan, jr.planLine = plan, line
+				} else {
+					tailPlan, tailPlanLine = plan, line
+				}
+			case whole:
+				if rec.Kind == "campaign" && jr.hdr == nil {
+					jr.hdr = rec.Campaign
+				}
+				jr.recs = append(jr.recs, rec)
+			default:
+				if rec.Kind == "campaign" && jr.hdr == nil {
+					tailHdr = rec.Campaign
+				}
+				tail = append(tail, rec)
+			}
+		}
+		if !whole {
+			break
+		}
+		jr.size += int64(len(b))
+		jr.line = line
+	}
+	recs := append(slices.Clone(jr.recs), tail...)
+	problems := append(slices.Clone(jr.problems), tailProblems...)
+	hdr, plan, planLine := jr.hdr, jr.plan, jr.planLine
+	if hdr == nil {
+		hdr = tailHdr
+	}
+	if tailPlan != "" {
+		plan, planLine = tailPlan, tailPlanLine
 	}
 	if plan != "" {
 		if hdr != nil {
 			hdr.Plan = plan
 		} else {
-			problems = append(problems, Problem{Path: path, Line: planLine, Err: errors.New("a plan record in a journal without a header")})
+			problems = append(problems, Problem{Path: jr.path, Line: planLine, Err: errors.New("a plan record in a journal without a header")})
 		}
 	}
-	recs = withoutReplaced(recs)
-	if err := sc.Err(); err != nil {
-		return recs, problems, fmt.Errorf("reading %s: %w", path, err)
+	return withoutReplaced(recs), problems, readErr
+}
+
+// maxJournalLine bounds a journal line: a run's record keeps at most
+// maxRunEvents of its events.
+const maxJournalLine = 64 << 20
+
+// parseJournalLine reads one line of a journal: a record, or the ID of
+// a plan record (see ReadJournal), or why the line is not one.
+func parseJournalLine(b []byte) (*Record, string, error) {
+	var r Record
+	// Not json.Unmarshal, which would scan the line twice more before
+	// handing it to the record's own reader.
+	if err := r.UnmarshalJSON(b); err != nil {
+		return nil, "", err
 	}
-	return recs, problems, nil
+	if r.V > 0 && r.V < JournalVersion {
+		return nil, "", OldRecordError{Version: r.V}
+	}
+	if r.V != JournalVersion || (r.Kind != "campaign" && r.Kind != "plan" && r.Kind != "profile" && r.Kind != "natural" && r.Kind != "experiment" && r.Kind != "recheck") {
+		return nil, "", fmt.Errorf("not a version %d record", JournalVersion)
+	}
+	if r.Kind == "campaign" && r.Campaign == nil {
+		return nil, "", errors.New("a campaign record without its header")
+	}
+	if r.Kind == "plan" {
+		if r.Plan == "" {
+			return nil, "", errors.New("a plan record without the plan's ID")
+		}
+		return nil, r.Plan, nil
+	}
+	return &r, "", nil
 }
 
 // withoutReplaced leaves out of recs the batched records that a fresh one

@@ -1,12 +1,15 @@
 package campaign
 
 import (
+	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/atomicx/atomicx/rt/arm"
+	"github.com/google/go-cmp/cmp"
 )
 
 // TestJournalRoundTrip appends records, damages the file the way a kill
@@ -69,5 +72,82 @@ func TestReadJournalMissing(t *testing.T) {
 	recs, problems, err := ReadJournal(filepath.Join(t.TempDir(), "none.jsonl"))
 	if recs != nil || problems != nil || err != nil {
 		t.Errorf("missing journal: %v %v %v", recs, problems, err)
+	}
+}
+
+// TestJournalReaderIncremental reads a journal as a campaign does between
+// rounds, while records are appended, one of them cut short for a while:
+// each read is what reading the whole file then gives.
+func TestJournalReaderIncremental(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	steps := []string{
+		`{"v":3,"kind":"campaign","campaign":{"module":"example.com/m"},"pkg":"","test":"","status":"","ms":0}` + "\n" +
+			`{"v":3,"kind":"profile","pkg":"example.com/m","test":"TestA","status":"pass","ms":1}` + "\n",
+		`{"v":3,"kind":"experiment","pkg":"example.com/m","test":"TestA","site":"m.F#entry","occurrence":1,"fault":"error","status":"fail","ms":0,"batched":true}` + "\n" +
+			`{"v":3,"kind":"experiment","pkg":"example.com/m","test":"TestA","site":"m.G#entry","occ`,
+		`urrence":1,"fault":"error","status":"pass","ms":0}` + "\n" + `not json` + "\n" + `{"v":3,"kind":"plan","plan":"p1","pkg":"","test":"","status":"","ms":0}` + "\n",
+		`{"v":3,"kind":"experiment","pkg":"example.com/m","test":"TestA","site":"m.F#entry","occurrence":1,"fault":"error","status":"pass","ms":0,"fresh":true}` + "\n",
+	}
+	jr := &journalReader{path: path}
+	check := func(step int) {
+		t.Helper()
+		got, gotProblems, err := jr.read()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, wantProblems, err := ReadJournal(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("after step %d, records (-whole file +incremental):\n%s", step, diff)
+		}
+		if fmt.Sprint(gotProblems) != fmt.Sprint(wantProblems) {
+			t.Errorf("after step %d, problems %v, want %v", step, gotProblems, wantProblems)
+		}
+	}
+	check(-1)
+	for i, s := range steps {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY|os.O_CREATE, 0o666)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(s)
+		f.Close()
+		check(i)
+	}
+	recs, _, _ := jr.read()
+	if len(recs) != 4 || !recs[3].Fresh || HeaderOf(recs).Plan != "p1" {
+		t.Errorf("the fresh record does not replace the batched one, or the plan is not in the header: %+v", recs)
+	}
+	// Written anew, shorter: read from the start.
+	os.WriteFile(path, []byte(steps[0]), 0o666)
+	check(len(steps))
+}
+
+// TestAppendWritesWhatMarshalWrites: Append writes the record's own JSON,
+// not passed through json.Marshal, and that is byte for byte what
+// json.Marshal writes, escapes and question data included.
+func TestAppendWritesWhatMarshalWrites(t *testing.T) {
+	rec := &Record{V: JournalVersion, Kind: "experiment", Package: "example.com/m", Test: "TestA",
+		Arming: arm.Arming{Inject: arm.Injection{Site: "m.F#call:<a & b>#1", Occurrence: 1, Fault: "error"}},
+		Status: "fail", Events: []json.RawMessage{json.RawMessage(`{"event":"verdict","error":"<x> & y"}`)},
+		QuestionData: json.RawMessage(`{"extra":"<&>"}`)}
+	want, err := json.Marshal(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Append(rec); err != nil {
+		t.Fatal(err)
+	}
+	j.Close()
+	got, _ := os.ReadFile(path)
+	if string(got) != string(want)+"\n" {
+		t.Errorf("Append wrote\n%s\njson.Marshal writes\n%s", got, want)
 	}
 }

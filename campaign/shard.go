@@ -111,7 +111,10 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 	if planner == nil {
 		return nil, fmt.Errorf("the plan asks the question %q, which this atomicx does not know", p.Planner)
 	}
-	old, problems, err := ReadJournal(sc.Journal)
+	// The shard reads its journal again between rounds and at the end:
+	// each time only what was appended since.
+	journal := &journalReader{path: sc.Journal}
+	old, problems, err := journal.read()
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +202,7 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 		if wholeOnly || planner.FollowUps == nil {
 			break
 		}
-		recs, _, err := ReadJournal(sc.Journal)
+		recs, _, err := journal.read()
 		if err != nil {
 			return nil, err
 		}
@@ -215,7 +218,7 @@ func RunShard(ctx context.Context, p *Plan, sc ShardConfig) (*Result, error) {
 			return nil, err
 		}
 	}
-	res.Records, res.Problems, err = ReadJournal(sc.Journal)
+	res.Records, res.Problems, err = journal.read()
 	res.Problems = append(problems, res.Problems...)
 	res.Elapsed = time.Since(start)
 	return res, err

@@ -191,7 +191,10 @@ func callbackEnd() {
 
 // begin ends an own segment at the start of the window of callback name.
 func (seg *segments) begin(name string) {
-	if seg.unsplit {
+	if seg.unsplit || seg.hasOwn {
+		// Past its first own difference, what the call's later segments
+		// and windows change no longer tells anything (see
+		// attributeChange).
 		return
 	}
 	seg.windows++
@@ -205,15 +208,22 @@ func (seg *segments) begin(name string) {
 
 // end ends the window of a callback: it names the callback when the
 // window changed the graph and nothing of the call's own had, and takes
-// the next segment's baseline.
+// the next segment's baseline. A window that changed nothing keeps the
+// baseline it found: the graph is still what it holds.
 func (seg *segments) end() {
 	if seg.unsplit || seg.window == "" {
 		return
 	}
 	name := seg.window
 	seg.window = ""
-	if !seg.hasOwn && seg.callback == "" {
-		if _, equal := seg.compare(); !equal {
+	if seg.hasOwn {
+		return
+	}
+	switch seg.compareState() {
+	case graphEqual:
+		return
+	case graphChanged:
+		if seg.callback == "" {
 			seg.callback = name
 		}
 	}
@@ -264,16 +274,40 @@ func (seg *segments) compareOwn() {
 // compare compares the graph with the baseline, under the locks that a
 // comparison takes; a lock held elsewhere counts as no difference.
 func (seg *segments) compare() (difference, bool) {
+	d, state := seg.compareWith()
+	return d, state != graphChanged
+}
+
+// compareState is compare for a window's end, which must tell a graph
+// found equal from one that could not be read.
+func (seg *segments) compareState() graphState {
+	_, state := seg.compareWith()
+	return state
+}
+
+// graphState is what a comparison with a segment's baseline found.
+type graphState int
+
+const (
+	graphEqual   graphState = iota
+	graphChanged            // a difference
+	graphBlocked            // a lock held elsewhere kept the graph from being read
+)
+
+func (seg *segments) compareWith() (difference, graphState) {
 	base := seg.baseline
 	base.scratch = seg.site.scratch()
 	base.locks = &lockSet{held: seg.held, gid: seg.gid}
 	d, equal := base.firstDiff(seg.entry.roots, seg.entry.names)
 	blocked := base.locks.blocked != ""
 	base.unlock()
-	if blocked {
-		return difference{}, true
+	switch {
+	case blocked:
+		return difference{}, graphBlocked
+	case equal:
+		return difference{}, graphEqual
 	}
-	return d, equal
+	return d, graphChanged
 }
 
 // finishSegments compares the last own segment of a split call that
