@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -16,9 +17,12 @@ import (
 // Experiments in-process. A process per experiment costs its start, the
 // runtime's and the packages' initialization and the test's own setup,
 // which for most tests is most of the run. The engine instead runs the
-// experiments of one test in batches: the test binary runs the test once
-// per experiment (-test.count), and the runtime arms the next experiment
-// at each run (see rt's batch runs). An experiment that ends its process
+// experiments of a package's tests in batches: the test binary runs the
+// batch's tests round after round (-test.count), and at each run of a
+// test the runtime arms the test's next experiment, if the batch has one
+// for it then (see rt's batch runs). A batch lists its experiments in the
+// order the binary will run them: round by round, and in a round in the
+// order the tests are declared. An experiment that ends its process
 // (a crash, os.Exit, a hang) loses the batch only the experiments after
 // it, which run again in another batch; it runs again in a process of
 // its own, whose outcome is its record.
@@ -35,10 +39,11 @@ import (
 // most this many, and the runs of a test are shared among the jobs.
 const maxBatch = 64
 
-// A batch is experiments of one test that one process runs in turn.
+// A batch is experiments that one process runs in turn.
 type batch struct {
-	recs []*Record // the runs' records, filled in as they end
-	exps []arm.Experiment
+	recs   []*Record // the runs' records, filled in as they end
+	exps   []arm.Experiment
+	rounds int // of the batch's tests, to run exps (-test.count)
 	// ended are the experiments that ended within the process, in
 	// order: those after them are to run again. begun says that one
 	// began at all: a test main that the build did not hand to the
@@ -48,15 +53,16 @@ type batch struct {
 }
 
 // batchKey says whether run can run in a batch, and with which others:
-// the experiments of one test whose environments differ in their
+// the experiments of a package's tests whose environments differ in their
 // injection and the calls they snapshot only. It returns the batch's
-// key and what the run arms of its own.
+// key and what the run arms of its own. Examples and fuzz targets are
+// not run through the runtime's RunTest: they get no batch.
 func batchKey(run *PlannedRun) (string, arm.Experiment, bool) {
 	r := run.Run
-	if r.Kind != "experiment" || r.Arming.Inject.IsZero() {
+	if r.Kind != "experiment" || r.Arming.Inject.IsZero() || !strings.HasPrefix(r.Test, "Test") {
 		return "", arm.Experiment{}, false
 	}
-	shared := []string{r.Package, r.Test}
+	shared := []string{r.Package}
 	for _, kv := range run.Env {
 		name, _, _ := strings.Cut(kv, "=")
 		switch name {
@@ -76,13 +82,14 @@ func batchKey(run *PlannedRun) (string, arm.Experiment, bool) {
 	if len(problems) > 0 || a.Inject != r.Arming.Inject {
 		return "", arm.Experiment{}, false
 	}
-	return strings.Join(shared, "\x00"), arm.Experiment{Inject: a.Inject, SnapshotCalls: a.SnapshotCalls}, true
+	return strings.Join(shared, "\x00"), arm.Experiment{Test: r.Test, Inject: a.Inject, SnapshotCalls: a.SnapshotCalls}, true
 }
 
 // units groups the runs into what one worker runs at once: a batch of
-// experiments of one test, or a single run. A test's experiments are
-// cut into batches of at most maxBatch, and into at least as many as
-// there are jobs when they are few, so that the jobs share them.
+// experiments, or a single run. A package's experiments are put in the
+// order a batch runs them (see roundOrder), then cut into batches of at
+// most maxBatch, and into at least as many as there are jobs when they
+// are few, so that the jobs share them.
 func (c *runner) units(todo []*PlannedRun) [][]*PlannedRun {
 	if c.cfg.Fresh || c.cfg.Exec != "" || c.cfg.Planner == nil || !c.cfg.Planner.InProcess {
 		units := make([][]*PlannedRun, len(todo))
@@ -112,6 +119,7 @@ func (c *runner) units(todo []*PlannedRun) [][]*PlannedRun {
 	}
 	jobs := max(c.cfg.Jobs, 1)
 	for _, m := range members {
+		m = roundOrder(m, c.testOrder(m[0].Run.Package))
 		size := min(maxBatch, max((len(m)+jobs-1)/jobs, 1))
 		for len(m) > 0 {
 			n := min(size, len(m))
@@ -122,7 +130,104 @@ func (c *runner) units(todo []*PlannedRun) [][]*PlannedRun {
 	return units
 }
 
-// runBatch runs the runs, experiments of one test, in as few processes
+// roundOrder orders a package's experiments as a batch of them runs: the
+// first experiment of each test, in the order of the tests' declaration
+// (order, the package's -test.list), then the second of each, and so on.
+// A cut of that order is in that order too, so any run of them can be a
+// batch. A test that order does not know comes after the others.
+func roundOrder(runs []*PlannedRun, order map[string]int) []*PlannedRun {
+	type test struct {
+		name string
+		runs []*PlannedRun
+	}
+	var tests []*test
+	byName := map[string]*test{}
+	for _, r := range runs {
+		t := byName[r.Run.Test]
+		if t == nil {
+			t = &test{name: r.Run.Test}
+			byName[r.Run.Test] = t
+			tests = append(tests, t)
+		}
+		t.runs = append(t.runs, r)
+	}
+	rank := func(name string) int {
+		if i, ok := order[name]; ok {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortStableFunc(tests, func(a, b *test) int { return rank(a.name) - rank(b.name) })
+	out := make([]*PlannedRun, 0, len(runs))
+	for round := 0; len(out) < len(runs); round++ {
+		for _, t := range tests {
+			if round < len(t.runs) {
+				out = append(out, t.runs[round])
+			}
+		}
+	}
+	return out
+}
+
+// testOrder gives each test of the package its place in the package's
+// -test.list, the order in which a binary runs its tests.
+func (c *runner) testOrder(pkg string) map[string]int {
+	order := map[string]int{}
+	if c.res == nil {
+		return order
+	}
+	for _, p := range c.res.Packages {
+		if p.ImportPath == pkg {
+			for i, t := range p.Tests {
+				order[t] = i
+			}
+		}
+	}
+	return order
+}
+
+// rounds is how many rounds of its tests a binary runs to run exps in
+// their order: a test runs once a round, in its place in order (see
+// testOrder), so a round ends where the next experiment's test does not
+// come after the last one's. Tests that order does not know are each
+// given a round of their own.
+func rounds(exps []arm.Experiment, order map[string]int) int {
+	n := 1
+	for i := 1; i < len(exps); i++ {
+		prev, known := order[exps[i-1].Test]
+		next, nextKnown := order[exps[i].Test]
+		if !known || !nextKnown || next <= prev {
+			n++
+		}
+	}
+	return n
+}
+
+// batchTests are the tests of a batch's experiments, each once.
+func batchTests(exps []arm.Experiment) []string {
+	var tests []string
+	for _, e := range exps {
+		if !slices.Contains(tests, e.Test) {
+			tests = append(tests, e.Test)
+		}
+	}
+	return tests
+}
+
+// testsPattern is the -test.run pattern, without its anchors, that
+// matches the tests named (top-level tests only: it has no slash).
+func testsPattern(tests []string) string {
+	if len(tests) == 1 {
+		return regexp.QuoteMeta(tests[0])
+	}
+	quoted := make([]string, len(tests))
+	for i, t := range tests {
+		quoted[i] = regexp.QuoteMeta(t)
+	}
+	return "(" + strings.Join(quoted, "|") + ")"
+}
+
+// runBatch runs the runs, experiments of a package's tests, in as few processes
 // as it can, and calls done with each record as it ends. An experiment
 // that ends its batch's process runs again in a process of its own; those
 // after it in another batch.
@@ -149,6 +254,7 @@ func (c *runner) runBatch(ctx context.Context, slot *jobSlot, p *Package, runs [
 			_, exp, _ := batchKey(r)
 			b.exps = append(b.exps, exp)
 		}
+		b.rounds = rounds(b.exps, c.testOrder(p.ImportPath))
 		for _, kv := range runs[0].Env {
 			name, _, _ := strings.Cut(kv, "=")
 			if name != arm.EnvInject && name != arm.EnvSnapshotCalls {

@@ -35,14 +35,27 @@ func TestUnits(t *testing.T) {
 		}
 		return n
 	}
-	c := &runner{cfg: Config{Jobs: 2, Planner: &Planner{InProcess: true}}}
-	// The natural rerun alone; TestA's five shared by the two jobs, as
-	// TestB's two; the masked one alone.
-	if got, want := size(c.units(todo)), []int{1, 3, 2, 1, 1, 1}; !cmp.Equal(got, want) {
+	c := &runner{cfg: Config{Jobs: 2, Planner: &Planner{InProcess: true}},
+		res: &Result{Packages: []*Package{{ImportPath: "m", Tests: []string{"TestB", "TestA"}}}}}
+	// The natural rerun alone; the seven of TestA and TestB shared by the
+	// two jobs, in the order a binary runs them; the masked one alone.
+	units := c.units(todo)
+	if got, want := size(units), []int{1, 4, 3, 1}; !cmp.Equal(got, want) {
 		t.Errorf("units of 2 jobs: %v, want %v", got, want)
 	}
+	var order []string
+	for _, u := range units[1:3] {
+		for _, r := range u {
+			order = append(order, r.Run.Test+"/"+r.Run.Arming.Inject.String())
+		}
+	}
+	want := []string{"TestB/error:1:m.F#entry", "TestA/error:1:m.F#entry", "TestB/error:1:m.G#entry", "TestA/error:2:m.F#entry",
+		"TestA/error:3:m.F#entry", "TestA/error:4:m.F#entry", "TestA/error:5:m.F#entry"}
+	if !cmp.Equal(order, want) {
+		t.Errorf("batched in the order\n%q\nwant round by round, TestB first as the binary lists it\n%q", order, want)
+	}
 	c.cfg.Jobs = 1
-	if got, want := size(c.units(todo)), []int{1, 5, 2, 1}; !cmp.Equal(got, want) {
+	if got, want := size(c.units(todo)), []int{1, 7, 1}; !cmp.Equal(got, want) {
 		t.Errorf("units of 1 job: %v, want %v", got, want)
 	}
 	c.cfg.Fresh = true
@@ -61,15 +74,49 @@ func TestBatchKeyExperiment(t *testing.T) {
 	if !ok {
 		t.Fatal("an experiment is not batchable")
 	}
-	want := arm.Experiment{Inject: run.Run.Arming.Inject, SnapshotCalls: "1@m.F#entry"}
+	want := arm.Experiment{Test: "TestA", Inject: run.Run.Arming.Inject, SnapshotCalls: "1@m.F#entry"}
 	if exp != want {
 		t.Errorf("experiment %+v, want %+v", exp, want)
 	}
 	k1, _, _ := batchKey(experimentRun("TestA", "m.G#entry", 1))
 	k2, _, _ := batchKey(experimentRun("TestA", "m.G#entry", 1, arm.EnvOblivious+"=m.G#entry"))
 	k3, _, _ := batchKey(experimentRun("TestB", "m.G#entry", 1))
-	if k1 != mustKey(t, run) || k1 == k2 || k1 == k3 {
-		t.Errorf("keys: same test and shared arming must share one, others not: %q %q %q", k1, k2, k3)
+	if k1 != mustKey(t, run) || k1 == k2 || k1 != k3 {
+		t.Errorf("keys: the experiments of a package's tests that share their arming must share one, others not: %q %q %q", k1, k2, k3)
+	}
+	if _, _, ok := batchKey(experimentRun("ExampleA", "m.G#entry", 1)); ok {
+		t.Error("an example's experiment is batchable: its test main does not run it through the runtime")
+	}
+}
+
+// TestRounds: a batch needs a round more each time its next experiment's
+// test does not come after the last one's in the binary's order.
+func TestRounds(t *testing.T) {
+	order := map[string]int{"TestA": 0, "TestB": 1, "TestC": 2}
+	exps := func(tests ...string) []arm.Experiment {
+		var e []arm.Experiment
+		for _, t := range tests {
+			e = append(e, arm.Experiment{Test: t})
+		}
+		return e
+	}
+	tests := []struct {
+		tests []string
+		want  int
+	}{
+		{[]string{"TestA"}, 1},
+		{[]string{"TestA", "TestA", "TestA"}, 3},
+		{[]string{"TestA", "TestB", "TestC", "TestA", "TestC"}, 2},
+		{[]string{"TestB", "TestA", "TestA"}, 3}, // a cut that starts with TestB's turn
+		{[]string{"TestC", "TestX", "TestX"}, 3}, // TestX unknown: a round each
+	}
+	for _, tt := range tests {
+		if got := rounds(exps(tt.tests...), order); got != tt.want {
+			t.Errorf("rounds(%v) = %d, want %d", tt.tests, got, tt.want)
+		}
+	}
+	if got := testsPattern([]string{"TestA", "TestB.x"}); got != `(TestA|TestB\.x)` {
+		t.Errorf("testsPattern = %q", got)
 	}
 }
 

@@ -817,9 +817,9 @@ func (c *runner) runProcess(ctx context.Context, slot *jobSlot, p *Package, test
 	if timeout <= 0 {
 		timeout = time.Minute
 	}
-	count := 1
+	count, runs := 1, 1 // -test.count, and the runs that many rounds make
 	if b != nil {
-		count = len(b.recs)
+		count, runs = b.rounds, len(b.recs)
 		batchPath := filepath.Join(tmp, "batch")
 		if err := os.WriteFile(batchPath, arm.FormatBatch(b.exps), 0o666); err != nil {
 			rec.Status, rec.Output = NotRun, err.Error()
@@ -827,7 +827,7 @@ func (c *runner) runProcess(ctx context.Context, slot *jobSlot, p *Package, test
 		}
 		env = append(env, arm.Arming{Batch: batchPath}.Env()...)
 	}
-	rctx, cancel := context.WithTimeout(ctx, time.Duration(count)*timeout)
+	rctx, cancel := context.WithTimeout(ctx, time.Duration(runs)*timeout)
 	defer cancel()
 	var cmd *exec.Cmd
 	if c.cfg.Exec != "" {
@@ -835,8 +835,12 @@ func (c *runner) runProcess(ctx context.Context, slot *jobSlot, p *Package, test
 		cmd = exec.CommandContext(rctx, c.cfg.Exec)
 		env = append(env, "ATOMICX_BINARY="+p.Binary)
 	} else {
-		cmd = exec.CommandContext(rctx, p.Binary, "-test.run=^"+regexp.QuoteMeta(test)+"$", "-test.count="+strconv.Itoa(count),
-			"-test.timeout="+(time.Duration(count)*timeout+10*time.Second).String())
+		run := regexp.QuoteMeta(test)
+		if b != nil {
+			run = testsPattern(batchTests(b.exps))
+		}
+		cmd = exec.CommandContext(rctx, p.Binary, "-test.run=^"+run+"$", "-test.count="+strconv.Itoa(count),
+			"-test.timeout="+(time.Duration(runs)*timeout+10*time.Second).String())
 	}
 	if c.cfg.Planner != nil && c.cfg.Planner.OneAtATime {
 		env = append(env, "GOMAXPROCS=1")
@@ -901,7 +905,7 @@ func (c *runner) runProcess(ctx context.Context, slot *jobSlot, p *Package, test
 		runErr = c.runOracle(rctx, dir, p.Binary, whole.Name(), runErr, &out)
 	}
 	if b != nil {
-		b.split(readEvents(logPath, int64(count)*eventsBound(rec.Kind)), c.session)
+		b.split(readEvents(logPath, int64(runs)*eventsBound(rec.Kind)), c.session)
 		return
 	}
 	rec.Millis = time.Since(began).Milliseconds()

@@ -409,7 +409,7 @@ func inProcessText(s Summary) string {
 	if s.InBatches == 0 && s.Confirmed == 0 && len(s.FellBack) == 0 {
 		return ""
 	}
-	text := fmt.Sprintf("%d experiments run in batches, many of a test in one process, %d of them confirmed in a fresh process", s.InBatches+s.Confirmed+s.FellBackRuns, s.Confirmed)
+	text := fmt.Sprintf("%d experiments run in batches, many in one process, %d of them confirmed in a fresh process", s.InBatches+s.Confirmed+s.FellBackRuns, s.Confirmed)
 	if len(s.FellBack) > 0 {
 		text += fmt.Sprintf("; %d tests whose batches a fresh process did not confirm ran their %d experiments again, a process each: %s",
 			len(s.FellBack), s.FellBackRuns, strings.Join(s.FellBack, ", "))

@@ -118,9 +118,9 @@ func TestInProcessText(t *testing.T) {
 	}{
 		{"a process per experiment", Summary{Experiments: 9}, ""},
 		{"batches", Summary{Experiments: 9, InBatches: 7, Confirmed: 2},
-			"9 experiments run in batches, many of a test in one process, 2 of them confirmed in a fresh process"},
+			"9 experiments run in batches, many in one process, 2 of them confirmed in a fresh process"},
 		{"fell back", Summary{Experiments: 12, InBatches: 7, Confirmed: 2, FellBack: []string{"m TestA"}, FellBackRuns: 3},
-			"12 experiments run in batches, many of a test in one process, 2 of them confirmed in a fresh process; " +
+			"12 experiments run in batches, many in one process, 2 of them confirmed in a fresh process; " +
 				"1 tests whose batches a fresh process did not confirm ran their 3 experiments again, a process each: m TestA"},
 	}
 	for _, tt := range tests {

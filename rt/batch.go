@@ -9,16 +9,19 @@ import (
 	"github.com/atomicx/atomicx/rt/arm"
 )
 
-// A batch run (arm.EnvBatch) runs many experiments of one test in one
-// process: the test binary runs its test once per experiment
-// (-test.count), and each run arms the next experiment of the batch
-// file. What every run pays once, the process's start and its packages'
-// initialization, the batch pays once.
+// A batch run (arm.EnvBatch) runs many experiments, of one test or of
+// several, in one process: the test binary runs its tests round after
+// round (-test.count), and each run of a test arms the batch file's next
+// experiment if it is the test's, and is skipped if not. What every run
+// pays once, the process's start and its packages' initialization, the
+// batch pays once.
 //
 // The test main runs each test through RunTest, which arms the next
-// experiment, logs an "experiment" event with its
-// index, runs the test, then logs "experiment-end" with how the test
-// ended, and disarms. Between two experiments the runtime is reset to
+// experiment, logs an "experiment" event with its index, runs the test,
+// then logs "experiment-end" with how the test ended, and disarms. A
+// test that calls t.Parallel pauses with its experiment armed while the
+// round's other tests run: they are skipped until it ends, so that one
+// experiment at a time is armed. Between two experiments the runtime is reset to
 // what a fresh process has (the reach and call counts of every site, the
 // injection, the failure chains, the sampling), so that an experiment
 // counts occurrences and numbers calls as the profile run, a process of
@@ -43,6 +46,8 @@ var batchRun struct {
 	on    bool             // a batch run: the settings name a batch file
 	base  arm.Arming       // what the experiments share
 	next  int              // index of the next experiment to run
+	// running says that an experiment began and has not ended.
+	running bool
 	sites sync.Mutex       // guards tables
 	// tables are the site tables of the instrumented packages, reset
 	// between experiments, and handlers the error handlers whose state
@@ -104,6 +109,7 @@ func touchHandler(h *Handler) {
 // cannot name: it imports no package of the standard library that a
 // program does not.
 type testingT interface {
+	Name() string
 	Failed() bool
 	Skipped() bool
 	SkipNow()
@@ -117,9 +123,9 @@ func Batched() bool { return batchRun.on }
 // test, a run of the test function with t. The test main calls it in a
 // batch run only (see Batched), for each run of each test.
 func RunTest(t testingT, test func()) {
-	i, ok := beginExperiment(t.SkipNow)
+	i, ok := beginExperiment(t.Name(), t.SkipNow)
 	if !ok {
-		t.SkipNow() // past the batch's last experiment
+		t.SkipNow() // not the test's turn, or past the batch's last experiment
 	}
 	returned := false
 	defer func() {
@@ -134,10 +140,11 @@ func RunTest(t testingT, test func()) {
 	returned = true
 }
 
-// beginExperiment arms the next experiment of the batch and reports its
-// index; false when none is left.
-func beginExperiment(skip func()) (int, bool) {
-	if batchRun.next >= len(batchRun.exps) {
+// beginExperiment arms the next experiment of the batch for test and
+// reports its index; false when none is left, when the next is another
+// test's, or while another test's experiment is in progress.
+func beginExperiment(test string, skip func()) (int, bool) {
+	if batchRun.running || batchRun.next >= len(batchRun.exps) || batchRun.exps[batchRun.next].Test != test {
 		return 0, false
 	}
 	i := batchRun.next
@@ -147,6 +154,7 @@ func beginExperiment(skip func()) (int, bool) {
 	a.Inject, a.SnapshotCalls = batchRun.exps[i].Inject, batchRun.exps[i].SnapshotCalls
 	applyArming(a)
 	batchRun.testGID, batchRun.skip = goroutineID(), skip
+	batchRun.running = true
 	batchRun.over.Store(false)
 	writeLine(event("experiment").num("index", uint64(i)).num("t", uint64(time.Now().UnixMilli())).end())
 	return i, true
@@ -159,7 +167,7 @@ func endExperiment(i int, failed, skipped bool) {
 	e.boolean("failed", failed)
 	e.boolean("skipped", skipped)
 	writeLine(e.end())
-	batchRun.skip = nil
+	batchRun.skip, batchRun.running = nil, false
 	applyArming(batchRun.base)
 }
 

@@ -356,11 +356,13 @@ Set by 'atomicx detect' for the runs of a campaign:
 	                 "1": log, as each instrumented package starts, its
 	                 functions left as written ("as_written" events);
 	                 one profile run per test binary
-	ATOMICX_BATCH    a file of experiments, one per line ("INJECT<tab>CALLS",
-	                 as ATOMICX_INJECT and ATOMICX_SNAPSHOT_CALLS take
-	                 them): the test binary, run with -test.count=N,
-	                 runs the Nth experiment at the Nth run of its test;
-	                 "experiment" and "experiment-end" events mark each
+	ATOMICX_BATCH    a file of experiments, one per line
+	                 ("TEST<tab>INJECT<tab>CALLS", as ATOMICX_INJECT and
+	                 ATOMICX_SNAPSHOT_CALLS take them): the test binary
+	                 runs its tests round after round (-test.count), and
+	                 a run of a test runs the next experiment if it is
+	                 the test's, and is skipped if not; "experiment" and
+	                 "experiment-end" events mark each
 	ATOMICX_MASK     SITE;SITE: roll the failed calls of these functions
 	                 back once their verdict is logged (rechecks)
 	ATOMICX_UNDO_FILES

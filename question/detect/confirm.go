@@ -8,46 +8,45 @@ import (
 	"github.com/atomicx/atomicx/campaign"
 )
 
-// evidenceToConfirm picks, for each function that only batched
-// experiments found non-atomic, the one whose verdict a report would
-// show as its evidence, as the report ranks evidence (a change a caller
-// sees first, one the function made itself, the first of its chain, a
-// fault at a call before one at an entry, the shorter path, then by test
-// and injection): the engine runs it again in a fresh process. The
-// report prefers the evidence of a fresh process to a batch's, so a
-// function whose pick is confirmed shows evidence that a process of its
-// own found.
+// evidenceToConfirm picks, for each function found non-atomic, the run
+// whose verdict a report would show as its evidence, as the report ranks
+// evidence (a change a caller sees first, one the function made itself,
+// the first of its chain, a fault at a call before one at an entry, the
+// shorter path, then by test and injection), batched or not; when that
+// run is a batch's, the engine runs it again in a fresh process. The
+// report prefers the evidence of a fresh process to a batch's, and the
+// confirmed pick outranks every other fresh run, so a function shows the
+// evidence that a campaign of a process per experiment shows.
 func evidenceToConfirm(recs []*campaign.Record) []*campaign.Record {
 	type pick struct {
 		rec *campaign.Record
 		ev  event
 	}
 	best := map[string]*pick{}
-	fresh := map[string]bool{}
 	for _, r := range recs {
 		if r.Kind != "experiment" {
 			continue
 		}
 		for _, v := range nonAtomicVerdicts(r) {
-			if !r.Batched || r.Fresh {
-				fresh[v.Site] = true
-				continue
-			}
 			if b := best[v.Site]; b == nil || strongerEvidence(v, r, b.ev, b.rec) {
 				best[v.Site] = &pick{r, v}
 			}
 		}
 	}
 	sites := make([]string, 0, len(best))
-	for s := range best {
-		if !fresh[s] {
+	for s, b := range best {
+		if b.rec.Batched && !b.rec.Fresh {
 			sites = append(sites, s)
 		}
 	}
 	sort.Strings(sites)
-	out := make([]*campaign.Record, len(sites))
-	for i, s := range sites {
-		out[i] = best[s].rec
+	out := make([]*campaign.Record, 0, len(sites))
+	seen := map[*campaign.Record]bool{}
+	for _, s := range sites {
+		if r := best[s].rec; !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
 	}
 	return out
 }

@@ -26,18 +26,23 @@ func TestEvidenceToConfirm(t *testing.T) {
 		hAtomic          = `{"event":"verdict","site":"m.H#entry","verdict":"atomic"}`
 		kNonAtomicCallee = `{"event":"verdict","site":"m.K#entry","verdict":"non-atomic","path":"k","callback":"k.fn"}`
 		kNonAtomicOwn    = `{"event":"verdict","site":"m.K#entry","verdict":"non-atomic","path":"k.long.path"}`
+		lNonAtomic       = `{"event":"verdict","site":"m.L#entry","verdict":"non-atomic","path":"l"}`
 	)
 	longer := verdictRun("TestA", "m.X#call:x.go:1:1", true, false, fNonAtomic)
 	shorter := verdictRun("TestB", "m.X#call:x.go:1:1", true, false, fShorter)
 	stream := verdictRun("TestA", "m.X#call:x.go:2:1", true, false, fStream)
-	// G has a fresh process's evidence already: nothing to confirm.
+	// G's best evidence is a fresh process's already: nothing to confirm.
 	gFresh := verdictRun("TestA", "m.Y#entry", false, false, gNonAtomic)
 	gBatched := verdictRun("TestA", "m.Z#entry", true, false, gNonAtomic)
 	atomic := verdictRun("TestA", "m.Z#call:z.go:1:1", true, false, hAtomic)
 	callee := verdictRun("TestA", "m.W#call:w.go:1:1", true, false, kNonAtomicCallee)
 	own := verdictRun("TestC", "m.W#entry", true, false, kNonAtomicOwn)
-	got := evidenceToConfirm([]*campaign.Record{longer, stream, gFresh, shorter, gBatched, atomic, callee, own})
-	want := []*campaign.Record{shorter, own} // F, then K: by site
+	// L's fresh evidence is weaker than a batch's (a fault at an entry,
+	// not at a call): the batch's is what a report shows, and is confirmed.
+	lFresh := verdictRun("TestA", "m.V#entry", false, false, lNonAtomic)
+	lBatched := verdictRun("TestB", "m.V#call:v.go:1:1", true, false, lNonAtomic)
+	got := evidenceToConfirm([]*campaign.Record{longer, stream, gFresh, shorter, gBatched, atomic, callee, own, lFresh, lBatched})
+	want := []*campaign.Record{shorter, own, lBatched} // F, K, L: by site
 	if len(got) != len(want) {
 		t.Fatalf("picked %d runs, want %d", len(got), len(want))
 	}
