@@ -440,7 +440,15 @@ func (c *runner) confirmBatches(ctx context.Context, plan []*PlannedRun) error {
 	}
 	var picks []*Record
 	if q.Confirm != nil {
-		picks = q.Confirm(recs)
+		// The question sees every record of the campaign that the shard
+		// has: its header and profile runs too, which its answers may
+		// rest on.
+		all := make([]*Record, 0, len(c.done))
+		for _, r := range c.done {
+			all = append(all, r)
+		}
+		slices.SortFunc(all, func(a, b *Record) int { return strings.Compare(a.Key(), b.Key()) })
+		picks = q.Confirm(all)
 	}
 	unfired := map[string]bool{}
 	for _, r := range batched {

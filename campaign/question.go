@@ -55,8 +55,10 @@ type Planner struct {
 	// kind "experiment" whose environment differs from another's of the
 	// same test in its injection and the calls it snapshots only. What
 	// the question reports of a batched run, it has confirmed in a fresh
-	// process first: Confirm picks, from the campaign's records, the
-	// batched runs to run again in a process of their own, and Agrees
+	// process first: Confirm picks, from the campaign's records (its
+	// header, the profile runs the shard has, and the runs, in the order
+	// of their keys), the batched runs to run again in a process of
+	// their own, and Agrees
 	// says whether such a rerun found what the batch did. When it did
 	// not, the test's results depend on what its earlier runs in the
 	// process left behind, and every batched run of the test is run

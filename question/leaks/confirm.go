@@ -2,6 +2,7 @@ package leaks
 
 import (
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 
@@ -59,9 +60,18 @@ const maxConfirmOccurrences = 3
 // experiment per reach of the point where its opening failure can be
 // injected, at most maxConfirmOccurrences per test. ConfirmLeaks reads
 // the answers.
+//
+// Its experiments run in batches: an answer that a batched experiment
+// gives is the finding's answer only once a fresh process gives it too
+// (confirmBatched, sameAnswers).
 var Confirm = &campaign.Planner{
 	Name:          "confirm",
 	FollowUpsName: "rechecks",
+	InProcess:     true,
+	Confirm:       confirmBatched,
+	Agrees:        sameAnswers,
+	// The header keeps the findings, for confirmBatched.
+	HeaderData: func(options json.RawMessage) json.RawMessage { return options },
 	Runs: func(prof *campaign.Record, opt campaign.Options) []*campaign.PlannedRun {
 		var recs []*campaign.Record
 		seen := map[string]bool{}
@@ -289,4 +299,73 @@ func lockWait(state string) bool {
 		return true
 	}
 	return false
+}
+
+// confirmBatched picks, for each finding of the campaign's header, the
+// experiment whose answer ConfirmLeaks gives, when a batch ran it: the
+// engine runs it again in a fresh process, whose record then replaces
+// the batch's. Without the findings or the profile runs (a shard of a
+// plan, whose profile runs are the plan's), it cannot tell which answer
+// rests on which experiment, and picks every batched one.
+func confirmBatched(recs []*campaign.Record) []*campaign.Record {
+	var o options
+	h := campaign.HeaderOf(recs)
+	if h == nil || json.Unmarshal(h.QuestionData, &o) != nil || !slices.ContainsFunc(recs, func(r *campaign.Record) bool { return r.Kind == "profile" }) {
+		var all []*campaign.Record
+		for _, r := range recs {
+			if r.Kind == "experiment" && r.Batched && !r.Fresh {
+				all = append(all, r)
+			}
+		}
+		return all
+	}
+	var out []*campaign.Record
+	seen := map[*campaign.Record]bool{}
+	for _, c := range ConfirmLeaks(o.Confirm, recs) {
+		if r := c.Run; r != nil && r.Batched && !r.Fresh && !seen[r] {
+			seen[r] = true
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// sameAnswers reports whether a fresh rerun of a batched experiment
+// gives every finding the answer the batch gave: the same end of each
+// function's first failure after the injection, the same probes of the
+// resources open then, and the same hang or crash.
+func sameAnswers(batched, fresh *campaign.Record) bool {
+	hungOrCrashed := func(r *campaign.Record) string {
+		if r.Status == campaign.Hung || r.Status == campaign.Crashed {
+			return r.Status
+		}
+		return ""
+	}
+	return hungOrCrashed(batched) == hungOrCrashed(fresh) && slices.Equal(answerTrace(batched), answerTrace(fresh))
+}
+
+// answerTrace is what returnedAt reads of a run, for any finding: after
+// the injection, each function's first verdict (its failure and end
+// line), and the probes logged before it.
+func answerTrace(r *campaign.Record) []event {
+	var out []event
+	injected := false
+	ended := map[string]bool{}
+	for _, raw := range r.Events {
+		var v event
+		if json.Unmarshal(raw, &v) != nil {
+			continue
+		}
+		switch {
+		case v.Event == "inject":
+			injected = true
+		case !injected || ended[v.Site]:
+		case v.Event == "probe":
+			out = append(out, v)
+		case v.Event == "verdict":
+			ended[v.Site] = true
+			out = append(out, event{Event: v.Event, Site: v.Site, Failure: v.Failure, End: v.End})
+		}
+	}
+	return out
 }

@@ -255,3 +255,49 @@ func TestStuckIn(t *testing.T) {
 		}
 	}
 }
+
+// TestConfirmBatched: the experiment whose answer a finding gets is
+// confirmed when a batch ran it, and a fresh rerun agrees when it gives
+// every finding the batch's answer.
+func TestConfirmBatched(t *testing.T) {
+	prof := confirmProfile(t)
+	inject := map[string]any{"event": "inject", "site": "x"}
+	verdict := func(site string, end int) map[string]any {
+		return map[string]any{"event": "verdict", "site": site, "failure": "error", "end": end}
+	}
+	exp := func(occ int, batched bool, evs ...map[string]any) *campaign.Record {
+		return &campaign.Record{Kind: "experiment", Package: "m", Test: "TestLoad", Arming: arm.Arming{Inject: arm.Injection{Site: "m.Load#call:os.ReadFile#1", Occurrence: uint64(occ), Fault: "error"}},
+			Status: campaign.Failed, Fired: true, Batched: batched, Events: rawEvents(t, evs...)}
+	}
+	hdr := &campaign.Record{Kind: "campaign", Campaign: &campaign.Header{QuestionData: EncodeTargets(confirmTargets)}}
+	other := exp(1, true, inject, verdict("m.Load#entry", 20)) // another return: not the answer
+	answer := exp(2, true, inject, verdict("m.Load#entry", 13))
+	got := confirmBatched([]*campaign.Record{hdr, prof, other, answer})
+	if len(got) != 1 || got[0] != answer {
+		t.Errorf("confirmBatched picked %v, want the experiment of occurrence 2", got)
+	}
+	fresh := *answer
+	fresh.Batched, fresh.Fresh = false, true
+	if !sameAnswers(answer, &fresh) {
+		t.Error("a rerun with the same events does not agree")
+	}
+	if got := confirmBatched([]*campaign.Record{hdr, prof, other, &fresh}); len(got) != 0 {
+		t.Errorf("the answer is a fresh process's already, yet confirmBatched picked %v", got)
+	}
+	elsewhere := exp(2, false, inject, verdict("m.Load#entry", 20))
+	if sameAnswers(answer, elsewhere) {
+		t.Error("a rerun in which Load fails at another line agrees")
+	}
+	hung := exp(2, false, inject, verdict("m.Load#entry", 13))
+	hung.Status = campaign.Hung
+	if sameAnswers(answer, hung) {
+		t.Error("a rerun that hangs agrees")
+	}
+	// Without the header's findings, or without the profile runs, every
+	// batched experiment is confirmed.
+	for _, recs := range [][]*campaign.Record{{prof, other, answer}, {hdr, other, answer}} {
+		if got := confirmBatched(recs); len(got) != 2 {
+			t.Errorf("without the findings or the profiles, confirmBatched picked %d runs, want both batched ones", len(got))
+		}
+	}
+}
