@@ -42,13 +42,13 @@ import (
 // settings as the wrapper writes them, which a test that leaks
 // goroutines into instrumented code must not rely on.
 var batchRun struct {
-	exps  []arm.Experiment // the batch file's experiments
-	on    bool             // a batch run: the settings name a batch file
-	base  arm.Arming       // what the experiments share
-	next  int              // index of the next experiment to run
+	exps []arm.Experiment // the batch file's experiments
+	on   bool             // a batch run: the settings name a batch file
+	base arm.Arming       // what the experiments share
+	next int              // index of the next experiment to run
 	// running says that an experiment began and has not ended.
 	running bool
-	sites sync.Mutex       // guards tables
+	sites   sync.Mutex // guards tables
 	// tables are the site tables of the instrumented packages, reset
 	// between experiments, and handlers the error handlers whose state
 	// a run changed (see touchHandler).
