@@ -21,14 +21,15 @@ import (
 // then logs "experiment-end" with how the test ended, and disarms. A
 // test that calls t.Parallel pauses with its experiment armed while the
 // round's other tests run: they are skipped until it ends, so that one
-// experiment at a time is armed. Between two experiments the runtime is reset to
-// what a fresh process has (the reach and call counts of every site, the
-// injection, the failure chains, the sampling), so that an experiment
-// counts occurrences and numbers calls as the profile run, a process of
-// its own, did. What a test leaves in memory outside of the runtime
-// (package-level state, a sync.Once done, a cache filled) carries over:
-// the campaign confirms in a fresh process what it reports, and runs a
-// test a process per experiment when the two disagree.
+// experiment at a time is armed. Between two experiments the runtime is
+// reset to what a fresh process has (the reach and call counts of every
+// site, the injection, the failure chains, the sampling), so that an
+// experiment counts occurrences and numbers calls as the profile run, a
+// process of its own, did. What a test leaves in memory outside of the
+// runtime (package-level state, a sync.Once done, a cache filled) carries
+// over, to its later runs and to the other tests': the campaign confirms
+// in a fresh process what it reports, and runs a test a process per
+// experiment when the two disagree.
 //
 // A test whose injected failure is absorbed ends at once when that
 // happens on the test's own goroutine (its t.SkipNow), as a process of
