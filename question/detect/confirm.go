@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/atomicx/atomicx/campaign"
+	"github.com/atomicx/atomicx/rt/arm"
 )
 
 // evidenceToConfirm picks, for each function found non-atomic, the run
@@ -88,7 +89,15 @@ func strongerEvidence(a event, ra *campaign.Record, b event, rb *campaign.Record
 	case ra.Test != rb.Test:
 		return ra.Test < rb.Test
 	}
-	return ra.Key() < rb.Key()
+	// Then by the injection as the report writes it (Evidence.Injection):
+	// the confirmed pick must be the report's.
+	return injectionText(ra) < injectionText(rb)
+}
+
+// injectionText is a run's fault as the report's evidence writes it.
+func injectionText(r *campaign.Record) string {
+	inj := r.Arming.Inject
+	return arm.Injection{Fault: inj.Fault, Occurrence: inj.Occurrence, Site: inj.Site}.String()
 }
 
 // sameNonAtomic reports whether a fresh rerun of a batched experiment

@@ -53,6 +53,21 @@ func TestEvidenceToConfirm(t *testing.T) {
 	}
 }
 
+// TestEvidenceTieBreak: between runs that rank alike, the pick is the
+// one whose injection, as the report writes it, comes first, as the
+// report's evidence is: a panic at m.A's call after an error at m.B's.
+func TestEvidenceTieBreak(t *testing.T) {
+	const v = `{"event":"verdict","site":"m.F#entry","verdict":"non-atomic","path":"f"}`
+	panicAtA := verdictRun("TestA", "m.A#call:a.go:1:1", true, false, v)
+	panicAtA.Arming.Inject.Fault = arm.FaultPanic
+	errorAtB := verdictRun("TestA", "m.B#call:b.go:1:1", true, false, v)
+	for _, recs := range [][]*campaign.Record{{panicAtA, errorAtB}, {errorAtB, panicAtA}} {
+		if got := evidenceToConfirm(recs); len(got) != 1 || got[0] != errorAtB {
+			t.Errorf("picked %v, want the error at m.B's call", got)
+		}
+	}
+}
+
 func TestSameNonAtomic(t *testing.T) {
 	f := `{"event":"verdict","site":"m.F#entry","verdict":"non-atomic"}`
 	g := `{"event":"verdict","site":"m.G#entry","verdict":"non-atomic"}`
