@@ -50,6 +50,11 @@ type batch struct {
 	// runtime runs its test without experiments.
 	ended int
 	begun bool
+	// progress counts an experiment that ended in the running process
+	// (see watch), before its record is journaled; nil for none. counted
+	// is how many it counted so.
+	progress *progress
+	counted  int
 }
 
 // batchKey says whether run can run in a batch, and with which others:
@@ -231,7 +236,7 @@ func testsPattern(tests []string) string {
 // as it can, and calls done with each record as it ends. An experiment
 // that ends its batch's process runs again in a process of its own; those
 // after it in another batch.
-func (c *runner) runBatch(ctx context.Context, slot *jobSlot, p *Package, runs []*PlannedRun, done func(run *PlannedRun, rec *Record)) {
+func (c *runner) runBatch(ctx context.Context, slot *jobSlot, p *Package, runs []*PlannedRun, prog *progress, done func(run *PlannedRun, rec *Record, counted bool)) {
 	for len(runs) > 0 && ctx.Err() == nil {
 		c.mu.Lock()
 		alone := c.noBatches[p.Binary]
@@ -242,11 +247,11 @@ func (c *runner) runBatch(ctx context.Context, slot *jobSlot, p *Package, runs [
 			if ctx.Err() != nil {
 				return
 			}
-			done(runs[0], &e)
+			done(runs[0], &e, false)
 			runs = runs[1:]
 			continue
 		}
-		b := &batch{}
+		b := &batch{progress: prog}
 		env := []string(nil)
 		for _, r := range runs {
 			e := *r.Run
@@ -265,8 +270,12 @@ func (c *runner) runBatch(ctx context.Context, slot *jobSlot, p *Package, runs [
 		if ctx.Err() != nil {
 			return // interrupted: what ended is not journaled either, and a resume runs it
 		}
+		// The first b.counted ended runs were counted as they ended (see
+		// watch); ends it read that the whole log does not confirm (a
+		// marker out of order) are taken back.
+		prog.retract(b.counted - b.ended)
 		for i := range b.ended {
-			done(runs[i], b.recs[i])
+			done(runs[i], b.recs[i], i < b.counted)
 		}
 		if b.ended == len(runs) {
 			return
@@ -291,7 +300,7 @@ func (c *runner) runBatch(ctx context.Context, slot *jobSlot, p *Package, runs [
 		if ctx.Err() != nil {
 			return
 		}
-		done(runs[b.ended], &e)
+		done(runs[b.ended], &e, false)
 		runs = runs[b.ended+1:]
 	}
 }
@@ -375,7 +384,9 @@ func (b *batch) split(evs []json.RawMessage, session int64) {
 
 // watch stops the batch's process once one experiment has run for
 // longer than timeout, as the time limit of a run of its own would:
-// it reads the event log for the experiments' starts and ends.
+// it reads the event log for the experiments' starts and ends. Each end
+// it reads counts in the progress line at once, so that the rate and
+// the time left it shows follow the experiments, not the batches.
 func (b *batch) watch(ctx context.Context, logPath string, timeout time.Duration, stop func()) {
 	tick := time.NewTicker(200 * time.Millisecond)
 	defer tick.Stop()
@@ -400,7 +411,12 @@ func (b *batch) watch(ctx context.Context, logPath string, timeout time.Duration
 					begun += n
 					since = time.Now()
 				}
-				ended += bytes.Count(data, endNeedle)
+				n := bytes.Count(data, endNeedle)
+				ended += n
+				for range n {
+					b.progress.ahead()
+				}
+				b.counted += n
 			}
 		}
 		if begun > ended && time.Since(since) > timeout {

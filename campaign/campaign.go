@@ -711,7 +711,9 @@ func (c *runner) runUnitsAs(ctx context.Context, units [][]*PlannedRun, prog *pr
 	var wg sync.WaitGroup
 	var firstErr error
 	var errOnce sync.Once
-	done := func(run *PlannedRun, e *Record) {
+	// done journals a run's record; counted says that the progress line
+	// counted the run already (progress.ahead).
+	done := func(run *PlannedRun, e *Record, counted bool) {
 		if mark != nil {
 			mark(e)
 		}
@@ -734,7 +736,7 @@ func (c *runner) runUnitsAs(ctx context.Context, units [][]*PlannedRun, prog *pr
 			c.res.Batched++
 		}
 		c.mu.Unlock()
-		if prog != nil {
+		if !counted {
 			prog.step()
 		}
 	}
@@ -753,7 +755,7 @@ func (c *runner) runUnitsAs(ctx context.Context, units [][]*PlannedRun, prog *pr
 					continue
 				}
 				if len(unit) > 1 {
-					c.runBatch(ctx, slot, p, unit, done)
+					c.runBatch(ctx, slot, p, unit, prog, done)
 					continue
 				}
 				e := *unit[0].Run
@@ -761,7 +763,7 @@ func (c *runner) runUnitsAs(ctx context.Context, units [][]*PlannedRun, prog *pr
 				if ctx.Err() != nil {
 					continue // interrupted: not finished, so not journaled; a resume runs it
 				}
-				done(unit[0], &e)
+				done(unit[0], &e, false)
 			}
 		}()
 	}
@@ -894,10 +896,19 @@ func (c *runner) runProcess(ctx context.Context, slot *jobSlot, p *Package, test
 		usage = func() int64 { return diskUsage(tmp) + max(diskUsage(copyDir)-copySize, 0) }
 	}
 	overDisk := watchDisk(rctx, usage, maxRunDisk, cancel)
+	var watched chan struct{}
+	stopWatch := func() {}
 	if b != nil {
-		go b.watch(rctx, logPath, timeout, cancel)
+		wctx, cancelWatch := context.WithCancel(rctx)
+		watched = make(chan struct{})
+		go func() {
+			defer close(watched)
+			b.watch(wctx, logPath, timeout, cancel)
+		}()
+		stopWatch = func() { cancelWatch(); <-watched }
 	}
 	runErr := cmd.Run()
+	stopWatch()
 	// What the run started and left behind must not outlive it: it
 	// would go on writing into the run's files, or into the next run's.
 	killGroup(cmd)

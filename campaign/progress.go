@@ -34,13 +34,33 @@ func newProgress(w io.Writer, todo []*Record) *progress {
 	return p
 }
 
+// step counts a run done.
 func (p *progress) step() {
-	if p.w == nil {
+	if p == nil || p.w == nil {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.done++
+	p.count()
+}
+
+// ahead counts a run of a batch that ended while its process goes on:
+// when the process ends, its record is done without a step.
+func (p *progress) ahead() { p.step() }
+
+// retract takes back n runs that ahead counted and whose records will
+// have a step after all.
+func (p *progress) retract(n int) {
+	if p == nil || p.w == nil || n <= 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = max(p.done-n, 0)
+}
+
+func (p *progress) count() {
+	p.done = min(p.done+1, p.total)
 	every := 10 * time.Second
 	if p.terminal {
 		every = 200 * time.Millisecond

@@ -34,3 +34,37 @@ func TestProgressNamesItsRuns(t *testing.T) {
 		}
 	}
 }
+
+// TestProgressAhead: the experiments of a batch count as they end (the
+// records of those are then done without a step); ends counted that the
+// whole log does not confirm are taken back.
+func TestProgressAhead(t *testing.T) {
+	var out bytes.Buffer
+	todo := make([]*Record, 6)
+	for i := range todo {
+		todo[i] = &Record{Kind: "experiment"}
+	}
+	p := newProgress(&out, todo)
+	// A batch's watch reads four ends, and another job's single run ends.
+	for range 4 {
+		p.ahead()
+	}
+	p.step()
+	if p.done != 5 {
+		t.Fatalf("after four ends read and a run done, %d counted, want 5", p.done)
+	}
+	// The batch's process ends: only three of its experiments ended.
+	p.retract(4 - 3)
+	if p.done != 4 {
+		t.Fatalf("after the batch's end, %d counted, want 4", p.done)
+	}
+	// The experiment the process died in runs again, and the last one.
+	p.step()
+	p.step()
+	if p.done != 6 {
+		t.Errorf("at the end, %d counted, want 6", p.done)
+	}
+	if !strings.Contains(out.String(), "experiments 6/6 ") {
+		t.Errorf("the last line does not say 6/6:\n%s", out.String())
+	}
+}
