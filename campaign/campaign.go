@@ -1091,14 +1091,34 @@ func eventsBound(kind string) int64 {
 }
 
 func hasEvent(evs []json.RawMessage, kind string) bool {
-	needle := []byte(`"event":"` + kind + `"`)
 	for _, e := range evs {
-		if bytes.Contains(e, needle) {
+		if MayBeEvent(e, kind) {
 			return true
 		}
 	}
 	return false
 }
+
+// MayBeEvent reports whether raw, an event of a run's log, can be one of
+// the kind: false only when it is not, which it tells without decoding
+// it. The runtime writes events compact, their kind as "event":"KIND",
+// and a string value cannot hold that text unescaped. A reader after one
+// kind of a run's events decodes only those it lets through: a record's
+// events are mostly of other kinds.
+func MayBeEvent(raw []byte, kind string) bool {
+	for {
+		i := bytes.Index(raw, eventKey)
+		if i < 0 {
+			return false
+		}
+		raw = raw[i+len(eventKey):]
+		if len(raw) > len(kind) && string(raw[:len(kind)]) == kind && raw[len(kind)] == '"' {
+			return true
+		}
+	}
+}
+
+var eventKey = []byte(`"event":"`)
 
 // tailBuffer keeps the last 4 KiB written to it, whether a test's
 // failure line went by, and the first line on which the Go runtime

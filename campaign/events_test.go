@@ -32,3 +32,24 @@ func TestReadEventsBounded(t *testing.T) {
 		t.Errorf("a profile run kept %d events, want all 100", got)
 	}
 }
+
+func TestMayBeEvent(t *testing.T) {
+	tests := []struct {
+		raw, kind string
+		want      bool
+	}{
+		{`{"event":"verdict","site":"m.F#entry"}`, "verdict", true},
+		{`{"event":"verdicts","site":"m.F#entry"}`, "verdict", false},
+		{`{"event":"inject","site":"m.F#entry"}`, "verdict", false},
+		{`{"pid":1,"event":"verdict"}`, "verdict", true},
+		{`{"event":"handler","error":"the \"event\":\"verdict\" text"}`, "verdict", false},
+		{`{"event":"verdict"`, "verdict", true},
+		{`{"event":"verdict`, "verdict", false},
+		{``, "verdict", false},
+	}
+	for _, tt := range tests {
+		if got := MayBeEvent([]byte(tt.raw), tt.kind); got != tt.want {
+			t.Errorf("MayBeEvent(%s, %q) = %v, want %v", tt.raw, tt.kind, got, tt.want)
+		}
+	}
+}

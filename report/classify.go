@@ -632,7 +632,7 @@ func (r *Report) pointsInside(recs []*campaign.Record) map[string]*injection {
 		}
 		for _, raw := range rec.Events {
 			var e event
-			if json.Unmarshal(raw, &e) != nil || e.Event != "reach" || e.Stack == "" {
+			if !campaign.MayBeEvent(raw, "reach") || json.Unmarshal(raw, &e) != nil || e.Event != "reach" || e.Stack == "" {
 				continue
 			}
 			var fns []string
@@ -773,6 +773,11 @@ func injectedCallSite(rec *campaign.Record) string {
 		return ""
 	}
 	for _, raw := range rec.Events {
+		// Every verdict of the run asks: only a line that can be the
+		// inject event is decoded.
+		if !campaign.MayBeEvent(raw, "inject") {
+			continue
+		}
 		var e event
 		if json.Unmarshal(raw, &e) == nil && e.Event == "inject" {
 			if e.Kind == "call" {

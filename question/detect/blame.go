@@ -72,7 +72,7 @@ func Failures(rec *campaign.Record) []Failure {
 	var calls []*verdictCall
 	for i, raw := range rec.Events {
 		var v event
-		if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" {
+		if !campaign.MayBeEvent(raw, "verdict") || json.Unmarshal(raw, &v) != nil || v.Event != "verdict" {
 			continue
 		}
 		calls = append(calls, &verdictCall{event: i, site: v.Site, nonAtomic: v.Verdict == "non-atomic",
@@ -232,7 +232,7 @@ func (b *Blame) resolveReplays(q Question) outcome {
 		}
 		for i, raw := range r.Events {
 			var v event
-			if json.Unmarshal(raw, &v) != nil || v.Event != "verdict" || v.Site != q.Site || v.Masked || r.Arming.Inject.Site != "" && !v.Injected {
+			if !campaign.MayBeEvent(raw, "verdict") || json.Unmarshal(raw, &v) != nil || v.Event != "verdict" || v.Site != q.Site || v.Masked || r.Arming.Inject.Site != "" && !v.Injected {
 				continue
 			}
 			switch v.Verdict {

@@ -126,7 +126,7 @@ func nonAtomicVerdicts(r *campaign.Record) []event {
 	var vs []event
 	for _, raw := range r.Events {
 		var v event
-		if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" && v.Verdict == "non-atomic" {
+		if campaign.MayBeEvent(raw, "verdict") && json.Unmarshal(raw, &v) == nil && v.Event == "verdict" && v.Verdict == "non-atomic" {
 			vs = append(vs, v)
 		}
 	}

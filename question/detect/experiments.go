@@ -42,7 +42,7 @@ func naturalRunOf(prof *campaign.Record, maxOccur int) *campaign.Record {
 	seen := map[string]bool{}
 	for _, raw := range prof.Events {
 		var f event
-		if json.Unmarshal(raw, &f) != nil || f.Event != "fail" || f.Call == 0 {
+		if !campaign.MayBeEvent(raw, "fail") || json.Unmarshal(raw, &f) != nil || f.Event != "fail" || f.Call == 0 {
 			continue
 		}
 		call := fmt.Sprintf("%d@%s", f.Call, f.Site)

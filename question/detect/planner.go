@@ -50,7 +50,7 @@ func askedBy(recs []*campaign.Record) map[Question]bool {
 		}
 		for _, raw := range r.Events {
 			var v event
-			if json.Unmarshal(raw, &v) == nil && v.Event == "verdict" {
+			if campaign.MayBeEvent(raw, "verdict") && json.Unmarshal(raw, &v) == nil && v.Event == "verdict" {
 				asked[Question{Site: v.Site, Mask: strings.Join(r.Arming.Mask, ";")}] = true
 			}
 		}
