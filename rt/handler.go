@@ -287,6 +287,13 @@ func (h *Handler) log(u uint32) {
 	if batchRun.on {
 		touchHandler(h)
 	}
+	if config.armedID != "" {
+		// A run that arms an error or a panic (an experiment) logs no
+		// usage: only profile runs, and the runs that arm, widen or
+		// route handlers, are read for them (see atomicx handlers), and
+		// every experiment's record would carry them all again.
+		return
+	}
 	name := usageName(u)
 	e := event("handler").str("site", h.ID).str("func", h.Func).str("pos", h.Pos).str("region", h.Region).
 		str("usage", name).str("handler_kind", h.Kind).str("predicate", h.Predicate)

@@ -100,6 +100,30 @@ func TestHandlerUsages(t *testing.T) {
 		t.Errorf("white executions %v and %d more events, want 2, 4, … %d and one", whiteAt, whiteMore, 2*maxWhitesLogged)
 	}
 }
+// TestHandlerUsagesNotInExperiments: a run that arms an error fault logs
+// no usage of the handlers its regions run, which only profile runs and
+// handler runs are read for; a run with nothing armed still does.
+func TestHandlerUsagesNotInExperiments(t *testing.T) {
+	for _, tt := range []struct {
+		inject string
+		want   int
+	}{{"error:1:m.G#entry", 0}, {"", 2}} {
+		hdReset()
+		logPath := filepath.Join(t.TempDir(), "events.jsonl")
+		useSettings(t, parseSettings(logPath, tt.inject))
+		hdRegion(func() error { return os.ErrNotExist })
+		n := 0
+		for _, e := range readEvents(t, logPath) {
+			if e["event"] == "handler" {
+				n++
+			}
+		}
+		if n != tt.want {
+			t.Errorf("armed %q: %d handler events, want %d", tt.inject, n, tt.want)
+		}
+	}
+}
+
 func TestHandlerArmed(t *testing.T) {
 	tests := []struct {
 		name    string
