@@ -75,7 +75,10 @@ func (p *progress) print() {
 	elapsed := time.Since(p.start)
 	rate := float64(p.done) / elapsed.Seconds()
 	eta := "?"
-	if rate > 0 {
+	// The first runs to end say little of the rate: those of batches end
+	// together, and single runs first. No time left is shown before a
+	// fiftieth of the runs is done, or a few seconds have passed.
+	if rate > 0 && (p.done*50 >= p.total || elapsed >= 3*time.Second) {
 		eta = (time.Duration(float64(p.total-p.done)/rate) * time.Second).Round(time.Second).String()
 	}
 	line := fmt.Sprintf("%s%s %d/%d  %.1f/s  ETA %s", p.label, p.what, p.done, p.total, rate, eta)

@@ -68,3 +68,25 @@ func TestProgressAhead(t *testing.T) {
 		t.Errorf("the last line does not say 6/6:\n%s", out.String())
 	}
 }
+
+// TestProgressNoEarlyETA: before a fiftieth of the runs is done (and
+// within the first seconds), the line gives no time left.
+func TestProgressNoEarlyETA(t *testing.T) {
+	var out bytes.Buffer
+	todo := make([]*Record, 100)
+	for i := range todo {
+		todo[i] = &Record{Kind: "experiment"}
+	}
+	p := newProgress(&out, todo)
+	p.step()
+	p.print()
+	if !strings.Contains(out.String(), "ETA ?") {
+		t.Errorf("after 1 of 100 runs: %q, want no time left", out.String())
+	}
+	out.Reset()
+	p.step()
+	p.print()
+	if strings.Contains(out.String(), "ETA ?") {
+		t.Errorf("after 2 of 100 runs: %q, want a time left", out.String())
+	}
+}

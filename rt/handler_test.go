@@ -100,6 +100,7 @@ func TestHandlerUsages(t *testing.T) {
 		t.Errorf("white executions %v and %d more events, want 2, 4, … %d and one", whiteAt, whiteMore, 2*maxWhitesLogged)
 	}
 }
+
 // TestHandlerUsagesNotInExperiments: a run that arms an error fault logs
 // no usage of the handlers its regions run, which only profile runs and
 // handler runs are read for; a run with nothing armed still does.
