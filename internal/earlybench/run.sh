@@ -22,7 +22,7 @@ go test -c -o "$work/store.test" . >/dev/null
 # builds more than the others.
 EARLY_ROUNDS=0 atomicx detect -journal "$work/warm" ./... >/dev/null 2>&1
 printf '%-8s %-10s %-12s %-12s %-14s %-14s %s\n' rounds test_s experiments absorbed early_stop_s no_early_stop_s ratio
-for rounds in "${@:-0 10000 40000 160000}"; do
+for rounds in ${*:-0 10000 40000 160000}; do
 	export EARLY_ROUNDS=$rounds
 	start=$(date +%s.%N)
 	"$work/store.test" -test.run '^TestLong$' >/dev/null
