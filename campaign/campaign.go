@@ -235,10 +235,8 @@ func makePlan(ctx context.Context, cfg Config, start time.Time) (*Plan, *Result,
 			return nil, nil, err
 		}
 	}
-	for _, p := range pkgs {
-		if err := c.build(ctx, p); err != nil {
-			return nil, nil, err
-		}
+	if err := c.buildAll(ctx, pkgs); err != nil {
+		return nil, nil, err
 	}
 	profiles, err := c.profiles(ctx, pkgs)
 	if err != nil {
@@ -410,6 +408,36 @@ func listPackages(ctx context.Context, cfg Config) ([]*Package, error) {
 
 // execWorkload is the name a program workload's runs are journaled under.
 const execWorkload = "exec"
+
+// buildAll builds the packages' test binaries, as many at once as the
+// campaign has jobs: each build is a go command of its own, most of whose
+// time, once the build cache has the packages, is its start and the
+// link. The error is that of the first package, in order, that failed.
+func (c *runner) buildAll(ctx context.Context, pkgs []*Package) error {
+	errs := make([]error, len(pkgs))
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(max(c.cfg.Jobs, 1), len(pkgs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				errs[i] = c.build(ctx, pkgs[i])
+			}
+		}()
+	}
+	for i := range pkgs {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // build compiles the package's test binary once, instrumented, and lists
 // its tests.

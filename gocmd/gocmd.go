@@ -236,6 +236,15 @@ func (k *Keys) cmdline(ctx context.Context, cl *cmdLine) (map[string]bool, error
 		}
 		return set, nil
 	}
+	// Import paths of packages the keys listed name those packages and
+	// no others: no go list to ask (a campaign builds its packages one
+	// by one, by import path).
+	if len(cl.pkgs) > 0 && !slices.ContainsFunc(cl.pkgs, func(arg string) bool { return k.pkgs[arg] == nil }) {
+		for _, path := range cl.pkgs {
+			set[path] = true
+		}
+		return set, nil
+	}
 	list, err := k.list(ctx, append(append([]string{"list", "-e", "-json=ImportPath"}, cl.listFlags...), "--"), cl.pkgs)
 	if err != nil {
 		return nil, err

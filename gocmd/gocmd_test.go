@@ -45,6 +45,38 @@ func TestArgs(t *testing.T) {
 	}
 }
 
+// TestArgsByImportPath: a command line that names listed packages by
+// import path needs no go list to tell which packages a -gcflags value
+// without a pattern applies to (the environment makes every go list
+// fail).
+func TestArgsByImportPath(t *testing.T) {
+	k := &Keys{
+		cfg:  Config{Atomicx: "/bin/atomicx", Env: []string{"GOFLAGS=-mod=nonsense"}},
+		dir:  t.TempDir(),
+		keys: map[string]string{"m/a": "k1", "m/b": "k2"},
+		pkgs: map[string]*pkgInfo{
+			"m/a": {ImportPath: "m/a"},
+			"m/b": {ImportPath: "m/b", DepOnly: true},
+		},
+		listed: []string{"./..."},
+	}
+	cl, err := parseCmdLine([]string{"test", "-c", "-gcflags=-N", "-o", "x.test", "m/b"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := k.args(context.Background(), cl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"test", "-toolexec=/bin/atomicx", "-gcflags=-N",
+		"-gcflags=m/a=-atomicx=k1",    // not named: the pattern-less value is not its
+		"-gcflags=m/b=-N -atomicx=k2", // named by its import path
+		"-c", "-o", "x.test", "m/b"}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("args (-want +got):\n%s", diff)
+	}
+}
+
 // TestDeclaredFuncs: the functions of a package are named as function
 // patterns match them, methods through aliases by the type they denote;
 // a file that does not parse leaves them unknown.
