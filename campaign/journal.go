@@ -305,14 +305,18 @@ func (jr *journalReader) read() ([]*Record, []Problem, error) {
 	var readErr error
 	for line := jr.line + 1; ; line++ {
 		b, err := r.ReadSlice('\n')
-		for errors.Is(err, bufio.ErrBufferFull) {
-			rest := append([]byte(nil), b...)
-			if len(rest) > maxJournalLine {
-				err = fmt.Errorf("line %d is longer than %d bytes", line, maxJournalLine)
-				break
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer (a profile run's events):
+			// gathered in a slice of its own.
+			long := append([]byte(nil), b...)
+			for errors.Is(err, bufio.ErrBufferFull) && len(long) <= maxJournalLine {
+				b, err = r.ReadSlice('\n')
+				long = append(long, b...)
 			}
-			b, err = r.ReadSlice('\n')
-			b = append(rest, b...)
+			if len(long) > maxJournalLine {
+				err = fmt.Errorf("line %d is longer than %d bytes", line, maxJournalLine)
+			}
+			b = long
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			readErr = fmt.Errorf("reading %s: %w", jr.path, err)

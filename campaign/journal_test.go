@@ -151,3 +151,27 @@ func TestAppendWritesWhatMarshalWrites(t *testing.T) {
 		t.Errorf("Append wrote\n%s\njson.Marshal writes\n%s", got, want)
 	}
 }
+
+// TestJournalLongLine: a record longer than the reader's buffer (a
+// profile run's events) reads whole, and so does the next one.
+func TestJournalLongLine(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "journal.jsonl")
+	j, err := OpenJournal(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := &Record{Kind: "profile", Package: "m", Test: "TestLong", Status: "pass", Output: strings.Repeat("x", 3<<20)}
+	for _, r := range []*Record{long, {Kind: "profile", Package: "m", Test: "TestShort", Status: "pass"}} {
+		if err := j.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	j.Close()
+	recs, problems, err := ReadJournal(path)
+	if err != nil || len(problems) > 0 {
+		t.Fatalf("ReadJournal: %v, problems %v", err, problems)
+	}
+	if len(recs) != 2 || len(recs[0].Output) != 3<<20 || recs[1].Test != "TestShort" {
+		t.Errorf("read %d records back wrong", len(recs))
+	}
+}
