@@ -49,15 +49,20 @@ func findGoidOffset() uintptr {
 		id uint64
 	}
 	samples := make([]sample, goidSamples)
-	var wg sync.WaitGroup
+	// The goroutines live until their descriptors are read: the runtime
+	// reuses the descriptor of one that ended, with another number.
+	var ready, read sync.WaitGroup
+	read.Add(1)
+	defer read.Done()
 	for i := range samples {
-		wg.Add(1)
+		ready.Add(1)
 		go func() {
-			defer wg.Done()
 			samples[i] = sample{currentG(), tracedGoroutineID()}
+			ready.Done()
+			read.Wait()
 		}()
 	}
-	wg.Wait()
+	ready.Wait()
 	found := noGoidOffset
 	for off := uintptr(0); off+8 <= gScanLimit; off += 8 {
 		matches := true
