@@ -267,14 +267,35 @@ func ReadJournal(path string) ([]*Record, []Problem, error) {
 // whole journal each time. A journal that got shorter (written anew) is
 // read from its start.
 type journalReader struct {
-	path     string
-	size     int64 // bytes read, up to the end of the last whole line
-	line     int   // lines read
+	path  string
+	size  int64 // bytes read, up to the end of the last whole line
+	line  int   // lines read
+	lines journalLines
+}
+
+// journalLines is what a journal's lines said, read in order.
+type journalLines struct {
 	recs     []*Record
 	problems []Problem
-	hdr      *Header
-	plan     string
+	hdr      *Header // the first campaign record's
+	plan     string  // the last plan record's, and its line
 	planLine int
+}
+
+// add is line n of the journal at path, without its newline.
+func (j *journalLines) add(path string, n int, line []byte) {
+	rec, plan, err := parseJournalLine(line)
+	switch {
+	case err != nil:
+		j.problems = append(j.problems, Problem{Path: path, Line: n, Err: err})
+	case plan != "":
+		j.plan, j.planLine = plan, n
+	default:
+		if rec.Kind == "campaign" && j.hdr == nil {
+			j.hdr = rec.Campaign
+		}
+		j.recs = append(j.recs, rec)
+	}
 }
 
 func (jr *journalReader) read() ([]*Record, []Problem, error) {
@@ -295,15 +316,13 @@ func (jr *journalReader) read() ([]*Record, []Problem, error) {
 	if _, err := f.Seek(jr.size, io.SeekStart); err != nil {
 		return nil, nil, err
 	}
-	// Lines are cached once they end: a last line without its newline
-	// (a run's record being written, or cut by a kill) is read each time.
-	var tail []*Record
-	var tailProblems []Problem
-	tailPlan, tailPlanLine := "", 0
-	var tailHdr *Header
+	// Lines are kept once they end: a last line without its newline (a
+	// run's record being written, or cut by a kill) is read each time,
+	// into a copy.
+	got := jr.lines
 	r := bufio.NewReaderSize(f, 1<<20)
 	var readErr error
-	for line := jr.line + 1; ; line++ {
+	for n := jr.line + 1; ; n++ {
 		b, err := r.ReadSlice('\n')
 		if errors.Is(err, bufio.ErrBufferFull) {
 			// A line longer than the buffer (a profile run's events):
@@ -314,7 +333,7 @@ func (jr *journalReader) read() ([]*Record, []Problem, error) {
 				long = append(long, b...)
 			}
 			if len(long) > maxJournalLine {
-				err = fmt.Errorf("line %d is longer than %d bytes", line, maxJournalLine)
+				err = fmt.Errorf("line %d is longer than %d bytes", n, maxJournalLine)
 			}
 			b = long
 		}
@@ -322,59 +341,29 @@ func (jr *journalReader) read() ([]*Record, []Problem, error) {
 			readErr = fmt.Errorf("reading %s: %w", jr.path, err)
 			break
 		}
-		whole := err == nil
-		content := bytes.TrimSuffix(b, []byte("\n"))
-		if len(content) > 0 {
-			rec, plan, problem := parseJournalLine(content)
-			switch {
-			case problem != nil:
-				p := Problem{Path: jr.path, Line: line, Err: problem}
-				if whole {
-					jr.problems = append(jr.problems, p)
-				} else {
-					tailProblems = append(tailProblems, p)
-				}
-			case plan != "":
-				if whole {
-					jr.plan, jr.planLine = plan, line
-				} else {
-					tailPlan, tailPlanLine = plan, line
-				}
-			case whole:
-				if rec.Kind == "campaign" && jr.hdr == nil {
-					jr.hdr = rec.Campaign
-				}
-				jr.recs = append(jr.recs, rec)
-			default:
-				if rec.Kind == "campaign" && jr.hdr == nil {
-					tailHdr = rec.Campaign
-				}
-				tail = append(tail, rec)
+		if err != nil { // the last line, without its newline
+			if line := bytes.TrimSuffix(b, []byte("\n")); len(line) > 0 {
+				got.recs, got.problems = slices.Clone(got.recs), slices.Clone(got.problems)
+				got.add(jr.path, n, line)
 			}
-		}
-		if !whole {
 			break
 		}
+		if line := bytes.TrimSuffix(b, []byte("\n")); len(line) > 0 {
+			jr.lines.add(jr.path, n, line)
+		}
+		got = jr.lines
 		jr.size += int64(len(b))
-		jr.line = line
+		jr.line = n
 	}
-	recs := append(slices.Clone(jr.recs), tail...)
-	problems := append(slices.Clone(jr.problems), tailProblems...)
-	hdr, plan, planLine := jr.hdr, jr.plan, jr.planLine
-	if hdr == nil {
-		hdr = tailHdr
-	}
-	if tailPlan != "" {
-		plan, planLine = tailPlan, tailPlanLine
-	}
-	if plan != "" {
-		if hdr != nil {
-			hdr.Plan = plan
+	problems := slices.Clone(got.problems)
+	if got.plan != "" {
+		if got.hdr != nil {
+			got.hdr.Plan = got.plan
 		} else {
-			problems = append(problems, Problem{Path: jr.path, Line: planLine, Err: errors.New("a plan record in a journal without a header")})
+			problems = append(problems, Problem{Path: jr.path, Line: got.planLine, Err: errors.New("a plan record in a journal without a header")})
 		}
 	}
-	return withoutReplaced(recs), problems, readErr
+	return withoutReplaced(slices.Clone(got.recs)), problems, readErr
 }
 
 // maxJournalLine bounds a journal line: a run's record keeps at most

@@ -40,11 +40,7 @@ func TestProgressNamesItsRuns(t *testing.T) {
 // whole log does not confirm are taken back.
 func TestProgressAhead(t *testing.T) {
 	var out bytes.Buffer
-	todo := make([]*Record, 6)
-	for i := range todo {
-		todo[i] = &Record{Kind: "experiment"}
-	}
-	p := newProgress(&out, todo)
+	p := newProgress(&out, experiments(6))
 	// A batch's watch reads four ends, and another job's single run ends.
 	for range 4 {
 		p.ahead()
@@ -73,11 +69,7 @@ func TestProgressAhead(t *testing.T) {
 // within the first seconds), the line gives no time left.
 func TestProgressNoEarlyETA(t *testing.T) {
 	var out bytes.Buffer
-	todo := make([]*Record, 100)
-	for i := range todo {
-		todo[i] = &Record{Kind: "experiment"}
-	}
-	p := newProgress(&out, todo)
+	p := newProgress(&out, experiments(100))
 	p.step()
 	p.print()
 	if !strings.Contains(out.String(), "ETA ?") {
@@ -89,4 +81,13 @@ func TestProgressNoEarlyETA(t *testing.T) {
 	if strings.Contains(out.String(), "ETA ?") {
 		t.Errorf("after 2 of 100 runs: %q, want a time left", out.String())
 	}
+}
+
+// experiments are n records of experiments to do.
+func experiments(n int) []*Record {
+	todo := make([]*Record, n)
+	for i := range todo {
+		todo[i] = &Record{Kind: "experiment"}
+	}
+	return todo
 }

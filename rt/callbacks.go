@@ -219,7 +219,7 @@ func (seg *segments) end() {
 	if seg.hasOwn {
 		return
 	}
-	switch seg.compareState() {
+	switch _, state := seg.compare(); state {
 	case graphEqual:
 		return
 	case graphChanged:
@@ -266,23 +266,9 @@ func (seg *segments) compareOwn() {
 	if seg.hasOwn {
 		return
 	}
-	if d, equal := seg.compare(); !equal {
+	if d, state := seg.compare(); state == graphChanged {
 		seg.own, seg.hasOwn = d, true
 	}
-}
-
-// compare compares the graph with the baseline, under the locks that a
-// comparison takes; a lock held elsewhere counts as no difference.
-func (seg *segments) compare() (difference, bool) {
-	d, state := seg.compareWith()
-	return d, state != graphChanged
-}
-
-// compareState is compare for a window's end, which must tell a graph
-// found equal from one that could not be read.
-func (seg *segments) compareState() graphState {
-	_, state := seg.compareWith()
-	return state
 }
 
 // graphState is what a comparison with a segment's baseline found.
@@ -294,7 +280,11 @@ const (
 	graphBlocked            // a lock held elsewhere kept the graph from being read
 )
 
-func (seg *segments) compareWith() (difference, graphState) {
+// compare compares the graph with the baseline, under the locks that a
+// comparison takes. A window's end tells a graph found equal from one a
+// lock held elsewhere kept it from reading; an own segment takes both as
+// no difference.
+func (seg *segments) compare() (difference, graphState) {
 	base := seg.baseline
 	base.scratch = seg.site.scratch()
 	base.locks = &lockSet{held: seg.held, gid: seg.gid}

@@ -17,16 +17,16 @@ import (
 // stack traces print them, and the number is then one load. Elsewhere,
 // or when no single offset fits, the number is read from the trace.
 func goroutineID() uint64 {
-	if goidOffset != noGoidOffset {
-		return *(*uint64)(unsafe.Add(currentG(), goidOffset))
+	if off := goidOffset(); off != noGoidOffset {
+		return *(*uint64)(unsafe.Add(currentG(), off))
 	}
 	return tracedGoroutineID()
 }
 
 // goidOffset is the offset of the goroutine number in a g, or
-// noGoidOffset. It is found when the package is initialised, before any
-// instrumented code runs.
-var goidOffset = findGoidOffset()
+// noGoidOffset. It is found the first time a number is asked for: a
+// program that never arms nor logs anything never asks.
+var goidOffset = sync.OnceValue(findGoidOffset)
 
 const noGoidOffset = ^uintptr(0)
 

@@ -11,7 +11,7 @@ import (
 // prints, on goroutines started before and after the offset was found,
 // and on the deep stacks where the trace is read another way.
 func TestGoroutineIDMatchesTrace(t *testing.T) {
-	if haveCurrentG && goidOffset == noGoidOffset {
+	if haveCurrentG && goidOffset() == noGoidOffset {
 		t.Fatalf("no offset of the goroutine number found in the runtime's goroutine descriptor (%s)", runtime.Version())
 	}
 	var wg sync.WaitGroup

@@ -224,11 +224,7 @@ func ConfirmLeaks(targets []LeakTarget, recs []*campaign.Record) []LeakConfirmat
 func returnedAt(e *campaign.Record, t LeakTarget) (answer, why string, end int) {
 	injected := false
 	var probe *event
-	for _, raw := range e.Events {
-		var v event
-		if json.Unmarshal(raw, &v) != nil {
-			continue
-		}
+	for _, v := range eventsOf(e) {
 		switch {
 		case v.Event == "inject":
 			injected = true
@@ -351,11 +347,7 @@ func answerTrace(r *campaign.Record) []event {
 	var out []event
 	injected := false
 	ended := map[string]bool{}
-	for _, raw := range r.Events {
-		var v event
-		if json.Unmarshal(raw, &v) != nil {
-			continue
-		}
+	for _, v := range eventsOf(r) {
 		switch {
 		case v.Event == "inject":
 			injected = true
@@ -368,4 +360,16 @@ func answerTrace(r *campaign.Record) []event {
 		}
 	}
 	return out
+}
+
+// eventsOf decodes a run's events, leaving out those that do not decode.
+func eventsOf(r *campaign.Record) []event {
+	evs := make([]event, 0, len(r.Events))
+	for _, raw := range r.Events {
+		var v event
+		if json.Unmarshal(raw, &v) == nil {
+			evs = append(evs, v)
+		}
+	}
+	return evs
 }
